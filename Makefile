@@ -1,0 +1,40 @@
+# Entry points of the kit.  `make test` and `make demo` set everything up on a fresh machine.
+PYTHON     ?= python3
+VENV       ?= .venv
+# The CPU wheel by default; a GPU box overrides it, e.g. make install TORCH_SPEC="torch==2.13.0"
+TORCH_SPEC ?= torch==2.13.0
+JOBS       ?= 2
+PY         := $(VENV)/bin/python
+STAMP      := $(VENV)/.installed
+
+.PHONY: install test demo student check-student check-solutions bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml scripts/install-system-deps
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q "$(TORCH_SPEC)"
+	$(PY) -m pip install -q -e ".[instructor,dev]"
+	sh scripts/install-system-deps
+	touch $(STAMP)
+
+test: install check-student
+	$(PY) -m pytest -q
+
+check-student: install
+	$(PY) -m autograder release --check
+
+check-solutions: install
+	$(PY) -m autograder check-solutions
+
+student: install
+	$(PY) -m autograder release
+
+demo: install
+	$(PY) -m autograder grade 01_tensors examples/submissions/01_tensors --out results --jobs $(JOBS)
+
+bench: install
+	$(PY) bench/run.py
+
+clean:
+	rm -rf results bench/out .pytest_cache

@@ -1,0 +1,99 @@
+"""An assignment as the grader sees it: where its pieces live, its limits, its version."""
+from __future__ import annotations
+
+import hashlib
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import autograder
+from autograder.execute.limits import Limits
+
+FEEDBACK_POLICIES = ("summary", "messages")
+
+
+class AssignmentError(ValueError):
+    """The assignment does not exist or its manifest is wrong (a usage error)."""
+
+
+@dataclass(frozen=True)
+class Assignment:
+    id: str
+    kit: Path
+    title: str
+    total_points: float
+    limits: Limits
+    hidden_feedback: str  # "summary": name and pass/fail only; "messages": check messages too
+
+    @property
+    def root(self) -> Path:
+        return self.kit / "assignments" / self.id
+
+    @property
+    def solution(self) -> Path:
+        return self.kit / "solutions" / f"{self.id}.ipynb"
+
+    @property
+    def probes(self) -> Path:
+        return self.root / "probes.py"
+
+    @property
+    def public_dir(self) -> Path:
+        return self.root / "public"
+
+    @property
+    def hidden_dir(self) -> Path:
+        return self.root / "hidden"
+
+    def version(self) -> str:
+        """Hash of everything that decides a score: manifest, probes, tests, master, grader version."""
+        h = hashlib.sha256(autograder.__version__.encode())
+        files = [self.root / "manifest.toml", self.probes, self.solution,
+                 *sorted(self.public_dir.glob("*.py")), *sorted(self.hidden_dir.glob("*.py"))]
+        for f in files:
+            h.update(str(f.relative_to(self.kit)).encode() + b"\0")
+            h.update(f.read_bytes() if f.exists() else b"<missing>")
+        return h.hexdigest()[:16]
+
+
+def find_kit(start: Path | None = None) -> Path:
+    """The kit root: $AUTOGRADER_KIT, else the nearest parent of cwd with assignments/, else the package's repo."""
+    env = os.environ.get("AUTOGRADER_KIT")
+    if env:
+        return Path(env).resolve()
+    here = (start or Path.cwd()).resolve()
+    for p in (here, *here.parents):
+        if (p / "assignments").is_dir() and (p / "solutions").is_dir():
+            return p
+    return Path(autograder.__file__).resolve().parents[1]
+
+
+def load_assignment(name: str, kit: Path | None = None) -> Assignment:
+    kit = (kit or find_kit()).resolve()
+    if not name or "/" in name or name.startswith("."):
+        raise AssignmentError(f"not an assignment name: {name!r}")
+    manifest = kit / "assignments" / name / "manifest.toml"
+    if not manifest.is_file():
+        known = sorted(p.parent.name for p in (kit / "assignments").glob("*/manifest.toml"))
+        raise AssignmentError(f"unknown assignment {name!r} (known: {', '.join(known) or 'none'})")
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise AssignmentError(f"{manifest}: {e}") from None
+    feedback = data.get("feedback", {}).get("hidden", "summary")
+    if feedback not in FEEDBACK_POLICIES:
+        raise AssignmentError(f"{manifest}: feedback.hidden must be one of {FEEDBACK_POLICIES}")
+    try:
+        limits = Limits.from_table(data.get("limits"))
+    except (ValueError, TypeError) as e:
+        raise AssignmentError(f"{manifest}: {e}") from None
+    return Assignment(
+        id=name, kit=kit, title=str(data.get("title", name)), total_points=float(data.get("total_points", 100)),
+        limits=limits, hidden_feedback=feedback,
+    )
+
+
+def list_assignments(kit: Path | None = None) -> list[str]:
+    kit = kit or find_kit()
+    return sorted(p.parent.name for p in (kit / "assignments").glob("*/manifest.toml"))

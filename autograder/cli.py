@@ -1,0 +1,151 @@
+"""`autograder`: grade a class, release student notebooks, check an assignment's solutions."""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import sys
+import tempfile
+from pathlib import Path
+
+from autograder.assignment import AssignmentError, find_kit, list_assignments, load_assignment
+from autograder.intake.submissions import IntakeError, collect
+
+
+class UsageError(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="autograder", description=__doc__)
+    p.add_argument("--kit", type=Path, help="kit root (default: found from the current directory)")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    g = sub.add_parser("grade", help="grade notebooks, folders of notebooks, or zips of them")
+    g.add_argument("assignment")
+    g.add_argument("submissions", nargs="+", type=Path)
+    g.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: results/)")
+    g.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel")
+    g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    g.add_argument("--force", action="store_true", help="regrade even if a valid grade is stored")
+
+    r = sub.add_parser("release", help="generate student/ notebooks from solutions/")
+    r.add_argument("assignments", nargs="*", help="default: all")
+    r.add_argument("--check", action="store_true", help="fail if student/ is stale instead of writing it")
+
+    c = sub.add_parser("check-solutions", help="master must score 100%%, released notebook 0%%")
+    c.add_argument("assignments", nargs="*", help="default: all")
+    c.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+
+    sub.add_parser("list", help="list the kit's assignments")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        kit = (args.kit or find_kit()).resolve()
+        return {"grade": cmd_grade, "release": cmd_release, "check-solutions": cmd_check_solutions,
+                "list": cmd_list}[args.command](args, kit)
+    except (UsageError, AssignmentError, IntakeError) as e:
+        print(f"autograder: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _assignments(names: list[str], kit: Path) -> list[str]:
+    names = names or list_assignments(kit)
+    for n in names:
+        load_assignment(n, kit)
+    return names
+
+
+def cmd_list(args: argparse.Namespace, kit: Path) -> int:
+    for name in list_assignments(kit):
+        print(f"{name}\t{load_assignment(name, kit).title}")
+    return 0
+
+
+def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
+    import torch
+
+    from autograder.judge.session import GradeOptions
+    from autograder.pipeline import grade_class
+    from autograder.report.table import print_table
+
+    assignment = load_assignment(args.assignment, kit)
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda was asked for, but CUDA is not available here")
+    out = args.out.resolve()
+    with tempfile.TemporaryDirectory(prefix="ag-intake-") as scratch:
+        subs = collect(args.submissions, Path(scratch))
+        if not subs:
+            raise UsageError("no notebooks found in " + ", ".join(map(str, args.submissions)))
+        quiet = not sys.stdout.isatty()
+
+        def progress(r, reused: bool) -> None:
+            if quiet:
+                fields = [r.submission_id, f"{r.score:g}/{r.max_score:g}", r.status] + (["reused"] if reused else [])
+                print("\t".join(fields), file=sys.stderr, flush=True)
+
+        run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=GradeOptions(device=args.device),
+                          force=args.force, on_result=progress)
+    ref = run.reference
+    if ref is not None and (ref.score < ref.max_score or ref.problems):
+        print(f"WARNING: the master notebook scores {ref.score:g}/{ref.max_score:g} against its own tests"
+              + (f"; problems: {ref.problems[0]}" if ref.problems else ""), file=sys.stderr)
+    print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused)")
+    print(f"results: {out / assignment.id}  gradebook: {out / 'gradebook.sqlite'}")
+    return 0
+
+
+def cmd_release(args: argparse.Namespace, kit: Path) -> int:
+    from autograder.notebook.release import release
+
+    stale = []
+    for name in _assignments(args.assignments, kit):
+        if not args.check:
+            for p in release(kit, name):
+                print(f"wrote {p.relative_to(kit)}")
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            for p in release(kit, name, Path(tmp)):
+                rel = p.relative_to(tmp)
+                current = kit / "student" / rel
+                if not current.is_file() or not filecmp.cmp(p, current, shallow=False):
+                    stale.append(str(Path("student") / rel))
+    if stale:
+        print("student/ is stale (run `make student`): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    if args.check:
+        print("student/ is up to date")
+    return 0
+
+
+def cmd_check_solutions(args: argparse.Namespace, kit: Path) -> int:
+    from autograder.judge.session import GradeOptions, close_references, grade_notebook
+    from autograder.notebook.release import release
+
+    ok = True
+    for name in _assignments(args.assignments, kit):
+        a = load_assignment(name, kit)
+        options = GradeOptions(device=args.device)
+        with tempfile.TemporaryDirectory() as tmp:
+            student_nb = release(kit, name, Path(tmp))[0]
+            master = grade_notebook(a, a.solution, submission_id="master", options=options)
+            blank = grade_notebook(a, student_nb, submission_id="student", options=options)
+        good = (master.score == master.max_score == a.total_points and blank.score == 0 and not master.problems)
+        ok &= good
+        print(f"{'ok  ' if good else 'FAIL'} {name}: master {master.score:g}/{master.max_score:g} "
+              f"({master.status}), student notebook {blank.score:g}/{blank.max_score:g}, expected "
+              f"{a.total_points:g} and 0")
+        for t in master.tests:
+            if t.outcome not in ("passed", "skipped"):
+                print(f"     master {t.outcome}: {t.id}: {t.message[:300]}")
+        for t in blank.tests:
+            if t.score > 0:
+                print(f"     student notebook earns {t.score:g} on {t.id}")
+        for prob in master.problems:
+            print(f"     problem: {prob[:500]}")
+        close_references()
+    return 0 if ok else 1

@@ -1,0 +1,1 @@
+"""Executing untrusted notebooks: the worker process, its sandbox, limits and wire format."""

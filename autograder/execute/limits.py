@@ -1,0 +1,41 @@
+"""Resource limits for one submission, set per assignment in its manifest's `[limits]` table."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Limits:
+    cell_timeout: float = 60.0        # wall seconds for one notebook cell
+    test_timeout: float = 60.0        # wall seconds for one test (all its probe calls)
+    submission_timeout: float = 600.0  # wall seconds for everything of one submission
+    startup_timeout: float = 120.0    # wall seconds for a worker to import torch and say hello
+    memory_mb: int = 4096             # address space of the worker (RLIMIT_AS)
+    cpu_seconds: int = 900            # CPU time of the worker (RLIMIT_CPU)
+    file_mb: int = 64                 # largest file the worker may write (RLIMIT_FSIZE)
+    open_files: int = 256             # RLIMIT_NOFILE
+    processes: int = 256              # RLIMIT_NPROC (effective for an unprivileged uid)
+    output_kb: int = 64               # stdout and stderr kept, each; the rest is dropped
+    payload_mb: int = 256             # largest probe result accepted from the worker
+    threads: int = 1                  # torch intra-op threads in the worker
+    max_restarts: int = 12            # worker restarts per submission before giving up
+
+    @classmethod
+    def from_table(cls, table: dict[str, Any] | None) -> "Limits":
+        known = {f.name: f.type for f in fields(cls)}
+        unknown = set(table or {}) - set(known)
+        if unknown:
+            raise ValueError(f"unknown limit(s) in manifest: {', '.join(sorted(unknown))}")
+        base = cls()
+        return replace(base, **{k: type(getattr(base, k))(v) for k, v in (table or {}).items()})
+
+    def rlimits(self) -> dict[str, int]:
+        """What the worker applies to itself before student code runs."""
+        return {
+            "memory_bytes": self.memory_mb * 2**20,
+            "cpu_seconds": self.cpu_seconds,
+            "file_bytes": self.file_mb * 2**20,
+            "open_files": self.open_files,
+            "processes": self.processes,
+        }

@@ -1,0 +1,45 @@
+"""The notebook namespace as probes see it, and how student exceptions are described."""
+from __future__ import annotations
+
+import re
+import traceback
+from typing import Any
+
+_CELL_FILE = re.compile(r"^<cell (\d+)>$")
+
+
+class MissingAnswer(LookupError):
+    """A probe asked for a name the notebook never defined."""
+
+    def __str__(self) -> str:
+        return f"the notebook does not define `{self.args[0]}` (did you run/keep the cell that defines it?)"
+
+
+class StudentNamespace(dict):
+    """The notebook's globals; a missing name raises a readable MissingAnswer."""
+
+    def __missing__(self, key: str) -> Any:
+        raise MissingAnswer(key)
+
+
+def describe_exception(exc: BaseException) -> dict[str, Any]:
+    """Type, message and the frames that are in notebook cells (what a student can act on)."""
+    try:
+        message = str(exc)[:2000]
+    except Exception:  # noqa: BLE001 - a student's __str__ may raise
+        message = "<message could not be printed>"
+    frames = []
+    try:
+        for fr in traceback.extract_tb(exc.__traceback__):
+            m = _CELL_FILE.match(fr.filename or "")
+            if m:
+                frames.append({"cell": int(m.group(1)), "line": fr.lineno, "code": (fr.line or "")[:300]})
+        if isinstance(exc, SyntaxError) and exc.filename and (m := _CELL_FILE.match(exc.filename)):
+            frames.append({"cell": int(m.group(1)), "line": exc.lineno or 0, "code": (exc.text or "").strip()[:300]})
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        type_name = type(exc).__name__[:100]
+    except Exception:  # noqa: BLE001
+        type_name = "Exception"
+    return {"type": type_name, "message": message, "frames": frames[-5:]}

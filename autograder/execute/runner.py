@@ -1,0 +1,233 @@
+"""Run one notebook in a worker and call probes on it, surviving whatever the notebook does.
+
+A cell that hangs or kills its worker is recorded (`timeout` / `crashed`) and the notebook
+is replayed in a fresh worker *without* that cell, so the answers in later cells still
+earn credit.  A probe call that hangs or kills its worker costs only that call: the next
+call gets a fresh worker (again by replaying the notebook).  Every wait is bounded by the
+per-cell or per-test deadline and by the submission's overall deadline.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autograder.execute import wire
+from autograder.execute.limits import Limits
+from autograder.execute.process import WorkerDied, WorkerProcess, WorkerTimeout
+from autograder.execute.sandbox import Isolation
+
+
+class ProbeError(Exception):
+    """Student code raised inside a probe; `.error` is the worker's description of it."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(f"{error.get('type')}: {error.get('message')}")
+        self.error = error
+
+
+class ProbeTimeout(Exception):
+    """The probe did not finish before the test's (or the submission's) deadline."""
+
+
+class ProbeCrashed(Exception):
+    """The worker died during the probe, or sent back something that is not valid data."""
+
+
+@dataclass
+class CellRecord:
+    index: int
+    status: str = "ok"  # ok | error | timeout | crashed
+    error: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    source: str = ""
+
+
+@dataclass
+class Cell:
+    index: int          # position in the notebook (0-based over all cells)
+    source: str         # Python source after IPython transformation
+    original: str = ""  # the source as the student wrote it, for feedback
+
+
+class NotebookRunner:
+    """A notebook executed in a (re-startable) worker; `call` runs a probe on it."""
+
+    def __init__(
+        self,
+        cells: list[Cell],
+        *,
+        probes: Path | None,
+        limits: Limits,
+        isolation: Isolation,
+        seed: int = 0,
+        deadline: float | None = None,
+        extra_files: dict[str, Path] | None = None,
+    ) -> None:
+        self.cells = cells
+        self.probes = probes
+        self.limits = limits
+        self.isolation = isolation
+        self.seed = seed
+        self.deadline = deadline if deadline is not None else time.monotonic() + limits.submission_timeout
+        self.extra_files = extra_files or {}
+        self.records: dict[int, CellRecord] = {}
+        self.skip: set[int] = set()
+        self.restarts = 0
+        self.worker: WorkerProcess | None = None
+        self.workdir: Path | None = None
+        self.stdout = ""
+        self.stderr = ""
+        self.out_of_time = False
+        self.wire_limits = wire.Limits(max_bytes=limits.payload_mb * 2**20)
+
+    # -- notebook execution -------------------------------------------------------
+    def execute(self) -> None:
+        """Bring up a worker that has run every cell not known to hang or crash."""
+        while self.worker is None:
+            if self._budget_left() <= 0:
+                self.out_of_time = True
+                raise ProbeTimeout("the submission used up its time limit")
+            if self.restarts > self.limits.max_restarts:
+                raise ProbeCrashed(f"the notebook crashed its worker {self.restarts} times; giving up")
+            self._run_cells()
+
+    def _run_cells(self) -> None:
+        worker = self._spawn()
+        current: int | None = None
+        try:
+            worker.send(
+                {"op": "start", "cells": [{"index": c.index, "source": c.source} for c in self.cells],
+                 "skip": sorted(self.skip), "probes": str(self.probes) if self.probes else None,
+                 "seed": self.seed, "threads": self.limits.threads, "limits": self.limits.rlimits()},
+                self._bounded(self.limits.startup_timeout),
+            )
+            deadline = self._bounded(self.limits.startup_timeout)
+            while True:
+                msg = worker.recv(deadline)
+                event = msg.get("event") if type(msg) is dict else None
+                if event == "cell_start":
+                    current = int(msg["index"])
+                    deadline = self._bounded(self.limits.cell_timeout)
+                elif event == "cell_end":
+                    idx = int(msg["index"])
+                    err = msg.get("error")
+                    self.records[idx] = CellRecord(idx, "error" if err else "ok", err, list(msg.get("notes") or []), self._original(idx))
+                    current = None
+                elif event == "executed":
+                    self.worker = worker
+                    return
+                else:
+                    raise wire.PayloadError("unexpected message during execution")
+        except (WorkerTimeout, WorkerDied, wire.PayloadError, EOFError) as exc:
+            self._retire(worker)
+            self.restarts += 1
+            if current is None:
+                if isinstance(exc, WorkerTimeout) and self._budget_left() <= 0:
+                    self.out_of_time = True
+                    raise ProbeTimeout("the submission used up its time limit") from None
+                raise ProbeCrashed(f"the worker failed before running any cell: {self._why(exc, worker)}") from None
+            timed_out = isinstance(exc, WorkerTimeout)
+            if timed_out and self._budget_left() <= 0:
+                self.out_of_time = True
+            msg = (f"cell did not finish within {self.limits.cell_timeout:g} s" if timed_out
+                   else self._why(exc, worker))
+            self.records[current] = CellRecord(
+                current, "timeout" if timed_out else "crashed",
+                {"type": "Timeout" if timed_out else "Crashed", "message": msg, "frames": []}, [], self._original(current))
+            self.skip.add(current)
+            if self.out_of_time:
+                raise ProbeTimeout("the submission used up its time limit") from None
+
+    # -- probes -------------------------------------------------------------------
+    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None) -> Any:
+        """Run `probe(ns, *args, **kwargs)` in the worker and return its (validated) result."""
+        self.execute()
+        assert self.worker is not None
+        worker = self.worker
+        deadline = self._bounded(timeout if timeout is not None else self.limits.test_timeout)
+        try:
+            worker.send({"op": "probe", "probe": probe, "args": list(args), "kwargs": kwargs or {}, "seed": seed}, deadline)
+            reply = worker.recv(deadline)
+        except WorkerTimeout:
+            self._lose(worker)
+            if self._budget_left() <= 0:
+                self.out_of_time = True
+                raise ProbeTimeout("the submission used up its time limit") from None
+            raise ProbeTimeout(f"no answer within {timeout if timeout is not None else self.limits.test_timeout:g} s") from None
+        except (WorkerDied, EOFError) as exc:
+            self._lose(worker)
+            raise ProbeCrashed(self._why(exc, worker)) from None
+        except wire.PayloadError as exc:
+            self._lose(worker)
+            raise ProbeCrashed(f"the result could not be accepted: {exc}") from None
+        if type(reply) is not dict or type(reply.get("ok")) is not bool:
+            raise ProbeCrashed("the worker sent a malformed reply")
+        if reply["ok"]:
+            return reply.get("value")
+        err = reply.get("error")
+        raise ProbeError(err if type(err) is dict else {"type": "Error", "message": str(err), "frames": []})
+
+    # -- helpers ------------------------------------------------------------------
+    def _spawn(self) -> WorkerProcess:
+        if self.workdir is None:
+            self.workdir = Path(tempfile.mkdtemp(prefix="ag-work-"))
+            for name, src in self.extra_files.items():
+                shutil.copy(src, self.workdir / name)
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(self.workdir), "TMPDIR": str(self.workdir),
+            "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "AUTOGRADER_WORKER": "1", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
+            "OMP_NUM_THREADS": str(self.limits.threads), "MKL_NUM_THREADS": str(self.limits.threads),
+        }
+        return WorkerProcess(
+            workdir=self.workdir, env=env, argv_prefix=self.isolation.prefix(self.workdir, self.probes),
+            output_cap=self.limits.output_kb * 1024, limits=self.wire_limits,
+        )
+
+    def _lose(self, worker: WorkerProcess) -> None:
+        self._retire(worker)
+        self.worker = None
+        self.restarts += 1
+
+    def _retire(self, worker: WorkerProcess) -> None:
+        """Kill the worker (idempotent) and keep what it printed."""
+        worker.kill()
+        self.stdout += worker.stdout.text()
+        self.stderr += worker.stderr.text()
+
+    def _why(self, exc: BaseException, worker: WorkerProcess) -> str:
+        if isinstance(exc, WorkerDied):
+            return str(exc)
+        if isinstance(exc, wire.PayloadError):
+            return f"invalid message from the worker: {exc}"
+        return worker.exit_description()
+
+    def _original(self, idx: int) -> str:
+        return next((c.original or c.source for c in self.cells if c.index == idx), "")
+
+    def _budget_left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def _bounded(self, seconds: float) -> float:
+        return min(time.monotonic() + seconds, self.deadline)
+
+    def close(self) -> None:
+        if self.worker is not None:
+            w, self.worker = self.worker, None
+            self._retire(w)
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
+
+    def __enter__(self) -> "NotebookRunner":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def cell_records(self) -> list[CellRecord]:
+        return [self.records[i] for i in sorted(self.records)]

@@ -1,0 +1,307 @@
+"""The only format in which data crosses between a student worker and the trusted side.
+
+Why a format of our own: pickle (and anything built on it) can run code while loading, and
+the trusted process must never do that with bytes a student process produced.  A message
+here is a JSON tree plus raw byte blobs for arrays, so decoding is `json.loads` plus
+`frombuffer` -- no code runs, every size is checked against the bytes actually present, and
+a lie in a header (a "10 GB tensor" with 10 bytes behind it) is refused, not allocated.
+
+Allowed values: None, bool, int, float, complex, str, bytes, list, tuple, dict (keys: str,
+int, float, bool, None), torch.Tensor (exactly that type, or nn.Parameter, dense and
+strided), numpy arrays of numeric/bool dtype, numpy scalars, torch.dtype, torch.device,
+torch.Size.  Anything else is encoded as an `Unsupported` marker naming its type, so a
+check can tell a student "your function returned a Foo" instead of crashing.
+"""
+from __future__ import annotations
+
+import json
+import math
+import struct
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import numpy as np
+import torch
+
+MAGIC = b"AGW1"
+_HEADER = struct.Struct(">4sQ")  # magic, total length of the rest
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds enforced while decoding, so a hostile payload costs bounded memory and time."""
+
+    max_bytes: int = 256 * 2**20
+    max_depth: int = 64
+    max_nodes: int = 2_000_000
+    max_str: int = 8 * 2**20
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class PayloadError(ValueError):
+    """A message that is malformed, too large, too deep or of a forbidden type."""
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """Stands for a value the worker could not send (e.g. a custom object or a tensor subclass)."""
+
+    type_name: str
+    detail: str = ""
+
+    def __repr__(self) -> str:
+        return f"<unsupported {self.type_name}{': ' + self.detail if self.detail else ''}>"
+
+
+_DTYPES: dict[str, torch.dtype] = {
+    str(d).removeprefix("torch."): d
+    for d in (
+        torch.float16, torch.bfloat16, torch.float32, torch.float64,
+        torch.complex64, torch.complex128,
+        torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool,
+    )
+}
+_NP_KINDS = set("biufc")
+
+
+# ---------------------------------------------------------------- encoding (either side)
+
+def encode(obj: Any) -> bytes:
+    """Serialize `obj` (see module doc for what is allowed) to one framed message."""
+    blobs: list[bytes] = []
+    tree = _enc(obj, blobs, 0)
+    head = json.dumps({"tree": tree, "blobs": [len(b) for b in blobs]}, allow_nan=True).encode()
+    body = struct.pack(">Q", len(head)) + head + b"".join(blobs)
+    return _HEADER.pack(MAGIC, len(body)) + body
+
+
+def _enc(x: Any, blobs: list[bytes], depth: int) -> Any:
+    if depth > DEFAULT_LIMITS.max_depth:
+        return {"t": "unsupported", "type": "structure", "detail": "nested too deeply"}
+    tx = type(x)
+    if x is None or tx is bool or tx is str:
+        return x
+    if tx is int:
+        return x if abs(x) < 2**63 else {"t": "bigint", "v": str(x)}
+    if tx is float:
+        return x if math.isfinite(x) else {"t": "float", "v": repr(x)}
+    if tx is complex:
+        return {"t": "complex", "re": _enc(x.real, blobs, depth), "im": _enc(x.imag, blobs, depth)}
+    if tx is bytes:
+        blobs.append(x)
+        return {"t": "bytes", "blob": len(blobs) - 1}
+    if tx is list or tx is tuple or tx is torch.Size:
+        return {"t": "list" if tx is list else "tuple", "v": [_enc(v, blobs, depth + 1) for v in x]}
+    if tx is dict:
+        keys, vals = [], []
+        for k, v in x.items():
+            if type(k) not in (str, int, float, bool, type(None)):
+                return {"t": "unsupported", "type": "dict", "detail": f"key of type {type(k).__name__}"}
+            keys.append(_enc(k, blobs, depth + 1))
+            vals.append(_enc(v, blobs, depth + 1))
+        return {"t": "dict", "k": keys, "v": vals}
+    if tx is torch.dtype:
+        return {"t": "dtype", "v": str(x).removeprefix("torch.")}
+    if tx is torch.device:
+        return {"t": "device", "v": str(x)}
+    if tx is torch.Tensor or tx is torch.nn.Parameter:
+        return _enc_tensor(x, blobs)
+    if isinstance(x, torch.Tensor):
+        return {"t": "unsupported", "type": tx.__name__, "detail": "a subclass of torch.Tensor"}
+    if tx is np.ndarray:
+        return _enc_ndarray(x, blobs)
+    if isinstance(x, np.generic) and x.dtype.kind in _NP_KINDS:
+        return _enc(x.item(), blobs, depth)
+    return {"t": "unsupported", "type": tx.__name__}
+
+
+def _enc_tensor(t: torch.Tensor, blobs: list[bytes]) -> Any:
+    if t.layout is not torch.strided or t.is_meta or t.is_quantized:
+        return {"t": "unsupported", "type": "Tensor", "detail": f"layout {t.layout}"}
+    name = str(t.dtype).removeprefix("torch.")
+    if name not in _DTYPES:
+        return {"t": "unsupported", "type": "Tensor", "detail": f"dtype {name}"}
+    data = t.detach().resolve_conj().resolve_neg().to("cpu").contiguous()
+    blobs.append(data.reshape(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b"")
+    return {
+        "t": "tensor", "dtype": name, "shape": list(t.shape), "blob": len(blobs) - 1,
+        "rg": bool(t.requires_grad), "device": str(t.device),
+    }
+
+
+def _enc_ndarray(a: np.ndarray, blobs: list[bytes]) -> Any:
+    if a.dtype.kind not in _NP_KINDS or a.dtype.fields is not None:
+        return {"t": "unsupported", "type": "ndarray", "detail": f"dtype {a.dtype}"}
+    blobs.append(np.ascontiguousarray(a).tobytes())
+    return {"t": "ndarray", "dtype": a.dtype.str, "shape": list(a.shape), "blob": len(blobs) - 1}
+
+
+# ---------------------------------------------------------------- decoding (trusted side)
+
+def decode(body: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """Decode one message body (without the frame header).  Raises PayloadError on anything off."""
+    if len(body) > limits.max_bytes:
+        raise PayloadError(f"payload of {len(body)} bytes is over the limit of {limits.max_bytes}")
+    if len(body) < 8:
+        raise PayloadError("truncated payload")
+    (hlen,) = struct.unpack(">Q", body[:8])
+    if hlen > len(body) - 8:
+        raise PayloadError("header length exceeds payload")
+    try:
+        head = json.loads(body[8 : 8 + hlen])
+    except (ValueError, RecursionError) as e:
+        raise PayloadError(f"unreadable header: {type(e).__name__}") from None
+    if type(head) is not dict or type(head.get("blobs")) is not list:
+        raise PayloadError("header is not a message")
+    sizes = head["blobs"]
+    if not all(type(n) is int and n >= 0 for n in sizes) or 8 + hlen + sum(sizes) != len(body):
+        raise PayloadError("blob sizes do not match the bytes present")
+    offsets, pos = [], 8 + hlen
+    for n in sizes:
+        offsets.append((pos, pos + n))
+        pos += n
+    state = {"nodes": 0}
+    return _dec(head.get("tree"), body, offsets, limits, 0, state)
+
+
+def _dec(x: Any, body: bytes, offs: list, lim: Limits, depth: int, st: dict) -> Any:
+    st["nodes"] += 1
+    if st["nodes"] > lim.max_nodes:
+        raise PayloadError(f"more than {lim.max_nodes} values in one result")
+    if depth > lim.max_depth:
+        raise PayloadError(f"structure nested deeper than {lim.max_depth} levels")
+    tx = type(x)
+    if x is None or tx in (bool, int, float):
+        return x
+    if tx is str:
+        if len(x) > lim.max_str:
+            raise PayloadError("string too long")
+        return x
+    if tx is not dict:
+        raise PayloadError(f"unexpected JSON node {tx.__name__}")
+    t = x.get("t")
+    if t in ("list", "tuple"):
+        items = x.get("v")
+        if type(items) is not list:
+            raise PayloadError("bad sequence")
+        out = [_dec(v, body, offs, lim, depth + 1, st) for v in items]
+        return out if t == "list" else tuple(out)
+    if t == "dict":
+        ks, vs = x.get("k"), x.get("v")
+        if type(ks) is not list or type(vs) is not list or len(ks) != len(vs):
+            raise PayloadError("bad dict")
+        out = {}
+        for k, v in zip(ks, vs):
+            key = _dec(k, body, offs, lim, depth + 1, st)
+            if type(key) not in (str, int, float, bool, type(None)):
+                raise PayloadError("bad dict key")
+            out[key] = _dec(v, body, offs, lim, depth + 1, st)
+        return out
+    if t == "tensor":
+        return _dec_tensor(x, body, offs)
+    if t == "ndarray":
+        return _dec_ndarray(x, body, offs)
+    if t == "bytes":
+        a, b = _blob(x, offs)
+        return body[a:b]
+    if t == "dtype":
+        if x.get("v") not in _DTYPES:
+            raise PayloadError("unknown dtype")
+        return _DTYPES[x["v"]]
+    if t == "device":
+        try:
+            return torch.device(str(x.get("v"))[:32])
+        except RuntimeError:
+            raise PayloadError("bad device") from None
+    if t == "complex":
+        return complex(_dec(x.get("re"), body, offs, lim, depth + 1, st), _dec(x.get("im"), body, offs, lim, depth + 1, st))
+    if t == "float":
+        if x.get("v") not in ("nan", "inf", "-inf"):
+            raise PayloadError("bad float")
+        return float(x["v"])
+    if t == "bigint":
+        v = str(x.get("v"))
+        if len(v) > 4000:
+            raise PayloadError("integer too large")
+        return int(v)
+    if t == "unsupported":
+        return Unsupported(str(x.get("type"))[:100], str(x.get("detail", ""))[:200])
+    raise PayloadError(f"unknown node type {str(t)[:40]!r}")
+
+
+def _blob(x: dict, offs: list) -> tuple[int, int]:
+    i = x.get("blob")
+    if type(i) is not int or not 0 <= i < len(offs):
+        raise PayloadError("bad blob reference")
+    return offs[i]
+
+
+def _shape(x: dict) -> list[int]:
+    shape = x.get("shape")
+    if type(shape) is not list or len(shape) > 32 or not all(type(n) is int and n >= 0 for n in shape):
+        raise PayloadError("bad shape")
+    return shape
+
+
+def _dec_tensor(x: dict, body: bytes, offs: list) -> torch.Tensor:
+    dtype = _DTYPES.get(x.get("dtype"))  # type: ignore[arg-type]
+    if dtype is None:
+        raise PayloadError("unknown tensor dtype")
+    shape = _shape(x)
+    a, b = _blob(x, offs)
+    numel = math.prod(shape)
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    if numel * itemsize != b - a:
+        raise PayloadError(f"tensor claims shape {shape} ({numel * itemsize} bytes) but carries {b - a}")
+    if numel == 0:
+        t = torch.empty(shape, dtype=dtype)
+    else:
+        t = torch.frombuffer(bytearray(body[a:b]), dtype=torch.uint8).view(dtype).reshape(shape)
+    if x.get("rg") is True and (t.is_floating_point() or t.is_complex()):
+        t.requires_grad_(True)
+    return t
+
+
+def _dec_ndarray(x: dict, body: bytes, offs: list) -> np.ndarray:
+    try:
+        dtype = np.dtype(str(x.get("dtype"))[:8])
+    except TypeError:
+        raise PayloadError("bad array dtype") from None
+    if dtype.kind not in _NP_KINDS or dtype.fields is not None:
+        raise PayloadError("forbidden array dtype")
+    shape = _shape(x)
+    a, b = _blob(x, offs)
+    if math.prod(shape) * dtype.itemsize != b - a:
+        raise PayloadError(f"array claims shape {shape} but carries {b - a} bytes")
+    return np.frombuffer(body[a:b], dtype=dtype).reshape(shape).copy()
+
+
+# ---------------------------------------------------------------- framing over a stream
+
+def write_message(stream: BinaryIO, obj: Any) -> None:
+    stream.write(encode(obj))
+    stream.flush()
+
+
+def read_frame(stream: BinaryIO, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """Read one framed body; refuses (without reading it) a body longer than the limit."""
+    head = _read_exact(stream, _HEADER.size)
+    magic, n = _HEADER.unpack(head)
+    if magic != MAGIC:
+        raise PayloadError("stream is not speaking the worker protocol")
+    if n > limits.max_bytes:
+        raise PayloadError(f"result of {n} bytes is over the limit of {limits.max_bytes} bytes")
+    return _read_exact(stream, n)
+
+
+def _read_exact(stream: BinaryIO, n: int) -> bytes:
+    chunks, left = [], n
+    while left:
+        chunk = stream.read(min(left, 1 << 20))
+        if not chunk:
+            raise EOFError("worker closed the channel")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)

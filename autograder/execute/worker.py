@@ -1,0 +1,207 @@
+"""The student worker: executes one notebook's cells, then answers probe requests.
+
+This module is the only code of the kit that shares a process with student code, so it
+does as little as possible and trusts nothing afterwards: whatever it sends back is
+re-validated by the trusted side (`wire.decode`), and every limit that matters (wall
+clock, output volume, payload size) is enforced from outside.  It is started with
+`python -I` (no cwd or user site on `sys.path`) and imports torch and numpy *before* any
+student code runs, so a stray `torch.py` beside the notebook cannot shadow them.
+
+Protocol (all messages in `wire` format): the trusted side sends one `start` message,
+the worker answers `cell_start`/`cell_end` events and `executed`, then serves `probe`
+requests until its input closes.
+"""
+from __future__ import annotations
+
+import builtins
+import os
+import random
+import resource
+import shlex
+import signal
+import sys
+from typing import Any
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import numpy as np  # noqa: E402  (imported before student code on purpose)
+import torch  # noqa: E402
+
+from autograder.execute import wire  # noqa: E402
+from autograder.execute.namespace import StudentNamespace, describe_exception  # noqa: E402
+
+# ---------------------------------------------------------------- process set-up
+
+def _die_with_parent() -> None:
+    """Ask the kernel to SIGKILL us when the trusted process dies (Linux only)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _apply_limits(limits: dict[str, int]) -> None:
+    """rlimits the worker puts on itself before student code runs (the sandbox adds more)."""
+    table = {
+        "memory_bytes": resource.RLIMIT_AS,
+        "cpu_seconds": resource.RLIMIT_CPU,
+        "file_bytes": resource.RLIMIT_FSIZE,
+        "open_files": resource.RLIMIT_NOFILE,
+        "processes": resource.RLIMIT_NPROC,
+    }
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for key, which in table.items():
+        value = limits.get(key)
+        if value:
+            soft, hard = resource.getrlimit(which)
+            cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            try:
+                resource.setrlimit(which, (cap, cap))
+            except (ValueError, OSError):
+                pass
+
+
+# ---------------------------------------------------------------- IPython shims
+
+class _Shell:
+    """Just enough of `get_ipython()` for what IPython's transformer emits.
+
+    Magics that only affect display (%matplotlib, %config, %load_ext ...) are no-ops;
+    %time/%timeit/%%time/%%capture run their code once; shell escapes and %pip are not
+    run but noted, so the instructor sees them in the report.
+    """
+
+    _RUN = {"time", "timeit", "prun"}
+
+    def __init__(self, ns: dict, notes: list[str]) -> None:
+        self.ns, self.notes = ns, notes
+        self.user_ns = ns
+
+    def run_line_magic(self, name: str, line: str, _stack_depth: int = 1) -> Any:
+        if name in self._RUN:
+            code = _strip_magic_options(line)
+            try:
+                return eval(compile(code, "<magic>", "eval"), self.ns)
+            except SyntaxError:
+                exec(compile(code, "<magic>", "exec"), self.ns)
+                return None
+        if name in ("pip", "conda", "mamba", "sx", "system"):
+            self.notes.append(f"%{name} {line} was not run (installing or shell commands are disabled while grading)")
+        elif name not in ("matplotlib", "config", "load_ext", "reload_ext", "autoreload", "aimport", "precision", "who", "whos", "env", "pwd"):
+            self.notes.append(f"%{name} magic ignored while grading")
+        return None
+
+    def run_cell_magic(self, name: str, line: str, cell: str) -> Any:
+        if name in self._RUN | {"capture"}:
+            exec(compile(cell, "<magic>", "exec"), self.ns)
+        elif name == "writefile":
+            path = line.split()[-1] if line.split() else "untitled.txt"
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(cell)
+        else:
+            self.notes.append(f"%%{name} cell magic was not run while grading")
+        return None
+
+    def system(self, cmd: str) -> None:
+        self.notes.append(f"!{cmd} was not run (shell commands are disabled while grading)")
+
+    def getoutput(self, cmd: str) -> list[str]:
+        self.system(cmd)
+        return []
+
+    def magic(self, line: str) -> Any:
+        name, _, rest = line.partition(" ")
+        return self.run_line_magic(name.lstrip("%"), rest)
+
+
+def _strip_magic_options(line: str) -> str:
+    parts = shlex.split(line, posix=True) if line.strip().startswith("-") else None
+    if not parts:
+        return line
+    while parts and parts[0].startswith("-"):
+        opt = parts.pop(0)
+        if opt in ("-n", "-r", "-o") and parts and not opt.startswith("--"):
+            parts.pop(0)
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------- main loop
+
+def _seed(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def _load_probes(path: str | None) -> Any:
+    if not path:
+        return None
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("probes", path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def serve(inp: Any, out: Any) -> None:
+    start = wire.decode(wire.read_frame(inp))
+    torch.set_num_threads(max(1, int(start.get("threads", 1))))
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    probes = _load_probes(start.get("probes"))
+    ns = StudentNamespace(__name__="__main__", __builtins__=builtins)
+    notes: list[str] = []
+    shell = _Shell(ns, notes)
+    ns["get_ipython"] = lambda: shell
+    _apply_limits(start.get("limits", {}))
+    sys.argv = ["notebook"]
+
+    skip = set(start.get("skip", []))
+    for cell in start["cells"]:
+        index = cell["index"]
+        if index in skip:
+            continue
+        wire.write_message(out, {"event": "cell_start", "index": index})
+        _seed(start.get("seed", 0) + index)
+        del notes[:]
+        error = None
+        try:
+            exec(compile(cell["source"], f"<cell {index}>", "exec"), ns)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt included
+            error = describe_exception(exc)
+        wire.write_message(out, {"event": "cell_end", "index": index, "error": error, "notes": list(notes)})
+    wire.write_message(out, {"event": "executed"})
+
+    while True:
+        try:
+            req = wire.decode(wire.read_frame(inp))
+        except EOFError:
+            return
+        _seed(int(req.get("seed", 0)))
+        try:
+            fn = getattr(probes, req["probe"])
+            value = fn(ns, *req.get("args", ()), **req.get("kwargs", {}))
+            reply = wire.encode({"ok": True, "value": value})
+        except BaseException as exc:  # noqa: BLE001
+            reply = wire.encode({"ok": False, "error": describe_exception(exc)})
+        out.write(reply)
+        out.flush()
+
+
+def main() -> None:
+    _die_with_parent()
+    fd_in, fd_out = int(sys.argv[1]), int(sys.argv[2])
+    inp = os.fdopen(fd_in, "rb", buffering=0)
+    out = os.fdopen(fd_out, "wb", buffering=0)
+    if os.getppid() == 1:  # the trusted side died before prctl took effect
+        os._exit(1)
+    serve(inp, out)
+    os._exit(0)  # skip atexit handlers and threads the student may have registered
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Finding submissions: notebooks, folders of them, zips of them."""

@@ -1,0 +1,234 @@
+"""Torch-aware comparisons shared by every public and hidden test.
+
+Each check raises `CheckFailed` (an AssertionError) with a message a student can act on:
+what was compared, what differed (type, dtype, device, shape, or values with the largest
+error and where), never the hidden inputs themselves.  Checks run in the trusted process
+on data that came back through `wire`, so a student cannot patch them: `torch.allclose`
+or `Tensor.__eq__` redefined in a notebook lives and dies in the worker.
+
+Order of checks follows CMU's MyTorch autograder: type, then dtype/device, then shape,
+then values.  Default tolerances are `torch.testing.assert_close`'s, chosen by dtype.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import torch
+
+from autograder.execute.wire import Unsupported
+
+# torch.testing.assert_close defaults (rtol, atol) by dtype
+_TOL: dict[torch.dtype, tuple[float, float]] = {
+    torch.float16: (1e-3, 1e-5),
+    torch.bfloat16: (1.6e-2, 1e-5),
+    torch.float32: (1.3e-6, 1e-5),
+    torch.float64: (1e-7, 1e-7),
+    torch.complex64: (1.3e-6, 1e-5),
+    torch.complex128: (1e-7, 1e-7),
+}
+
+
+class CheckFailed(AssertionError):
+    """A check that did not hold; its message is meant for the student."""
+
+
+def tolerance(dtype: torch.dtype) -> tuple[float, float]:
+    """(rtol, atol) used by default for `dtype` (exact for integer and bool dtypes)."""
+    return _TOL.get(dtype, (0.0, 0.0))
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, Unsupported):
+        return f"a {x.type_name}" + (f" ({x.detail})" if x.detail else "")
+    if type(x) is torch.Tensor:
+        return f"a {x.dtype} tensor of shape {tuple(x.shape)}"
+    if type(x) is np.ndarray:
+        return f"a numpy array of dtype {x.dtype} and shape {x.shape}"
+    if x is None:
+        return "None"
+    return f"a {type(x).__name__}"
+
+
+def assert_tensor(
+    got: Any,
+    expected: torch.Tensor,
+    *,
+    name: str = "the result",
+    rtol: float | None = None,
+    atol: float | None = None,
+    check_dtype: bool = True,
+    equal_nan: bool = False,
+) -> None:
+    """`got` must be a plain torch.Tensor equal to `expected` within dtype-based tolerance."""
+    if type(got) is not torch.Tensor:
+        raise CheckFailed(f"{name} should be a torch.Tensor, but it is {_describe(got)}.")
+    if check_dtype and got.dtype != expected.dtype:
+        raise CheckFailed(
+            f"{name} has dtype {got.dtype}, expected {expected.dtype}. "
+            "Check where the dtype is decided (creation, casting, or type promotion in an operation)."
+        )
+    if got.shape != expected.shape:
+        raise CheckFailed(
+            f"{name} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}. "
+            "Check which dimensions you reduce, index, or broadcast over."
+        )
+    _compare_values(got, expected, name=name, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def _compare_values(got: torch.Tensor, expected: torch.Tensor, *, name: str, rtol: float | None,
+                    atol: float | None, equal_nan: bool) -> None:
+    g, e = got.detach(), expected.detach()
+    if g.dtype != e.dtype:
+        common = torch.promote_types(g.dtype, e.dtype)
+        g, e = g.to(common), e.to(common)
+    d_rtol, d_atol = tolerance(e.dtype)
+    rtol = d_rtol if rtol is None else rtol
+    atol = d_atol if atol is None else atol
+    if e.numel() == 0:
+        return
+    floating = e.is_floating_point() or e.is_complex()
+    wide = torch.complex128 if e.is_complex() else torch.float64
+    if not floating:
+        bad = g != e
+    else:
+        gd, ed = g.to(wide), e.to(wide)
+        nan_g, nan_e = torch.isnan(gd.abs()), torch.isnan(ed.abs())
+        same_inf = torch.isinf(gd.abs()) & (gd == ed)
+        bad = ((gd - ed).abs() > atol + rtol * ed.abs()) & ~same_inf & ~nan_g & ~nan_e
+        bad |= (nan_g != nan_e) if equal_nan else (nan_g | nan_e)
+    n_bad = int(bad.sum())
+    if n_bad == 0:
+        return
+    idx = tuple(int(i) for i in torch.nonzero(bad)[0]) if bad.dim() else ()
+    where = f" at index {list(idx)}" if idx else ""
+    msg = f"{name}: {n_bad} of {e.numel()} values differ; first{where}: got {_num(g[idx].item())}, expected {_num(e[idx].item())}"
+    if floating:
+        gd, ed = g.to(wide), e.to(wide)
+        finite = torch.isfinite(gd.abs()) & torch.isfinite(ed.abs())
+        if bool(finite.any()):
+            err = torch.where(finite, (gd - ed).abs(), torch.zeros((), dtype=torch.float64))
+            worst = [int(i) for i in np.unravel_index(int(torch.argmax(err)), tuple(e.shape))] if e.dim() else []
+            msg += f"; largest absolute error {float(err.max()):.3g}" + (f" at index {worst}" if worst else "")
+        msg += f" (tolerance: rtol={rtol:g}, atol={atol:g})"
+    raise CheckFailed(msg + ".")
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return repr(v)
+
+
+def assert_scalar(got: Any, expected: float | int | bool, *, name: str = "the result",
+                  rtol: float = 1e-6, atol: float = 1e-8, kind: type | None = None) -> None:
+    """`got` must be a Python number (not a tensor) close to `expected`; `kind` pins its type."""
+    want = kind or type(expected)
+    ok_types = (bool,) if want is bool else (int,) if want is int else (int, float)
+    if type(got) not in ok_types or (want is not bool and type(got) is bool):
+        raise CheckFailed(f"{name} should be a Python {want.__name__}, but it is {_describe(got)}"
+                          + (" (use .item() to get a Python number from a one-element tensor)." if type(got) is torch.Tensor else "."))
+    if want in (bool, int):
+        if got != expected:
+            raise CheckFailed(f"{name} is {got!r}, expected {expected!r}.")
+        return
+    if math.isnan(expected) and math.isnan(got):
+        return
+    if not math.isclose(got, expected, rel_tol=rtol, abs_tol=atol):
+        raise CheckFailed(f"{name} is {got:.6g}, expected {expected:.6g} (difference {abs(got - expected):.3g}).")
+
+
+def assert_equal(got: Any, expected: Any, *, name: str = "the result") -> None:
+    """Exact equality for plain data (strings, ints, tuples of them, dtypes, devices)."""
+    if type(got) is not type(expected) and not (isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple))):
+        raise CheckFailed(f"{name} should be {_describe(expected)} ({expected!r}), but it is {_describe(got)}.")
+    if got != expected:
+        raise CheckFailed(f"{name} is {got!r}, expected {expected!r}.")
+
+
+def assert_close(got: Any, expected: Any, *, name: str = "the result", rtol: float | None = None,
+                 atol: float | None = None, check_dtype: bool = True) -> None:
+    """Recursive comparison of nested lists/tuples/dicts of tensors, arrays and scalars."""
+    if type(expected) is torch.Tensor:
+        assert_tensor(got, expected, name=name, rtol=rtol, atol=atol, check_dtype=check_dtype)
+    elif type(expected) is np.ndarray:
+        if type(got) is not np.ndarray:
+            raise CheckFailed(f"{name} should be a numpy array, but it is {_describe(got)}.")
+        if check_dtype and got.dtype != expected.dtype:
+            raise CheckFailed(f"{name} has dtype {got.dtype}, expected {expected.dtype}.")
+        assert_tensor(torch.from_numpy(got), torch.from_numpy(expected), name=name, rtol=rtol, atol=atol, check_dtype=False)
+    elif type(expected) is dict:
+        if type(got) is not dict:
+            raise CheckFailed(f"{name} should be a dict, but it is {_describe(got)}.")
+        missing, extra = [k for k in expected if k not in got], [k for k in got if k not in expected]
+        if missing or extra:
+            raise CheckFailed(f"{name} has keys {sorted(map(str, got))}; " +
+                              (f"missing {sorted(map(str, missing))}" if missing else "") +
+                              ("; " if missing and extra else "") + (f"unexpected {sorted(map(str, extra))}" if extra else "") + ".")
+        for k in expected:
+            assert_close(got[k], expected[k], name=f"{name}[{k!r}]", rtol=rtol, atol=atol, check_dtype=check_dtype)
+    elif type(expected) in (list, tuple):
+        if type(got) not in (list, tuple):
+            raise CheckFailed(f"{name} should be a {type(expected).__name__}, but it is {_describe(got)}.")
+        if len(got) != len(expected):
+            raise CheckFailed(f"{name} has {len(got)} items, expected {len(expected)}.")
+        for i, (g, e) in enumerate(zip(got, expected)):
+            assert_close(g, e, name=f"{name}[{i}]", rtol=rtol, atol=atol, check_dtype=check_dtype)
+    elif type(expected) is float:
+        assert_scalar(got, expected, name=name, rtol=rtol if rtol is not None else 1e-6, atol=atol if atol is not None else 1e-8)
+    else:
+        assert_equal(got, expected, name=name)
+
+
+def assert_state_dict(got: Any, expected: Mapping[str, torch.Tensor], *, name: str = "the state_dict",
+                      rtol: float | None = None, atol: float | None = None) -> None:
+    """Same keys in the same order, each tensor equal (dtype, shape, values)."""
+    if type(got) is not dict:
+        raise CheckFailed(f"{name} should be a dict of tensors, but it is {_describe(got)}.")
+    if list(got) != list(expected):
+        raise CheckFailed(f"{name} has keys {list(got)}, expected {list(expected)} (names and order come from the "
+                          "attribute names of parameters and buffers, in the order they are registered).")
+    for k, v in expected.items():
+        assert_tensor(got[k], v, name=f"{name}[{k!r}]", rtol=rtol, atol=atol)
+
+
+def assert_grads(got: Mapping[str, Any], expected: Mapping[str, torch.Tensor | None], *, rtol: float | None = None,
+                 atol: float | None = None) -> None:
+    """Gradients by parameter name; None means 'no gradient was computed'."""
+    for k, e in expected.items():
+        g = got.get(k, Unsupported("missing")) if isinstance(got, Mapping) else Unsupported(type(got).__name__)
+        if e is None:
+            if g is not None:
+                raise CheckFailed(f"{k}.grad should be None (no gradient should flow there), but it is {_describe(g)}.")
+            continue
+        if g is None:
+            raise CheckFailed(f"{k}.grad is None: no gradient reached it. Is it part of the graph, and does it require grad?")
+        assert_tensor(g, e, name=f"the gradient of {k}", rtol=rtol, atol=atol)
+
+
+def assert_history(got: Any, expected: Mapping[str, Iterable[float]], *, columns_in_order: bool = True,
+                   rtol: float = 1e-4, atol: float = 1e-6) -> None:
+    """A training history as {column: [values per epoch]} (e.g. `df.to_dict('list')`)."""
+    if type(got) is not dict:
+        raise CheckFailed(f"the history should be a table of columns, but it is {_describe(got)}.")
+    if columns_in_order and list(got) != list(expected):
+        raise CheckFailed(f"the history has columns {list(got)}, expected {list(expected)} in that order.")
+    for col, values in expected.items():
+        if col not in got:
+            raise CheckFailed(f"the history has no column {col!r}.")
+        ev = torch.tensor(list(values), dtype=torch.float64)
+        gv = got[col]
+        if type(gv) not in (list, tuple) or len(gv) != len(ev):
+            raise CheckFailed(f"history[{col!r}] has {len(gv) if type(gv) in (list, tuple) else '?'} rows, expected {len(ev)}.")
+        try:
+            gt = torch.tensor([float(v) for v in gv], dtype=torch.float64)
+        except (TypeError, ValueError):
+            raise CheckFailed(f"history[{col!r}] should hold numbers.") from None
+        _compare_values(gt, ev, name=f"history[{col!r}]", rtol=rtol, atol=atol, equal_nan=False)
+
+
+def assert_true(condition: bool, message: str) -> None:
+    """A behavioural check with a student-facing message."""
+    if not condition:
+        raise CheckFailed(message)

@@ -1,0 +1,248 @@
+"""The pytest plugin that turns an assignment's test files into scores.
+
+It provides the fixtures tests use (`student`, `reference`, `probes`, `rng`, `np_rng`,
+`seed`, `device`, `credit`), reads the `points` and `hint` markers, splits a test's points
+between the device variants that can run (a cuda variant without CUDA is *skipped* with
+its reason and worth 0, so the cpu variant carries the points), and classifies every
+outcome: failed / timeout / crashed / error each cost only that test's points.
+"""
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from autograder.execute.runner import ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.probe.client import Backend, ProbeClient, TestContext
+from autograder.probe.reference import ReferenceFailed
+from autograder.probe.seeds import derive
+from autograder.score.results import TestResult
+
+_POINTS = pytest.StashKey[float]()
+CUDA_MISSING = "CUDA is not available on this grading machine"
+
+
+@dataclass
+class Credit:
+    """Partial credit for the current test: `credit.award(0.5, "half the shapes right")`."""
+
+    fraction: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def award(self, fraction: float, note: str = "") -> None:
+        self.fraction = min(1.0, max(0.0, float(fraction)))
+        if note:
+            self.notes.append(note)
+
+
+class GradingPlugin:
+    def __init__(
+        self,
+        *,
+        student: Backend,
+        reference: Backend | None,
+        probes: ModuleType | None,
+        base_seed: int,
+        test_timeout: float,
+        devices: tuple[str, ...] = ("cpu", "cuda"),
+        cuda_available: bool | None = None,
+        hidden_dir: Path | None = None,
+    ) -> None:
+        self.student_backend = student
+        self.reference_backend = reference
+        self.probes_module = probes
+        self.base_seed = base_seed
+        self.test_timeout = test_timeout
+        self.devices = devices
+        self.cuda_available = torch.cuda.is_available() if cuda_available is None else cuda_available
+        self.hidden_dir = hidden_dir.resolve() if hidden_dir else None
+        self.results: list[TestResult] = []
+        self.problems: list[str] = []  # collection problems: a broken assignment, reported loudly
+
+    # -- configuration -------------------------------------------------------------
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.addinivalue_line("markers", "points(n): points this test is worth")
+        config.addinivalue_line("markers", "hint(text): shown to the student when this public test fails")
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "device" not in metafunc.fixturenames:
+            return
+        params = []
+        for d in self.devices:
+            marks = [] if d == "cpu" or self.cuda_available else [pytest.mark.skip(reason=CUDA_MISSING)]
+            params.append(pytest.param(d, id=d, marks=marks))
+        metafunc.parametrize("device", params)
+
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+        groups: dict[tuple, list[pytest.Item]] = defaultdict(list)
+        for item in items:
+            mark = item.get_closest_marker("points")
+            if mark is None or not mark.args or not isinstance(mark.args[0], (int, float)):
+                self.problems.append(f"{item.nodeid}: missing @pytest.mark.points(n)")
+                item.stash[_POINTS] = 0.0
+                continue
+            spec = getattr(item, "callspec", None)
+            others = tuple(sorted((k, repr(v)) for k, v in (spec.params.items() if spec else ()) if k != "device"))
+            groups[(str(item.path), item.originalname, others)].append(item)
+        for group in groups.values():
+            runnable = [i for i in group if not i.get_closest_marker("skip")]
+            total = float(group[0].get_closest_marker("points").args[0])
+            for item in group:
+                item.stash[_POINTS] = total / len(runnable) if item in runnable else 0.0
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.problems.append(f"{report.nodeid}: could not be collected: {str(report.longrepr)[-800:]}")
+
+    # -- fixtures ------------------------------------------------------------------
+    @pytest.fixture
+    def _grading_context(self, request: pytest.FixtureRequest) -> TestContext:
+        return TestContext(self._test_seed(request.node), self.test_timeout)
+
+    @pytest.fixture
+    def student(self, _grading_context: TestContext) -> ProbeClient:
+        return ProbeClient(self.student_backend, self.probes_module, _grading_context, "student")
+
+    @pytest.fixture
+    def reference(self, request: pytest.FixtureRequest, _grading_context: TestContext) -> ProbeClient:
+        if self.reference_backend is None or not self._is_hidden(request.node):
+            raise RuntimeError("the `reference` fixture is only available to hidden tests")
+        return ProbeClient(self.reference_backend, self.probes_module, _grading_context, "reference")
+
+    @pytest.fixture
+    def probes(self) -> ModuleType | None:
+        return self.probes_module
+
+    @pytest.fixture
+    def seed(self, request: pytest.FixtureRequest) -> int:
+        return self._test_seed(request.node)
+
+    @pytest.fixture
+    def rng(self, seed: int) -> torch.Generator:
+        return torch.Generator().manual_seed(seed)
+
+    @pytest.fixture
+    def np_rng(self, seed: int) -> np.random.Generator:
+        return np.random.default_rng(seed)
+
+    @pytest.fixture
+    def credit(self, request: pytest.FixtureRequest) -> Credit:
+        c = Credit()
+        request.node.stash[_CREDIT] = c
+        return c
+
+    def _test_seed(self, item: pytest.Item) -> int:
+        # the device is left out so cpu and cuda variants see the same inputs
+        return derive(self.base_seed, item.path.name, item.originalname if hasattr(item, "originalname") else item.name)
+
+    def _is_hidden(self, item: pytest.Item) -> bool:
+        return self.hidden_dir is not None and Path(item.path).resolve().is_relative_to(self.hidden_dir)
+
+    # -- outcomes ------------------------------------------------------------------
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
+        outcome = yield
+        rep: pytest.TestReport = outcome.get_result()
+        if rep.when == "call" or (rep.when == "setup" and not rep.passed):
+            self.results.append(self._result(item, call, rep))
+
+    def _result(self, item: pytest.Item, call: pytest.CallInfo, rep: pytest.TestReport) -> TestResult:
+        points = item.stash.get(_POINTS, 0.0)
+        credit: Credit | None = item.stash.get(_CREDIT, None)
+        fraction, message, outcome = 0.0, "", "failed"
+        if rep.skipped:
+            outcome = "skipped"
+            message = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+            message = message.removeprefix("Skipped: ")
+        elif rep.passed:
+            fraction = credit.fraction if credit and credit.fraction is not None else 1.0
+            outcome = "passed" if fraction >= 1.0 else "partial"
+        else:
+            exc = call.excinfo.value if call.excinfo else None
+            outcome, message = _classify(exc)
+            if credit and credit.fraction:
+                fraction = credit.fraction
+                outcome = "partial" if outcome == "failed" else outcome
+        if credit and credit.notes:
+            message = "; ".join(credit.notes) + (f"\n{message}" if message else "")
+        hint = item.get_closest_marker("hint")
+        doc = (getattr(item, "function", None).__doc__ or "").strip().splitlines() if hasattr(item, "function") else []
+        spec = getattr(item, "callspec", None)
+        device = spec.params.get("device") if spec else None
+        name = (doc[0] if doc else item.originalname if hasattr(item, "originalname") else item.name)
+        return TestResult(
+            id=_relative_nodeid(item),
+            name=name + (f" [{device}]" if device else ""),
+            exercise=Path(str(item.path)).stem.removeprefix("test_"),
+            kind="hidden" if self._is_hidden(item) else "public",
+            max_score=round(points, 6),
+            score=round(points * fraction, 6),
+            outcome=outcome,
+            message=message[:4000],
+            hint=str(hint.args[0]) if hint and hint.args else "",
+            duration=round(rep.duration, 4),
+            device=device,
+        )
+
+
+_CREDIT = pytest.StashKey[Credit]()
+
+
+def _relative_nodeid(item: pytest.Item) -> str:
+    path = Path(str(item.path))
+    return f"{path.parent.name}/{path.name}::{item.name}"
+
+
+def _classify(exc: BaseException | None) -> tuple[str, str]:
+    if isinstance(exc, ProbeTimeout):
+        return "timeout", f"timed out: {exc}"
+    if isinstance(exc, ProbeCrashed):
+        return "crashed", f"your code crashed the grading worker: {exc}"
+    if isinstance(exc, ProbeError):
+        err = exc.error
+        where = ""
+        frames = err.get("frames") or []
+        if frames:
+            f = frames[-1]
+            where = f" (cell {f.get('cell')}, line {f.get('line')}: {str(f.get('code', '')).strip()})"
+        return "failed", f"your code raised {err.get('type')}: {err.get('message')}{where}"
+    if isinstance(exc, ReferenceFailed):
+        return "error", f"grader error (not your fault): {exc}"
+    if isinstance(exc, AssertionError):
+        return "failed", str(exc) or "a check failed"
+    return "error", f"the grader could not check this answer: {type(exc).__name__}: {exc}"[:2000]
+
+
+def _empty_ini() -> Path:
+    """A config file with nothing in it, so no surrounding pytest.ini/pyproject applies."""
+    import tempfile
+
+    path = Path(tempfile.gettempdir()) / "autograder-empty-pytest.ini"
+    if not path.is_file():
+        path.write_text("[pytest]\n")
+    return path
+
+
+def run_tests(paths: list[Path], plugin: GradingPlugin, rootdir: Path) -> str:
+    """Run pytest on `paths` with `plugin`, isolated from any surrounding pytest configuration."""
+    import contextlib
+    import io
+
+    args = [
+        *map(str, paths), "-p", "no:cacheprovider", "-p", "no:randomly", "--import-mode=importlib",
+        "-c", str(_empty_ini()), "--rootdir", str(rootdir), "--confcutdir", str(rootdir),
+        "-q", "--no-header", "-W", "ignore", "--tb=no", "-o", "python_files=test_*.py",
+    ]
+    buf = io.StringIO()
+    start = time.monotonic()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        pytest.main(args, plugins=[plugin])
+    buf.write(f"\n[pytest ran in {time.monotonic() - start:.2f}s]")
+    return buf.getvalue()

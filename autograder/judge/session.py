@@ -1,0 +1,208 @@
+"""Grade one notebook: execute it in a worker, run the assignment's tests against it.
+
+This runs in a trusted process.  It parses the notebook (never executes it), starts the
+student's worker through the configured isolation, runs pytest over the public and
+hidden tests with the grading plugin, and assembles a `SubmissionResult`.  The reference
+(master notebook) is shared by every submission graded in this process and its answers
+are cached on disk per assignment version.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import torch
+
+import autograder
+from autograder.assignment import Assignment
+from autograder.execute.limits import Limits
+from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.execute.sandbox import Isolation, RlimitsOnly
+from autograder.judge.plugin import GradingPlugin, run_tests
+from autograder.notebook.parse import InvalidNotebook, load_cells
+from autograder.probe.reference import CachedReference
+from autograder.probe.seeds import course_secret, derive
+from autograder.score.results import CellIssue, SubmissionResult, submission_status
+
+
+@dataclass
+class GradeOptions:
+    device: str = "auto"                 # auto | cpu | cuda
+    isolation: Isolation = field(default_factory=RlimitsOnly)
+    cache_dir: Path | None = None         # reference cache root (per assignment version below it)
+
+    def devices(self) -> tuple[str, ...]:
+        return {"auto": ("cpu", "cuda"), "cpu": ("cpu",), "cuda": ("cuda",)}[self.device]
+
+
+class _Unreadable:
+    """Student backend for a notebook that could not be read: every probe fails with why."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None) -> Any:
+        raise ProbeError({"type": "InvalidNotebook", "message": self.why, "frames": []})
+
+
+_references: dict[tuple[str, str], CachedReference] = {}
+_probe_modules: dict[tuple[str, str], ModuleType] = {}
+
+
+def _base_seed(assignment: Assignment) -> tuple[int, str]:
+    secret, source = course_secret()
+    return derive(secret, assignment.id), source
+
+
+def load_probes(assignment: Assignment, version: str) -> ModuleType | None:
+    """Import the assignment's probes.py in the trusted process (instructor code), once per version."""
+    if not assignment.probes.is_file():
+        return None
+    key = (assignment.id, version)
+    if key not in _probe_modules:
+        name = f"autograder_probes_{assignment.id}_{version}"
+        spec = importlib.util.spec_from_file_location(name, assignment.probes)
+        assert spec and spec.loader
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        _probe_modules[key] = mod
+    return _probe_modules[key]
+
+
+def reference_for(assignment: Assignment, version: str, options: GradeOptions) -> CachedReference:
+    key = (assignment.id, version)
+    if key not in _references:
+        seed, _ = _base_seed(assignment)
+        limits = Limits(**{**assignment.limits.__dict__, "submission_timeout": 10 * assignment.limits.submission_timeout,
+                           "max_restarts": 2})
+
+        def make() -> NotebookRunner:
+            runner = NotebookRunner(load_cells(assignment.solution), probes=assignment.probes, limits=limits,
+                                    isolation=options.isolation, seed=seed)
+            runner.execute()
+            broken = [r for r in runner.cell_records if r.status != "ok"]
+            if broken:
+                r = broken[0]
+                raise ProbeCrashed(f"the master notebook failed in cell {r.index}: {r.error}")
+            return runner
+
+        cache = options.cache_dir / assignment.id / version if options.cache_dir else None
+        _references[key] = CachedReference(make, cache)
+    return _references[key]
+
+
+def close_references() -> None:
+    for ref in _references.values():
+        ref.close()
+    _references.clear()
+
+
+def environment(assignment: Assignment, version: str, options: GradeOptions) -> dict[str, Any]:
+    seed, source = _base_seed(assignment)
+    return {
+        "assignment_version": version,
+        "grader_version": autograder.__version__,
+        "device": "+".join(d for d in options.devices() if d == "cpu" or torch.cuda.is_available()),
+        "seed": seed,
+        "seed_source": source,
+        "torch_version": torch.__version__,
+        "cuda_version": torch.version.cuda,
+        "python_version": sys.version.split()[0],
+        "determinism": {"use_deterministic_algorithms": "warn_only", "cudnn_benchmark": False,
+                        "threads": assignment.limits.threads},
+        "isolation": options.isolation.name,
+    }
+
+
+def grade_notebook(
+    assignment: Assignment,
+    notebook: Path,
+    *,
+    submission_id: str,
+    source: str | None = None,
+    options: GradeOptions | None = None,
+    as_reference: bool = False,
+) -> SubmissionResult:
+    """Grade one notebook file.  `as_reference` grades the master through the reference itself."""
+    options = options or GradeOptions()
+    t0 = time.monotonic()
+    version = assignment.version()
+    env = environment(assignment, version, options)
+    probes = load_probes(assignment, version)
+    reference = reference_for(assignment, version, options)
+    raw = notebook.read_bytes() if notebook.is_file() else b""
+    sha = hashlib.sha256(raw).hexdigest()
+
+    runner: NotebookRunner | None = None
+    invalid = ""
+    setup_message = ""
+    if as_reference:
+        student_backend: Any = reference
+    else:
+        try:
+            cells = load_cells(notebook)
+        except InvalidNotebook as e:
+            invalid = str(e)
+        except OSError as e:
+            invalid = f"the file could not be read: {e.strerror}"
+        if invalid:
+            student_backend = _Unreadable(invalid)
+        else:
+            runner = NotebookRunner(cells, probes=assignment.probes, limits=assignment.limits,
+                                    isolation=options.isolation, seed=env["seed"])
+            student_backend = runner
+            try:
+                runner.execute()
+            except (ProbeTimeout, ProbeCrashed) as e:
+                setup_message = str(e)
+
+    plugin = GradingPlugin(
+        student=student_backend, reference=reference, probes=probes, base_seed=env["seed"],
+        test_timeout=assignment.limits.test_timeout, devices=options.devices(), hidden_dir=assignment.hidden_dir,
+    )
+    try:
+        log = run_tests([assignment.public_dir, assignment.hidden_dir], plugin, assignment.root)
+    finally:
+        if runner is not None:
+            runner.close()
+
+    cells: list[CellIssue] = []
+    if runner is not None:
+        for rec in runner.cell_records:
+            if rec.status != "ok" or rec.notes:
+                err = rec.error or {}
+                cells.append(CellIssue(cell=rec.index, status=rec.status if rec.status != "ok" else "note",
+                                       type=str(err.get("type", "")), message=str(err.get("message", "")),
+                                       code=rec.source[:2000], frames=list(err.get("frames") or []), notes=rec.notes))
+    status = submission_status(invalid=bool(invalid), tests=plugin.results, cells=cells,
+                               out_of_time=bool(runner and runner.out_of_time))
+    message = invalid or setup_message or _status_message(status, cells)
+    problems = list(plugin.problems)
+    if not plugin.results and not problems:
+        problems.append("no tests were collected")
+    return SubmissionResult(
+        assignment=assignment.id, submission_id=submission_id, source=source or notebook.name, sha256=sha,
+        status=status, message=message, tests=plugin.results, cells=cells,
+        execution_time=time.monotonic() - t0, environment=env, hidden_policy=assignment.hidden_feedback,
+        stdout=runner.stdout if runner else "", stderr=runner.stderr if runner else "",
+        problems=problems + ([log[-3000:]] if problems else []),
+    )
+
+
+def _status_message(status: str, cells: list[CellIssue]) -> str:
+    if status == "timeout":
+        hung = [c.cell for c in cells if c.status == "timeout"]
+        return (f"cell {', '.join(map(str, hung))} did not finish in time; it was skipped and the rest graded"
+                if hung else "some tests ran out of time")
+    if status == "crashed":
+        dead = [c.cell for c in cells if c.status == "crashed"]
+        return (f"cell {', '.join(map(str, dead))} crashed the worker; it was skipped and the rest graded"
+                if dead else "some tests crashed the worker")
+    return ""

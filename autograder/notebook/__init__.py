@@ -1,0 +1,1 @@
+"""Reading submitted notebooks (`parse`) and producing student notebooks (`release`)."""

@@ -1,0 +1,117 @@
+"""Grade a class: intake -> (per submission, in trusted judge processes) execute, probe,
+judge, score -> report.  The only place that writes results, so the only place that
+needs to care about resuming, incremental grading and parallelism.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import traceback
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import autograder
+from autograder.assignment import Assignment, load_assignment
+from autograder.intake.submissions import Submission
+from autograder.judge.session import GradeOptions, environment, grade_notebook
+from autograder.report.files import write_submission
+from autograder.report.gradebook import Gradebook
+from autograder.report.grades_csv import write_grades_csv
+from autograder.score.results import SubmissionResult
+
+REFERENCE_ID = "__reference__"
+
+
+@dataclass
+class ClassRun:
+    results: list[SubmissionResult]   # this run's submissions, in input order
+    reference: SubmissionResult | None
+    reused: int                       # submissions whose stored grade was still valid
+
+
+def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions) -> dict:
+    """One submission, in a judge process; returns a plain record (picklable, no live objects)."""
+    assignment = load_assignment(assignment_id, Path(kit))
+    try:
+        return grade_notebook(assignment, sub.path, submission_id=sub.id, source=sub.source, options=options).to_record()
+    except Exception:  # noqa: BLE001 - a grader bug must cost one submission, not the batch
+        return _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
+
+
+def _grader_error(assignment: Assignment, sub: Submission, options: GradeOptions, why: str) -> SubmissionResult:
+    return SubmissionResult(
+        assignment=assignment.id, submission_id=sub.id, source=sub.source, sha256="", status="crashed",
+        message="the grader itself failed on this submission; it was not graded (see instructor.json)",
+        tests=[], cells=[], execution_time=0.0,
+        environment=environment(assignment, assignment.version(), options), problems=[why[-4000:]],
+    )
+
+
+def grade_class(
+    assignment: Assignment,
+    submissions: list[Submission],
+    *,
+    out: Path,
+    jobs: int = 1,
+    options: GradeOptions | None = None,
+    force: bool = False,
+    on_result: Callable[[SubmissionResult, bool], None] | None = None,
+) -> ClassRun:
+    options = options or GradeOptions()
+    options.cache_dir = options.cache_dir or out / ".cache" / "reference"
+    gradebook = Gradebook(out / "gradebook.sqlite")
+    version = assignment.version()
+    try:
+        # 1. the master through the reference: fills the cache every judge process reads, and
+        #    proves the assignment is sound before a single student is graded.
+        reference = grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID,
+                                   options=options, as_reference=True)
+        results: dict[str, SubmissionResult] = {}
+        todo: list[Submission] = []
+        for sub in submissions:
+            old = gradebook.fingerprint(assignment.id, sub.id) if not force else None
+            if old and old == (_sha(sub.path), version, autograder.__version__):
+                stored = gradebook.get(assignment.id, sub.id)
+                if stored is not None:
+                    results[sub.id] = stored
+                    if on_result:
+                        on_result(stored, True)
+                    continue
+            todo.append(sub)
+        reused = len(results)
+
+        def finish(record: dict) -> None:
+            r = SubmissionResult.from_record(record)
+            write_submission(out, r)
+            gradebook.put(r)
+            results[r.submission_id] = r
+            if on_result:
+                on_result(r, False)
+
+        if jobs <= 1:
+            for sub in todo:
+                finish(_judge(str(assignment.kit), assignment.id, sub, options))
+        else:
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+                pending: dict[Future, Submission] = {
+                    pool.submit(_judge, str(assignment.kit), assignment.id, s, options): s for s in todo}
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        sub = pending.pop(fut)
+                        try:
+                            finish(fut.result())
+                        except Exception:  # noqa: BLE001 - e.g. a judge process killed from outside
+                            finish(_grader_error(assignment, sub, options, traceback.format_exc()).to_record())
+        write_grades_csv(out / assignment.id / "grades.csv", gradebook.all(assignment.id))
+        return ClassRun([results[s.id] for s in submissions], reference, reused)
+    finally:
+        gradebook.close()
+
+
+def _sha(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""

@@ -1,0 +1,1 @@
+"""Where results go: per-submission files, the gradebook, CSVs, terminal tables."""

@@ -1,0 +1,33 @@
+"""grades.csv: one row per submission, one column per test, properly quoted."""
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from autograder.report.files import write_atomic
+from autograder.score.results import SubmissionResult
+
+
+def grades_table(results: list[SubmissionResult]) -> tuple[list[str], list[list[object]]]:
+    test_ids: list[str] = []
+    for r in results:
+        for t in r.tests:
+            if t.id not in test_ids:
+                test_ids.append(t.id)
+    header = ["submission_id", "source", "status", "score", "max_score", *test_ids, "message"]
+    rows = []
+    for r in results:
+        by_id = {t.id: t for t in r.tests}
+        cells = [(f"{by_id[i].score:g}" if i in by_id and by_id[i].outcome != "skipped" else "") for i in test_ids]
+        rows.append([r.submission_id, r.source, r.status, f"{r.score:g}", f"{r.max_score:g}", *cells, r.message])
+    return header, rows
+
+
+def write_grades_csv(path: Path, results: list[SubmissionResult]) -> None:
+    header, rows = grades_table(results)
+    buf = io.StringIO()
+    w = csv.writer(buf, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    write_atomic(path, buf.getvalue())

@@ -1,0 +1,1 @@
+"""Scores, statuses and their result schemas."""
