@@ -27,6 +27,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel")
     g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     g.add_argument("--force", action="store_true", help="regrade even if a valid grade is stored")
+    g.add_argument("--allow-weak-isolation", action="store_true",
+                   help="grade even without bubblewrap (rlimits only: student code is NOT sandboxed)")
 
     r = sub.add_parser("release", help="generate student/ notebooks from solutions/")
     r.add_argument("assignments", nargs="*", help="default: all")
@@ -35,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check-solutions", help="master must score 100%%, released notebook 0%%")
     c.add_argument("assignments", nargs="*", help="default: all")
     c.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    c.add_argument("--allow-weak-isolation", action="store_true", help="as for grade")
 
     sub.add_parser("list", help="list the kit's assignments")
     return p
@@ -58,6 +61,20 @@ def _assignments(names: list[str], kit: Path) -> list[str]:
     return names
 
 
+def _options(args: argparse.Namespace):
+    import torch
+
+    from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
+    from autograder.judge.session import GradeOptions
+
+    gpu = args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available())
+    try:
+        isolation = choose_isolation(args.allow_weak_isolation, gpu=gpu)
+    except SandboxUnavailable as e:
+        raise UsageError(str(e)) from None
+    return GradeOptions(device=args.device, isolation=isolation)
+
+
 def cmd_list(args: argparse.Namespace, kit: Path) -> int:
     for name in list_assignments(kit):
         print(f"{name}\t{load_assignment(name, kit).title}")
@@ -67,7 +84,6 @@ def cmd_list(args: argparse.Namespace, kit: Path) -> int:
 def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     import torch
 
-    from autograder.judge.session import GradeOptions
     from autograder.pipeline import grade_class
     from autograder.report.table import print_table
 
@@ -88,7 +104,7 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
                 fields = [r.submission_id, f"{r.score:g}/{r.max_score:g}", r.status] + (["reused"] if reused else [])
                 print("\t".join(fields), file=sys.stderr, flush=True)
 
-        run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=GradeOptions(device=args.device),
+        run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=_options(args),
                           force=args.force, on_result=progress)
     ref = run.reference
     if ref is not None and (ref.score < ref.max_score or ref.problems):
@@ -123,13 +139,13 @@ def cmd_release(args: argparse.Namespace, kit: Path) -> int:
 
 
 def cmd_check_solutions(args: argparse.Namespace, kit: Path) -> int:
-    from autograder.judge.session import GradeOptions, close_references, grade_notebook
+    from autograder.judge.session import close_references, grade_notebook
     from autograder.notebook.release import release
 
     ok = True
     for name in _assignments(args.assignments, kit):
         a = load_assignment(name, kit)
-        options = GradeOptions(device=args.device)
+        options = _options(args)
         with tempfile.TemporaryDirectory() as tmp:
             student_nb = release(kit, name, Path(tmp))[0]
             master = grade_notebook(a, a.solution, submission_id="master", options=options)

@@ -102,7 +102,7 @@ class NotebookRunner:
             worker.send(
                 {"op": "start", "cells": [{"index": c.index, "source": c.source} for c in self.cells],
                  "skip": sorted(self.skip), "probes": str(self.probes) if self.probes else None,
-                 "seed": self.seed, "threads": self.limits.threads, "limits": self.limits.rlimits()},
+                 "seed": self.seed, "threads": self.limits.threads, "limits": self.isolation.rlimits(self.limits)},
                 self._bounded(self.limits.startup_timeout),
             )
             deadline = self._bounded(self.limits.startup_timeout)
@@ -183,7 +183,7 @@ class NotebookRunner:
             "OMP_NUM_THREADS": str(self.limits.threads), "MKL_NUM_THREADS": str(self.limits.threads),
         }
         return WorkerProcess(
-            workdir=self.workdir, env=env, argv_prefix=self.isolation.prefix(self.workdir, self.probes),
+            workdir=self.workdir, env=env, argv_prefix=self.isolation.prefix(self.workdir, self.probes, self.limits),
             output_cap=self.limits.output_kb * 1024, limits=self.wire_limits,
         )
 
@@ -193,8 +193,10 @@ class NotebookRunner:
         self.restarts += 1
 
     def _retire(self, worker: WorkerProcess) -> None:
-        """Kill the worker (idempotent) and keep what it printed."""
+        """Kill the worker (idempotent), release its sandbox resources, keep what it printed."""
         worker.kill()
+        if self.workdir is not None:
+            self.isolation.cleanup(self.workdir)
         self.stdout += worker.stdout.text()
         self.stderr += worker.stderr.text()
 

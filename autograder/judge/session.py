@@ -23,7 +23,7 @@ import autograder
 from autograder.assignment import Assignment
 from autograder.execute.limits import Limits
 from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
-from autograder.execute.sandbox import Isolation, RlimitsOnly
+from autograder.execute.sandbox import Isolation, choose_isolation
 from autograder.judge.plugin import GradingPlugin, run_tests
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
@@ -34,7 +34,7 @@ from autograder.score.results import CellIssue, SubmissionResult, submission_sta
 @dataclass
 class GradeOptions:
     device: str = "auto"                 # auto | cpu | cuda
-    isolation: Isolation = field(default_factory=RlimitsOnly)
+    isolation: Isolation = field(default_factory=lambda: choose_isolation(allow_weak=False))
     cache_dir: Path | None = None         # reference cache root (per assignment version below it)
 
     def devices(self) -> tuple[str, ...]:
