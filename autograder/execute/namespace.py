@@ -8,8 +8,12 @@ from typing import Any
 _CELL_FILE = re.compile(r"^<cell (\d+)>$")
 
 
-class MissingAnswer(LookupError):
-    """A probe asked for a name the notebook never defined."""
+class MissingAnswer(KeyError):
+    """A probe asked for a name the notebook never defined.
+
+    A KeyError on purpose: when a dict subclass serves as a module's globals, CPython falls
+    back to builtins (`print`, `range`, ...) only if `__missing__` raises KeyError.
+    """
 
     def __str__(self) -> str:
         return f"the notebook does not define `{self.args[0]}` (did you run/keep the cell that defines it?)"

@@ -1,15 +1,17 @@
 """Trusted-side handle on one student worker process.
 
-It owns the pipes, enforces every wall-clock deadline with `select` (a worker stuck in a C
-call cannot block us), drains stdout/stderr in threads keeping only a capped prefix (an
-output flood costs the student's time, never our memory), and kills the worker's whole
-process group, so whatever the student spawned goes with it.
+It owns the worker's channel (a Unix socket), enforces every wall-clock deadline with
+`select` (a worker stuck in a C call cannot block us), drains stdout/stderr in threads
+keeping only a capped prefix (an output flood costs the student's time, never our
+memory), and kills the worker: its whole process group when we started it, or its PID
+namespace (it is PID 1 there) when a zygote forked it.
 """
 from __future__ import annotations
 
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -58,50 +60,61 @@ def _drain(fd: int, sink: CappedStream) -> None:
         os.close(fd)
 
 
-class WorkerProcess:
-    """One running worker; `argv_prefix` is how the sandbox wraps the command."""
+def describe_exit(code: int | None = None, sig: int | None = None) -> str:
+    if sig:
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
+        hint = {"SIGKILL": " (killed: memory limit, or a kill from inside)", "SIGXCPU": " (CPU time limit)",
+                "SIGSEGV": " (segmentation fault)", "SIGXFSZ": " (file size limit)",
+                "SIGABRT": " (aborted)"}.get(name, "")
+        return f"the worker was killed by {name}{hint}"
+    if code is None:
+        return "the worker stopped answering"
+    return f"the worker exited with code {code}"
 
-    def __init__(
-        self,
-        *,
-        workdir: Path,
-        env: dict[str, str],
-        argv_prefix: Sequence[str] = (),
-        output_cap: int = 64 * 1024,
-        limits: wire.Limits = wire.DEFAULT_LIMITS,
-        python: str = sys.executable,
-    ) -> None:
-        req_r, self._req_w = os.pipe()
-        self._rep_r, rep_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        argv = [*argv_prefix, python, "-I", "-m", "autograder.execute.worker", str(req_r), str(rep_w)]
-        try:
-            self.proc = subprocess.Popen(
-                argv, pass_fds=(req_r, rep_w), stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
-                cwd=workdir, env=env, start_new_session=True,
-            )
-        finally:
-            for fd in (req_r, rep_w, out_w, err_w):
-                os.close(fd)
+
+class WorkerProcess:
+    """One running worker: a channel to talk to it, its output, and a way to kill it."""
+
+    def __init__(self, *, channel: socket.socket, stdout_fd: int, stderr_fd: int, pid: int,
+                 popen: subprocess.Popen | None = None, output_cap: int = 64 * 1024,
+                 limits: wire.Limits = wire.DEFAULT_LIMITS) -> None:
+        self.channel, self.pid, self.popen = channel, pid, popen
         self.stdout, self.stderr = CappedStream(output_cap), CappedStream(output_cap)
-        self._threads = [
-            threading.Thread(target=_drain, args=(out_r, self.stdout), daemon=True),
-            threading.Thread(target=_drain, args=(err_r, self.stderr), daemon=True),
-        ]
+        self._threads = [threading.Thread(target=_drain, args=(stdout_fd, self.stdout), daemon=True),
+                         threading.Thread(target=_drain, args=(stderr_fd, self.stderr), daemon=True)]
         for t in self._threads:
             t.start()
         self._limits = limits
         self._buf = bytearray()
-        self.started = time.monotonic()
+        self._exit: dict[str, Any] | None = None  # reported by a zygote's intermediate process
+        self._dead = False
+
+    @classmethod
+    def launch(cls, *, argv_prefix: Sequence[str], workdir: Path, env: dict[str, str], output_cap: int,
+               limits: wire.Limits, python: str = sys.executable) -> "WorkerProcess":
+        """Start `python -I -m autograder.execute.worker` (behind `argv_prefix`) as our child."""
+        ours, theirs = socket.socketpair()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        fd = theirs.fileno()
+        argv = [*argv_prefix, python, "-I", "-m", "autograder.execute.worker", str(fd), str(fd)]
+        try:
+            popen = subprocess.Popen(argv, pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
+                                     cwd=workdir, env=env, start_new_session=True)
+        finally:
+            theirs.close()
+            os.close(out_w)
+            os.close(err_w)
+        return cls(channel=ours, stdout_fd=out_r, stderr_fd=err_r, pid=popen.pid, popen=popen,
+                   output_cap=output_cap, limits=limits)
 
     # -- messages ---------------------------------------------------------------
     def send(self, obj: Any, deadline: float) -> None:
         data = memoryview(wire.encode(obj))
         try:
             while data:
-                self._wait(self._req_w, deadline, write=True)
-                n = os.write(self._req_w, data[: 1 << 16])
+                self._wait(deadline, write=True)
+                n = self.channel.send(data[: 1 << 16])
                 data = data[n:]
         except OSError:
             self.kill()
@@ -110,83 +123,82 @@ class WorkerProcess:
     def recv(self, deadline: float) -> Any:
         """Next message, decoded and validated; kills the worker on timeout or garbage."""
         try:
-            head = self._read(12, deadline)
+            head = self._read(wire._HEADER.size, deadline)
             magic, n = wire._HEADER.unpack(head)
             if magic != wire.MAGIC:
                 raise wire.PayloadError("the worker wrote something that is not a protocol message")
             if n > self._limits.max_bytes:
                 raise wire.PayloadError(
-                    f"a result of {n / 2**20:.1f} MiB is over the {self._limits.max_bytes / 2**20:.0f} MiB limit"
-                )
-            return wire.decode(self._read(n, deadline), self._limits)
+                    f"a result of {n / 2**20:.1f} MiB is over the {self._limits.max_bytes / 2**20:.0f} MiB limit")
+            msg = wire.decode(self._read(n, deadline), self._limits)
         except (wire.PayloadError, WorkerTimeout):
             self.kill()
             raise
+        if type(msg) is dict and msg.get("event") == "exit":  # the zygote's intermediate: the worker is gone
+            self._exit = msg
+            self.kill()
+            raise WorkerDied(self.exit_description())
+        return msg
 
     def _read(self, n: int, deadline: float) -> bytes:
         while len(self._buf) < n:
-            self._wait(self._rep_r, deadline, write=False)
-            chunk = os.read(self._rep_r, max(65536, min(n - len(self._buf), 1 << 24)))
+            self._wait(deadline, write=False)
+            try:
+                chunk = self.channel.recv(max(65536, min(n - len(self._buf), 1 << 24)))
+            except OSError:
+                chunk = b""
             if not chunk:
-                description = self.exit_description()  # waits briefly for a clean exit code
+                description = self.exit_description()
                 self.kill()
                 raise WorkerDied(description)
             self._buf += chunk
         out, self._buf = bytes(self._buf[:n]), self._buf[n:]
         return out
 
-    def _wait(self, fd: int, deadline: float, write: bool) -> None:
+    def _wait(self, deadline: float, write: bool) -> None:
         left = deadline - time.monotonic()
         if left <= 0:
             self.kill()
             raise WorkerTimeout()
+        fd = self.channel.fileno()
         r, w, _ = select.select([] if write else [fd], [fd] if write else [], [], left)
         if not (r or w):
             self.kill()
             raise WorkerTimeout()
 
     # -- lifetime ---------------------------------------------------------------
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
     def kill(self) -> None:
-        if self.proc.poll() is None:
+        if not self._dead:
+            self._dead = True
             try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
+                if self.popen is not None:
+                    if self.popen.poll() is None:
+                        os.killpg(self.popen.pid, signal.SIGKILL)
+                else:
+                    os.kill(self.pid, signal.SIGKILL)  # PID 1 of its namespace: everything in it dies
             except (ProcessLookupError, PermissionError):
-                self.proc.kill()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        self.close()
-
-    def close(self) -> None:
-        for attr in ("_req_w", "_rep_r"):
-            fd = getattr(self, attr, -1)
-            if fd >= 0:
+                pass
+            if self.popen is not None:
                 try:
-                    os.close(fd)
-                except OSError:
+                    self.popen.wait(timeout=10)
+                except subprocess.TimeoutExpired:
                     pass
-                setattr(self, attr, -1)
-        if self.proc.poll() is None:
             try:
-                self.proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+                self.channel.close()
+            except OSError:
+                pass
         for t in self._threads:
-            t.join(timeout=2)
+            t.join(timeout=5)
 
     def exit_description(self) -> str:
-        try:
-            code = self.proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            return "the worker stopped answering"
-        if code < 0:
-            name = signal.Signals(-code).name
-            hint = {"SIGKILL": " (killed: memory limit or a kill from inside)", "SIGXCPU": " (CPU time limit)",
-                    "SIGSEGV": " (segmentation fault)", "SIGXFSZ": " (file size limit)"}.get(name, "")
-            return f"the worker was killed by {name}{hint}"
-        return f"the worker exited with code {code}"
+        if self._exit is not None:
+            why = describe_exit(self._exit.get("code"), self._exit.get("signal"))
+            return why + (f" (sandbox set-up failed: {self._exit['error']})" if self._exit.get("error") else "")
+        if self.popen is not None:
+            try:
+                code = self.popen.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                return describe_exit()
+            return describe_exit(code if code >= 0 else None, -code if code < 0 else None)
+        # a zygote worker whose exit report (if any) did not arrive as a whole frame
+        return describe_exit()

@@ -174,18 +174,19 @@ class NotebookRunner:
     # -- helpers ------------------------------------------------------------------
     def _spawn(self) -> WorkerProcess:
         if self.workdir is None:
-            self.workdir = Path(tempfile.mkdtemp(prefix="ag-work-"))
+            self.workdir = self.isolation.new_workdir()
             for name, src in self.extra_files.items():
                 shutil.copy(src, self.workdir / name)
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(self.workdir), "TMPDIR": str(self.workdir),
-            "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "AUTOGRADER_WORKER": "1", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
-            "OMP_NUM_THREADS": str(self.limits.threads), "MKL_NUM_THREADS": str(self.limits.threads),
+            "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "AUTOGRADER_WORKER": "1", "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": str(self.limits.threads),
+            "MKL_NUM_THREADS": str(self.limits.threads),
         }
-        return WorkerProcess(
-            workdir=self.workdir, env=env, argv_prefix=self.isolation.prefix(self.workdir, self.probes, self.limits),
-            output_cap=self.limits.output_kb * 1024, limits=self.wire_limits,
-        )
+        try:
+            return self.isolation.spawn(self.workdir, self.probes, self.limits, env, self.wire_limits)
+        except OSError as e:
+            raise WorkerDied(f"could not start a worker: {e}") from None
 
     def _lose(self, worker: WorkerProcess) -> None:
         self._retire(worker)
@@ -195,8 +196,7 @@ class NotebookRunner:
     def _retire(self, worker: WorkerProcess) -> None:
         """Kill the worker (idempotent), release its sandbox resources, keep what it printed."""
         worker.kill()
-        if self.workdir is not None:
-            self.isolation.cleanup(self.workdir)
+        self.isolation.release(worker)
         self.stdout += worker.stdout.text()
         self.stderr += worker.stderr.text()
 

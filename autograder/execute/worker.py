@@ -196,7 +196,7 @@ def main() -> None:
     _die_with_parent()
     fd_in, fd_out = int(sys.argv[1]), int(sys.argv[2])
     inp = os.fdopen(fd_in, "rb", buffering=0)
-    out = os.fdopen(fd_out, "wb", buffering=0)
+    out = os.fdopen(os.dup(fd_out), "wb")  # buffered: a flush writes everything, even after a signal
     serve(inp, out)
     os._exit(0)  # skip atexit handlers and threads the student may have registered
 

@@ -1,0 +1,207 @@
+"""A warm fork server for student workers, itself running inside bubblewrap.
+
+Importing torch costs about 2 s of CPU; forking a process that has already imported it
+costs milliseconds.  The zygote imports torch (and the usual course libraries) once, never
+runs student code, and forks one worker per request.  Each worker, before any student code
+runs, gets a sandbox of its own *inside* the zygote's bubblewrap sandbox:
+
+1. new mount, PID, network, IPC and UTS namespaces (`unshare`);
+2. its own submission folder bound at `/submission`, and a tmpfs over the folder that holds
+   every other worker's, so siblings are invisible;
+3. a fork, so the student process is PID 1 of its namespace with a fresh `/proc` that shows
+   only its own processes (it cannot see or signal other workers, or the zygote);
+4. all capabilities dropped by switching to the real uid/gid 65534 and `no_new_privs`.
+
+The trusted side learns the worker's host PID from SCM_CREDENTIALS on the worker's socket
+(the kernel translates it), so it can put it in cgroups and kill it; the intermediate
+process reports the worker's exit status on the same socket when it dies.
+
+This needs the zygote to hold CAP_SYS_ADMIN and CAP_SETUID/SETGID in the initial user
+namespace, i.e. the grader runs as root (a GPU box, a CI runner, a container).  Elsewhere
+the kit starts a cold bubblewrap sandbox per worker instead.
+"""
+from __future__ import annotations
+
+import array
+import ctypes
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+NOBODY = 65534
+SUBMISSION = "/submission"
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(ret: int, what: str) -> None:
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = lambda s: s.encode() if s is not None else None  # noqa: E731
+    _check(_libc.mount(enc(src), enc(target), enc(fstype), flags, enc(data)), f"mount {target}")
+
+
+def _die_with_parent() -> None:
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _enter_sandbox(scratch: str, name: str, tmp_bytes: int) -> None:
+    """Steps 1-2 (in the intermediate process): namespaces, own folder, siblings hidden, own /tmp."""
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    own = os.path.join(scratch, name)
+    _mount(own, SUBMISSION, None, MS_BIND)
+    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0555")
+    for private in ("/tmp", "/dev/shm"):
+        if os.path.isdir(private):
+            _mount("tmpfs", private, "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+
+
+def _become_student() -> None:
+    """Steps 3-4 (in the worker, PID 1 of its namespace): fresh /proc, no privileges."""
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.chdir(SUBMISSION)
+    os.setgroups([])
+    os.setresgid(NOBODY, NOBODY, NOBODY)
+    os.setresuid(NOBODY, NOBODY, NOBODY)  # from uid 0 to non-zero: every capability is dropped
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def _send_credentials(sock: socket.socket) -> None:
+    creds = struct.pack("3i", os.getpid(), os.getuid(), os.getgid())
+    sock.sendmsg([b"H"], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, creds)])
+
+
+def _close_other_fds(keep: set[int]) -> None:
+    for fd in map(int, os.listdir("/proc/self/fd")):
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _spawn(scratch: str, name: str, env: dict[str, str], tmp_bytes: int, chan: int, out: int, err: int) -> int:
+    """Fork the intermediate; it sandboxes itself, forks the worker, reports the worker's exit."""
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        _die_with_parent()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _close_other_fds({chan, out, err})
+        _enter_sandbox(scratch, name, tmp_bytes)
+        worker = os.fork()
+        if worker == 0:
+            _die_with_parent()
+            os.dup2(out, 1)
+            os.dup2(err, 2)
+            devnull = os.open("/dev/null", os.O_RDONLY)
+            os.dup2(devnull, 0)
+            for fd in (out, err, devnull):
+                os.close(fd)
+            _become_student()
+            os.environ.clear()
+            os.environ.update(env)
+            sock = socket.socket(fileno=chan)
+            _send_credentials(sock)
+            from autograder.execute.worker import serve
+
+            serve(sock.makefile("rb", buffering=0), sock.makefile("wb"))
+            os._exit(0)
+        os.close(out)
+        os.close(err)
+        _, status = os.waitpid(worker, 0)
+        from autograder.execute import wire
+
+        report = {"event": "exit", "signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status) else \
+            {"event": "exit", "code": os.WEXITSTATUS(status)}
+        try:
+            os.write(chan, wire.encode(report))
+        except OSError:
+            pass
+        os._exit(0)
+    except BaseException as exc:  # noqa: BLE001 - report set-up failures, never return into the zygote
+        try:
+            from autograder.execute import wire
+
+            import traceback
+
+            os.write(chan, wire.encode({"event": "exit", "code": 70, "error": traceback.format_exc()[-1500:]}))
+        finally:
+            os._exit(70)
+
+
+def _reap(*_: object) -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def serve_forever(control: socket.socket, scratch: str) -> None:
+    """Requests: one JSON line `{"name": folder}` with 3 fds (channel, stdout, stderr) attached."""
+    signal.signal(signal.SIGCHLD, _reap)
+    control.sendall(b"ready\n")
+    while True:
+        fds = array.array("i")
+        msg, ancdata, _, _ = control.recvmsg(4096, socket.CMSG_SPACE(3 * fds.itemsize))
+        if not msg:
+            return
+        for level, kind, data in ancdata:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
+        try:
+            req = json.loads(msg)
+            name = req["name"]
+            if len(fds) != 3 or "/" in name or name.startswith("."):
+                raise ValueError("bad request")
+            pid = _spawn(scratch, name, dict(req["env"]), int(req["tmp_bytes"]), *fds)
+            control.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+        except Exception as exc:  # noqa: BLE001
+            control.sendall(json.dumps({"error": repr(exc)}).encode() + b"\n")
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+
+def main() -> None:
+    control_fd, scratch = int(sys.argv[1]), sys.argv[2]
+    _die_with_parent()
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    # What students import, imported once here, shared copy-on-write by every worker.
+    import numpy  # noqa: F401
+    import torch
+    import torch.nn  # noqa: F401
+    import torch.nn.functional  # noqa: F401
+    import torch.optim  # noqa: F401
+    import torch.utils.data  # noqa: F401
+
+    for optional in ("pandas", "matplotlib.pyplot", "IPython.display"):
+        try:
+            __import__(optional)
+        except Exception:  # noqa: BLE001
+            pass
+    import autograder.execute.worker  # noqa: F401
+
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True, warn_only=True)  # imports torch._inductor once, here
+    serve_forever(socket.socket(fileno=control_fd), scratch)
+
+
+if __name__ == "__main__":
+    main()

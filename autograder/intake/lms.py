@@ -1,0 +1,357 @@
+"""Unpack what an LMS hands out into `Submission`s, each with the student's `Identity`.
+
+Recognised layouts (`detect` picks one; `unpack(..., fmt=...)` forces one):
+
+| format | what it looks like | submission time |
+|---|---|---|
+| `canvas` | "Download Submissions" zip (or its extracted folder): `lastnamefirstname_<userid>_<submissionid>_<file>`, `..._LATE_<userid>_...` when late; a resubmission renames the file `<file>-1.ipynb`, `-2`, ... | Canvas's late marker; the member's time |
+| `moodle` | "Download all submissions" zip: `Full Name_<participantid>_assignsubmission_file_/<file>` (folders) or `Full Name_<id>_assignsubmission_file_<file>` (flat) | the member's time |
+| `nbgrader` | a course root or its `submitted/`: `submitted/<student>/<assignment>/*.ipynb` + `timestamp.txt` | `timestamp.txt` |
+| `gradescope` | one submission dir (`/autograder/submission`), `../submission_metadata.json` beside it | `created_at` of the metadata |
+| `folder` | a folder of notebooks (`alice.ipynb`, or `alice/hw.ipynb`), one notebook, or a zip of them | file mtime |
+
+One notebook per student is kept: the newest (Canvas: highest resubmission number and
+submission id; elsewhere the newest time); the others are listed in `Batch.superseded`.
+Non-notebook files are listed in `Batch.ignored`.  Zip members are extracted by base name
+under a generated name (no path traversal), with the same size caps as `intake.submissions`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from autograder.intake.roster import Identity, Roster, RosterMatch, match_roster
+from autograder.intake.submissions import MAX_ZIP_MEMBER, MAX_ZIP_TOTAL, IntakeError, Submission, _digest, safe_id
+from autograder.score.late import LatePolicyError, parse_time
+
+__all__ = ["Identity", "Entry", "Batch", "detect", "unpack", "FORMATS"]
+
+FORMATS = ("canvas", "moodle", "nbgrader", "gradescope", "folder")
+
+CANVAS_RE = re.compile(r"^(?P<name>[^_]+(?:_[^_]+)*?)_(?:(?P<late>late)_)?(?P<uid>\d+)_(?P<subid>\d+)_(?P<orig>.+)$",
+                       re.IGNORECASE)
+RESUBMISSION_RE = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]+)$")
+MOODLE_RE = re.compile(r"^(?P<name>.+)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_?(?P<rest>.*)$")
+
+
+@dataclass(frozen=True)
+class Entry:
+    submission: Submission
+    identity: Identity
+
+
+@dataclass
+class Batch:
+    format: str
+    entries: list[Entry]
+    superseded: list[str] = field(default_factory=list)   # older attempts / extra notebooks not graded
+    ignored: list[str] = field(default_factory=list)      # files that are not notebooks, names not understood
+    roster: RosterMatch | None = None                     # when a roster was given
+
+    @property
+    def submissions(self) -> list[Submission]:
+        return [e.submission for e in self.entries]
+
+    @property
+    def identities(self) -> dict[str, Identity]:
+        return {e.submission.id: e.identity for e in self.entries}
+
+    def report(self) -> list[str]:
+        """Lines for the instructor: what was not graded and who is missing."""
+        lines = [f"{self.format}: {len(self.entries)} submissions"]
+        lines += [f"superseded (not graded): {s}" for s in self.superseded]
+        lines += [f"ignored: {s}" for s in self.ignored]
+        if self.roster:
+            lines += [f"not on the roster: {sid}" for sid in self.roster.unmatched]
+            lines += [f"no submission: {s.name or s.student_id} ({s.student_id})" for s in self.roster.missing]
+            lines += [f"two submissions for one student: {a} and {b}" for a, b in self.roster.duplicates]
+        return lines
+
+
+# ---------------------------------------------------------------------------------- files
+
+
+@dataclass
+class _File:
+    logical: str            # path as the LMS named it, '/'-separated
+    path: Path              # on disk
+    mtime: datetime
+
+
+def _mtime(p: Path) -> datetime:
+    return datetime.fromtimestamp(p.stat().st_mtime, tz=timezone.utc)
+
+
+def _files_in_zip(zpath: Path, scratch: Path) -> tuple[list[_File], list[str]]:
+    """Notebooks of a zip extracted under generated names; other members' names."""
+    try:
+        zf = zipfile.ZipFile(zpath)
+    except zipfile.BadZipFile:
+        raise IntakeError(f"{zpath} is not a readable zip file") from None
+    files: list[_File] = []
+    others: list[str] = []
+    total = 0
+    dest = scratch / (safe_id(zpath.name) or "zip")
+    dest.mkdir(parents=True, exist_ok=True)
+    with zf:
+        for info in zf.infolist():
+            logical = info.filename.replace("\\", "/").strip("/")
+            parts = [p for p in logical.split("/") if p not in ("", ".")]
+            if info.is_dir() or not parts or "__MACOSX" in parts or parts[-1].startswith("._"):
+                continue
+            if ".." in parts or not parts[-1].lower().endswith(".ipynb") or ".ipynb_checkpoints" in parts:
+                others.append(logical)
+                continue
+            total += info.file_size
+            if info.file_size > MAX_ZIP_MEMBER or total > MAX_ZIP_TOTAL:
+                raise IntakeError(f"{zpath}: {info.filename} is too large to extract")
+            target = dest / f"{len(files):04d}_{safe_id(parts[-1]) or 'notebook'}.ipynb"
+            with zf.open(info) as src, open(target, "wb") as dst:
+                left = MAX_ZIP_MEMBER + 1
+                while chunk := src.read(1 << 20):
+                    left -= len(chunk)
+                    if left < 0:
+                        raise IntakeError(f"{zpath}: {info.filename} is larger than it claims")
+                    dst.write(chunk)
+            try:
+                when = datetime(*info.date_time, tzinfo=timezone.utc)   # zip times carry no zone: read as UTC
+            except ValueError:
+                when = _mtime(target)
+            os.utime(target, (when.timestamp(), when.timestamp()))
+            files.append(_File("/".join(parts), target, when))
+    return files, others
+
+
+def _files_in_dir(folder: Path) -> tuple[list[_File], list[str]]:
+    files, others = [], []
+    for p in sorted(folder.rglob("*")):
+        if not p.is_file() or ".ipynb_checkpoints" in p.parts or "__MACOSX" in p.parts:
+            continue
+        rel = p.relative_to(folder).as_posix()
+        if p.suffix.lower() == ".ipynb":
+            files.append(_File(rel, p.resolve(), _mtime(p)))
+        elif p.name not in ("timestamp.txt", ".DS_Store"):
+            others.append(rel)
+    return files, others
+
+
+# ---------------------------------------------------------------------------------- detection
+
+
+def _nbgrader_root(path: Path) -> Path | None:
+    """The `submitted/` folder of an nbgrader course (given the course root or `submitted/` itself)."""
+    if not path.is_dir():
+        return None
+    for cand in (path / "submitted", path):
+        if cand.name == "submitted" and cand.is_dir():
+            return cand
+    return None
+
+
+def _names(path: Path) -> list[str]:
+    if path.is_dir():
+        return [p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file()]
+    if path.suffix.lower() == ".zip":
+        try:
+            with zipfile.ZipFile(path) as zf:
+                return [i.filename.replace("\\", "/") for i in zf.infolist() if not i.is_dir()]
+        except zipfile.BadZipFile:
+            raise IntakeError(f"{path} is not a readable zip file") from None
+    return [path.name]
+
+
+def detect(path: Path) -> str:
+    """Which LMS layout `path` is (one of FORMATS)."""
+    if not path.exists():
+        raise IntakeError(f"no such file or folder: {path}")
+    if _nbgrader_root(path):
+        return "nbgrader"
+    if path.is_dir() and (path.name == "submission" and (path.parent / "submission_metadata.json").is_file()):
+        return "gradescope"
+    names = [n for n in _names(path) if n.lower().endswith(".ipynb") and "__MACOSX" not in n]
+    if names:
+        first = [n.strip("/").split("/")[0] for n in names]
+        if sum(bool(MOODLE_RE.match(f)) for f in first) * 2 > len(names):
+            return "moodle"
+        if sum(bool(CANVAS_RE.match(n.split("/")[-1])) for n in names) * 2 > len(names):
+            return "canvas"
+    return "folder"
+
+
+# ---------------------------------------------------------------------------------- per format
+
+
+@dataclass
+class _Candidate:
+    key: str                # the student, as the LMS identifies them
+    file: _File
+    identity: Identity
+    rank: tuple             # larger is newer
+
+
+def _pick_newest(cands: list[_Candidate]) -> tuple[list[_Candidate], list[str]]:
+    best: dict[str, _Candidate] = {}
+    superseded = []
+    for c in cands:
+        old = best.get(c.key)
+        if old is None or c.rank > old.rank:
+            if old is not None:
+                superseded.append(old.file.logical)
+            best[c.key] = c
+        else:
+            superseded.append(c.file.logical)
+    return list(best.values()), superseded
+
+
+def _canvas(files: list[_File]) -> tuple[list[_Candidate], list[str]]:
+    cands, bad = [], []
+    for f in files:
+        base = f.logical.split("/")[-1]
+        m = CANVAS_RE.match(base)
+        if not m:
+            bad.append(f.logical)
+            continue
+        orig, attempt = m["orig"], 0
+        r = RESUBMISSION_RE.match(orig)
+        if r:
+            orig, attempt = r["stem"] + r["ext"], int(r["n"])
+        who = Identity(student_id=m["uid"], name=m["name"], lms_user_id=m["uid"], submitted_at=f.mtime,
+                       late=bool(m["late"]), time_source="mtime")
+        cands.append(_Candidate(m["uid"], f, who, (attempt, int(m["subid"]), f.mtime)))
+    return cands, bad
+
+
+def _moodle(files: list[_File]) -> tuple[list[_Candidate], list[str]]:
+    cands, bad = [], []
+    for f in files:
+        parts = f.logical.split("/")
+        m = MOODLE_RE.match(parts[0]) if len(parts) > 1 else None
+        if m is None or m["rest"]:
+            m = MOODLE_RE.match(parts[-1])
+        if not m:
+            bad.append(f.logical)
+            continue
+        who = Identity(student_id=m["pid"], name=m["name"], lms_user_id=m["pid"], submitted_at=f.mtime,
+                       time_source="mtime")
+        cands.append(_Candidate(m["pid"], f, who, (f.mtime,)))
+    return cands, bad
+
+
+def read_nbgrader_timestamp(path: Path) -> datetime | None:
+    """nbgrader writes e.g. `2026-10-01 23:59:00.123456 UTC`; None when absent or unreadable."""
+    try:
+        return parse_time(path.read_text(encoding="utf-8").strip())
+    except (OSError, LatePolicyError):
+        return None
+
+
+def _nbgrader(submitted: Path, assignment: str | None) -> tuple[list[_Candidate], list[str], list[str]]:
+    cands, ignored, superseded = [], [], []
+    assignments = sorted({p.name for p in submitted.glob("*/*") if p.is_dir()})
+    if assignment is None:
+        if len(assignments) > 1:
+            raise IntakeError(f"{submitted} holds several assignments ({', '.join(assignments)}): name one")
+        assignment = assignments[0] if assignments else ""
+    for student_dir in sorted(p for p in submitted.iterdir() if p.is_dir()):
+        folder = student_dir / assignment
+        if not folder.is_dir():
+            continue
+        notebooks = sorted(p for p in folder.glob("*.ipynb") if p.is_file())
+        if not notebooks:
+            ignored.append(f"{student_dir.name}/{assignment}: no notebook")
+            continue
+        stamp = read_nbgrader_timestamp(folder / "timestamp.txt")
+        chosen = max(notebooks, key=lambda p: p.stat().st_mtime) if len(notebooks) > 1 else notebooks[0]
+        superseded += [f"{student_dir.name}/{assignment}/{p.name}" for p in notebooks if p != chosen]
+        who = Identity(student_id=student_dir.name, login_id=student_dir.name, submitted_at=stamp or _mtime(chosen),
+                       time_source="timestamp.txt" if stamp else "mtime")
+        f = _File(f"{student_dir.name}/{assignment}/{chosen.name}", chosen.resolve(), _mtime(chosen))
+        cands.append(_Candidate(student_dir.name, f, who, (0,)))
+    return cands, ignored, superseded
+
+
+def _gradescope(folder: Path) -> tuple[list[_Candidate], list[str], list[str]]:
+    meta_path = folder.parent / "submission_metadata.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
+    users = meta.get("users") or [{}]
+    u = users[0]
+    files, others = _files_in_dir(folder)
+    if not files:
+        return [], others, []
+    chosen = max(files, key=lambda f: f.mtime)
+    try:
+        when, src = parse_time(meta["created_at"]), "lms"
+    except (KeyError, LatePolicyError):
+        when, src = chosen.mtime, "mtime"
+    sid = str(u.get("sid") or u.get("id") or u.get("email") or "submission")
+    who = Identity(student_id=sid, name=str(u.get("name", "")), email=str(u.get("email", "")),
+                   sis_id=str(u.get("sid", "") or ""), lms_user_id=str(u.get("id", "") or ""),
+                   submitted_at=when, time_source=src)
+    return [_Candidate(sid, chosen, who, (0,))], others, [f.logical for f in files if f is not chosen]
+
+
+def _folder(files: list[_File]) -> list[_Candidate]:
+    cands = []
+    for f in files:
+        parts = f.logical.split("/")
+        key = parts[0] if len(parts) > 1 else parts[0][: -len(".ipynb")]
+        who = Identity(student_id=safe_id(key) or key, submitted_at=f.mtime, time_source="mtime")
+        cands.append(_Candidate(key, f, who, (f.mtime,)))
+    return cands
+
+
+# ---------------------------------------------------------------------------------- entry point
+
+
+def unpack(path: Path, scratch: Path, *, fmt: str | None = None, roster: Roster | None = None,
+           assignment: str | None = None) -> Batch:
+    """All submissions in `path` (an LMS download, a folder, a notebook), one per student, with identities."""
+    path = Path(path)
+    fmt = fmt or detect(path)
+    if fmt not in FORMATS:
+        raise IntakeError(f"unknown submission format {fmt!r} (known: {', '.join(FORMATS)})")
+    superseded: list[str] = []
+    if fmt == "nbgrader":
+        root = _nbgrader_root(path)
+        if root is None:
+            raise IntakeError(f"{path} is not an nbgrader course (no submitted/ folder)")
+        cands, ignored, superseded = _nbgrader(root, assignment)
+    elif fmt == "gradescope":
+        cands, ignored, superseded = _gradescope(path)
+    else:
+        if path.is_dir():
+            files, ignored = _files_in_dir(path)
+        elif path.suffix.lower() == ".zip":
+            files, ignored = _files_in_zip(path, scratch)
+        elif path.suffix.lower() == ".ipynb":
+            files, ignored = [_File(path.name, path.resolve(), _mtime(path))], []
+        else:
+            raise IntakeError(f"{path} is not a notebook, a folder or a zip")
+        if fmt == "canvas":
+            cands, bad = _canvas(files)
+        elif fmt == "moodle":
+            cands, bad = _moodle(files)
+        else:
+            cands, bad = _folder(files), []
+        ignored += [f"{b} (name not in the {fmt} format)" for b in bad]
+    cands, older = _pick_newest(cands)
+    superseded += older
+    entries: list[Entry] = []
+    seen: set[str] = set()
+    for c in sorted(cands, key=lambda c: c.file.logical):
+        base = c.key if fmt not in ("canvas", "moodle") else f"{c.identity.name}_{c.key}"
+        sid = safe_id(base)
+        if not sid or sid in seen:
+            sid = f"{sid or 'submission'}-{_digest(c.file.path)[:8]}"
+        seen.add(sid)
+        entries.append(Entry(Submission(sid, c.file.path, c.file.logical), c.identity))
+    batch = Batch(fmt, entries, superseded, ignored)
+    if roster is not None:
+        batch.roster = match_roster(batch.identities, roster)
+        batch.entries = [Entry(e.submission, batch.roster.matched[e.submission.id]) for e in entries]
+    return batch

@@ -1,0 +1,187 @@
+"""Who submitted: student identities, the class roster, and matching one to the other.
+
+A roster is a CSV the instructor already has.  Headers are matched case-insensitively
+against common spellings, so a Canvas gradebook export (`Student`, `ID`, `SIS User ID`,
+`SIS Login ID`, `Section`), a Moodle participants export (`First name`, `Last name`,
+`Email address`, `ID number`) or a hand-written `student_id,name,email,section` all work.
+
+Matching a submission to a roster row tries, in order: the LMS user id (Canvas `ID`,
+Moodle participant id), the student id, the SIS id, the login, the email, then the name
+normalised (case, accents, punctuation and word order ignored, so Canvas's
+`lastnamefirstname` finds "Firstname Lastname").  Unmatched submissions and students
+without a submission are reported, never dropped.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A student as the LMS and the roster know them."""
+
+    student_id: str                  # the kit's key for the student (LMS user id, nbgrader id, ...)
+    name: str = ""
+    email: str = ""
+    sis_id: str = ""                 # SIS User ID
+    login_id: str = ""               # SIS Login ID / username
+    section: str = ""
+    lms_user_id: str = ""            # Canvas user id, Moodle participant id, Gradescope user id
+    submitted_at: datetime | None = None
+    late: bool | None = None         # the LMS's own late flag, when it gives one
+    time_source: str = ""            # where submitted_at came from: lms | timestamp.txt | mtime | ""
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["submitted_at"] = self.submitted_at.isoformat() if self.submitted_at else None
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Identity":
+        d = dict(d)
+        if d.get("submitted_at"):
+            d["submitted_at"] = datetime.fromisoformat(d["submitted_at"])
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "student_id": ("student_id", "student id", "studentid", "id", "user_id", "userid", "canvas_id", "canvas user id",
+                   "identifier", "participant"),
+    "name": ("name", "student", "full name", "fullname", "student name", "display name"),
+    "first": ("first name", "firstname", "given name"),
+    "last": ("last name", "lastname", "surname", "family name"),
+    "email": ("email", "email address", "e-mail", "mail"),
+    "sis_id": ("sis_id", "sis user id", "sis id", "id number", "idnumber", "student number"),
+    "login_id": ("login_id", "sis login id", "login", "username", "user name", "netid"),
+    "section": ("section", "sections", "group", "groups"),
+}
+
+
+def _norm_header(h: str) -> str:
+    return re.sub(r"\s+", " ", h.replace("\ufeff", "").strip().lower())
+
+
+def norm_name(name: str) -> str:
+    """Letters only, lower case, accents dropped, sorted: 'Smith, John' == 'John Smith' == 'smithjohn'."""
+    ascii_ = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    return "".join(sorted(re.sub(r"[^a-z]", "", ascii_)))
+
+
+@dataclass
+class Roster:
+    students: list[Identity]
+
+    @classmethod
+    def read_csv(cls, path: Path) -> "Roster":
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = list(csv.reader(f))
+        if not rows:
+            return cls([])
+        header = [_norm_header(h) for h in rows[0]]
+        col: dict[str, int] = {}
+        for key, names in ALIASES.items():
+            for n in names:
+                if n in header:
+                    col[key] = header.index(n)
+                    break
+        students = []
+        for row in rows[1:]:
+            if not any(c.strip() for c in row) or (row and "points possible" in row[0].lower()):
+                continue  # Canvas export's "Points Possible" row, blank lines
+
+            def get(key: str) -> str:
+                i = col.get(key)
+                return row[i].strip() if i is not None and i < len(row) else ""
+
+            name = get("name") or " ".join(p for p in (get("first"), get("last")) if p)
+            sid = get("student_id")
+            if sid.lower().startswith("participant "):   # Moodle grading worksheet "Participant 123"
+                sid = sid.split()[-1]
+            sid = sid or get("sis_id") or get("login_id") or get("email") or name
+            if not sid:
+                continue
+            students.append(Identity(student_id=sid, name=name, email=get("email"), sis_id=get("sis_id"),
+                                     login_id=get("login_id"), section=get("section"),
+                                     lms_user_id=get("student_id")))
+        return cls(students)
+
+    def match(self, who: Identity) -> Identity | None:
+        """The roster row for a submission's identity, or None."""
+        keys = [("lms_user_id", who.lms_user_id), ("student_id", who.student_id), ("sis_id", who.sis_id),
+                ("login_id", who.login_id), ("email", who.email)]
+        for _attr, value in keys:
+            if not value:
+                continue
+            v = value.strip().lower()
+            for s in self.students:
+                if v in {x.strip().lower() for x in (s.lms_user_id, s.student_id, s.sis_id, s.login_id, s.email) if x}:
+                    return s
+        if who.name:
+            n = norm_name(who.name)
+            hits = [s for s in self.students if s.name and norm_name(s.name) == n]
+            if len(hits) == 1:
+                return hits[0]
+        return None
+
+
+def merge(found: Identity, row: Identity) -> Identity:
+    """The roster's names and ids with the LMS's submission time and late flag."""
+    return replace(row, lms_user_id=found.lms_user_id or row.lms_user_id, submitted_at=found.submitted_at,
+                   late=found.late, time_source=found.time_source,
+                   email=row.email or found.email, name=row.name or found.name)
+
+
+@dataclass
+class RosterMatch:
+    matched: dict[str, Identity] = field(default_factory=dict)     # submission id -> identity (merged)
+    unmatched: list[str] = field(default_factory=list)              # submission ids with no roster row
+    missing: list[Identity] = field(default_factory=list)           # roster students with no submission
+    duplicates: list[tuple[str, str]] = field(default_factory=list)  # (submission id, earlier id) for one student
+
+
+def match_roster(identities: dict[str, Identity], roster: Roster | None) -> RosterMatch:
+    """Map submission ids to roster identities; report what does not match either way."""
+    out = RosterMatch()
+    if roster is None:
+        out.matched = dict(identities)
+        return out
+    seen: dict[int, str] = {}
+    for sid, who in identities.items():
+        row = roster.match(who)
+        if row is None:
+            out.unmatched.append(sid)
+            out.matched[sid] = who
+            continue
+        key = id(row)
+        if key in seen:
+            out.duplicates.append((sid, seen[key]))
+        seen[key] = sid
+        out.matched[sid] = merge(who, row)
+    out.missing = [s for s in roster.students if id(s) not in seen]
+    return out
+
+
+def write_identities(path: Path, identities: dict[str, Identity]) -> None:
+    """identities.json next to the results: what exports and passback read to know who is who."""
+    from autograder.report.files import write_json
+
+    write_json(path, {sid: who.to_json() for sid, who in identities.items()})
+
+
+def read_identities(path: Path) -> dict[str, Identity]:
+    if not path.is_file():
+        return {}
+    return {sid: Identity.from_json(d) for sid, d in json.loads(path.read_text(encoding="utf-8")).items()}
+
+
+def identities_for(ids: Iterable[str], known: dict[str, Identity]) -> dict[str, Identity]:
+    """Known identities, falling back to the submission id as the student id."""
+    return {sid: known.get(sid) or Identity(student_id=sid) for sid in ids}

@@ -1,0 +1,228 @@
+"""CLI subcommands for LMS exports, passback, feedback, reports and interop; wired by `autograder.cli`:
+
+    handlers = commands.register(sub)          # sub = parser.add_subparsers(...)
+    ...
+    return handlers[args.command](args, kit)
+
+Everything reads the graded results from `OUT/gradebook.sqlite`, the identities written at
+intake (`OUT/ASSIGNMENT/identities.json`, optional) and an optional roster CSV, and applies
+the manifest's `[deadline]` policy to the final score.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Callable
+
+Handler = Callable[[argparse.Namespace, Path], int]
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("assignment")
+    p.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: results/)")
+    p.add_argument("--roster", type=Path, help="roster CSV (names, emails, SIS ids, sections)")
+
+
+def _rows(args: argparse.Namespace, kit: Path):
+    from autograder.assignment import load_assignment
+    from autograder.intake.roster import Roster, match_roster, read_identities
+    from autograder.report.exports import grade_rows
+    from autograder.report.gradebook import Gradebook
+    from autograder.score.late import load_policy
+
+    a = load_assignment(args.assignment, kit)
+    out = args.out.resolve()
+    gb = Gradebook(out / "gradebook.sqlite")
+    try:
+        results = gb.all(a.id)
+    finally:
+        gb.close()
+    identities = read_identities(out / a.id / "identities.json")
+    from autograder.intake.roster import identities_for
+
+    identities = identities_for([r.submission_id for r in results], identities)
+    roster = Roster.read_csv(args.roster) if getattr(args, "roster", None) else None
+    match = match_roster(identities, roster)
+    for sid in match.unmatched:
+        print(f"warning: submission {sid} is not on the roster", file=sys.stderr)
+    policy = load_policy(a.root / "manifest.toml")
+    rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
+    return a, out, results, match, rows
+
+
+def cmd_export(args: argparse.Namespace, kit: Path) -> int:
+    from autograder.report.canvas_csv import write_canvas_csv
+    from autograder.report.exports import write_generic_csv, write_generic_json
+    from autograder.report.moodle_csv import write_moodle_csv
+
+    a, out, _, _, rows = _rows(args, kit)
+    fmt = args.format
+    dest = args.to or out / a.id / {"canvas": "canvas.csv", "moodle": "moodle.csv", "csv": "grades_export.csv",
+                                    "json": "grades_export.json"}[fmt]
+    skipped: list[str] = []
+    if fmt == "canvas":
+        skipped = write_canvas_csv(dest, rows, assignment_name=args.assignment_name or a.title,
+                                   assignment_id=args.assignment_id, points_possible=args.points,
+                                   missing=args.missing).skipped
+    elif fmt == "moodle":
+        skipped = write_moodle_csv(dest, rows, item_name=args.assignment_name or a.title,
+                                   identity=args.moodle_identity, grade_max=args.points).skipped
+    elif fmt == "csv":
+        write_generic_csv(dest, rows)
+    else:
+        write_generic_json(dest, rows, a.id)
+    for s in skipped:
+        print(f"not exported: {s}", file=sys.stderr)
+    print(f"wrote {dest} ({len(rows) - len(skipped)} students)")
+    return 0
+
+
+def cmd_passback(args: argparse.Namespace, kit: Path) -> int:
+    _, _, _, _, rows = _rows(args, kit)
+    if args.lti_lineitem:
+        from autograder.lms.lti import LtiTool, publish_scores
+
+        if not (args.lti_token_url and args.lti_client_id and args.lti_key):
+            print("error: --lti-lineitem needs --lti-token-url, --lti-client-id and --lti-key", file=sys.stderr)
+            return 2
+        tool = LtiTool(args.lti_client_id, args.lti_token_url, args.lti_key.read_bytes(), kid=args.lti_kid or "")
+        rep = publish_scores(tool, args.lti_lineitem, rows, dry_run=args.dry_run)
+        for p in rep.planned if args.dry_run else []:
+            print(f"would send: {p}")
+        for u in rep.sent:
+            print(f"sent: {u}")
+        for u, e in rep.failed:
+            print(f"FAILED: {u}: {e}", file=sys.stderr)
+        for s in rep.skipped:
+            print(f"skipped: {s}")
+        return 1 if rep.failed else 0
+    from autograder.lms.canvas_api import passback
+
+    if not (args.canvas_url and args.course and args.canvas_assignment):
+        print("error: Canvas passback needs --canvas-url, --course and --canvas-assignment "
+              "(or --lti-lineitem for LTI)", file=sys.stderr)
+        return 2
+    token = os.environ.get(args.token_env, "")
+    if not token and not args.dry_run:
+        print(f"error: set the Canvas API token in ${args.token_env}", file=sys.stderr)
+        return 2
+    rep = passback(rows, base_url=args.canvas_url, token=token, course_id=args.course,
+                   assignment_id=args.canvas_assignment, dry_run=args.dry_run, comments=not args.no_comments)
+    for line in rep.lines():
+        print(line)
+    return 1 if rep.failed else 0
+
+
+def cmd_feedback(args: argparse.Namespace, kit: Path) -> int:
+    from autograder.report.feedback import write_feedback
+
+    a, out, _, _, rows = _rows(args, kit)
+    dest = args.to or out / a.id / "feedback"
+    n = 0
+    for row in rows:
+        if row.result is not None:
+            write_feedback(dest, row.result, row.identity, row.late, title=a.title)
+            n += 1
+    print(f"wrote {n} feedback pages (HTML + Markdown) to {dest}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, kit: Path) -> int:
+    from autograder.report.instructor_report import write_report
+
+    a, out, results, match, _ = _rows(args, kit)
+    dest = args.to or out / a.id / "report.html"
+    write_report(dest, results, title=a.title, identities=match.matched, missing=match.missing)
+    print(f"wrote {dest}")
+    return 0
+
+
+def cmd_gradescope(args: argparse.Namespace, kit: Path) -> int:
+    from autograder.interop.gradescope import build_autograder_zip
+
+    secret = args.secret_file.read_bytes().strip() if args.secret_file else None
+    dest = build_autograder_zip(kit, args.assignment, args.to, secret=secret)
+    print(f"wrote {dest}: upload it as the Gradescope assignment's autograder (Ubuntu base image)")
+    return 0
+
+
+def cmd_nbgrader(args: argparse.Namespace, kit: Path) -> int:
+    from autograder.interop import nbgrader as nbg
+
+    if args.action == "source":
+        dest = nbg.write_source_notebook(kit, args.assignment, args.course)
+        print(f"wrote {dest}")
+        return 0
+    from autograder.execute.sandbox import choose_isolation
+    from autograder.judge.session import GradeOptions
+
+    options = GradeOptions(device="cpu", isolation=choose_isolation(args.allow_weak_isolation))
+    done = nbg.grade_course(kit, args.assignment, args.course, out=args.out.resolve(), options=options,
+                            nb_assignment=args.nb_assignment)
+    for student, score in done.items():
+        print(f"{student}\t{score:g}")
+    return 0
+
+
+def cmd_otter(args: argparse.Namespace, kit: Path) -> int:
+    from autograder.interop.otter import write_otter_master
+
+    dest = write_otter_master(kit, args.assignment, args.to)
+    print(f"wrote {dest} (run `otter assign {dest.name} dist` in its folder)")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
+    e = subparsers.add_parser("export", help="grades in an LMS import format (Canvas, Moodle, CSV, JSON)")
+    _common(e)
+    e.add_argument("--format", choices=("canvas", "moodle", "csv", "json"), required=True)
+    e.add_argument("--to", type=Path, help="file to write (default: OUT/ASSIGNMENT/<format file>)")
+    e.add_argument("--assignment-name", help="LMS column / grade item name (default: the assignment title)")
+    e.add_argument("--assignment-id", help="Canvas assignment id (omit to create a new Canvas assignment)")
+    e.add_argument("--points", type=float, help="LMS points possible (scores are scaled to it)")
+    e.add_argument("--missing", choices=("blank", "zero"), default="blank", help="Canvas: students without a submission")
+    e.add_argument("--moodle-identity", choices=("email", "sis_id", "login_id"), default="email")
+
+    p = subparsers.add_parser("passback", help="send scores and comments to Canvas (REST API) or an LTI 1.3 platform")
+    _common(p)
+    p.add_argument("--dry-run", action="store_true", help="show what would be sent; send nothing")
+    p.add_argument("--canvas-url")
+    p.add_argument("--course")
+    p.add_argument("--canvas-assignment")
+    p.add_argument("--token-env", default="CANVAS_API_TOKEN", help="environment variable with the API token")
+    p.add_argument("--no-comments", action="store_true")
+    p.add_argument("--lti-lineitem")
+    p.add_argument("--lti-token-url")
+    p.add_argument("--lti-client-id")
+    p.add_argument("--lti-key", type=Path, help="the tool's RSA private key (PEM)")
+    p.add_argument("--lti-kid")
+
+    f = subparsers.add_parser("feedback", help="per-student feedback pages (HTML + Markdown)")
+    _common(f)
+    f.add_argument("--to", type=Path, help="folder (default: OUT/ASSIGNMENT/feedback)")
+
+    r = subparsers.add_parser("report", help="instructor report (one self-contained HTML file)")
+    _common(r)
+    r.add_argument("--to", type=Path, help="file (default: OUT/ASSIGNMENT/report.html)")
+
+    g = subparsers.add_parser("gradescope", help="build a Gradescope autograder.zip")
+    g.add_argument("assignment")
+    g.add_argument("--to", type=Path, default=Path("autograder.zip"))
+    g.add_argument("--secret-file", type=Path, help="course secret to bake into the zip (seeds)")
+
+    n = subparsers.add_parser("nbgrader", help="nbgrader interop: write a source notebook, or grade a course")
+    n.add_argument("action", choices=("source", "grade"))
+    n.add_argument("assignment")
+    n.add_argument("--course", type=Path, required=True, help="the nbgrader course root")
+    n.add_argument("--nb-assignment", help="nbgrader's assignment name (default: the same)")
+    n.add_argument("--out", type=Path, default=Path("results"))
+    n.add_argument("--allow-weak-isolation", action="store_true")
+
+    o = subparsers.add_parser("otter", help="export an otter-assign master notebook")
+    o.add_argument("assignment")
+    o.add_argument("--to", type=Path, default=Path("otter"), help="folder to write it in")
+
+    return {"export": cmd_export, "passback": cmd_passback, "feedback": cmd_feedback, "report": cmd_report,
+            "gradescope": cmd_gradescope, "nbgrader": cmd_nbgrader, "otter": cmd_otter}

@@ -1,0 +1,187 @@
+"""Final grades for export: one row per student (score after the late policy, identity, per-test results),
+and the generic CSV / JSON forms.  Canvas and Moodle formats live in `canvas_csv.py` and `moodle_csv.py`.
+
+A grade is left *blank* (never 0) when the grader itself failed on a submission (status
+`crashed` with no tests run): nbgrader's "a failed run shows as 0.0" is exactly what an
+export must not do.  Roster students with no submission are rows with `status = "missing"`
+and a blank score (or 0 with `missing="zero"`).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from autograder.intake.roster import Identity
+from autograder.report.files import write_atomic
+from autograder.score.late import LatePolicy, LateResult, apply_late_policy
+from autograder.score.results import SubmissionResult
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(text: str) -> str:
+    """Text a spreadsheet will not run as a formula (CSV injection): prefix `'` where needed."""
+    if text and text.startswith(FORMULA_PREFIXES) and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+@dataclass
+class GradeRow:
+    identity: Identity
+    submission_id: str                 # "" for a student with no submission
+    result: SubmissionResult | None
+    late: LateResult | None
+    status: str                        # the submission status, or "missing"
+
+    @property
+    def gradable(self) -> bool:
+        """False when there is no trustworthy score to send (grader failure, no submission)."""
+        if self.result is None:
+            return False
+        return not (self.result.status == "crashed" and not self.result.tests)
+
+    @property
+    def raw_score(self) -> float | None:
+        return self.result.score if self.gradable and self.result else None
+
+    @property
+    def score(self) -> float | None:
+        if not self.gradable:
+            return None
+        return self.late.score if self.late else self.result.score  # type: ignore[union-attr]
+
+    @property
+    def max_score(self) -> float | None:
+        return self.result.max_score if self.result and self.result.tests else None
+
+    def comment(self) -> str:
+        """A one-paragraph summary for an LMS feedback field (student-safe)."""
+        if self.result is None:
+            return "No submission was received."
+        if not self.gradable:
+            return "Your submission could not be graded because of a grader problem; your instructor has been told."
+        r = self.result
+        bits = [f"Score: {self.score:g}/{r.max_score:g}."]
+        if r.message:
+            bits.append(r.message[:300])
+        if self.late and self.late.explanation:
+            bits.append("Late: " + self.late.explanation + ".")
+        failed = [t for t in r.tests if t.outcome not in ("passed", "skipped")]
+        if failed:
+            bits.append("Not passed: " + "; ".join(f"{t.name} ({t.outcome})" for t in failed[:10])
+                        + ("; ..." if len(failed) > 10 else "") + ".")
+        return " ".join(bits)
+
+
+def grade_rows(
+    results: Iterable[SubmissionResult],
+    identities: dict[str, Identity] | None = None,
+    *,
+    policy: LatePolicy | None = None,
+    roster: list[Identity] | None = None,
+) -> list[GradeRow]:
+    """Rows for every graded submission, plus roster students without one (status "missing")."""
+    identities = identities or {}
+    rows: list[GradeRow] = []
+    covered: set[str] = set()
+    for r in results:
+        if r.submission_id.startswith("__"):
+            continue  # the reference run
+        who = identities.get(r.submission_id) or Identity(student_id=r.submission_id)
+        late = apply_late_policy(r.score, r.max_score, who.submitted_at, policy, student_id=who.student_id,
+                                 late_flag=who.late) if policy or who.late else None
+        rows.append(GradeRow(who, r.submission_id, r, late, r.status))
+        covered.add(who.student_id)
+        covered.update(x for x in (who.lms_user_id, who.sis_id, who.email) if x)
+    for s in roster or []:
+        if s.student_id not in covered and not ({s.lms_user_id, s.sis_id, s.email} - {""}) & covered:
+            rows.append(GradeRow(s, "", None, None, "missing"))
+    return rows
+
+
+def _fmt(x: float | None) -> str:
+    return "" if x is None else f"{x:g}"
+
+
+def per_test_columns(rows: list[GradeRow]) -> list[tuple[str, str]]:
+    """(test id, display name) in first-seen order."""
+    cols: dict[str, str] = {}
+    for row in rows:
+        for t in row.result.tests if row.result else []:
+            cols.setdefault(t.id, t.name)
+    return list(cols.items())
+
+
+def generic_table(rows: list[GradeRow]) -> tuple[list[str], list[list[str]]]:
+    tests = per_test_columns(rows)
+    header = ["student_id", "name", "email", "sis_id", "section", "submission_id", "status", "raw_score",
+              "late_penalty", "score", "max_score", "submitted_at", "late", "late_explanation"]
+    for tid, _ in tests:
+        header += [f"{tid} score", f"{tid} outcome"]
+    header.append("message")
+    body = []
+    for row in rows:
+        who, r = row.identity, row.result
+        by_id = {t.id: t for t in r.tests} if r else {}
+        line = [who.student_id, who.name, who.email, who.sis_id, who.section, row.submission_id, row.status,
+                _fmt(row.raw_score), _fmt(row.late.penalty if row.late and row.gradable else None), _fmt(row.score),
+                _fmt(row.max_score), who.submitted_at.isoformat() if who.submitted_at else "",
+                "" if row.late is None and who.late is None else str(bool((row.late and row.late.late) or who.late)).lower(),
+                row.late.explanation if row.late else ""]
+        for tid, _ in tests:
+            t = by_id.get(tid)
+            line += ["" if t is None or t.outcome == "skipped" else f"{t.score:g}", t.outcome if t else ""]
+        line.append(r.message if r else "no submission")
+        body.append([safe_cell(c) for c in line])
+    return header, body
+
+
+def write_csv(path: Path, header: list[str], body: list[list[str]], *, bom: bool = False) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+    w.writerow(header)
+    w.writerows(body)
+    write_atomic(path, ("\ufeff" if bom else "") + buf.getvalue())
+
+
+def write_generic_csv(path: Path, rows: list[GradeRow]) -> None:
+    header, body = generic_table(rows)
+    write_csv(path, header, body)
+
+
+def generic_json(rows: list[GradeRow], assignment: str) -> dict[str, Any]:
+    students = []
+    for row in rows:
+        r = row.result
+        students.append({
+            "identity": row.identity.to_json(),
+            "submission_id": row.submission_id or None,
+            "status": row.status,
+            "raw_score": row.raw_score,
+            "score": row.score,
+            "max_score": row.max_score,
+            "late": None if row.late is None else {
+                "late": row.late.late, "penalty": row.late.penalty,
+                "late_by_seconds": row.late.late_by.total_seconds(), "explanation": row.late.explanation},
+            "message": r.message if r else "",
+            "tests": [{"id": t.id, "name": t.name, "exercise": t.exercise, "kind": t.kind, "outcome": t.outcome,
+                       "score": t.score, "max_score": t.max_score} for t in (r.tests if r else [])],
+        })
+    return {"assignment": assignment, "students": students}
+
+
+def write_generic_json(path: Path, rows: list[GradeRow], assignment: str) -> None:
+    write_atomic(path, json.dumps(generic_json(rows, assignment), indent=2, ensure_ascii=False, allow_nan=False) + "\n")

@@ -1,0 +1,48 @@
+"""Moodle grade import CSV (Grades > Import > CSV file).
+
+A header row, one identity column that the import maps to a user field (`Email address`
+by default; `ID number` or `Username` also work), a `Full name` column for people to read
+(the import ignores unmapped columns), one grade column named after the grade item, and a
+feedback column mapped at import to "Feedback for <item>".  UTF-8, comma separated.
+Ungradable submissions and students with no submission are left out of the file (Moodle
+would otherwise overwrite a grade); `skipped` lists them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.report.exports import GradeRow, safe_cell, write_csv
+
+IDENTITY_FIELDS = {"email": "Email address", "sis_id": "ID number", "login_id": "Username"}
+
+
+@dataclass
+class MoodleExport:
+    header: list[str]
+    rows: list[list[str]]
+    skipped: list[str] = field(default_factory=list)
+
+
+def moodle_table(rows: list[GradeRow], *, item_name: str, identity: str = "email",
+                 grade_max: float | None = None) -> MoodleExport:
+    if identity not in IDENTITY_FIELDS:
+        raise ValueError(f"identity must be one of {', '.join(IDENTITY_FIELDS)}")
+    header = [IDENTITY_FIELDS[identity], "Full name", item_name, f"Feedback for {item_name}"]
+    body, skipped = [], []
+    for row in rows:
+        key = getattr(row.identity, identity)
+        score = row.score
+        if not key or score is None:
+            skipped.append(row.submission_id or row.identity.student_id)
+            continue
+        if grade_max is not None and row.max_score and grade_max != row.max_score:
+            score = round(score * grade_max / row.max_score, 4)
+        body.append([safe_cell(key), safe_cell(row.identity.name), f"{score:g}", safe_cell(row.comment())])
+    return MoodleExport(header, body, skipped)
+
+
+def write_moodle_csv(path: Path, rows: list[GradeRow], **kw) -> MoodleExport:
+    export = moodle_table(rows, **kw)
+    write_csv(path, export.header, export.rows)
+    return export
