@@ -1,6 +1,7 @@
 """The notebook namespace as probes see it, and how student exceptions are described."""
 from __future__ import annotations
 
+import linecache
 import re
 import traceback
 from typing import Any
@@ -24,6 +25,13 @@ class StudentNamespace(dict):
 
     def __missing__(self, key: str) -> Any:
         raise MissingAnswer(key)
+
+
+def cell_filename(index: int, source: str) -> str:
+    """The filename cell code is compiled under; its source is registered so tracebacks show lines."""
+    name = f"<cell {index}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    return name
 
 
 def describe_exception(exc: BaseException) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402  (imported before student code on purpose)
 import torch  # noqa: E402
 
 from autograder.execute import wire  # noqa: E402
-from autograder.execute.namespace import StudentNamespace, describe_exception  # noqa: E402
+from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
 
 # ---------------------------------------------------------------- process set-up
 
@@ -170,7 +170,7 @@ def serve(inp: Any, out: Any) -> None:
         del notes[:]
         error = None
         try:
-            exec(compile(cell["source"], f"<cell {index}>", "exec"), ns)
+            exec(compile(cell["source"], cell_filename(index, cell["source"]), "exec"), ns)
         except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt included
             error = describe_exception(exc)
         wire.write_message(out, {"event": "cell_end", "index": index, "error": error, "notes": list(notes)})

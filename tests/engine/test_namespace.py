@@ -2,7 +2,7 @@ import builtins
 
 import pytest
 
-from autograder.execute.namespace import MissingAnswer, StudentNamespace, describe_exception
+from autograder.execute.namespace import MissingAnswer, StudentNamespace, cell_filename, describe_exception
 
 
 def test_builtins_and_name_errors_work_in_student_namespace():
@@ -22,7 +22,8 @@ def test_missing_answer_message():
 
 def test_describe_exception_keeps_cell_frames():
     try:
-        exec(compile("def f():\n    return 1 / 0\nf()", "<cell 7>", "exec"), {})
+        src = "def f():\n    return 1 / 0\nf()"
+        exec(compile(src, cell_filename(7, src), "exec"), {})
     except ZeroDivisionError as exc:
         d = describe_exception(exc)
     assert d["type"] == "ZeroDivisionError" and d["frames"][-1] == {"cell": 7, "line": 2, "code": "return 1 / 0"}
