@@ -27,6 +27,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel")
     g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     g.add_argument("--force", action="store_true", help="regrade even if a valid grade is stored")
+    g.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="local processes (--jobs) or a Dask cluster (--scheduler)")
+    g.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (with --executor dask)")
     g.add_argument("--allow-weak-isolation", action="store_true",
                    help="grade even without bubblewrap (rlimits only: student code is NOT sandboxed)")
 
@@ -90,6 +93,8 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     assignment = load_assignment(args.assignment, kit)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if (args.executor == "dask") != bool(args.scheduler):
+        raise UsageError("--executor dask and --scheduler ADDRESS go together")
     if args.device == "cuda" and not torch.cuda.is_available():
         raise UsageError("--device cuda was asked for, but CUDA is not available here")
     out = args.out.resolve()
@@ -105,7 +110,7 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
                 print("\t".join(fields), file=sys.stderr, flush=True)
 
         run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=_options(args),
-                          force=args.force, on_result=progress)
+                          force=args.force, on_result=progress, scheduler=args.scheduler)
     ref = run.reference
     if ref is not None and (ref.score < ref.max_score or ref.problems):
         print(f"WARNING: the master notebook scores {ref.score:g}/{ref.max_score:g} against its own tests"

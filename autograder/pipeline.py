@@ -57,7 +57,12 @@ def grade_class(
     options: GradeOptions | None = None,
     force: bool = False,
     on_result: Callable[[SubmissionResult, bool], None] | None = None,
+    scheduler: str | None = None,
 ) -> ClassRun:
+    """Grade `submissions`; with `scheduler` (a Dask address) each submission is a task on that cluster.
+
+    Whatever executes the judging, only this process writes results and the gradebook.
+    """
     options = options or GradeOptions()
     options.cache_dir = options.cache_dir or out / ".cache" / "reference"
     gradebook = Gradebook(out / "gradebook.sqlite")
@@ -89,7 +94,9 @@ def grade_class(
             if on_result:
                 on_result(r, False)
 
-        if jobs <= 1:
+        if scheduler:
+            _run_on_dask(scheduler, assignment, todo, options, finish)
+        elif jobs <= 1:
             for sub in todo:
                 finish(_judge(str(assignment.kit), assignment.id, sub, options))
         else:
@@ -109,6 +116,35 @@ def grade_class(
         return ClassRun([results[s.id] for s in submissions], reference, reused)
     finally:
         gradebook.close()
+
+
+def _run_on_dask(address: str, assignment: Assignment, todo: list[Submission], options: GradeOptions,
+                 finish: Callable[[dict], None]) -> None:
+    """One task per submission on a dask.distributed cluster; records come back to this process.
+
+    Workers need the kit at the same path (a shared filesystem, as on a Slurm cluster) and the
+    notebook is sent with the task, so workers need no access to the submissions folder.
+    """
+    from dask.distributed import Client, as_completed
+
+    with Client(address) as client:
+        futures = {client.submit(_judge_bytes, str(assignment.kit), assignment.id, sub.id, sub.source,
+                                 sub.path.read_bytes(), options, pure=False): sub for sub in todo}
+        for fut in as_completed(futures):
+            sub = futures[fut]
+            try:
+                finish(fut.result())
+            except Exception:  # noqa: BLE001 - a lost worker costs one submission, not the batch
+                finish(_grader_error(assignment, sub, options, traceback.format_exc()).to_record())
+
+
+def _judge_bytes(kit: str, assignment_id: str, sid: str, source: str, notebook: bytes, options: GradeOptions) -> dict:
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="ag-task-") as tmp:
+        path = Path(tmp) / "submission.ipynb"
+        path.write_bytes(notebook)
+        return _judge(kit, assignment_id, Submission(sid, path, source), options)
 
 
 def _sha(path: Path) -> str:

@@ -119,6 +119,20 @@ class _Cgroups:
             pass
         return made
 
+    @classmethod
+    def prune(cls, older_than: float = 600.0) -> None:
+        """Remove empty groups left by a grader that was killed (a live group is never empty)."""
+        roots = {"v1": [_CGROUP_ROOT / "pids" / "autograder", _CGROUP_ROOT / "memory" / "autograder"],
+                 "v2": [_CGROUP_ROOT / "autograder"]}.get(cls.layout() or "", [])
+        now = time.time()
+        for root in roots:
+            for g in root.glob("*") if root.is_dir() else []:
+                try:
+                    if g.is_dir() and now - g.stat().st_mtime > older_than:
+                        g.rmdir()
+                except OSError:
+                    pass
+
     @staticmethod
     def join(groups: list[Path], pid: int) -> None:
         for g in groups:
@@ -154,6 +168,7 @@ class Bubblewrap(Isolation):
         if not self.available():
             raise SandboxUnavailable("bubblewrap (bwrap) is not installed or cannot create namespaces here")
         self.gpu = gpu
+        _Cgroups.prune()
 
     @staticmethod
     @functools.cache
@@ -297,11 +312,10 @@ class WarmBubblewrap(Bubblewrap):
         self._lock = threading.Lock()
         self._cold = False  # set when the zygote cannot start here: fall back to cold sandboxes
 
-    def __getstate__(self) -> dict:  # judge processes start their own zygotes
-        return {"gpu": self.gpu}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__init__(**state)
+    def __reduce__(self) -> tuple:
+        # Sent to a judge process (pool or Dask task): resolve to that process's own instance,
+        # so each process keeps one zygote for all the submissions it grades.
+        return (_warm_for_process, (self.gpu,))
 
     def _root(self) -> Path:
         if self._scratch is None:
@@ -363,6 +377,15 @@ class WarmBubblewrap(Bubblewrap):
             for z in self._zygotes.values():
                 z.close()
             self._zygotes.clear()
+
+
+_PROCESS_WARM: dict[bool, WarmBubblewrap] = {}
+
+
+def _warm_for_process(gpu: bool) -> WarmBubblewrap:
+    if gpu not in _PROCESS_WARM:
+        _PROCESS_WARM[gpu] = WarmBubblewrap(gpu=gpu)
+    return _PROCESS_WARM[gpu]
 
 
 def choose_isolation(allow_weak: bool, gpu: bool = False, warm: bool = True) -> Isolation:

@@ -40,7 +40,7 @@ def otter_master(kit: Path, assignment: str) -> nbformat.NotebookNode:
     questions = [c for c in master.cells if c.cell_type == "code" and BEGIN in c.source]
     points = round(a.total_points / max(1, len(questions)), 4)
     cells = [nbformat.v4.new_raw_cell(f"# ASSIGNMENT CONFIG\nname: {a.id}\nexport_cell: false\n"
-                                      "generate: false\ncheck_all_cell: false\ninit_cell: true\nrequirements: null")]
+                                      "generate: true\ncheck_all_cell: false\ninit_cell: true\nrequirements: null")]
     q = 0
     for c in master.cells:
         if c.cell_type != "code" or BEGIN not in c.source:
@@ -55,7 +55,7 @@ def otter_master(kit: Path, assignment: str) -> nbformat.NotebookNode:
                                                .replace(END, "# END SOLUTION")))
         cells.append(nbformat.v4.new_raw_cell("# BEGIN TESTS"))
         check = " and ".join(f"{n!r} in globals()" for n in names)
-        cells.append(nbformat.v4.new_code_cell(f"{check}  # the cell ran and defined {', '.join(names)}"))
+        cells.append(nbformat.v4.new_code_cell(f"assert {check}, 'run the cell above'"))
         cells.append(nbformat.v4.new_raw_cell("# END TESTS"))
         cells.append(nbformat.v4.new_raw_cell("# END QUESTION"))
     nb = nbformat.v4.new_notebook(cells=cells)

@@ -1,0 +1,86 @@
+"""A grader killed mid-batch resumes without loss; two graders can share a results folder."""
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.notebook.release import release
+
+
+def _class(toy_kit: Path, folder: Path, n: int) -> Path:
+    folder.mkdir(parents=True)
+    master = toy_kit / "solutions" / "toy.ipynb"
+    blank = release(toy_kit, "toy", folder.parent / "released")[0]
+    for i in range(n):
+        shutil.copy(master if i % 4 else blank, folder / f"student{i:03d}.ipynb")
+    return folder
+
+
+def _cli(toy_kit: Path, subs: Path, out: Path) -> list[str]:
+    return [sys.executable, "-m", "autograder", "--kit", str(toy_kit), "grade", "toy", str(subs),
+            "--out", str(out), "--jobs", "2"]
+
+
+def _rows(out: Path) -> int:
+    try:
+        with sqlite3.connect(out / "gradebook.sqlite", timeout=30) as db:
+            return db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def _check_results(out: Path, n: int) -> None:
+    with sqlite3.connect(out / "gradebook.sqlite") as db:
+        rows = dict(db.execute("SELECT submission_id, score FROM submissions").fetchall())
+    assert len(rows) == n
+    for sid, score in rows.items():
+        i = int(sid.removeprefix("student"))
+        assert score == (10 if i % 4 else 0), sid
+        data = json.loads((out / "toy" / sid / "results.json").read_text())  # complete, parseable
+        assert data["score"] == score
+    lines = (out / "toy" / "grades.csv").read_text().splitlines()
+    assert len(lines) == n + 1
+
+
+def test_kill_9_mid_batch_then_resume(toy_kit, tmp_path):
+    n = 100
+    subs = _class(toy_kit, tmp_path / "class", n)
+    out = tmp_path / "results"
+    proc = subprocess.Popen(_cli(toy_kit, subs, out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 600
+    while _rows(out) < 15 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = _rows(out)
+    assert 15 <= done_before < n, "the batch must be interrupted in the middle"
+    for f in (out / "toy").rglob("results.json"):
+        json.loads(f.read_text())  # nothing half-written
+
+    again = subprocess.run(_cli(toy_kit, subs, out), capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stderr[-2000:]
+    reused = sum(line.endswith("\treused") for line in again.stderr.splitlines())
+    assert reused >= done_before  # what was finished is not graded again
+    _check_results(out, n)
+
+
+def test_two_graders_on_one_results_folder(toy_kit, tmp_path):
+    n = 24
+    subs = _class(toy_kit, tmp_path / "class", n)
+    out = tmp_path / "results"
+    procs = [subprocess.Popen(_cli(toy_kit, subs, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=900)
+        assert p.returncode == 0, err[-2000:]
+    _check_results(out, n)
+    with sqlite3.connect(out / "gradebook.sqlite") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
