@@ -1,0 +1,58 @@
+import pytest
+import torch
+
+from autograder.judge.checks import assert_equal, assert_tensor
+
+SHAPES = [((5,), "c"), ((3, 4), "c"), ((2, 3, 4), "c"), ((4, 3), "t"), ((3, 8), "s"), ((1,), "c")]
+
+
+def _laid_out(shape, layout):
+    if layout == "t":
+        return shape[:-2] + (shape[-1], shape[-2])
+    if layout == "s":
+        return shape[:-1] + ((shape[-1] + 1) // 2,)
+    return shape
+
+
+@pytest.mark.points(3)
+def test_grad_at_random(student, reference, probes, rng):
+    """grad_at agrees with the reference for several scalar functions, shapes, layouts and dtypes"""
+    for name in ("poly", "logsumexp", "sin_mean", "norm"):
+        for shape, layout in SHAPES:
+            for dtype in (torch.float32, torch.float64):
+                x = torch.randn(shape, generator=rng, dtype=dtype)
+                got, want = student(probes.grad_at, x, name, layout), reference(probes.grad_at, x, name, layout)
+                assert_tensor(got["grad"], want["grad"],
+                              name=f"grad_at({name}) for a {layout}-layout {dtype} tensor of shape {shape}")
+                assert_equal(got["calls"], 1, name="the number of times grad_at called f")
+
+
+@pytest.mark.points(3)
+def test_vjp_random(student, reference, probes, rng):
+    """vjp agrees with the reference for elementwise and non-elementwise functions and random v"""
+    for name in ("square", "sin_x", "cumsum", "softmax", "gram"):
+        for shape, layout in SHAPES[1:]:
+            for dtype in (torch.float32, torch.float64):
+                x = torch.randn(shape, generator=rng, dtype=dtype)
+                s = _laid_out(shape, layout)
+                out_shape = (s[0], s[0]) if name == "gram" else s
+                v = torch.randn(out_shape, generator=rng, dtype=dtype)
+                got, want = student(probes.vjp, x, v, name, layout), reference(probes.vjp, x, v, name, layout)
+                assert_tensor(got["grad"], want["grad"],
+                              name=f"vjp({name}) for a {layout}-layout {dtype} tensor of shape {shape}")
+                assert_equal(got["calls"], 1, name="the number of times vjp called f")
+
+
+@pytest.mark.points(2)
+def test_input_untouched(student, reference, probes, rng):
+    """grad_at and vjp ignore and keep an input that already requires grad and carries an old .grad"""
+    for dtype in (torch.float32, torch.float64):
+        x = torch.randn(3, 4, generator=rng, dtype=dtype)
+        v = torch.randn(3, 4, generator=rng, dtype=dtype)
+        for got, want, what in (
+            (student(probes.grad_at, x, "poly", "c", True), reference(probes.grad_at, x, "poly", "c", True), "grad_at"),
+            (student(probes.vjp, x, v, "sin_x", "c", True), reference(probes.vjp, x, v, "sin_x", "c", True), "vjp"),
+        ):
+            assert_tensor(got["grad"], want["grad"], name=f"{what} of a {dtype} input that already had a .grad")
+            assert_tensor(got["x"], got["x_before"], name=f"the input x after {what} (it must not change)")
+            assert_tensor(got["x_grad"], want["x_grad"], name=f"the input's own .grad after {what} (it must not change)")

@@ -1,0 +1,25 @@
+import pytest
+import torch
+
+from autograder.judge.checks import assert_equal, assert_tensor
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint("sigmoid(x) = 1 / (1 + exp(-x)), elementwise, keeping x's dtype; forward is a @staticmethod "
+                  "taking (ctx, x).")
+def test_my_sigmoid_known_values(student, probes):
+    """my_sigmoid on a few known values"""
+    got = student(probes.my_sigmoid, torch.tensor([0.0, 1.0, -1.0]))
+    assert_tensor(got, torch.tensor([0.5, 0.7310586, 0.2689414]), name="my_sigmoid([0, 1, -1])")
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint("backward(ctx, grad_output) returns grad_output * s * (1 - s), with s saved in forward by "
+                  "ctx.save_for_backward and read back from ctx.saved_tensors.")
+def test_my_sigmoid_gradient_known_values(student, probes):
+    """MySigmoid's backward at two points"""
+    x = torch.tensor([0.0, 2.0], dtype=torch.float64)
+    got = student(probes.sigmoid_apply, x, torch.tensor([1.0, 3.0], dtype=torch.float64))
+    assert_equal(got["is_function"], True, name="whether MySigmoid is a subclass of torch.autograd.Function")
+    assert_tensor(got["grad"], torch.tensor([0.25, 3 * 0.10499358540350662], dtype=torch.float64),
+                  name="the gradient of MySigmoid at [0, 2] with grad_output [1, 3]")

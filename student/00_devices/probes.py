@@ -1,0 +1,257 @@
+"""Probes for 00_devices: call the student's code on a chosen device and report plain data.
+
+No expected values and no verdicts here.  Device names arrive as strings ("cpu", "cuda",
+"meta"); the probe moves data there.  The "meta" device holds shapes and dtypes but no
+values: it lets the tests see whether code keeps the device of its inputs on a machine
+without a GPU.  Tensors on "meta" are reported by device/dtype/shape only (their values
+do not exist and cannot be sent back).
+
+Some probes run the student's code under `_CudaCalls`, a TorchFunctionMode that counts
+hard-coded `.cuda()` calls (tensor or module).  Without CUDA such a call would raise, so
+it is recorded and turned into a no-op there; the count comes back as data.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+import timeit
+from typing import Any
+
+import torch
+from torch import nn
+from torch.overrides import TorchFunctionMode
+from torch.utils.data import DataLoader, TensorDataset
+
+_MATMUL_NAMES = {"matmul", "mm", "__matmul__", "__rmatmul__", "einsum", "addmm", "bmm", "linear"}
+
+
+# ---------------------------------------------------------------- helpers
+
+class _CudaCalls(TorchFunctionMode):
+    """Counts `.cuda()` calls; also records matmul-like calls (name, shapes, devices, dtypes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cuda = 0
+        self.matmuls: list[dict[str, Any]] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        if name == "cuda":
+            self.cuda += 1
+            if not torch.cuda.is_available():
+                return args[0]
+        elif name in _MATMUL_NAMES:
+            ts = [a for a in args if isinstance(a, torch.Tensor)]
+            self.matmuls.append({
+                "name": name,
+                "shapes": [list(t.shape) for t in ts],
+                "devices": [str(t.device) for t in ts],
+                "dtypes": [t.dtype for t in ts],
+            })
+        return func(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def _patched(obj: Any, **attrs: Any):
+    old = {k: getattr(obj, k) for k in attrs}
+    try:
+        for k, v in attrs.items():
+            setattr(obj, k, v)
+        yield
+    finally:
+        for k, v in old.items():
+            setattr(obj, k, v)
+
+
+def _fake_cuda(available: bool):
+    return _patched(torch.cuda, is_available=lambda: available, device_count=lambda: 1 if available else 0)
+
+
+def _info(t: Any) -> dict[str, Any]:
+    """What a returned tensor looks like (values only where they exist)."""
+    if not isinstance(t, torch.Tensor):
+        return {"type": type(t).__name__}
+    return {
+        "type": "Tensor",
+        "device": str(t.device),
+        "dtype": t.dtype,
+        "shape": list(t.shape),
+        "requires_grad": bool(t.requires_grad),
+        "value": None if t.is_meta else t.detach(),
+    }
+
+
+def _devices(module: nn.Module) -> list[str]:
+    return sorted({str(t.device) for t in [*module.parameters(), *module.buffers()]})
+
+
+def _describe(x: Any) -> Any:
+    """A mirror of a (nested) batch: containers by type name, tensors by _info, modules by devices."""
+    if isinstance(x, torch.Tensor):
+        return {"kind": "tensor", **_info(x)}
+    if isinstance(x, nn.Module):
+        return {"kind": "module", "devices": _devices(x)}
+    if isinstance(x, dict):
+        return {"kind": type(x).__name__, "items": {k: _describe(v) for k, v in x.items()}}
+    if isinstance(x, (list, tuple)):
+        return {"kind": type(x).__name__, "items": [_describe(v) for v in x]}
+    plain = x if type(x) in (int, float, str, bool, type(None)) else None
+    return {"kind": type(x).__name__, "value": plain}
+
+
+# ---------------------------------------------------------------- pick_device
+
+def pick_device(ns, prefer=None, cuda_available=None, pass_prefer=True):
+    """pick_device(prefer) with torch.cuda.is_available() forced to `cuda_available` (None: the real one)."""
+    fn = ns["pick_device"]
+    ctx = contextlib.nullcontext() if cuda_available is None else _fake_cuda(bool(cuda_available))
+    with ctx:
+        return fn(prefer) if pass_prefer else fn()
+
+
+# ---------------------------------------------------------------- to_device
+
+def to_device(ns, batch, device):
+    """to_device(batch, device) on a nested batch; returns a mirror of the result."""
+    fn = ns["to_device"]
+    with _CudaCalls() as calls:
+        out = fn(batch, device)
+    return {"out": _describe(out), "cuda_calls": calls.cuda}
+
+
+def to_device_module(ns, device, in_features=3):
+    """to_device on a small model with parameters and buffers (BatchNorm), alone and inside a dict."""
+    fn = ns["to_device"]
+    model = nn.Sequential(nn.Linear(in_features, 4), nn.BatchNorm1d(4))
+    with _CudaCalls() as calls:
+        alone = fn(model, device)
+        other = nn.Linear(in_features, 2)
+        nested = fn({"model": other, "x": torch.ones(2, in_features)}, device)
+    return {"alone": _describe(alone), "nested": _describe(nested), "cuda_calls": calls.cuda}
+
+
+# ---------------------------------------------------------------- add_bias_column
+
+def add_bias_column(ns, X, device, dtype=None, transpose=False):
+    """add_bias_column on X moved to `device` (and cast to `dtype`); `transpose` makes it non-contiguous."""
+    X = X.to(device=device, dtype=dtype or X.dtype)
+    if transpose:
+        X = X.transpose(-1, -2)
+    with _CudaCalls() as calls:
+        out = ns["add_bias_column"](X)
+    return {**_info(out), "cuda_calls": calls.cuda}
+
+
+# ---------------------------------------------------------------- predict
+
+def _predict_net(in_features: int) -> nn.Module:
+    return nn.Sequential(nn.Linear(in_features, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 1))
+
+
+def predict(ns, state, X, y, batch_size, device, as_loader=True):
+    """predict(model, batches, device) on a DataLoader (or a list) of (X, y) batches."""
+    model = _predict_net(X.shape[1])
+    model.load_state_dict(state)
+    model.train()
+    if as_loader:
+        batches = DataLoader(TensorDataset(X, y), batch_size=batch_size, shuffle=False)
+    else:
+        batches = [(X[i:i + batch_size], y[i:i + batch_size]) for i in range(0, len(X), batch_size)]
+    with _CudaCalls() as calls:
+        out = ns["predict"](model, batches, device)
+    return {**_info(out), "training": model.training, "param_devices": _devices(model), "cuda_calls": calls.cuda}
+
+
+# ---------------------------------------------------------------- timing
+
+def time_it_trace(ns, device, repeats, step):
+    """time_it(fn, device, repeats) with a fake clock: `fn` advances it by `step` seconds.
+
+    Returns the result and the order of events: "fn" (a call of fn), "clock" (a clock read),
+    "sync" (torch.cuda.synchronize).  torch.cuda.is_available() answers as if `device` were there.
+    """
+    events: list[str] = []
+    clock = [1000.0]
+
+    def fn():
+        events.append("fn")
+        clock[0] += step
+
+    def read():
+        events.append("clock")
+        return clock[0]
+
+    def read_ns():
+        events.append("clock")
+        return int(round(clock[0] * 1e9))
+
+    def sync(*args, **kwargs):
+        events.append("sync")
+
+    on_cuda = torch.device(device).type == "cuda"
+    with _patched(time, perf_counter=read, time=read, monotonic=read,
+                  perf_counter_ns=read_ns, time_ns=read_ns, monotonic_ns=read_ns), \
+            _patched(timeit, default_timer=read), \
+            _patched(torch.cuda, synchronize=sync), _fake_cuda(on_cuda):
+        if repeats is None:
+            result = ns["time_it"](fn, device)
+        else:
+            result = ns["time_it"](fn, device, repeats)
+    return {"result": result, "events": events}
+
+
+def time_matmul(ns, n, device, repeats=None):
+    """time_matmul(n, device[, repeats]) with its matmuls and synchronisations recorded."""
+    syncs: list[int] = []
+    real_sync = torch.cuda.synchronize
+
+    def sync(*args, **kwargs):
+        syncs.append(1)
+        if torch.cuda.is_available():
+            return real_sync(*args, **kwargs)
+        return None
+
+    with _patched(torch.cuda, synchronize=sync), _CudaCalls() as calls:
+        if repeats is None:
+            result = ns["time_matmul"](n, device)
+        else:
+            result = ns["time_matmul"](n, device, repeats)
+    return {"result": result, "matmuls": calls.matmuls, "syncs": len(syncs), "cuda_calls": calls.cuda}
+
+
+# ---------------------------------------------------------------- linear regression on any device
+
+def linear_model(ns, X, w, b):
+    """A fresh LinearRegression(): its parameters, then its forward pass with w and b loaded."""
+    model = ns["LinearRegression"]()
+    params = {name: {"shape": list(p.shape), "dtype": p.dtype, "is_parameter": isinstance(p, nn.Parameter)}
+              for name, p in model.named_parameters()}
+    init_b = model.b.detach().clone() if "b" in params else None
+    if "w" in params and "b" in params:
+        with torch.no_grad():
+            model.w.copy_(w)
+            model.b.copy_(b)
+    return {"params": params, "init_b": init_b, "out": _info(model(X))}
+
+
+def train_regression(ns, X, y, w0, b0, device, epochs, lr):
+    """train_full_batch on a LinearRegression whose parameters start at (w0, b0)."""
+    model = ns["LinearRegression"]()
+    with torch.no_grad():
+        model.w.copy_(w0)
+        model.b.copy_(b0)
+    with _CudaCalls() as calls:
+        history = ns["train_full_batch"](model, X, y, device, epochs=epochs, lr=lr)
+    if isinstance(history, (list, tuple)):
+        hist: Any = [v if type(v) in (int, float) else _info(v) for v in history]
+    else:
+        hist = _info(history)
+    return {
+        "history": hist,
+        "w": model.w.detach(),
+        "b": model.b.detach(),
+        "param_devices": _devices(model),
+        "cuda_calls": calls.cuda,
+    }
