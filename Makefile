@@ -14,11 +14,12 @@ install: $(STAMP)
 $(STAMP): pyproject.toml scripts/install-system-deps
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q "$(TORCH_SPEC)"
-	$(PY) -m pip install -q -e ".[instructor,dev]"
+	$(PY) -m pip install -q -e ".[instructor,lms,interop,dev]"
 	sh scripts/install-system-deps
 	touch $(STAMP)
 
 test: install check-student
+	$(PY) -m autograder check-solutions
 	$(PY) -m pytest -q
 
 check-student: install
@@ -32,6 +33,10 @@ student: install
 
 demo: install
 	$(PY) -m autograder grade 01_tensors examples/submissions/01_tensors --out results --jobs $(JOBS)
+	$(PY) -m autograder feedback 01_tensors --out results
+	$(PY) -m autograder report 01_tensors --out results
+	$(PY) -m autograder export 01_tensors --out results --format canvas
+	$(PY) -m autograder export 01_tensors --out results --format moodle
 
 bench: install
 	$(PY) bench/run.py

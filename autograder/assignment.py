@@ -9,6 +9,7 @@ from pathlib import Path
 
 import autograder
 from autograder.execute.limits import Limits
+from autograder.score.late import LatePolicy
 
 FEEDBACK_POLICIES = ("summary", "messages")
 
@@ -86,6 +87,7 @@ def load_assignment(name: str, kit: Path | None = None) -> Assignment:
         raise AssignmentError(f"{manifest}: feedback.hidden must be one of {FEEDBACK_POLICIES}")
     try:
         limits = Limits.from_table(data.get("limits"))
+        LatePolicy.from_table(data.get("deadline"))  # a bad [deadline] table fails here, not at export
     except (ValueError, TypeError) as e:
         raise AssignmentError(f"{manifest}: {e}") from None
     return Assignment(

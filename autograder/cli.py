@@ -8,7 +8,8 @@ import tempfile
 from pathlib import Path
 
 from autograder.assignment import AssignmentError, find_kit, list_assignments, load_assignment
-from autograder.intake.submissions import IntakeError, collect
+from autograder.intake.submissions import IntakeError, Submission, collect
+from autograder.score.late import LatePolicyError
 
 
 class UsageError(Exception):
@@ -32,6 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (with --executor dask)")
     g.add_argument("--allow-weak-isolation", action="store_true",
                    help="grade even without bubblewrap (rlimits only: student code is NOT sandboxed)")
+    g.add_argument("--format", choices=("auto", "canvas", "moodle", "nbgrader", "gradescope", "folder"),
+                   default="auto", help="what an LMS handed out (default: detected)")
+    g.add_argument("--roster", type=Path, help="roster CSV mapping submissions to students")
+    g.add_argument("--nb-assignment", help="nbgrader: the assignment's name in the course (default: ASSIGNMENT)")
 
     r = sub.add_parser("release", help="generate student/ notebooks from solutions/")
     r.add_argument("assignments", nargs="*", help="default: all")
@@ -43,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--allow-weak-isolation", action="store_true", help="as for grade")
 
     sub.add_parser("list", help="list the kit's assignments")
+    from autograder.interop.commands import register
+
+    p.set_defaults(extra_handlers=register(sub))
     return p
 
 
@@ -50,9 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         kit = (args.kit or find_kit()).resolve()
-        return {"grade": cmd_grade, "release": cmd_release, "check-solutions": cmd_check_solutions,
-                "list": cmd_list}[args.command](args, kit)
-    except (UsageError, AssignmentError, IntakeError) as e:
+        handlers = {"grade": cmd_grade, "release": cmd_release, "check-solutions": cmd_check_solutions,
+                    "list": cmd_list, **args.extra_handlers}
+        return handlers[args.command](args, kit)
+    except (UsageError, AssignmentError, IntakeError, LatePolicyError) as e:
         print(f"autograder: error: {e}", file=sys.stderr)
         return 2
 
@@ -99,7 +108,7 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
         raise UsageError("--device cuda was asked for, but CUDA is not available here")
     out = args.out.resolve()
     with tempfile.TemporaryDirectory(prefix="ag-intake-") as scratch:
-        subs = collect(args.submissions, Path(scratch))
+        subs = _intake(args, assignment.id, out, Path(scratch))
         if not subs:
             raise UsageError("no notebooks found in " + ", ".join(map(str, args.submissions)))
         quiet = not sys.stdout.isatty()
@@ -118,6 +127,26 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused)")
     print(f"results: {out / assignment.id}  gradebook: {out / 'gradebook.sqlite'}")
     return 0
+
+
+def _intake(args: argparse.Namespace, assignment_id: str, out: Path, scratch: Path) -> list[Submission]:
+    """LMS downloads (Canvas, Moodle, nbgrader, Gradescope) through `lms.unpack`, the rest through `collect`."""
+    from autograder.intake import lms
+    from autograder.intake.roster import Roster, read_identities, write_identities
+
+    fmt = None if args.format == "auto" else args.format
+    if len(args.submissions) == 1 and (fmt or lms.detect(args.submissions[0])) != "folder":
+        roster = Roster.read_csv(args.roster) if args.roster else None
+        batch = lms.unpack(args.submissions[0], scratch, fmt=fmt, roster=roster,
+                           assignment=args.nb_assignment or assignment_id)
+        ids_file = out / assignment_id / "identities.json"
+        write_identities(ids_file, {**read_identities(ids_file), **batch.identities})
+        for line in batch.report():
+            print(line, file=sys.stderr)
+        return batch.submissions
+    if args.roster:
+        raise UsageError("--roster needs one LMS download (Canvas, Moodle, nbgrader or Gradescope)")
+    return collect(args.submissions, scratch)
 
 
 def cmd_release(args: argparse.Namespace, kit: Path) -> int:

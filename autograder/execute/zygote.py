@@ -200,6 +200,7 @@ def main() -> None:
 
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True, warn_only=True)  # imports torch._inductor once, here
+    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)  # and torch._dynamo (first optimizer)
     serve_forever(socket.socket(fileno=control_fd), scratch)
 
 

@@ -51,8 +51,10 @@ def otter_master(kit: Path, assignment: str) -> nbformat.NotebookNode:
         names = _defined_names(c.source) or ["_"]
         cells.append(nbformat.v4.new_raw_cell(f"# BEGIN QUESTION\nname: q{q}\npoints: {points:g}"))
         cells.append(nbformat.v4.new_markdown_cell(f"**Question {q}.** Complete the cell below."))
+        cells.append(nbformat.v4.new_raw_cell("# BEGIN SOLUTION"))      # otter: the solution cells ...
         cells.append(nbformat.v4.new_code_cell(c.source.replace(BEGIN, "# BEGIN SOLUTION")
-                                               .replace(END, "# END SOLUTION")))
+                                               .replace(END, "# END SOLUTION")))   # ... and the lines stripped
+        cells.append(nbformat.v4.new_raw_cell("# END SOLUTION"))
         cells.append(nbformat.v4.new_raw_cell("# BEGIN TESTS"))
         check = " and ".join(f"{n!r} in globals()" for n in names)
         cells.append(nbformat.v4.new_code_cell(f"assert {check}, 'run the cell above'"))

@@ -86,6 +86,18 @@ class GradeRow:
         return " ".join(bits)
 
 
+def _late(r: SubmissionResult, who: Identity, policy: LatePolicy | None) -> LateResult:
+    """A file time (zip member / mtime) is only a guess at the submission time: where the LMS also gave a
+    late flag (Canvas), the flag decides *whether* the submission is late, the time only *how* late."""
+    when = who.submitted_at
+    if who.time_source == "mtime" and who.late is False:
+        when = None
+    res = apply_late_policy(r.score, r.max_score, when, policy, student_id=who.student_id, late_flag=who.late)
+    if who.late and who.time_source == "mtime" and not res.late:
+        res = apply_late_policy(r.score, r.max_score, None, policy, student_id=who.student_id, late_flag=True)
+    return res
+
+
 def grade_rows(
     results: Iterable[SubmissionResult],
     identities: dict[str, Identity] | None = None,
@@ -101,8 +113,7 @@ def grade_rows(
         if r.submission_id.startswith("__"):
             continue  # the reference run
         who = identities.get(r.submission_id) or Identity(student_id=r.submission_id)
-        late = apply_late_policy(r.score, r.max_score, who.submitted_at, policy, student_id=who.student_id,
-                                 late_flag=who.late) if policy or who.late else None
+        late = _late(r, who, policy) if policy or who.late else None
         rows.append(GradeRow(who, r.submission_id, r, late, r.status))
         covered.add(who.student_id)
         covered.update(x for x in (who.lms_user_id, who.sis_id, who.email) if x)

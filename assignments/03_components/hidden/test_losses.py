@@ -1,0 +1,79 @@
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autograder.judge.checks import assert_tensor, assert_true
+
+SHAPES = [(5,), (3, 4), (2, 3, 5), (1,)]
+
+
+def _torch_loss(fn, a, b, reduction, upstream=None):
+    a = a.clone().requires_grad_(True)
+    b = b.clone().requires_grad_(True)
+    v = fn(a, b, reduction=reduction)
+    if upstream is not None:
+        (v * upstream).sum().backward()
+    else:
+        v.sum().backward() if v.dim() else v.backward()
+    return {"value": v.detach(), "grad_a": a.grad, "grad_b": b.grad}
+
+
+def _compare(got, exp, what, grad_b=True):
+    assert_tensor(got["value"], exp["value"], name=f"the value of {what}")
+    assert_tensor(got["grad_a"], exp["grad_a"], name=f"the gradient of {what} w.r.t. its first argument")
+    if grad_b:
+        assert_tensor(got["grad_b"], exp["grad_b"], name=f"the gradient of {what} w.r.t. the target")
+
+
+@pytest.mark.points(3)
+def test_mse_matches_torch(student, probes, rng, device):
+    """mse_loss matches F.mse_loss (values and both gradients) for every reduction, shape and dtype"""
+    for shape in SHAPES:
+        for dtype in (torch.float32, torch.float64):
+            a = torch.randn(shape, generator=rng, dtype=dtype) * 3
+            b = torch.randn(shape, generator=rng, dtype=dtype)
+            for reduction in ("mean", "sum", "none"):
+                got = student(probes.loss_run, "mse_loss", a, b, reduction, device)
+                _compare(got, _torch_loss(F.mse_loss, a, b, reduction), f"mse_loss(reduction={reduction!r}) on {dtype} {shape}")
+            up = torch.randn(shape, generator=rng, dtype=dtype)
+            got = student(probes.loss_run_upstream, "mse_loss", a, b, up, device)
+            _compare(got, _torch_loss(F.mse_loss, a, b, "none", up), f"mse_loss(reduction='none') on {dtype} {shape}")
+
+
+@pytest.mark.points(3)
+def test_bce_matches_torch(student, probes, rng, device):
+    """bce_with_logits matches F.binary_cross_entropy_with_logits on random logits and soft targets"""
+    for shape in SHAPES:
+        for dtype in (torch.float32, torch.float64):
+            z = torch.randn(shape, generator=rng, dtype=dtype) * 4
+            y = torch.rand(shape, generator=rng, dtype=dtype)
+            for reduction in ("mean", "sum", "none"):
+                got = student(probes.loss_run, "bce_with_logits", z, y, reduction, device)
+                exp = _torch_loss(F.binary_cross_entropy_with_logits, z, y, reduction)
+                _compare(got, exp, f"bce_with_logits(reduction={reduction!r}) on {dtype} {shape}")
+            up = torch.randn(shape, generator=rng, dtype=dtype)
+            got = student(probes.loss_run_upstream, "bce_with_logits", z, y, up, device)
+            exp = _torch_loss(F.binary_cross_entropy_with_logits, z, y, "none", up)
+            _compare(got, exp, f"bce_with_logits(reduction='none') on {dtype} {shape}")
+
+
+@pytest.mark.points(3)
+def test_bce_extreme_logits(student, probes, rng, device):
+    """bce_with_logits is finite and matches torch for logits of ±100, ±1000 and beyond"""
+    for dtype in (torch.float32, torch.float64):
+        for scale in (100.0, 1000.0, 1e4):
+            n = 12
+            sign = torch.where(torch.rand(n, generator=rng) < 0.5, -1.0, 1.0).to(dtype)
+            z = sign * scale * (1 + torch.rand(n, generator=rng, dtype=dtype) * 0.1)
+            y = (torch.rand(n, generator=rng) < 0.5).to(dtype)
+            y[:3] = torch.rand(3, generator=rng, dtype=dtype)
+            for reduction in ("none", "mean"):
+                got = student(probes.loss_run, "bce_with_logits", z, y, reduction, device)
+                v = got["value"]
+                assert_true(type(v) is torch.Tensor and bool(torch.isfinite(v).all()),
+                            f"bce_with_logits gives inf or nan for {dtype} logits of magnitude about {scale:g}.")
+                g = got["grad_a"]
+                assert_true(type(g) is torch.Tensor and bool(torch.isfinite(g).all()),
+                            f"the gradient of bce_with_logits is inf or nan for {dtype} logits of magnitude about {scale:g}.")
+                exp = _torch_loss(F.binary_cross_entropy_with_logits, z, y, reduction)
+                _compare(got, exp, f"bce_with_logits on {dtype} logits of magnitude about {scale:g}", grad_b=False)

@@ -1,0 +1,44 @@
+import math
+
+import pytest
+import torch
+
+from autograder.judge.checks import assert_equal, assert_true
+
+
+def rings(n_pos, n_neg, seed):
+    g = torch.Generator().manual_seed(seed)
+    r_p = 5.0 + torch.randn(n_pos, 1, generator=g)
+    t_p = 2 * math.pi * torch.rand(n_pos, 1, generator=g)
+    r_n = 8.0 + torch.randn(n_neg, 1, generator=g)
+    t_n = 2 * math.pi * torch.rand(n_neg, 1, generator=g)
+    X = torch.cat([torch.cat([r_p * torch.cos(t_p), r_p * torch.sin(t_p)], 1),
+                   torch.cat([r_n * torch.cos(t_n), r_n * torch.sin(t_n)], 1)])
+    Y = torch.cat([torch.ones(n_pos, 1), torch.zeros(n_neg, 1)])
+    return X, Y
+
+
+@pytest.mark.points(1)
+@pytest.mark.hint("fc1 = Linear(2, 4), fc2 = Linear(4, 8), fc3 = Linear(8, 1); loss_fn = nn.BCEWithLogitsLoss(); "
+                  "the optimizer is torch.optim.Adam over all parameters.")
+def test_structure(student, probes):
+    """RingClassifier has the 2-4-8-1 layers, BCEWithLogitsLoss and Adam"""
+    got = student(probes.ring_classifier_structure)
+    assert_equal(got["params"], {"fc1.weight": (4, 2), "fc1.bias": (4,), "fc2.weight": (8, 4), "fc2.bias": (8,),
+                                 "fc3.weight": (1, 8), "fc3.bias": (1,)}, name="the parameters and their shapes")
+    assert_equal(got["loss_class"], "torch.nn.modules.loss.BCEWithLogitsLoss", name="loss_fn's class")
+    assert_equal(got["optimizer_class"], "torch.optim.adam.Adam", name="the optimizer's class")
+    assert_equal(got["n_opt_params"], 6, name="the number of parameters the optimizer updates")
+
+
+@pytest.mark.points(2)
+@pytest.mark.hint("forward returns logits; predict thresholds the probability at 0.5; train every batch of every epoch.")
+def test_accuracy(student, probes):
+    """trained on 2000 ring points, the classifier reaches 0.9 accuracy on held-out rings"""
+    X, Y = rings(1000, 1000, 0)
+    Xv, Yv = rings(1000, 1000, 1)
+    got = student(probes.ring_classifier_fit, X, Y, Xv, {})
+    assert_true(type(got["pred"]) is torch.Tensor and tuple(got["pred"].shape) == (2000, 1),
+                "predict(x) should return a tensor of shape [N, 1]")
+    acc = float((got["pred"].float() == Yv).float().mean())
+    assert_true(acc >= 0.9, f"held-out accuracy {acc:.3f} is below 0.9")
