@@ -39,6 +39,17 @@ def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions)
         return _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
 
 
+def _die_with_grader() -> None:
+    """Judge processes exit when the grader dies (kill -9 included), taking their workers along."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _grader_error(assignment: Assignment, sub: Submission, options: GradeOptions, why: str) -> SubmissionResult:
     return SubmissionResult(
         assignment=assignment.id, submission_id=sub.id, source=sub.source, sha256="", status="crashed",
@@ -101,7 +112,7 @@ def grade_class(
                 finish(_judge(str(assignment.kit), assignment.id, sub, options))
         else:
             ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_die_with_grader) as pool:
                 pending: dict[Future, Submission] = {
                     pool.submit(_judge, str(assignment.kit), assignment.id, s, options): s for s in todo}
                 while pending:

@@ -199,6 +199,8 @@ class WorkerProcess:
                 code = self.popen.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 return describe_exit()
+            if code > 128 and (code - 128) in signal.Signals._value2member_map_ and self.popen.args[0] != sys.executable:
+                return describe_exit(sig=code - 128)  # bwrap and sh report a child's signal death this way
             return describe_exit(code if code >= 0 else None, -code if code < 0 else None)
         # a zygote worker whose exit report (if any) did not arrive as a whole frame
         return describe_exit()

@@ -149,8 +149,10 @@ class NotebookRunner:
         assert self.worker is not None
         worker = self.worker
         deadline = self._bounded(timeout if timeout is not None else self.limits.test_timeout)
+        self._request_id += 1
         try:
-            worker.send({"op": "probe", "probe": probe, "args": list(args), "kwargs": kwargs or {}, "seed": seed}, deadline)
+            worker.send({"op": "probe", "id": self._request_id, "probe": probe, "args": list(args),
+                         "kwargs": kwargs or {}, "seed": seed}, deadline)
             reply = worker.recv(deadline)
         except WorkerTimeout:
             self._lose(worker)
@@ -164,8 +166,10 @@ class NotebookRunner:
         except wire.PayloadError as exc:
             self._lose(worker)
             raise ProbeCrashed(f"the result could not be accepted: {exc}") from None
-        if type(reply) is not dict or type(reply.get("ok")) is not bool:
-            raise ProbeCrashed("the worker sent a malformed reply")
+        if type(reply) is not dict or type(reply.get("ok")) is not bool or reply.get("id") != self._request_id:
+            # a forged or stray frame: this worker's channel can no longer be trusted to stay in step
+            self._lose(worker)
+            raise ProbeCrashed("the worker sent a reply that does not answer this request")
         if reply["ok"]:
             return reply.get("value")
         err = reply.get("error")

@@ -295,7 +295,6 @@ class _Zygote:
             if self.proc.poll() is None:
                 os.killpg(self.proc.pid, 9)
             self.proc.wait()
-            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 class WarmBubblewrap(Bubblewrap):
@@ -377,6 +376,9 @@ class WarmBubblewrap(Bubblewrap):
             for z in self._zygotes.values():
                 z.close()
             self._zygotes.clear()
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
 
 
 _PROCESS_WARM: dict[bool, WarmBubblewrap] = {}
@@ -384,7 +386,10 @@ _PROCESS_WARM: dict[bool, WarmBubblewrap] = {}
 
 def _warm_for_process(gpu: bool) -> WarmBubblewrap:
     if gpu not in _PROCESS_WARM:
+        import atexit
+
         _PROCESS_WARM[gpu] = WarmBubblewrap(gpu=gpu)
+        atexit.register(_PROCESS_WARM[gpu].close)
     return _PROCESS_WARM[gpu]
 
 
@@ -392,7 +397,7 @@ def choose_isolation(allow_weak: bool, gpu: bool = False, warm: bool = True) -> 
     """The strongest isolation that works here; rlimits only if the instructor accepted that."""
     if Bubblewrap.available():
         if warm and os.geteuid() == 0:
-            return WarmBubblewrap(gpu=gpu)
+            return _warm_for_process(gpu)
         return Bubblewrap(gpu=gpu)
     if allow_weak:
         print("WARNING: bubblewrap is not available: student code runs WITHOUT a sandbox (rlimits only). "

@@ -148,7 +148,20 @@ def _load_probes(path: str | None) -> Any:
     return mod
 
 
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - the student may have replaced or closed it
+            pass
+
+
 def serve(inp: Any, out: Any) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(line_buffering=True)
+        except Exception:  # noqa: BLE001
+            pass
     start = wire.decode(wire.read_frame(inp))
     torch.set_num_threads(max(1, int(start.get("threads", 1))))
     torch.use_deterministic_algorithms(True, warn_only=True)
@@ -173,6 +186,7 @@ def serve(inp: Any, out: Any) -> None:
             exec(compile(cell["source"], cell_filename(index, cell["source"]), "exec"), ns)
         except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt included
             error = describe_exception(exc)
+        _flush_output()
         wire.write_message(out, {"event": "cell_end", "index": index, "error": error, "notes": list(notes)})
     wire.write_message(out, {"event": "executed"})
 
@@ -182,12 +196,14 @@ def serve(inp: Any, out: Any) -> None:
         except EOFError:
             return
         _seed(int(req.get("seed", 0)))
+        rid = req.get("id")
         try:
             fn = getattr(probes, req["probe"])
             value = fn(ns, *req.get("args", ()), **req.get("kwargs", {}))
-            reply = wire.encode({"ok": True, "value": value})
+            reply = wire.encode({"id": rid, "ok": True, "value": value})
         except BaseException as exc:  # noqa: BLE001
-            reply = wire.encode({"ok": False, "error": describe_exception(exc)})
+            reply = wire.encode({"id": rid, "ok": False, "error": describe_exception(exc)})
+        _flush_output()
         out.write(reply)
         out.flush()
 
@@ -198,6 +214,7 @@ def main() -> None:
     inp = os.fdopen(fd_in, "rb", buffering=0)
     out = os.fdopen(os.dup(fd_out), "wb")  # buffered: a flush writes everything, even after a signal
     serve(inp, out)
+    _flush_output()
     os._exit(0)  # skip atexit handlers and threads the student may have registered
 
 

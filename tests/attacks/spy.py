@@ -1,0 +1,64 @@
+"""The real bubblewrap sandbox (cold or warm, whichever the grader uses by default), plus a log.
+
+The test needs to know which cgroups and work folders *this* batch created, to prove none
+is left behind, on a machine where other graders may be running.  These subclasses change
+nothing about the isolation: they call the real `spawn` and append one JSON line per worker
+start to a log file.  They are pickled to the judge processes like any isolation.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from autograder.execute import sandbox
+from autograder.execute.limits import Limits
+
+
+def _record(log: str, workdir: Path, worker) -> None:
+    entry = {"pid": os.getpid(), "workdir": str(workdir), "groups": [str(g) for g in getattr(worker, "cgroups", [])]}
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(json.dumps(entry) + "\n")
+
+
+class RecordingBubblewrap(sandbox.Bubblewrap):
+    def __init__(self, log: Path, gpu: bool = False) -> None:
+        super().__init__(gpu=gpu)
+        self.log = str(log)
+
+    def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str], wire_limits):
+        worker = super().spawn(workdir, probes, limits, env, wire_limits)
+        _record(self.log, workdir, worker)
+        return worker
+
+    def __reduce__(self):
+        return (RecordingBubblewrap, (self.log, self.gpu))
+
+
+if hasattr(sandbox, "WarmBubblewrap"):
+    class RecordingWarmBubblewrap(sandbox.WarmBubblewrap):  # type: ignore[name-defined]
+        def __init__(self, log: Path, gpu: bool = False) -> None:
+            super().__init__(gpu=gpu)
+            self.log = str(log)
+
+        def __getstate__(self) -> dict:
+            return {"gpu": self.gpu, "log": self.log}
+
+        def __setstate__(self, state: dict) -> None:
+            self.__init__(state["log"], gpu=state["gpu"])
+
+        def __reduce__(self):  # the base class reduces to itself; keep the recording twin
+            return (RecordingWarmBubblewrap, (self.log, self.gpu))
+
+        def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str], wire_limits):
+            worker = super().spawn(workdir, probes, limits, env, wire_limits)
+            _record(self.log, workdir, worker)
+            return worker
+
+
+def recording(default: sandbox.Isolation, log: Path) -> sandbox.Isolation:
+    """A recording twin of the grader's default isolation."""
+    if type(default).__name__ == "WarmBubblewrap":
+        return RecordingWarmBubblewrap(log, gpu=default.gpu)
+    assert type(default) is sandbox.Bubblewrap, f"unexpected default isolation {type(default).__name__}"
+    return RecordingBubblewrap(log, gpu=default.gpu)
