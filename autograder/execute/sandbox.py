@@ -345,7 +345,8 @@ class WarmBubblewrap(Bubblewrap):
                         "--dir", "/submission"]
                 env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "HOME": "/tmp",
                        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-                z = _Zygote(argv, root, env, timeout=limits.startup_timeout)
+                # one start-up serves a whole class: give it more room than a single worker gets
+                z = _Zygote(argv, root, env, timeout=max(3 * limits.startup_timeout, 300))
                 self._zygotes[key] = z
             return z
 

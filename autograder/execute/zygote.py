@@ -191,7 +191,8 @@ def main() -> None:
     import torch.optim  # noqa: F401
     import torch.utils.data  # noqa: F401
 
-    for optional in ("pandas", "matplotlib.pyplot", "IPython.display"):
+    # (not matplotlib.pyplot: it would rebuild its font cache in every fresh zygote)
+    for optional in ("pandas", "matplotlib", "IPython.display"):
         try:
             __import__(optional)
         except Exception:  # noqa: BLE001

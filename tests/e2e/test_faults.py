@@ -65,7 +65,7 @@ def test_kill_9_mid_batch_then_resume(toy_kit, tmp_path):
     for f in (out / "toy").rglob("results.json"):
         json.loads(f.read_text())  # nothing half-written
 
-    again = subprocess.run(_cli(toy_kit, subs, out), capture_output=True, text=True, timeout=900)
+    again = subprocess.run(_cli(toy_kit, subs, out), capture_output=True, text=True, timeout=1800)
     assert again.returncode == 0, again.stderr[-2000:]
     reused = sum(line.endswith("\treused") for line in again.stderr.splitlines())
     assert reused >= done_before  # what was finished is not graded again
@@ -79,7 +79,7 @@ def test_two_graders_on_one_results_folder(toy_kit, tmp_path):
     procs = [subprocess.Popen(_cli(toy_kit, subs, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
              for _ in range(2)]
     for p in procs:
-        _, err = p.communicate(timeout=900)
+        _, err = p.communicate(timeout=1800)
         assert p.returncode == 0, err[-2000:]
     _check_results(out, n)
     with sqlite3.connect(out / "gradebook.sqlite") as db:
