@@ -79,6 +79,7 @@ class NotebookRunner:
         self.restarts = 0
         self.worker: WorkerProcess | None = None
         self.workdir: Path | None = None
+        self._request_id = 0
         self.stdout = ""
         self.stderr = ""
         self.out_of_time = False
