@@ -26,7 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.intake.roster import Identity, Roster, RosterMatch, match_roster
-from autograder.intake.submissions import MAX_ZIP_MEMBER, MAX_ZIP_TOTAL, IntakeError, Submission, _digest, safe_id
+from autograder.intake.submissions import (MAX_ZIP_MEMBER, MAX_ZIP_TOTAL, IntakeError, Submission, _digest,
+                                          extract_member, safe_id)
 from autograder.score.late import LatePolicyError, parse_time
 
 __all__ = ["Identity", "Entry", "Batch", "detect", "unpack", "FORMATS"]
@@ -111,13 +112,7 @@ def _files_in_zip(zpath: Path, scratch: Path) -> tuple[list[_File], list[str]]:
             if info.file_size > MAX_ZIP_MEMBER or total > MAX_ZIP_TOTAL:
                 raise IntakeError(f"{zpath}: {info.filename} is too large to extract")
             target = dest / f"{len(files):04d}_{safe_id(parts[-1]) or 'notebook'}.ipynb"
-            with zf.open(info) as src, open(target, "wb") as dst:
-                left = MAX_ZIP_MEMBER + 1
-                while chunk := src.read(1 << 20):
-                    left -= len(chunk)
-                    if left < 0:
-                        raise IntakeError(f"{zpath}: {info.filename} is larger than it claims")
-                    dst.write(chunk)
+            extract_member(zf, info, target, zpath)
             try:
                 when = datetime(*info.date_time, tzinfo=timezone.utc)   # zip times carry no zone: read as UTC
             except ValueError:

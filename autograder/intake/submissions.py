@@ -49,6 +49,17 @@ def _notebooks_in(folder: Path) -> list[Path]:
     return found
 
 
+def extract_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, zip_path: Path) -> None:
+    """Copy one member to `target` (a name we chose), refusing one larger than the cap or than it claims."""
+    with zf.open(info) as src, open(target, "wb") as dst:
+        left = MAX_ZIP_MEMBER + 1
+        while chunk := src.read(1 << 20):
+            left -= len(chunk)
+            if left < 0:
+                raise IntakeError(f"{zip_path}: {info.filename} is larger than it claims")
+            dst.write(chunk)
+
+
 def _extract_zip(path: Path, into: Path) -> list[tuple[Path, str]]:
     out: list[tuple[Path, str]] = []
     total = 0
@@ -67,13 +78,7 @@ def _extract_zip(path: Path, into: Path) -> list[tuple[Path, str]]:
             if info.file_size > MAX_ZIP_MEMBER or total > MAX_ZIP_TOTAL:
                 raise IntakeError(f"{path}: {info.filename} is too large to extract")
             target = dest / f"{len(out):04d}_{safe_id(base) or 'notebook'}.ipynb"
-            with zf.open(info) as src, open(target, "wb") as dst:
-                left = MAX_ZIP_MEMBER + 1
-                while chunk := src.read(1 << 20):
-                    left -= len(chunk)
-                    if left < 0:
-                        raise IntakeError(f"{path}: {info.filename} is larger than it claims")
-                    dst.write(chunk)
+            extract_member(zf, info, target, path)
             out.append((target, base))
     return out
 
