@@ -7,6 +7,8 @@ Solution cells get nbgrader metadata (schema 3), so the same notebook works in n
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import shutil
 from pathlib import Path
@@ -66,10 +68,27 @@ def write_deterministic(nb: nbformat.NotebookNode, path: Path) -> None:
     path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
 
 
+def read_master(path: Path) -> nbformat.NotebookNode:
+    """The master notebook, with cell ids derived from content where it has none.
+
+    nbformat would invent random ids when upgrading an older notebook, and the release must
+    be byte-identical each time it is generated.
+    """
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("nbformat") == 4:
+        for i, cell in enumerate(data.get("cells", [])):
+            if "id" not in cell:
+                src = cell.get("source", "")
+                src = "".join(src) if isinstance(src, list) else src
+                cell["id"] = hashlib.sha1(f"{i}\0{src}".encode()).hexdigest()[:8]
+        data["nbformat_minor"] = max(5, int(data.get("nbformat_minor", 5)))
+    return nbformat.reads(json.dumps(data), as_version=4)
+
+
 def release(kit: Path, assignment: str, out_dir: Path | None = None) -> list[Path]:
     """Write student/<id>.ipynb and student/<id>/{probes.py, public/}; return the written paths."""
     out_dir = out_dir or kit / "student"
-    master = nbformat.read(kit / "solutions" / f"{assignment}.ipynb", as_version=4)
+    master = read_master(kit / "solutions" / f"{assignment}.ipynb")
     nb_path = out_dir / f"{assignment}.ipynb"
     write_deterministic(student_notebook(master, assignment), nb_path)
     bundle = out_dir / assignment
