@@ -226,12 +226,12 @@ class Bubblewrap(Isolation):
 class _Zygote:
     """Trusted-side client of one zygote (one per probes file, i.e. per assignment)."""
 
-    def __init__(self, argv: list[str], scratch: Path, env: dict[str, str], timeout: float) -> None:
+    def __init__(self, argv: list[str], scratch: Path, env: dict[str, str], timeout: float, keep: list[str]) -> None:
         self.scratch = scratch
         ours, theirs = socket.socketpair()
         fd = theirs.fileno()
         self.proc = subprocess.Popen([*argv, sys.executable, "-I", "-m", "autograder.execute.zygote", str(fd),
-                                      str(scratch)], pass_fds=(fd,), stdin=subprocess.DEVNULL,
+                                      str(scratch), json.dumps(keep)], pass_fds=(fd,), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
                                      start_new_session=True)
         theirs.close()
@@ -346,7 +346,8 @@ class WarmBubblewrap(Bubblewrap):
                 env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "HOME": "/tmp",
                        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
                 # one start-up serves a whole class: give it more room than a single worker gets
-                z = _Zygote(argv, root, env, timeout=max(3 * limits.startup_timeout, 300))
+                z = _Zygote(argv, root, env, timeout=max(3 * limits.startup_timeout, 300),
+                            keep=_readonly_paths(probes))
                 self._zygotes[key] = z
             return z
 

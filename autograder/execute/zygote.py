@@ -33,7 +33,8 @@ import sys
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 NOBODY = 65534
 SUBMISSION = "/submission"
@@ -56,16 +57,31 @@ def _die_with_parent() -> None:
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _enter_sandbox(scratch: str, name: str, tmp_bytes: int) -> None:
-    """Steps 1-2 (in the intermediate process): namespaces, own folder, siblings hidden, own /tmp."""
+def _enter_sandbox(scratch: str, name: str, tmp_bytes: int, keep: list[str]) -> None:
+    """Steps 1-2 (in the intermediate process): namespaces, own folder, siblings hidden, own /tmp.
+
+    `keep`: read-only paths (the Python environment, the grader) that live under a folder we
+    cover with a private tmpfs, e.g. a kit checked out in /tmp; they are bound again on top.
+    """
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     own = os.path.join(scratch, name)
     _mount(own, SUBMISSION, None, MS_BIND)
     _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0555")
-    for private in ("/tmp", "/dev/shm"):
-        if os.path.isdir(private):
-            _mount("tmpfs", private, "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+    private = [d for d in ("/tmp", "/dev/shm") if os.path.isdir(d)]
+    held = [(p, os.open(p, os.O_PATH)) for p in keep
+            if any(p.startswith(d + "/") for d in private) and os.path.exists(p)]
+    for d in private:
+        _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+    for path, fd in held:
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            os.makedirs(path, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "a").close()
+        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        os.close(fd)
 
 
 def _become_student() -> None:
@@ -92,7 +108,8 @@ def _close_other_fds(keep: set[int]) -> None:
                 pass
 
 
-def _spawn(scratch: str, name: str, env: dict[str, str], tmp_bytes: int, chan: int, out: int, err: int) -> int:
+def _spawn(scratch: str, name: str, env: dict[str, str], tmp_bytes: int, keep: list[str],
+           chan: int, out: int, err: int) -> int:
     """Fork the intermediate; it sandboxes itself, forks the worker, reports the worker's exit."""
     pid = os.fork()
     if pid:
@@ -101,7 +118,7 @@ def _spawn(scratch: str, name: str, env: dict[str, str], tmp_bytes: int, chan: i
         _die_with_parent()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         _close_other_fds({chan, out, err})
-        _enter_sandbox(scratch, name, tmp_bytes)
+        _enter_sandbox(scratch, name, tmp_bytes, keep)
         worker = os.fork()
         if worker == 0:
             _die_with_parent()
@@ -153,7 +170,7 @@ def _reap(*_: object) -> None:
             return
 
 
-def serve_forever(control: socket.socket, scratch: str) -> None:
+def serve_forever(control: socket.socket, scratch: str, keep: list[str]) -> None:
     """Requests: one JSON line `{"name": folder}` with 3 fds (channel, stdout, stderr) attached."""
     signal.signal(signal.SIGCHLD, _reap)
     control.sendall(b"ready\n")
@@ -170,7 +187,7 @@ def serve_forever(control: socket.socket, scratch: str) -> None:
             name = req["name"]
             if len(fds) != 3 or "/" in name or name.startswith("."):
                 raise ValueError("bad request")
-            pid = _spawn(scratch, name, dict(req["env"]), int(req["tmp_bytes"]), *fds)
+            pid = _spawn(scratch, name, dict(req["env"]), int(req["tmp_bytes"]), keep, *fds)
             control.sendall(json.dumps({"pid": pid}).encode() + b"\n")
         except Exception as exc:  # noqa: BLE001
             control.sendall(json.dumps({"error": repr(exc)}).encode() + b"\n")
@@ -180,7 +197,7 @@ def serve_forever(control: socket.socket, scratch: str) -> None:
 
 
 def main() -> None:
-    control_fd, scratch = int(sys.argv[1]), sys.argv[2]
+    control_fd, scratch, keep = int(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
     _die_with_parent()
     os.environ.setdefault("MPLBACKEND", "Agg")
     # What students import, imported once here, shared copy-on-write by every worker.
@@ -202,7 +219,7 @@ def main() -> None:
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True, warn_only=True)  # imports torch._inductor once, here
     torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)  # and torch._dynamo (first optimizer)
-    serve_forever(socket.socket(fileno=control_fd), scratch)
+    serve_forever(socket.socket(fileno=control_fd), scratch, keep)
 
 
 if __name__ == "__main__":
