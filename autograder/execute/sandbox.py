@@ -386,12 +386,20 @@ class WarmBubblewrap(Bubblewrap):
 _PROCESS_WARM: dict[bool, WarmBubblewrap] = {}
 
 
+def close_at_exit(isolation: Isolation) -> None:
+    """Stop its zygotes and remove its scratch when this process ends, also as a pool worker
+    (multiprocessing children leave through os._exit: only its finalizers run, not atexit)."""
+    import atexit
+    from multiprocessing import util
+
+    atexit.register(isolation.close)
+    util.Finalize(None, isolation.close, exitpriority=100)
+
+
 def _warm_for_process(gpu: bool) -> WarmBubblewrap:
     if gpu not in _PROCESS_WARM:
-        import atexit
-
         _PROCESS_WARM[gpu] = WarmBubblewrap(gpu=gpu)
-        atexit.register(_PROCESS_WARM[gpu].close)
+        close_at_exit(_PROCESS_WARM[gpu])
     return _PROCESS_WARM[gpu]
 
 

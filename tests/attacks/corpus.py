@@ -528,9 +528,8 @@ def attacks() -> list[Attack]:
           FULL, "graded", checks=[cell_statuses()]),
         A("honest_print", "not an attack: an honest notebook that prints a short line (feedback the student expects)",
           nb("honest_print", prelude="builtins", insert={3: "print('hello from the notebook')"}),
-          FULL, "graded", checks=[has_text("hello from the notebook")],
-          xfail="ENGINE BUG 2: short prints are lost: the worker's sys.stdout is block-buffered (a pipe) and the "
-                "worker ends with os._exit / SIGKILL without flushing, so SubmissionResult.stdout is empty"),
+          # regression test for ENGINE BUG 2 (found by this corpus, fixed: the worker flushes its output)
+          FULL, "graded", checks=[has_text("hello from the notebook")]),
         # -- leaving or killing ---------------------------------------------------------------------
         A("sys_exit", "sys.exit(0), exit(), quit(), raise KeyboardInterrupt in cells",
           nb("sys_exit", insert={3: ["import sys\nsys.exit(0)", "exit()", "quit(3)", "raise KeyboardInterrupt"]}),
@@ -688,18 +687,16 @@ def attacks() -> list[Attack]:
         A("forged_reply", "double() writes a forged {'ok': True, 'value': ...} frame before the real answer",
           nb("forged_reply", insert={2: REPLY_FD + "from autograder.execute import wire"}, replace={"return x * 2": (
               "os.write(_reply_fd(), wire.encode({'ok': True, 'value': x * 3}))\n    return x * 2")}),
-          # the forged (wrong) frame is taken as the answer to call 1, and every later reply is the
-          # previous call's: the desync costs this student everything, and nobody else anything
-          # (see the report: a request id echoed in replies would confine it to one test)
-          0, "graded"),
+          # replies echo the request's id: the forged frame (no id) is refused, the worker retired, and
+          # only the tests whose probes forge lose their points (double: 6); the rest is honest credit
+          4, "crashed", "crashed the worker"),
         A("forged_executed", "a cell forges the 'executed' event and a reply answering the public test "
           "([2., 4.]) without defining double()",
           nb("forged_executed", replace={"return x * 2": "raise NotImplementedError()"},
              append=[REPLY_FD + "from autograder.execute import wire\nfd = _reply_fd()\n"
                      "os.write(fd, wire.encode({'event': 'executed'}))\n"
                      "os.write(fd, wire.encode({'ok': True, 'value': torch.tensor([2.0, 4.0])}))"]),
-          # 1 point: the forged reply answers the public example, whose input and answer are public;
-          # exactly what hard-coding `double = lambda x: torch.tensor([2., 4.])` earns.  The real
-          # messages that follow are then read as replies: later tests crash or fail.
-          1, "crashed", checks=[test_outcomes(test_double_small="passed", test_double_random="crashed")]),
+          # replies must echo the request's id, so the forged reply (and the stray real events after it)
+          # answer nothing: every probe of this notebook crashes, which costs only the forger
+          0, "crashed", checks=[test_outcomes(test_double_small="crashed", test_double_random="crashed")]),
     ]

@@ -41,19 +41,24 @@ if hasattr(sandbox, "WarmBubblewrap"):
             super().__init__(gpu=gpu)
             self.log = str(log)
 
-        def __getstate__(self) -> dict:
-            return {"gpu": self.gpu, "log": self.log}
-
-        def __setstate__(self, state: dict) -> None:
-            self.__init__(state["log"], gpu=state["gpu"])
-
-        def __reduce__(self):  # the base class reduces to itself; keep the recording twin
-            return (RecordingWarmBubblewrap, (self.log, self.gpu))
+        def __reduce__(self):  # like the base class: one instance (one zygote) per judge process
+            return (_recording_warm_for_process, (self.log, self.gpu))
 
         def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str], wire_limits):
             worker = super().spawn(workdir, probes, limits, env, wire_limits)
             _record(self.log, workdir, worker)
             return worker
+
+
+_PROCESS_RECORDERS: dict = {}
+
+
+def _recording_warm_for_process(log: str, gpu: bool):
+    key = (log, gpu)
+    if key not in _PROCESS_RECORDERS:
+        _PROCESS_RECORDERS[key] = RecordingWarmBubblewrap(log, gpu=gpu)
+        sandbox.close_at_exit(_PROCESS_RECORDERS[key])
+    return _PROCESS_RECORDERS[key]
 
 
 def recording(default: sandbox.Isolation, log: Path) -> sandbox.Isolation:

@@ -278,11 +278,8 @@ def test_nothing_left_behind(batch):
         assert list(d.iterdir()) == [], f"worker folders left in {d}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ENGINE BUG 3: every WarmBubblewrap leaves its empty zygote scratch folder (ag-zygote-*) in $TMPDIR: "
-    "judge processes (pipeline._judge) never call isolation.close(), so each judge process of a batch "
-    "leaves one (empty) scratch folder behind"))
 def test_no_zygote_scratch_left_behind(batch):
+    # regression test for ENGINE BUG 3 (found by this corpus, fixed: isolations close when their process ends)
     assert [p.name for p in batch["work"].glob("ag-zygote-*")] == []
 
 

@@ -1,0 +1,245 @@
+"""Set up and drive the peer graders (nbgrader, otter-grader), each in a venv of its own under bench/.
+
+Both venvs are created on first use with `pip install <grader> torch==2.13.0 numpy` (torch pinned: the
+CPU wheel from the local wheel folder; numpy because the notebooks import it and neither grader depends
+on it; for otter also ipykernel, which it needs to execute a notebook but does not depend on), plus a stub `autograder.selfcheck` module (the notebooks' `check()` does nothing, as in the kit's
+own workers).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from peer_tests import POINTS, SELFCHECK_STUB, TESTS, exercise_of_check_cell
+
+BENCH = Path(__file__).resolve().parent
+KIT = BENCH.parent
+ASSIGNMENT = "01_tensors"
+PACKAGES = {"nbgrader": ["nbgrader", "torch==2.13.0", "numpy"],
+            # otter executes notebooks through a Jupyter kernel but does not depend on ipykernel
+            "otter": ["otter-grader", "torch==2.13.0", "numpy", "ipykernel"]}
+
+
+def venv_dir(name: str) -> Path:
+    return BENCH / f".venv-{name}"
+
+
+def ensure_venv(name: str, log) -> tuple[Path | None, str]:
+    """(bin dir, '') or (None, why it could not be set up)."""
+    venv = venv_dir(name)
+    stamp = venv / ".bench-installed"
+    bin_dir = venv / "bin"
+    if stamp.is_file() and stamp.read_text().split() == PACKAGES[name]:
+        return bin_dir, ""
+    base = sys.executable if not hasattr(sys, "base_prefix") else str(Path(sys.base_prefix) / "bin" / "python3")
+    log(f"[{name}] creating {venv} and installing {' '.join(PACKAGES[name])} (once; a few minutes)")
+    try:
+        if not (bin_dir / "python").exists():
+            subprocess.run([base, "-m", "venv", str(venv)], check=True, capture_output=True, text=True)
+        r = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", *PACKAGES[name]],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, f"pip install {' '.join(PACKAGES[name])} failed: {r.stderr.strip()[-1500:]}"
+        site = subprocess.run([str(bin_dir / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+        stub = Path(site) / "autograder"
+        stub.mkdir(exist_ok=True)
+        (stub / "__init__.py").write_text('"""Benchmark stub of the kit package (selfcheck only)."""\n')
+        (stub / "selfcheck.py").write_text(SELFCHECK_STUB)
+    except (subprocess.CalledProcessError, OSError) as e:
+        return None, f"could not create the venv: {e}"
+    stamp.write_text(" ".join(PACKAGES[name]) + "\n")
+    return bin_dir, ""
+
+
+def _version(bin_dir: Path, dist: str) -> str:
+    r = subprocess.run([str(bin_dir / "python"), "-c", f"import importlib.metadata as m; print(m.version({dist!r}))"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() or "?"
+
+
+def _run_timed(cmd: list[str], *, cwd: Path, timeout: float, env: dict | None = None) -> dict:
+    """Run one command in its own process group; kill the whole group at the timeout."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        out, _ = p.communicate()
+        timed_out = True
+    return {"wall_s": time.perf_counter() - t0, "rc": p.returncode, "timed_out": timed_out, "output": out[-3000:]}
+
+
+def _master_cells() -> list[dict]:
+    return json.loads((KIT / "solutions" / f"{ASSIGNMENT}.ipynb").read_text())["cells"]
+
+
+def _test_source(lines: list[str]) -> str:
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------------------- nbgrader
+def _nbgrader_source_notebook() -> dict:
+    """The master with nbgrader metadata: setup cell locked, solution cells marked, and after every
+    `check("exercise")` cell an autograder test cell worth POINTS."""
+    nb = json.loads((KIT / "solutions" / f"{ASSIGNMENT}.ipynb").read_text())
+    tests = dict(TESTS)
+    cells = []
+    for i, c in enumerate(nb["cells"]):
+        c = copy.deepcopy(c)
+        src = "".join(c["source"])
+        meta = {"schema_version": 3, "grade": False, "solution": False, "locked": False, "task": False,
+                "grade_id": f"cell_{i}"}
+        if c["cell_type"] == "code" and "### BEGIN SOLUTION" in src:
+            meta["solution"] = True
+        elif c["cell_type"] == "code" and "from autograder.selfcheck import" in src:
+            meta["locked"] = True
+        else:
+            meta = None  # an ordinary cell: no nbgrader metadata
+        c.setdefault("metadata", {})
+        if meta:
+            c["metadata"]["nbgrader"] = meta
+        c["metadata"]["bench_index"] = i
+        cells.append(c)
+        ex = exercise_of_check_cell(src) if c["cell_type"] == "code" else None
+        if ex in tests:
+            cells.append({"cell_type": "code", "execution_count": None, "outputs": [], "id": f"test-{ex}",
+                          "source": _test_source(tests[ex]),
+                          "metadata": {"nbgrader": {"schema_version": 3, "grade": True, "solution": False,
+                                                    "locked": True, "task": False, "points": POINTS,
+                                                    "grade_id": f"test_{ex}"}}})
+    nb["cells"] = cells
+    return nb
+
+
+def _nbgrader_submission(release: dict, student_path: Path) -> bytes:
+    """What the student would hand in had they worked in the nbgrader release: the release notebook
+    (metadata, test cells) with the student's own cell sources at the same positions."""
+    raw = student_path.read_bytes()
+    try:
+        student = json.loads(raw)
+    except ValueError:
+        return raw  # invalid_json stays invalid
+    nb = copy.deepcopy(release)
+    for c in nb["cells"]:
+        i = c.get("metadata", {}).get("bench_index")
+        if i is not None and i < len(student["cells"]):
+            c["source"] = student["cells"][i]["source"]
+    return json.dumps(nb, indent=1).encode()
+
+
+def run_nbgrader(klass: list[tuple[str, Path]], work: Path, *, timeout: float, log) -> dict:
+    bin_dir, why = ensure_venv("nbgrader", log)
+    if bin_dir is None:
+        return {"grader": "nbgrader", "error": why}
+    course = work / "nbgrader-course"
+    shutil.rmtree(course, ignore_errors=True)
+    (course / "source" / ASSIGNMENT).mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        f"c.CourseDirectory.root = {str(course)!r}\n"
+        f"c.CourseDirectory.course_id = 'bench'\n"
+        # keep nbgrader from treating a missing student as an error
+        "c.Autograde.create_student = True\n")
+    (course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").write_text(json.dumps(_nbgrader_source_notebook(), indent=1))
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    env.pop("AUTOGRADER_WORKER", None)
+    nbg = str(bin_dir / "nbgrader")
+    gen = _run_timed([nbg, "generate_assignment", ASSIGNMENT, "--force"], cwd=course, timeout=600, env=env)
+    if gen["rc"] != 0:
+        return {"grader": "nbgrader", "error": "nbgrader generate_assignment failed: " + gen["output"][-1500:]}
+    release = json.loads((course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
+    for sid, path in klass:
+        d = course / "submitted" / sid / ASSIGNMENT
+        d.mkdir(parents=True)
+        (d / f"{ASSIGNMENT}.ipynb").write_bytes(_nbgrader_submission(release, path))
+    # One `nbgrader autograde` per student so that an external per-notebook timeout can be applied
+    # (a hanging notebook would otherwise hang the whole batch).
+    per = []
+    for sid, _ in klass:
+        r = _run_timed([nbg, "autograde", ASSIGNMENT, "--student", sid, "--force"], cwd=course, timeout=timeout, env=env)
+        r["id"] = sid
+        per.append(r)
+        log(f"[nbgrader] {sid}: {r['wall_s']:.1f} s rc={r['rc']}{' TIMEOUT' if r['timed_out'] else ''}")
+    scores = _nbgrader_scores(bin_dir, course, env)
+    for r in per:
+        r["score"] = scores.get(r["id"])
+        r.pop("output") if r["rc"] == 0 else None
+    return {"grader": "nbgrader", "version": _version(bin_dir, "nbgrader"), "per_submission": per,
+            "command": f"nbgrader autograde {ASSIGNMENT} --student <id> --force (one call per student, "
+                       f"killed after {timeout:g} s)"}
+
+
+def _nbgrader_scores(bin_dir: Path, course: Path, env: dict) -> dict:
+    code = ("from nbgrader.api import Gradebook\n"
+            f"gb = Gradebook('sqlite:///{course}/gradebook.db')\n"
+            "import json; out = {}\n"
+            f"for s in gb.assignment_submissions({ASSIGNMENT!r}):\n"
+            "    out[s.student.id] = s.score\n"
+            "print(json.dumps(out)); gb.close()\n")
+    r = subprocess.run([str(bin_dir / "python"), "-c", code], capture_output=True, text=True, env=env, cwd=course)
+    try:
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {}
+
+
+# ------------------------------------------------------------------------------------------- otter
+def _otter_tests(tests_dir: Path) -> None:
+    tests_dir.mkdir(parents=True, exist_ok=True)
+    for name, lines in TESTS:
+        code = "".join(f">>> {line}\n" for line in lines)
+        test = {"name": name, "points": POINTS,
+                "suites": [{"cases": [{"code": code, "hidden": False, "locked": False}],
+                            "scored": True, "setup": "", "teardown": "", "type": "doctest"}]}
+        (tests_dir / f"{name}.py").write_text("OK_FORMAT = True\n\ntest = " + repr(test) + "\n")
+
+
+def run_otter(klass: list[tuple[str, Path]], work: Path, *, timeout: float, log) -> dict:
+    bin_dir, why = ensure_venv("otter", log)
+    if bin_dir is None:
+        return {"grader": "otter", "error": why}
+    root = work / "otter"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    _otter_tests(root / "tests")
+    (root / "requirements.txt").write_text("")
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    otter = str(bin_dir / "otter")
+    zip_path = root / "autograder.zip"
+    gen = _run_timed([otter, "generate", "-t", "tests", "-o", str(zip_path), "-r", "requirements.txt",
+                      "--no-environment", "--no-config"],
+                     cwd=root, timeout=600, env=env)
+    if gen["rc"] != 0 or not zip_path.is_file():
+        return {"grader": "otter", "error": "otter generate failed: " + gen["output"][-1500:]}
+    per = []
+    for sid, path in klass:
+        d = root / "subs" / sid
+        d.mkdir(parents=True)
+        sub = d / f"{sid}.ipynb"
+        shutil.copyfile(path, sub)
+        r = _run_timed([otter, "run", "--no-logo", "-a", str(zip_path), "-o", str(d), str(sub)], cwd=d, timeout=timeout, env=env)
+        r["id"] = sid
+        res = d / "results.json"
+        r["score"] = None
+        if res.is_file():
+            try:
+                data = json.loads(res.read_text())
+                r["score"] = sum(t.get("score", 0) or 0 for t in data.get("tests", [])) if "tests" in data else data.get("score")
+            except ValueError:
+                pass
+        per.append(r)
+        r.pop("output") if r["rc"] == 0 else None
+        log(f"[otter] {sid}: {r['wall_s']:.1f} s rc={r['rc']}{' TIMEOUT' if r['timed_out'] else ''} score={r['score']}")
+    return {"grader": "otter", "version": _version(bin_dir, "otter-grader"), "per_submission": per,
+            "command": f"otter run -a autograder.zip -o <dir> <submission>.ipynb (one call per submission, "
+                       f"killed after {timeout:g} s)"}
