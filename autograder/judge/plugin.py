@@ -230,6 +230,18 @@ def _empty_ini() -> Path:
     return path
 
 
+def _forget_modules_under(root: Path) -> None:
+    """Drop test modules imported from `root`: pytest's importlib mode would otherwise hand the next
+    run (another submission, or another assignment with a same-named test file) the cached module."""
+    import sys
+
+    root = root.resolve()
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None)
+        if f and Path(f).resolve().is_relative_to(root):
+            del sys.modules[name]
+
+
 def run_tests(paths: list[Path], plugin: GradingPlugin, rootdir: Path) -> str:
     """Run pytest on `paths` with `plugin`, isolated from any surrounding pytest configuration."""
     import contextlib
@@ -246,7 +258,10 @@ def run_tests(paths: list[Path], plugin: GradingPlugin, rootdir: Path) -> str:
     ]
     buf = io.StringIO()
     start = time.monotonic()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-        pytest.main(args, plugins=[plugin])
+    try:
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            pytest.main(args, plugins=[plugin])
+    finally:
+        _forget_modules_under(rootdir)
     buf.write(f"\n[pytest ran in {time.monotonic() - start:.2f}s]")
     return buf.getvalue()
