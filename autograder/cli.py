@@ -97,6 +97,7 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     import torch
 
     from autograder.pipeline import grade_class
+    from autograder.report.progress import progress
     from autograder.report.table import print_table
 
     assignment = load_assignment(args.assignment, kit)
@@ -111,15 +112,9 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
         subs = _intake(args, assignment.id, out, Path(scratch))
         if not subs:
             raise UsageError("no notebooks found in " + ", ".join(map(str, args.submissions)))
-        quiet = not sys.stdout.isatty()
-
-        def progress(r, reused: bool) -> None:
-            if quiet:
-                fields = [r.submission_id, f"{r.score:g}/{r.max_score:g}", r.status] + (["reused"] if reused else [])
-                print("\t".join(fields), file=sys.stderr, flush=True)
-
-        run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=_options(args),
-                          force=args.force, on_result=progress, scheduler=args.scheduler)
+        with progress(len(subs), f"grading {assignment.id}") as on_result:
+            run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=_options(args),
+                              force=args.force, on_result=on_result, scheduler=args.scheduler)
     ref = run.reference
     if ref is not None and (ref.score < ref.max_score or ref.problems):
         print(f"WARNING: the master notebook scores {ref.score:g}/{ref.max_score:g} against its own tests"
