@@ -1,0 +1,57 @@
+"""The optimizer exercises' shared harness: the same parameters and gradients stepped through the
+student's optimizer (in the worker) and torch's (here), compared step by step."""
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from autograder.judge.checks import assert_tensor, assert_true
+
+
+def _problem(rng, dtype, n_steps=6):
+    shapes = [(3,), (2, 4), (5, 1), (1,)]
+    inits = [torch.randn(s, generator=rng, dtype=dtype) for s in shapes]
+    grads = []
+    for t in range(n_steps):
+        step = [torch.randn(s, generator=rng, dtype=dtype) for s in shapes]
+        step[3] = None if t % 2 else step[3]  # a parameter that only sometimes has a gradient
+        grads.append(step)
+    return inits, grads
+
+
+def _torch_run(cls, inits, groups, defaults, grads):
+    params = [t.clone().requires_grad_(True) for t in inits]
+    pg = [dict({k: v for k, v in g.items() if k != "idx"}, params=[params[i] for i in g["idx"]]) for g in groups]
+    opt = cls(pg, **defaults)
+    history = []
+    for step in grads:
+        for p, g in zip(params, step):
+            p.grad = None if g is None else g.clone()
+        opt.step()
+        history.append({"params": [p.detach().clone() for p in params],
+                        "state": [{k: v.detach().clone() if isinstance(v, torch.Tensor) else v for k, v in opt.state[p].items()}
+                                  if p in opt.state else {} for p in params]})
+    return history
+
+
+def compare_histories(got, exp, keys, what):
+    assert_true(len(got) == len(exp), f"{what}: expected {len(exp)} steps of history")
+    for t, (g, e) in enumerate(zip(got, exp)):
+        for i, (gp, ep) in enumerate(zip(g["params"], e["params"])):
+            assert_tensor(gp, ep, name=f"parameter {i} after step {t + 1} ({what})")
+        for i, (gs, es) in enumerate(zip(g["state"], e["state"])):
+            for k in keys:
+                if k not in es:
+                    continue
+                assert_true(isinstance(gs, dict) and k in gs, f"self.state[p] has no {k!r} after step {t + 1} ({what})")
+                if k == "step":
+                    got_step = gs[k].item() if type(gs[k]) is torch.Tensor else gs[k]
+                    assert_true(isinstance(got_step, (int, float)) and float(got_step) == float(es[k]),
+                                f"state['step'] of parameter {i} is {got_step!r} after step {t + 1}, expected {float(es[k]):g} ({what})")
+                else:
+                    assert_tensor(gs[k], es[k], name=f"state[{k!r}] of parameter {i} after step {t + 1} ({what})")
+
+
+@pytest.fixture
+def optimizer_race() -> SimpleNamespace:
+    return SimpleNamespace(problem=_problem, torch_run=_torch_run, compare_histories=compare_histories)
