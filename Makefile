@@ -1,7 +1,8 @@
 # Entry points of the kit.  `make test` and `make demo` set everything up on a fresh machine.
 PYTHON     ?= python3
 VENV       ?= .venv
-# The CPU wheel by default; a GPU box overrides it, e.g. make install TORCH_SPEC="torch==2.13.0"
+# The CPU wheel by default; a GPU box overrides it (pip arguments allowed), e.g.
+#   make install TORCH_SPEC="torch==2.13.0 --index-url <a CUDA wheel index>"
 TORCH_SPEC ?= torch==2.13.0
 JOBS       ?= 2
 PY         := $(VENV)/bin/python
@@ -13,7 +14,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml scripts/install-system-deps
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q "$(TORCH_SPEC)"
+	$(PY) -m pip install -q $(TORCH_SPEC)
 	$(PY) -m pip install -q -e ".[instructor,lms,interop,dev]"
 	sh scripts/install-system-deps
 	touch $(STAMP)
