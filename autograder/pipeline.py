@@ -13,7 +13,7 @@ from typing import Callable
 
 import autograder
 from autograder.assignment import Assignment, load_assignment
-from autograder.intake.submissions import Submission
+from autograder.intake.submissions import Submission, file_sha256
 from autograder.judge.session import GradeOptions, environment, grade_notebook
 from autograder.report.files import write_submission
 from autograder.report.gradebook import Gradebook
@@ -87,7 +87,8 @@ def grade_class(
         todo: list[Submission] = []
         for sub in submissions:
             old = gradebook.fingerprint(assignment.id, sub.id) if not force else None
-            if old and old == (_sha(sub.path), version, autograder.__version__):
+            current = file_sha256(sub.path) if sub.path.is_file() else ""
+            if old and old == (current, version, autograder.__version__):
                 stored = gradebook.get(assignment.id, sub.id)
                 if stored is not None:
                     results[sub.id] = stored
@@ -156,9 +157,3 @@ def _judge_bytes(kit: str, assignment_id: str, sid: str, source: str, notebook: 
         path = Path(tmp) / "submission.ipynb"
         path.write_bytes(notebook)
         return _judge(kit, assignment_id, Submission(sid, path, source), options)
-
-
-def _sha(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""

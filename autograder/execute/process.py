@@ -123,13 +123,7 @@ class WorkerProcess:
     def recv(self, deadline: float) -> Any:
         """Next message, decoded and validated; kills the worker on timeout or garbage."""
         try:
-            head = self._read(wire._HEADER.size, deadline)
-            magic, n = wire._HEADER.unpack(head)
-            if magic != wire.MAGIC:
-                raise wire.PayloadError("the worker wrote something that is not a protocol message")
-            if n > self._limits.max_bytes:
-                raise wire.PayloadError(
-                    f"a result of {n / 2**20:.1f} MiB is over the {self._limits.max_bytes / 2**20:.0f} MiB limit")
+            n = wire.body_length(self._read(wire.HEADER_SIZE, deadline), self._limits)
             msg = wire.decode(self._read(n, deadline), self._limits)
         except (wire.PayloadError, WorkerTimeout):
             self.kill()

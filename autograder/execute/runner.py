@@ -9,7 +9,6 @@ per-cell or per-test deadline and by the submission's overall deadline.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -25,6 +25,7 @@ import torch
 
 MAGIC = b"AGW1"
 _HEADER = struct.Struct(">4sQ")  # magic, total length of the rest
+HEADER_SIZE = _HEADER.size
 
 
 @dataclass(frozen=True)
@@ -285,15 +286,24 @@ def write_message(stream: BinaryIO, obj: Any) -> None:
     stream.flush()
 
 
-def read_frame(stream: BinaryIO, limits: Limits = DEFAULT_LIMITS) -> bytes:
-    """Read one framed body; refuses (without reading it) a body longer than the limit."""
-    head = _read_exact(stream, _HEADER.size)
+def body_length(head: bytes, limits: Limits = DEFAULT_LIMITS) -> int:
+    """Length of the body announced by a frame header, refused before a byte of it is read if too large."""
     magic, n = _HEADER.unpack(head)
     if magic != MAGIC:
-        raise PayloadError("stream is not speaking the worker protocol")
+        raise PayloadError("the stream holds something that is not a protocol message")
     if n > limits.max_bytes:
-        raise PayloadError(f"result of {n} bytes is over the limit of {limits.max_bytes} bytes")
-    return _read_exact(stream, n)
+        raise PayloadError(f"a result of {n / 2**20:.1f} MiB is over the {limits.max_bytes / 2**20:.0f} MiB limit")
+    return n
+
+
+def decode_message(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """Decode one whole framed message (as `encode` made it, header included)."""
+    return decode(data[HEADER_SIZE : HEADER_SIZE + body_length(data[:HEADER_SIZE], limits)], limits)
+
+
+def read_frame(stream: BinaryIO, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """Read one framed body; refuses (without reading it) a body longer than the limit."""
+    return _read_exact(stream, body_length(_read_exact(stream, HEADER_SIZE), limits))
 
 
 def _read_exact(stream: BinaryIO, n: int) -> bytes:

@@ -149,7 +149,7 @@ def _spawn(scratch: str, name: str, env: dict[str, str], tmp_bytes: int, keep: l
         except OSError:
             pass
         os._exit(0)
-    except BaseException as exc:  # noqa: BLE001 - report set-up failures, never return into the zygote
+    except BaseException:  # noqa: BLE001 - report set-up failures, never return into the zygote
         try:
             from autograder.execute import wire
 

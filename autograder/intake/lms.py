@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.intake.roster import Identity, Roster, RosterMatch, match_roster
-from autograder.intake.submissions import (MAX_ZIP_MEMBER, MAX_ZIP_TOTAL, IntakeError, Submission, _digest,
+from autograder.intake.submissions import (MAX_ZIP_MEMBER, MAX_ZIP_TOTAL, IntakeError, Submission, file_sha256,
                                           extract_member, safe_id)
 from autograder.score.late import LatePolicyError, parse_time
 
@@ -342,7 +342,7 @@ def unpack(path: Path, scratch: Path, *, fmt: str | None = None, roster: Roster 
         base = c.key if fmt not in ("canvas", "moodle") else f"{c.identity.name}_{c.key}"
         sid = safe_id(base)
         if not sid or sid in seen:
-            sid = f"{sid or 'submission'}-{_digest(c.file.path)[:8]}"
+            sid = f"{sid or 'submission'}-{file_sha256(c.file.path)[:8]}"
         seen.add(sid)
         entries.append(Entry(Submission(sid, c.file.path, c.file.logical), c.identity))
     batch = Batch(fmt, entries, superseded, ignored)

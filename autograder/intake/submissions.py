@@ -36,7 +36,7 @@ def safe_id(name: str) -> str:
     return clean[:80]
 
 
-def _digest(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -102,7 +102,7 @@ def collect(paths: list[Path], scratch: Path) -> list[Submission]:
     for path, source in found:
         sid = safe_id(Path(source).name)
         if not sid or sid in seen:
-            sid = f"{sid or 'submission'}-{_digest(path)[:8]}"
+            sid = f"{sid or 'submission'}-{file_sha256(path)[:8]}"
         seen.add(sid)
         subs.append(Submission(sid, path.resolve(), source))
     return subs

@@ -12,7 +12,7 @@ import hashlib
 import importlib.util
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -21,7 +21,6 @@ import torch
 
 import autograder
 from autograder.assignment import Assignment
-from autograder.execute.limits import Limits
 from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.execute.sandbox import Isolation, choose_isolation
 from autograder.judge.plugin import GradingPlugin, run_tests
@@ -80,8 +79,8 @@ def reference_for(assignment: Assignment, version: str, options: GradeOptions) -
     key = (assignment.id, version)
     if key not in _references:
         seed, _ = _base_seed(assignment)
-        limits = Limits(**{**assignment.limits.__dict__, "submission_timeout": 10 * assignment.limits.submission_timeout,
-                           "max_restarts": 2})
+        limits = replace(assignment.limits, submission_timeout=10 * assignment.limits.submission_timeout,
+                         max_restarts=2)
 
         def make() -> NotebookRunner:
             runner = NotebookRunner(load_cells(assignment.solution), probes=assignment.probes, limits=limits,

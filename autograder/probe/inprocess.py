@@ -20,7 +20,7 @@ from autograder.execute.runner import ProbeError
 
 
 def _copy(value: Any) -> Any:
-    return wire.decode(wire.encode(value)[wire._HEADER.size:])
+    return wire.decode_message(wire.encode(value))
 
 
 class InProcess:

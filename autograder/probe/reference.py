@@ -49,7 +49,7 @@ class CachedReference:
         else:
             self.hits += 1
         self._memory[key] = blob
-        return wire.decode(blob[wire._HEADER.size:])
+        return wire.decode_message(blob)
 
     def _store(self, key: str, blob: bytes) -> None:
         if self.cache_dir is None:

@@ -10,7 +10,7 @@ from autograder.execute import wire
 
 
 def roundtrip(x):
-    return wire.decode(wire.encode(x)[wire._HEADER.size:])
+    return wire.decode_message(wire.encode(x))
 
 
 def test_plain_data_roundtrips():
