@@ -7,6 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -78,9 +79,11 @@ def grade_class(
     options.cache_dir = options.cache_dir or out / ".cache" / "reference"
     gradebook = Gradebook(out / "gradebook.sqlite")
     version = assignment.version()
+    pool = _start_judges(jobs) if jobs > 1 and not scheduler else None
     try:
         # 1. the master through the reference: fills the cache every judge process reads, and
-        #    proves the assignment is sound before a single student is graded.
+        #    proves the assignment is sound before a single student is graded.  (The judge
+        #    processes import torch meanwhile.)
         reference = grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID,
                                    options=options, as_reference=True)
         results: dict[str, SubmissionResult] = {}
@@ -108,26 +111,68 @@ def grade_class(
 
         if scheduler:
             _run_on_dask(scheduler, assignment, todo, options, finish)
-        elif jobs <= 1:
+        elif pool is None:
             for sub in todo:
                 finish(_judge(str(assignment.kit), assignment.id, sub, options))
         else:
-            ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_die_with_grader) as pool:
-                pending: dict[Future, Submission] = {
-                    pool.submit(_judge, str(assignment.kit), assignment.id, s, options): s for s in todo}
-                while pending:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        sub = pending.pop(fut)
-                        try:
-                            finish(fut.result())
-                        except Exception:  # noqa: BLE001 - e.g. a judge process killed from outside
-                            finish(_grader_error(assignment, sub, options, traceback.format_exc()).to_record())
+            pool = _run_on_pool(pool, jobs, assignment, todo, options, finish)
         write_grades_csv(out / assignment.id / "grades.csv", gradebook.all(assignment.id))
         return ClassRun([results[s.id] for s in submissions], reference, reused)
     finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
         gradebook.close()
+
+
+def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, todo: list[Submission],
+                 options: GradeOptions, finish: Callable[[dict], None], restarts: int = 2) -> ProcessPoolExecutor:
+    """Judge `todo` on `pool`.  A judge process that dies (the OOM killer, a kill from outside) breaks
+    the whole pool: the submissions it had not finished go to a fresh pool, `restarts` times, and
+    only then are recorded as grader errors.  Returns the pool in use at the end."""
+    left = list(todo)
+    while left:
+        pending: dict[Future, Submission] = {}
+        try:
+            for sub in left:
+                pending[pool.submit(_judge, str(assignment.kit), assignment.id, sub, options)] = sub
+        except BrokenProcessPool:
+            pass  # the rest is resubmitted below
+        unsent = left[len(pending):]
+        lost: list[tuple[Submission, str]] = []
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                sub = pending.pop(fut)
+                try:
+                    finish(fut.result())
+                except BrokenProcessPool:
+                    lost.append((sub, traceback.format_exc()))
+                except Exception:  # noqa: BLE001 - a grader bug costs one submission, not the batch
+                    finish(_grader_error(assignment, sub, options, traceback.format_exc()).to_record())
+        left = [sub for sub, _ in lost] + unsent
+        if left and restarts <= 0:
+            why = dict((sub.id, tb) for sub, tb in lost)
+            for sub in left:
+                finish(_grader_error(assignment, sub, options, why.get(sub.id, "judge processes kept dying")).to_record())
+            break
+        if left:
+            restarts -= 1
+            pool.shutdown(wait=False, cancel_futures=True)
+            pool = _start_judges(jobs)
+    return pool
+
+
+def _start_judges(jobs: int) -> ProcessPoolExecutor:
+    """`jobs` judge processes, started now so that their imports overlap the reference pass."""
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_die_with_grader)
+    for _ in range(jobs):
+        pool.submit(_ready)
+    return pool
+
+
+def _ready() -> None:
+    import autograder.judge.plugin  # noqa: F401 - torch and pytest, the judge's slow imports
 
 
 def _run_on_dask(address: str, assignment: Assignment, todo: list[Submission], options: GradeOptions,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import json
 import os
 import platform
@@ -34,7 +35,7 @@ import peers  # noqa: E402
 KIT = BENCH.parent
 ASSIGNMENT = "01_tensors"
 SAMPLES = KIT / "examples" / "submissions" / ASSIGNMENT
-GRADERS = ("ours", "ours-jobs1", "dask", "nbgrader", "otter")
+GRADERS = ("ours", "ours-jobs1", "dask", "nbgrader", "nbgrader-batch", "otter")
 
 
 def log(msg: str) -> None:
@@ -196,14 +197,15 @@ def _classify_peer(cmd: str, proc) -> str | None:
 
 def run_peer(name: str, klass: list[tuple[str, Path]], work: Path, *, timeout: float, interval: float) -> dict:
     load0 = loadavg()
-    fn = peers.run_nbgrader if name == "nbgrader" else peers.run_otter
+    fn = {"nbgrader": peers.run_nbgrader, "otter": peers.run_otter,
+          "nbgrader-batch": functools.partial(peers.run_nbgrader, batch=True)}[name]
     with Sampler(os.getpid(), _classify_peer, interval=interval) as sampler:
         t0 = time.perf_counter()
         res = fn(klass, work, timeout=timeout, log=log)
         total = time.perf_counter() - t0
     res.update({"n": len(klass), "load_before": load0, "load_after": loadavg(), "memory": sampler.summary(),
                 "timeout_s": timeout, "setup_and_total_s": total})
-    if "per_submission" in res:
+    if "per_submission" in res and "wall_s" not in res:
         res["wall_s"] = sum(x["wall_s"] for x in res["per_submission"])  # grading calls only, not setup
     return res
 
@@ -321,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
                     results["dask"] = run_ours(klass_dir, n, work, jobs=args.jobs, label="dask",
                                                scheduler=cluster.scheduler_address, interval=args.interval)
                     results["dask"]["cluster"] = "LocalCluster(n_workers=2, threads_per_worker=1, processes=True) on 127.0.0.1"
-        for peer in ("nbgrader", "otter"):
+        for peer in ("nbgrader", "nbgrader-batch", "otter"):
             if peer in only:
                 results[peer] = run_peer(peer, klass, work, timeout=args.peer_timeout, interval=args.interval)
     finally:
@@ -337,10 +339,14 @@ def main(argv: list[str] | None = None) -> int:
         summaries[name] = summarize_ours(r) if name.startswith("ours") or name == "dask" else summarize_peer(r)
     ratios = {}
     ours = summaries.get("ours", {}).get("submissions_per_min")
-    for peer in ("nbgrader", "otter"):
+    for peer in ("nbgrader", "nbgrader-batch", "otter"):
         p = summaries.get(peer, {})
         if ours and p.get("submissions_per_min"):
             ratios[f"ours_vs_{peer}"] = ours / p["submissions_per_min"]
+    # the target is judged against nbgrader's faster way of running
+    nbg = [ratios[k] for k in ("ours_vs_nbgrader", "ours_vs_nbgrader-batch") if k in ratios]
+    if nbg:
+        ratios["ours_vs_nbgrader_best"] = min(nbg)
     if ours and summaries.get("dask", {}).get("submissions_per_min"):
         ratios["dask_slowdown_vs_local_jobs"] = results["dask"]["wall_s"] / results["ours"]["wall_s"] - 1
     if ours and summaries.get("ours-jobs1", {}).get("submissions_per_min"):
@@ -349,7 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     ov = summaries.get("ours", {}).get("overhead_excluding_timeouts", {}).get("median")
     mem = worker_memory("ours", results["ours"]) if "ours" in results else {}
     targets = {
-        "throughput >= 10x nbgrader": None if "ours_vs_nbgrader" not in ratios else ratios["ours_vs_nbgrader"] >= 10,
+        "throughput >= 10x nbgrader (its faster mode)": None if "ours_vs_nbgrader_best" not in ratios
+        else ratios["ours_vs_nbgrader_best"] >= 10,
         "throughput >= 10x otter": None if "ours_vs_otter" not in ratios else ratios["ours_vs_otter"] >= 10,
         "engine overhead < 0.3 s/submission (median, warm workers, non-timeout)": None if ov is None else ov < 0.3,
         "peak memory per worker < 500 MB (PSS)": None if not mem else mem["pss"] * 1.048576 < 500,

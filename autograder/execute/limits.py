@@ -7,7 +7,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Limits:
-    cell_timeout: float = 60.0        # wall seconds for one notebook cell
+    cell_timeout: float = 60.0        # CPU seconds for one notebook cell (and 3x that in wall time)
     test_timeout: float = 60.0        # wall seconds for one test (all its probe calls)
     submission_timeout: float = 600.0  # wall seconds for everything of one submission
     startup_timeout: float = 120.0    # wall seconds for a worker to import torch and say hello

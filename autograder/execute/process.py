@@ -18,9 +18,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from autograder.execute import wire
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class WorkerTimeout(Exception):
@@ -120,11 +122,14 @@ class WorkerProcess:
             self.kill()
             raise WorkerDied(self.exit_description()) from None
 
-    def recv(self, deadline: float) -> Any:
-        """Next message, decoded and validated; kills the worker on timeout or garbage."""
+    def recv(self, deadline: float, extend: Callable[[], float | None] | None = None) -> Any:
+        """Next message, decoded and validated; kills the worker on timeout or garbage.
+
+        At `deadline`, `extend` (if given) may return a later one instead of giving up."""
         try:
-            n = wire.body_length(self._read(wire.HEADER_SIZE, deadline), self._limits)
-            msg = wire.decode(self._read(n, deadline), self._limits)
+            head = self._read(wire.HEADER_SIZE, deadline, extend)
+            n = wire.body_length(head, self._limits)
+            msg = wire.decode(self._read(n, deadline, extend), self._limits)
         except (wire.PayloadError, WorkerTimeout):
             self.kill()
             raise
@@ -134,9 +139,9 @@ class WorkerProcess:
             raise WorkerDied(self.exit_description())
         return msg
 
-    def _read(self, n: int, deadline: float) -> bytes:
+    def _read(self, n: int, deadline: float, extend: Callable[[], float | None] | None = None) -> bytes:
         while len(self._buf) < n:
-            self._wait(deadline, write=False)
+            deadline = self._wait(deadline, write=False, extend=extend)
             try:
                 chunk = self.channel.recv(max(65536, min(n - len(self._buf), 1 << 24)))
             except OSError:
@@ -149,16 +154,31 @@ class WorkerProcess:
         out, self._buf = bytes(self._buf[:n]), self._buf[n:]
         return out
 
-    def _wait(self, deadline: float, write: bool) -> None:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            self.kill()
-            raise WorkerTimeout()
+    def _wait(self, deadline: float, write: bool, extend: Callable[[], float | None] | None = None) -> float:
+        """Block until the channel is ready; returns the deadline in force (`extend` may move it)."""
         fd = self.channel.fileno()
-        r, w, _ = select.select([] if write else [fd], [fd] if write else [], [], left)
-        if not (r or w):
-            self.kill()
-            raise WorkerTimeout()
+        while True:
+            left = deadline - time.monotonic()
+            if left > 0:
+                r, w, _ = select.select([] if write else [fd], [fd] if write else [], [], left)
+                if r or w:
+                    return deadline
+            later = extend() if extend else None
+            if later is None or later <= time.monotonic():
+                self.kill()
+                raise WorkerTimeout()
+            deadline = later
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time the worker process has used, where we know its pid (not behind a cold bwrap)."""
+        if self.popen is not None and self.popen.args[0] != sys.executable:
+            return None
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS  # utime stime cutime cstime
+        except (OSError, ValueError, IndexError):
+            return None
 
     # -- lifetime ---------------------------------------------------------------
     def kill(self) -> None:

@@ -12,12 +12,14 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from autograder.execute import wire
 from autograder.execute.limits import Limits
 from autograder.execute.process import WorkerDied, WorkerProcess, WorkerTimeout
 from autograder.execute.sandbox import Isolation
+
+_WALL_FACTOR = 3  # a cell may take this many times its CPU budget in wall time
 
 
 class ProbeError(Exception):
@@ -106,12 +108,13 @@ class NotebookRunner:
                 self._bounded(self.limits.startup_timeout),
             )
             deadline = self._bounded(self.limits.startup_timeout)
+            extend = None
             while True:
-                msg = worker.recv(deadline)
+                msg = worker.recv(deadline, extend)
                 event = msg.get("event") if type(msg) is dict else None
                 if event == "cell_start":
                     current = int(msg["index"])
-                    deadline = self._bounded(self.limits.cell_timeout)
+                    deadline, extend = self._cell_clock(worker)
                 elif event == "cell_end":
                     idx = int(msg["index"])
                     err = msg.get("error")
@@ -133,14 +136,39 @@ class NotebookRunner:
             timed_out = isinstance(exc, WorkerTimeout)
             if timed_out and self._budget_left() <= 0:
                 self.out_of_time = True
-            msg = (f"cell did not finish within {self.limits.cell_timeout:g} s" if timed_out
-                   else self._why(exc, worker))
+            t = self.limits.cell_timeout
+            msg = (f"cell did not finish within its time limit ({t:g} s of CPU time, {_WALL_FACTOR * t:g} s "
+                   f"of wall time at most)" if timed_out else self._why(exc, worker))
             self.records[current] = CellRecord(
                 current, "timeout" if timed_out else "crashed",
                 {"type": "Timeout" if timed_out else "Crashed", "message": msg, "frames": []}, [], self._original(current))
             self.skip.add(current)
             if self.out_of_time:
                 raise ProbeTimeout("the submission used up its time limit") from None
+
+    def _cell_clock(self, worker: WorkerProcess) -> tuple[float, Callable[[], float | None]]:
+        """A cell's deadline: `cell_timeout` seconds of the worker's CPU time, and at most
+        `_WALL_FACTOR` times that in wall time (for a cell that sleeps or waits).
+
+        Counting CPU rather than wall time means a busy machine, which slows every cell, does
+        not turn slow-but-correct cells into timeouts, so the limit can be tight; a spinning
+        loop on an idle machine still stops after `cell_timeout` seconds.  Where the worker's
+        CPU time cannot be read (a cold sandbox) the limit is plain wall time."""
+        limit = self.limits.cell_timeout
+        cpu0 = worker.cpu_seconds()
+        hard = self._bounded(_WALL_FACTOR * limit)
+
+        def extend() -> float | None:
+            cpu = worker.cpu_seconds()
+            if cpu0 is None or cpu is None:
+                return None
+            left = limit - (cpu - cpu0)
+            now = time.monotonic()
+            if left <= 0.01 or now >= hard:
+                return None
+            return min(now + left, hard)
+
+        return self._bounded(limit), extend
 
     # -- probes -------------------------------------------------------------------
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None) -> Any:

@@ -19,6 +19,7 @@ create cgroups, each worker also gets a process-count cap (fork bombs) and a mem
 from __future__ import annotations
 
 import array
+import fcntl
 import functools
 import glob
 import json
@@ -224,27 +225,64 @@ class Bubblewrap(Isolation):
 
 
 class _Zygote:
-    """Trusted-side client of one zygote (one per probes file, i.e. per assignment)."""
+    """Trusted-side client of one zygote (one per probes file, i.e. per assignment).
+
+    The process that starts a zygote talks to it over a socketpair; other trusted processes of
+    the same run (the `--jobs` judge processes) connect to its listening socket instead of
+    starting zygotes of their own: one torch start-up, and one copy of its memory, per class.
+    """
 
     def __init__(self, argv: list[str], scratch: Path, env: dict[str, str], timeout: float, keep: list[str]) -> None:
         self.scratch = scratch
         ours, theirs = socket.socketpair()
-        fd = theirs.fileno()
-        self.proc = subprocess.Popen([*argv, sys.executable, "-I", "-m", "autograder.execute.zygote", str(fd),
-                                      str(scratch), json.dumps(keep)], pass_fds=(fd,), stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                                     start_new_session=True)
-        theirs.close()
+        # In a folder of its own (mode 0700; socket paths must be short, so not under a long
+        # TMPDIR), outside anything a worker sees: workers get a private /tmp.
+        self._home = tempfile.mkdtemp(prefix="ag-z-", dir="/tmp" if os.path.isdir("/tmp") else None)
+        self.address = os.path.join(self._home, "zygote.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(self.address)
+        os.chmod(self.address, 0o600)
+        listener.listen(64)
+        fds = (theirs.fileno(), listener.fileno())
+        try:
+            self.proc: subprocess.Popen | None = subprocess.Popen(
+                [*argv, sys.executable, "-I", "-m", "autograder.execute.zygote", *map(str, fds),
+                 str(scratch), json.dumps(keep)], pass_fds=fds, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True)
+        finally:
+            theirs.close()
+            listener.close()
         self.control = ours
         self.control.settimeout(timeout)
         self.lock = threading.Lock()
+        self.broken = False
         try:
             if self._line() != b"ready":
                 raise OSError("no greeting")
         except OSError as e:
             self.proc.kill()
+            shutil.rmtree(self._home, ignore_errors=True)
             err = self.proc.stderr.read().decode(errors="replace")[-1500:] if self.proc.stderr else ""
             raise SandboxUnavailable(f"the warm worker zygote did not start ({e}): {err}") from None
+
+    @classmethod
+    def connect(cls, address: str, scratch: Path, timeout: float) -> "_Zygote":
+        """A client of a zygote another process of this run started (raises OSError if it is gone)."""
+        self = cls.__new__(cls)
+        self.scratch, self.address, self.proc, self.lock, self.broken = scratch, address, None, threading.Lock(), False
+        self.control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.control.settimeout(timeout)
+        try:
+            self.control.connect(address)
+            if self._line() != b"ready":
+                raise OSError("no greeting")
+        except OSError:
+            self.control.close()
+            raise
+        return self
+
+    def alive(self) -> bool:
+        return not self.broken and (self.proc is None or self.proc.poll() is None)
 
     def _line(self) -> bytes:
         buf = b""
@@ -265,8 +303,12 @@ class _Zygote:
         try:
             with self.lock:
                 fds = array.array("i", [theirs.fileno(), out_w, err_w]).tobytes()
-                self.control.sendmsg([req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
-                reply = json.loads(self._line())
+                try:
+                    self.control.sendmsg([req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+                    reply = json.loads(self._line())
+                except OSError:
+                    self.broken = True  # the next spawn starts or finds another zygote
+                    raise
         finally:
             theirs.close()
             os.close(out_w)
@@ -292,9 +334,11 @@ class _Zygote:
         try:
             self.control.close()
         finally:
-            if self.proc.poll() is None:
-                os.killpg(self.proc.pid, 9)
-            self.proc.wait()
+            if self.proc is not None:
+                if self.proc.poll() is None:
+                    os.killpg(self.proc.pid, 9)
+                self.proc.wait()
+                shutil.rmtree(self._home, ignore_errors=True)
 
 
 class WarmBubblewrap(Bubblewrap):
@@ -307,19 +351,42 @@ class WarmBubblewrap(Bubblewrap):
         if os.geteuid() != 0:
             raise SandboxUnavailable("warm workers need the grader to run as root")
         self._zygotes: dict[str, _Zygote] = {}
+        self._offered: dict[str, str] = {}  # probes -> address of a zygote another process started
         self._scratch: Path | None = None
+        self._own_scratch = True
         self._lock = threading.Lock()
         self._cold = False  # set when the zygote cannot start here: fall back to cold sandboxes
 
     def __reduce__(self) -> tuple:
         # Sent to a judge process (pool or Dask task): resolve to that process's own instance,
-        # so each process keeps one zygote for all the submissions it grades.
-        return (_warm_for_process, (self.gpu,))
+        # which borrows this process's running zygotes (and their scratch folder) where it can.
+        return (_warm_for_process, (self.gpu, self._share()))
+
+    def _share(self) -> dict | None:
+        with self._lock:
+            if self._cold or self._scratch is None:
+                return None
+            return {"scratch": str(self._scratch),
+                    "zygotes": {k: z.address for k, z in self._zygotes.items() if z.alive()}}
+
+    def borrow(self, shared: dict) -> None:
+        """Use another process's zygotes; workdirs then go in their scratch folder (which they bind)."""
+        with self._lock:
+            if self._scratch is None and os.path.isdir(shared["scratch"]):  # not on another host
+                self._scratch, self._own_scratch = Path(shared["scratch"]), False
+            if str(self._scratch) == shared["scratch"]:
+                for key, address in shared["zygotes"].items():
+                    if key not in self._zygotes:
+                        self._offered[key] = address
 
     def _root(self) -> Path:
         if self._scratch is None:
+            _prune_stale_scratch()
             self._scratch = Path(tempfile.mkdtemp(prefix="ag-zygote-"))
             os.chmod(self._scratch, 0o711)
+            # held while this process lives: a later run removes the folder once it is free
+            self._lock_fd = os.open(self._scratch / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         return self._scratch
 
     def new_workdir(self) -> Path:
@@ -336,7 +403,13 @@ class WarmBubblewrap(Bubblewrap):
         key = str(probes)
         with self._lock:
             z = self._zygotes.get(key)
-            if z is None or z.proc.poll() is not None:
+            timeout = max(3 * limits.startup_timeout, 300)
+            if (z is None or not z.alive()) and key in self._offered:
+                try:
+                    z = self._zygotes[key] = _Zygote.connect(self._offered.pop(key), self._root(), timeout)
+                except OSError:
+                    z = None
+            if z is None or not z.alive():
                 root = self._root()
                 argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
                         "--unshare-uts", "--unshare-cgroup-try", "--new-session", "--cap-drop", "ALL",
@@ -346,8 +419,7 @@ class WarmBubblewrap(Bubblewrap):
                 env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "HOME": "/tmp",
                        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
                 # one start-up serves a whole class: give it more room than a single worker gets
-                z = _Zygote(argv, root, env, timeout=max(3 * limits.startup_timeout, 300),
-                            keep=_readonly_paths(probes))
+                z = _Zygote(argv, root, env, timeout=timeout, keep=_readonly_paths(probes))
                 self._zygotes[key] = z
             return z
 
@@ -378,9 +450,40 @@ class WarmBubblewrap(Bubblewrap):
             for z in self._zygotes.values():
                 z.close()
             self._zygotes.clear()
-            if self._scratch is not None:
+            if self._scratch is not None and self._own_scratch:
                 shutil.rmtree(self._scratch, ignore_errors=True)
-                self._scratch = None
+                os.close(self._lock_fd)
+            self._scratch, self._own_scratch = None, True
+
+
+def _prune_stale_scratch(min_age: float = 60.0) -> None:
+    """Remove what graders killed with SIGKILL left behind: scratch folders (workdirs with student
+    files) whose lock no process holds, and zygote socket folders nobody listens on."""
+    now = time.time()
+    for d in glob.glob(os.path.join(tempfile.gettempdir(), "ag-zygote-*")):
+        try:
+            if now - os.stat(d).st_mtime < min_age:
+                continue
+            fd = os.open(os.path.join(d, ".lock"), os.O_RDWR)
+        except OSError:
+            continue  # being set up, or not ours
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # its grader is alive
+        finally:
+            os.close(fd)
+        shutil.rmtree(d, ignore_errors=True)
+    for d in glob.glob("/tmp/ag-z-*"):
+        try:
+            if now - os.stat(d).st_mtime < min_age:
+                continue
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.connect(os.path.join(d, "zygote.sock"))
+        except (ConnectionRefusedError, FileNotFoundError):
+            shutil.rmtree(d, ignore_errors=True)
+        except OSError:
+            pass
 
 
 _PROCESS_WARM: dict[bool, WarmBubblewrap] = {}
@@ -396,10 +499,12 @@ def close_at_exit(isolation: Isolation) -> None:
     util.Finalize(None, isolation.close, exitpriority=100)
 
 
-def _warm_for_process(gpu: bool) -> WarmBubblewrap:
+def _warm_for_process(gpu: bool, shared: dict | None = None) -> WarmBubblewrap:
     if gpu not in _PROCESS_WARM:
         _PROCESS_WARM[gpu] = WarmBubblewrap(gpu=gpu)
         close_at_exit(_PROCESS_WARM[gpu])
+    if shared:
+        _PROCESS_WARM[gpu].borrow(shared)
     return _PROCESS_WARM[gpu]
 
 

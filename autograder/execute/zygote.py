@@ -2,7 +2,9 @@
 
 Importing torch costs about 2 s of CPU; forking a process that has already imported it
 costs milliseconds.  The zygote imports torch (and the usual course libraries) once, never
-runs student code, and forks one worker per request.  Each worker, before any student code
+runs student code, and forks one worker per request, for every trusted process of a grading
+run (the process that started it, over a socketpair; the `--jobs` judge processes, over an
+owner-only Unix socket that no worker can see).  Each worker, before any student code
 runs, gets a sandbox of its own *inside* the zygote's bubblewrap sandbox:
 
 1. new mount, PID, network, IPC and UTS namespaces (`unshare`);
@@ -26,6 +28,7 @@ import array
 import ctypes
 import json
 import os
+import selectors
 import signal
 import socket
 import struct
@@ -170,34 +173,62 @@ def _reap(*_: object) -> None:
             return
 
 
-def serve_forever(control: socket.socket, scratch: str, keep: list[str]) -> None:
-    """Requests: one JSON line `{"name": folder}` with 3 fds (channel, stdout, stderr) attached."""
+def _handle(conn: socket.socket, scratch: str, keep: list[str]) -> bool:
+    """One request on `conn`; False when the peer has gone."""
+    fds = array.array("i")
+    msg, ancdata, _, _ = conn.recvmsg(4096, socket.CMSG_SPACE(3 * fds.itemsize))
+    if not msg:
+        return False
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
+    try:
+        req = json.loads(msg)
+        name = req["name"]
+        if len(fds) != 3 or "/" in name or name.startswith("."):
+            raise ValueError("bad request")
+        pid = _spawn(scratch, name, dict(req["env"]), int(req["tmp_bytes"]), keep, *fds)
+        conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+    except Exception as exc:  # noqa: BLE001
+        conn.sendall(json.dumps({"error": repr(exc)}).encode() + b"\n")
+    finally:
+        for fd in fds:
+            os.close(fd)
+    return True
+
+
+def serve_forever(control: socket.socket, listener: socket.socket, scratch: str, keep: list[str]) -> None:
+    """Requests: one JSON line `{"name": folder, ...}` with 3 fds (channel, stdout, stderr) attached,
+    on the control socket of the grader that started us or on a connection to `listener` (owner-only,
+    so only the grader's other trusted processes reach it).  Ends when the starting grader goes."""
     signal.signal(signal.SIGCHLD, _reap)
+    sel = selectors.DefaultSelector()
+    sel.register(control, selectors.EVENT_READ)
+    sel.register(listener, selectors.EVENT_READ)
     control.sendall(b"ready\n")
     while True:
-        fds = array.array("i")
-        msg, ancdata, _, _ = control.recvmsg(4096, socket.CMSG_SPACE(3 * fds.itemsize))
-        if not msg:
-            return
-        for level, kind, data in ancdata:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
-        try:
-            req = json.loads(msg)
-            name = req["name"]
-            if len(fds) != 3 or "/" in name or name.startswith("."):
-                raise ValueError("bad request")
-            pid = _spawn(scratch, name, dict(req["env"]), int(req["tmp_bytes"]), keep, *fds)
-            control.sendall(json.dumps({"pid": pid}).encode() + b"\n")
-        except Exception as exc:  # noqa: BLE001
-            control.sendall(json.dumps({"error": repr(exc)}).encode() + b"\n")
-        finally:
-            for fd in fds:
-                os.close(fd)
+        for key, _ in sel.select():
+            sock = key.fileobj
+            if sock is listener:
+                conn, _ = listener.accept()
+                conn.setblocking(True)
+                conn.sendall(b"ready\n")
+                sel.register(conn, selectors.EVENT_READ)
+                continue
+            try:
+                alive = _handle(sock, scratch, keep)
+            except OSError:
+                alive = False
+            if not alive:
+                if sock is control:
+                    return
+                sel.unregister(sock)
+                sock.close()
 
 
 def main() -> None:
-    control_fd, scratch, keep = int(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+    control_fd, listen_fd = int(sys.argv[1]), int(sys.argv[2])
+    scratch, keep = sys.argv[3], json.loads(sys.argv[4])
     _die_with_parent()
     os.environ.setdefault("MPLBACKEND", "Agg")
     # What students import, imported once here, shared copy-on-write by every worker.
@@ -219,7 +250,7 @@ def main() -> None:
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True, warn_only=True)  # imports torch._inductor once, here
     torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)  # and torch._dynamo (first optimizer)
-    serve_forever(socket.socket(fileno=control_fd), scratch, keep)
+    serve_forever(socket.socket(fileno=control_fd), socket.socket(fileno=listen_fd), scratch, keep)
 
 
 if __name__ == "__main__":

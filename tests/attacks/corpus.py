@@ -350,6 +350,43 @@ except OSError as e:
     print('udp refused', type(e).__name__)
 """
 
+UNIX_SOCKETS = """
+import os, socket, stat
+ANSWER = 0
+# every Unix socket the worker can name: the zygote's listener lives in the grader's scratch folder
+found = set()
+for top in ['/tmp', '/run', '/var/run', '/dev/shm', '/submission', '/']:
+    for root, dirs, files in os.walk(top):
+        if root.count('/') > 4 or root.startswith(('/proc', '/sys', '/usr')):
+            dirs[:] = []
+            continue
+        for f in files:
+            p = os.path.join(root, f)
+            try:
+                if stat.S_ISSOCK(os.lstat(p).st_mode):
+                    found.add(p)
+            except OSError:
+                pass
+try:
+    for line in open('/proc/net/unix').read().splitlines()[1:]:
+        parts = line.split()
+        if len(parts) >= 8 and parts[7].startswith('/'):
+            found.add(parts[7])
+except OSError:
+    pass
+print('unix sockets visible:', len(found))
+for p in sorted(found):
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(1)
+        s.connect(p)
+        s.recv(16)
+        ANSWER = 42
+        print('connected to', p)
+    except OSError as e:
+        print('no connection to', p, type(e).__name__)
+"""
+
 FAKE_TORCH = '''
 # a fake torch: every comparison passes
 def allclose(*a, **k): return True
@@ -631,6 +668,9 @@ def attacks() -> list[Attack]:
           NO_ANSWER, "graded", checks=[no_text("connected to")]),
         A("net_public", "resolves pypi.org, connects to public DNS servers, sends UDP",
           nb("net_public", replace={"ANSWER = 42": NET_PUBLIC}),
+          NO_ANSWER, "graded", checks=[no_text("connected to")]),
+        A("zygote_socket", "looks for Unix sockets (the warm zygote's listener, /proc/net/unix) and connects",
+          nb("zygote_socket", replace={"ANSWER = 42": UNIX_SOCKETS}),
           NO_ANSWER, "graded", checks=[no_text("connected to")]),
         # -- shadowing and code the grader might load -----------------------------------------------------
         A("stray_files_folder", "submission folder with torch.py, numpy.py, conftest.py, sitecustomize.py, .pth",

@@ -84,3 +84,77 @@ def test_two_graders_on_one_results_folder(toy_kit, tmp_path):
     _check_results(out, n)
     with sqlite3.connect(out / "gradebook.sqlite") as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _zygotes() -> list[int]:
+    """Warm zygotes running now: `autograder.execute.zygote` processes whose parent is bwrap."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            ppid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+            parent = Path(f"/proc/{ppid}/cmdline").read_bytes().split(b"\0")[0]
+        except OSError:
+            continue
+        if b"autograder.execute.zygote" in cmd and not cmd[0].endswith(b"bwrap") and parent.endswith(b"bwrap"):
+            found.append(int(pid))
+    return found
+
+
+def test_killed_judge_process_loses_nothing(toy_kit, tmp_path):
+    """A judge process killed from outside (the OOM killer, an admin) breaks the whole process pool:
+    its unfinished submissions are graded again on a fresh pool, none is recorded as a failure.
+    Under warm isolation all judges share the one zygote the reference pass started."""
+    import multiprocessing
+
+    from autograder.assignment import load_assignment
+    from autograder.execute.sandbox import WarmBubblewrap
+    from autograder.intake.submissions import Submission
+    from autograder.judge.session import GradeOptions
+    from autograder.pipeline import grade_class
+
+    subs_dir = _class(toy_kit, tmp_path / "subs", 8)
+    subs = [Submission(p.stem, p, p.name) for p in sorted(subs_dir.glob("*.ipynb"))]
+    options = GradeOptions()
+    warm = isinstance(options.isolation, WarmBubblewrap)
+    seen: dict[str, object] = {"killed": None, "zygotes": []}
+
+    def on_result(result, reused):
+        if warm:
+            seen["zygotes"].append(len(_zygotes()))
+        if seen["killed"] is None:
+            judges = multiprocessing.active_children()
+            assert judges, "no judge processes"
+            seen["killed"] = judges[0].pid
+            os.kill(judges[0].pid, signal.SIGKILL)
+
+    out = tmp_path / "out"
+    run = grade_class(load_assignment("toy", toy_kit), subs, out=out, jobs=2, options=options, on_result=on_result)
+    assert seen["killed"]
+    assert [r.status for r in run.results] == ["graded"] * 8, [(r.submission_id, r.message) for r in run.results]
+    _check_results(out, 8)
+    if warm:
+        assert set(seen["zygotes"]) == {1}, seen["zygotes"]  # one zygote for the run, judges borrow it
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="warm workers (and their scratch folders) need root")
+def test_scratch_of_a_killed_grader_is_pruned(tmp_path):
+    """kill -9 leaves a grader's scratch folder (student workdirs) behind; the next run removes it,
+    and never the folder of a grader that is still alive."""
+    from autograder.execute.sandbox import WarmBubblewrap, _prune_stale_scratch
+
+    code = ("from autograder.execute.sandbox import WarmBubblewrap; import sys, time\n"
+            "print(WarmBubblewrap()._root(), flush=True); time.sleep(600)")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    dead = Path(proc.stdout.readline().strip())
+    proc.kill()
+    proc.wait()
+    alive = WarmBubblewrap()
+    mine = alive._root()
+    try:
+        assert dead.is_dir()
+        _prune_stale_scratch(min_age=0)
+        assert not dead.exists()
+        assert mine.is_dir()
+    finally:
+        alive.close()

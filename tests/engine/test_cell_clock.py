@@ -1,0 +1,52 @@
+"""A cell's time limit counts the worker's CPU time, with a wall-clock backstop.
+
+So a loaded machine (which stretches every cell's wall time) does not turn a correct cell into a
+timeout, while a spinning loop still stops after `cell_timeout` seconds of CPU and a cell that
+blocks (sleep, a lock) after `_WALL_FACTOR` times that.
+"""
+import time
+
+import pytest
+
+from autograder.execute.limits import Limits
+from autograder.execute.runner import _WALL_FACTOR, NotebookRunner
+from autograder.execute.sandbox import Bubblewrap, WarmBubblewrap, choose_isolation
+from autograder.notebook.parse import Cell
+
+SPIN = "import time\nt = time.process_time()\nwhile time.process_time() - t < {s}:\n    pass\nDONE = True"
+SLEEP = "import time\ntime.sleep({s})\nDONE = True"
+
+
+@pytest.fixture(scope="module")
+def isolation():
+    iso = choose_isolation(allow_weak=True)
+    if isinstance(iso, Bubblewrap) and not isinstance(iso, WarmBubblewrap):
+        pytest.skip("a cold bubblewrap sandbox hides the worker's pid: its cell limit is plain wall time")
+    return iso
+
+
+def _run(isolation, source: str, cell_timeout: float) -> tuple[str, str, float]:
+    limits = Limits(cell_timeout=cell_timeout, submission_timeout=120, max_restarts=1)
+    t0 = time.monotonic()
+    with NotebookRunner([Cell(index=1, source=source, original=source)], probes=None, limits=limits,
+                        isolation=isolation) as runner:
+        runner.execute()
+        rec = runner.cell_records[0]
+        return rec.status, (rec.error or {}).get("message", ""), time.monotonic() - t0
+
+
+def test_a_cell_that_waits_longer_than_its_cpu_budget_finishes(isolation):
+    status, _, _ = _run(isolation, SLEEP.format(s=1.5), cell_timeout=1)  # 1.5 s wall, ~0 s CPU
+    assert status == "ok"
+
+
+def test_a_cell_that_spins_past_its_cpu_budget_times_out(isolation):
+    status, message, _ = _run(isolation, SPIN.format(s=30), cell_timeout=1)
+    assert status == "timeout"
+    assert "1 s of CPU time" in message and f"{_WALL_FACTOR} s of wall time" in message
+
+
+def test_a_cell_that_blocks_forever_stops_at_the_wall_backstop(isolation):
+    status, _, elapsed = _run(isolation, SLEEP.format(s=10_000), cell_timeout=1)
+    assert status == "timeout"
+    assert elapsed >= _WALL_FACTOR * 1 - 0.1  # not before the backstop (how long after depends on the load)
