@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +26,10 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("assignment")
     g.add_argument("submissions", nargs="+", type=Path)
     g.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: results/)")
-    g.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel")
+    g.add_argument("--jobs", type=_jobs, default=1,
+                   help="submissions graded in parallel, or 'auto' (one per CPU); capped by --memory-budget")
+    g.add_argument("--memory-budget", type=float, metavar="GIB",
+                   help="memory the jobs may use together (default: 80%% of the memory available now)")
     g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     g.add_argument("--force", action="store_true", help="regrade even if a valid grade is stored")
     g.add_argument("--executor", choices=("local", "dask"), default="local",
@@ -93,16 +97,32 @@ def cmd_list(args: argparse.Namespace, kit: Path) -> int:
     return 0
 
 
+def _jobs(text: str) -> int:
+    if text == "auto":
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or 'auto': {text!r}") from None
+
+
 def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     import torch
 
-    from autograder.pipeline import grade_class
+    from autograder.pipeline import JUDGE_MB, available_mb, grade_class, jobs_within
     from autograder.report.progress import progress
     from autograder.report.table import print_table
 
     assignment = load_assignment(args.assignment, kit)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    budget = int(args.memory_budget * 1024) if args.memory_budget else int(0.8 * available_mb())
+    jobs = jobs_within(args.jobs, assignment.limits.memory_mb, budget)
+    if jobs < args.jobs and args.executor == "local":
+        print(f"NOTE: --jobs {args.jobs} lowered to {jobs}: each job may use {assignment.limits.memory_mb} MiB "
+              f"(the worker's memory_mb) + {JUDGE_MB} MiB (its judge), within a memory budget of {budget} MiB",
+              file=sys.stderr)
+        args.jobs = jobs
     if (args.executor == "dask") != bool(args.scheduler):
         raise UsageError("--executor dask and --scheduler ADDRESS go together")
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -119,7 +139,8 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     if ref is not None and (ref.score < ref.max_score or ref.problems):
         print(f"WARNING: the master notebook scores {ref.score:g}/{ref.max_score:g} against its own tests"
               + (f"; problems: {ref.problems[0]}" if ref.problems else ""), file=sys.stderr)
-    print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused)")
+    print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
+                f"{f'; {run.partial} re-graded on changed tests only' if run.partial else ''})")
     print(f"results: {out / assignment.id}  gradebook: {out / 'gradebook.sqlite'}")
     return 0
 

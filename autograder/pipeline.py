@@ -5,6 +5,7 @@ needs to care about resuming, incremental grading and parallelism.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -15,7 +16,7 @@ from typing import Callable
 import autograder
 from autograder.assignment import Assignment, load_assignment
 from autograder.intake.submissions import Submission, file_sha256
-from autograder.judge.session import GradeOptions, environment, grade_notebook
+from autograder.judge.session import GradeOptions, environment, grade_notebook, regrade_notebook, tests_to_rerun
 from autograder.report.files import write_submission
 from autograder.report.gradebook import Gradebook
 from autograder.report.grades_csv import write_grades_csv
@@ -29,12 +30,41 @@ class ClassRun:
     results: list[SubmissionResult]   # this run's submissions, in input order
     reference: SubmissionResult | None
     reused: int                       # submissions whose stored grade was still valid
+    partial: int = 0                  # submissions re-graded on the changed test files only
+
+# A partial re-grade: the test files to run again, and the stored record whose other results stay.
+Rerun = tuple[list[str], dict]
 
 
-def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions) -> dict:
+JUDGE_MB = 512   # a judge process (torch, pytest, reference answers): ~250 MiB PSS measured, with room
+ZYGOTE_MB = 512  # the one warm zygote all jobs share: ~290 MiB PSS measured
+
+
+def jobs_within(requested: int, worker_mb: int, budget_mb: int) -> int:
+    """How many submissions may be graded at once in `budget_mb` of memory: each job is a judge
+    process plus a student worker, which its cgroup (and RLIMIT_AS) caps at `memory_mb`."""
+    return max(1, min(requested, (budget_mb - ZYGOTE_MB) // (worker_mb + JUDGE_MB)))
+
+
+def available_mb() -> int:
+    """Memory that can be used without pushing others out (MemAvailable), in MiB."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) // 2**20
+
+
+def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions, rerun: Rerun | None = None) -> dict:
     """One submission, in a judge process; returns a plain record (picklable, no live objects)."""
     assignment = load_assignment(assignment_id, Path(kit))
     try:
+        if rerun is not None:
+            files, stored = rerun
+            return regrade_notebook(assignment, sub.path, SubmissionResult.from_record(stored), files,
+                                    options=options).to_record()
         return grade_notebook(assignment, sub.path, submission_id=sub.id, source=sub.source, options=options).to_record()
     except Exception:  # noqa: BLE001 - a grader bug must cost one submission, not the batch
         return _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
@@ -80,6 +110,7 @@ def grade_class(
     gradebook = Gradebook(out / "gradebook.sqlite")
     version = assignment.version()
     pool = _start_judges(jobs) if jobs > 1 and not scheduler else None
+    client, warming = _dask_client(scheduler) if scheduler else (None, [])  # noqa: F841 - held, see there
     try:
         # 1. the master through the reference: fills the cache every judge process reads, and
         #    proves the assignment is sound before a single student is graded.  (The judge
@@ -88,16 +119,20 @@ def grade_class(
                                    options=options, as_reference=True)
         results: dict[str, SubmissionResult] = {}
         todo: list[Submission] = []
+        reruns: dict[str, Rerun] = {}
         for sub in submissions:
             old = gradebook.fingerprint(assignment.id, sub.id) if not force else None
             current = file_sha256(sub.path) if sub.path.is_file() else ""
-            if old and old == (current, version, autograder.__version__):
-                stored = gradebook.get(assignment.id, sub.id)
-                if stored is not None:
-                    results[sub.id] = stored
-                    if on_result:
-                        on_result(stored, True)
-                    continue
+            stored = gradebook.get(assignment.id, sub.id) if old and old[0] == current else None
+            if stored is not None and old == (current, version, autograder.__version__):
+                results[sub.id] = stored
+                if on_result:
+                    on_result(stored, True)
+                continue
+            if stored is not None:  # same notebook, assignment changed: maybe only some test files
+                files = tests_to_rerun(stored, assignment)
+                if files is not None:
+                    reruns[sub.id] = (files, stored.to_record())
             todo.append(sub)
         reused = len(results)
 
@@ -109,23 +144,26 @@ def grade_class(
             if on_result:
                 on_result(r, False)
 
-        if scheduler:
-            _run_on_dask(scheduler, assignment, todo, options, finish)
+        if client is not None:
+            _run_on_dask(client, assignment, todo, reruns, options, finish)
         elif pool is None:
             for sub in todo:
-                finish(_judge(str(assignment.kit), assignment.id, sub, options))
+                finish(_judge(str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id)))
         else:
-            pool = _run_on_pool(pool, jobs, assignment, todo, options, finish)
+            pool = _run_on_pool(pool, jobs, assignment, todo, reruns, options, finish)
         write_grades_csv(out / assignment.id / "grades.csv", gradebook.all(assignment.id))
-        return ClassRun([results[s.id] for s in submissions], reference, reused)
+        return ClassRun([results[s.id] for s in submissions], reference, reused, len(reruns))
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+        if client is not None:
+            client.close()
         gradebook.close()
 
 
 def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, todo: list[Submission],
-                 options: GradeOptions, finish: Callable[[dict], None], restarts: int = 2) -> ProcessPoolExecutor:
+                 reruns: dict[str, Rerun], options: GradeOptions, finish: Callable[[dict], None],
+                 restarts: int = 2) -> ProcessPoolExecutor:
     """Judge `todo` on `pool`.  A judge process that dies (the OOM killer, a kill from outside) breaks
     the whole pool: the submissions it had not finished go to a fresh pool, `restarts` times, and
     only then are recorded as grader errors.  Returns the pool in use at the end."""
@@ -134,7 +172,7 @@ def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, t
         pending: dict[Future, Submission] = {}
         try:
             for sub in left:
-                pending[pool.submit(_judge, str(assignment.kit), assignment.id, sub, options)] = sub
+                pending[pool.submit(_judge, str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id))] = sub
         except BrokenProcessPool:
             pass  # the rest is resubmitted below
         unsent = left[len(pending):]
@@ -151,7 +189,7 @@ def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, t
                     finish(_grader_error(assignment, sub, options, traceback.format_exc()).to_record())
         left = [sub for sub, _ in lost] + unsent
         if left and restarts <= 0:
-            why = dict((sub.id, tb) for sub, tb in lost)
+            why = {sub.id: tb for sub, tb in lost}
             for sub in left:
                 finish(_grader_error(assignment, sub, options, why.get(sub.id, "judge processes kept dying")).to_record())
             break
@@ -175,30 +213,39 @@ def _ready() -> None:
     import autograder.judge.plugin  # noqa: F401 - torch and pytest, the judge's slow imports
 
 
-def _run_on_dask(address: str, assignment: Assignment, todo: list[Submission], options: GradeOptions,
-                 finish: Callable[[dict], None]) -> None:
+def _dask_client(address: str) -> tuple:
+    """Connect, and have every worker import the judge's modules while the reference pass runs
+    (the futures are returned to be held: dask drops a task whose future nobody holds)."""
+    from dask.distributed import Client
+
+    client = Client(address)
+    return client, [client.submit(_ready, workers=[w], pure=False) for w in client.scheduler_info()["workers"]]
+
+
+def _run_on_dask(client, assignment: Assignment, todo: list[Submission], reruns: dict[str, Rerun],
+                 options: GradeOptions, finish: Callable[[dict], None]) -> None:
     """One task per submission on a dask.distributed cluster; records come back to this process.
 
     Workers need the kit at the same path (a shared filesystem, as on a Slurm cluster) and the
     notebook is sent with the task, so workers need no access to the submissions folder.
     """
-    from dask.distributed import Client, as_completed
+    from dask.distributed import as_completed
 
-    with Client(address) as client:
-        futures = {client.submit(_judge_bytes, str(assignment.kit), assignment.id, sub.id, sub.source,
-                                 sub.path.read_bytes(), options, pure=False): sub for sub in todo}
-        for fut in as_completed(futures):
-            sub = futures[fut]
-            try:
-                finish(fut.result())
-            except Exception:  # noqa: BLE001 - a lost worker costs one submission, not the batch
-                finish(_grader_error(assignment, sub, options, traceback.format_exc()).to_record())
+    futures = {client.submit(_judge_bytes, str(assignment.kit), assignment.id, sub.id, sub.source,
+                             sub.path.read_bytes(), options, reruns.get(sub.id), pure=False): sub for sub in todo}
+    for fut in as_completed(futures):
+        sub = futures[fut]
+        try:
+            finish(fut.result())
+        except Exception:  # noqa: BLE001 - a lost worker costs one submission, not the batch
+            finish(_grader_error(assignment, sub, options, traceback.format_exc()).to_record())
 
 
-def _judge_bytes(kit: str, assignment_id: str, sid: str, source: str, notebook: bytes, options: GradeOptions) -> dict:
+def _judge_bytes(kit: str, assignment_id: str, sid: str, source: str, notebook: bytes, options: GradeOptions,
+                 rerun: Rerun | None = None) -> dict:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="ag-task-") as tmp:
         path = Path(tmp) / "submission.ipynb"
         path.write_bytes(notebook)
-        return _judge(kit, assignment_id, Submission(sid, path, source), options)
+        return _judge(kit, assignment_id, Submission(sid, path, source), options, rerun)

@@ -107,6 +107,8 @@ def environment(assignment: Assignment, version: str, options: GradeOptions) -> 
     seed, source = _base_seed(assignment)
     return {
         "assignment_version": version,
+        "base_version": assignment.base_version(),  # these two decide what a re-grade may keep
+        "test_files": assignment.test_files(),
         "grader_version": autograder.__version__,
         "device": "+".join(d for d in options.devices() if d == "cpu" or torch.cuda.is_available()),
         "seed": seed,
@@ -128,8 +130,10 @@ def grade_notebook(
     source: str | None = None,
     options: GradeOptions | None = None,
     as_reference: bool = False,
+    test_files: list[str] | None = None,
 ) -> SubmissionResult:
-    """Grade one notebook file.  `as_reference` grades the master through the reference itself."""
+    """Grade one notebook file.  `as_reference` grades the master through the reference itself;
+    `test_files` (relative to the assignment folder) runs only those tests."""
     options = options or GradeOptions()
     t0 = time.monotonic()
     version = assignment.version()
@@ -167,7 +171,9 @@ def grade_notebook(
         test_timeout=assignment.limits.test_timeout, devices=options.devices(), hidden_dir=assignment.hidden_dir,
     )
     try:
-        log = run_tests([assignment.public_dir, assignment.hidden_dir], plugin, assignment.root)
+        paths = [assignment.public_dir, assignment.hidden_dir] if test_files is None else \
+            [assignment.root / f for f in test_files]
+        log = run_tests(paths, plugin, assignment.root) if paths else ""
     finally:
         if runner is not None:
             runner.close()
@@ -184,7 +190,7 @@ def grade_notebook(
                                out_of_time=bool(runner and runner.out_of_time))
     message = invalid or setup_message or _status_message(status, cells)
     problems = list(plugin.problems)
-    if not plugin.results and not problems:
+    if not plugin.results and not problems and test_files is None:
         problems.append("no tests were collected")
     return SubmissionResult(
         assignment=assignment.id, submission_id=submission_id, source=source or notebook.name, sha256=sha,
@@ -205,3 +211,37 @@ def _status_message(status: str, cells: list[CellIssue]) -> str:
         return (f"cell {', '.join(map(str, dead))} crashed the worker; it was skipped and the rest graded"
                 if dead else "some tests crashed the worker")
     return ""
+
+
+_WORSE = {"graded": 0, "crashed": 1, "timeout": 2, "invalid": 3}
+
+
+def tests_to_rerun(stored: SubmissionResult, assignment: Assignment) -> list[str] | None:
+    """The test files a re-grade of an unchanged notebook must run after the assignment changed,
+    or None when nothing of the stored grade may be kept (a change outside the test files).
+
+    Kept: results of test files whose content did not change.  Run again: changed and new files,
+    and files with a test that timed out or crashed (those depend on the machine, not the notebook)."""
+    env = stored.environment
+    if env.get("base_version") != assignment.base_version() or env.get("grader_version") != autograder.__version__:
+        return None
+    old, now = env.get("test_files") or {}, assignment.test_files()
+    flaky = {t.id.split("::")[0] for t in stored.tests if t.outcome in ("timeout", "crashed")}
+    return [f for f, digest in now.items() if old.get(f) != digest or f in flaky]
+
+
+def regrade_notebook(assignment: Assignment, notebook: Path, stored: SubmissionResult, test_files: list[str], *,
+                     options: GradeOptions | None = None) -> SubmissionResult:
+    """Run `test_files` on the notebook again and keep the stored results of every other current test."""
+    fresh = grade_notebook(assignment, notebook, submission_id=stored.submission_id, source=stored.source,
+                           options=options, test_files=test_files)
+    current = list(assignment.test_files())
+    rerun = set(test_files)
+    kept = [t for t in stored.tests if t.id.split("::")[0] in current and t.id.split("::")[0] not in rerun]
+    order = {f: i for i, f in enumerate(current)}
+    tests = sorted(kept + fresh.tests, key=lambda t: order[t.id.split("::")[0]])  # stable: keeps each file's order
+    status = max(fresh.status, submission_status(invalid=False, tests=kept, cells=[], out_of_time=False),
+                 key=_WORSE.__getitem__)
+    fresh.environment["tests_kept"] = len(kept)
+    return replace(fresh, tests=tests, status=status,
+                   message=fresh.message or _status_message(status, fresh.cells))

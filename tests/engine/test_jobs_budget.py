@@ -1,0 +1,29 @@
+"""--jobs is capped so that the jobs' memory caps fit in the memory budget."""
+import subprocess
+import sys
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from autograder.pipeline import JUDGE_MB, ZYGOTE_MB, jobs_within
+
+
+@given(requested=st.integers(1, 256), worker_mb=st.integers(64, 65536), budget_mb=st.integers(0, 2**20))
+def test_jobs_fit_the_budget(requested, worker_mb, budget_mb):
+    jobs = jobs_within(requested, worker_mb, budget_mb)
+    assert 1 <= jobs <= requested
+    if jobs > 1:  # never more than fits (one job always runs, even on a tiny budget)
+        assert ZYGOTE_MB + jobs * (worker_mb + JUDGE_MB) <= budget_mb
+    if jobs < requested:  # and never fewer than fit
+        assert ZYGOTE_MB + (jobs + 1) * (worker_mb + JUDGE_MB) > budget_mb
+
+
+def test_cli_lowers_jobs_and_says_so(toy_kit, tmp_path):
+    # toy's memory_mb is its manifest's; 2 GiB cannot hold 8 such jobs
+    cmd = [sys.executable, "-m", "autograder", "--kit", str(toy_kit), "grade", "toy",
+           str(toy_kit / "solutions" / "toy.ipynb"), "--out", str(tmp_path / "r"), "--jobs", "8", "--memory-budget", "2"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "--jobs 8 lowered to" in r.stderr and "10/10" in r.stdout
+    bad = subprocess.run(cmd[:-4] + ["--jobs", "many"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "not a number or 'auto'" in bad.stderr
