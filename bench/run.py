@@ -71,11 +71,12 @@ def loadavg() -> list[float]:
 
 
 # ------------------------------------------------------------------------------------------- the class
-def make_class(dest: Path, copies: int) -> list[tuple[str, Path]]:
+def make_class(dest: Path, copies: int, samples: list[str] | None = None) -> list[tuple[str, Path]]:
     dest.mkdir(parents=True, exist_ok=True)
     out = []
+    chosen = [nb for nb in sorted(SAMPLES.glob("*.ipynb")) if samples is None or nb.stem in samples]
     for k in range(copies):
-        for nb in sorted(SAMPLES.glob("*.ipynb")):
+        for nb in chosen:
             sid = f"{nb.stem}_{k:03d}"
             p = dest / f"{sid}.ipynb"
             shutil.copyfile(nb, p)
@@ -285,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--copies", type=int, default=10, help="copies of each of the 6 samples (default 10: 60 notebooks)")
     ap.add_argument("--only", default=",".join(GRADERS), help=f"comma-separated subset of {','.join(GRADERS)}")
     ap.add_argument("--jobs", type=int, default=2, help="--jobs for this kit's parallel run (default 2)")
+    ap.add_argument("--samples", help="comma-separated subset of the six samples (e.g. leave out infinite_loop "
+                                      "to compare graders without their different cell timeouts)")
     ap.add_argument("--peer-timeout", type=float, default=60.0,
                     help="external per-notebook timeout for nbgrader/otter, seconds (default 60)")
     ap.add_argument("--interval", type=float, default=0.5, help="memory sampling interval, seconds")
@@ -298,11 +301,15 @@ def main(argv: list[str] | None = None) -> int:
 
     work = Path(tempfile.mkdtemp(prefix="ag-bench-"))
     klass_dir = work / "class"
-    klass = make_class(klass_dir, args.copies)
+    samples = [x.strip() for x in args.samples.split(",")] if args.samples else None
+    unknown = set(samples or []) - {nb.stem for nb in SAMPLES.glob("*.ipynb")}
+    if unknown:
+        ap.error(f"unknown sample(s): {', '.join(sorted(unknown))}")
+    klass = make_class(klass_dir, args.copies, samples)
     n = len(klass)
     info = {"started": dt.datetime.now().isoformat(timespec="seconds"), "machine": machine(),
             "command": " ".join([".venv/bin/python", "bench/run.py", *(argv if argv is not None else sys.argv[1:])]),
-            "copies": args.copies, "notebooks": n, "load_at_start": loadavg(), "peer_timeout_s": args.peer_timeout}
+            "copies": args.copies, "samples": samples or "all", "notebooks": n, "load_at_start": loadavg(), "peer_timeout_s": args.peer_timeout}
     log(f"class: {n} notebooks in {klass_dir}; load average {info['load_at_start']}")
     results: dict[str, dict] = {}
     skipped: dict[str, str] = {}
@@ -368,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
               "targets_met": targets}
 
     print()
-    print(f"01_tensors class: {n} notebooks ({args.copies} x 6 samples); machine: {info['machine']['nproc']} cpu "
+    print(f"01_tensors class: {n} notebooks ({args.copies} x {len(samples) if samples else 6} samples); machine: {info['machine']['nproc']} cpu "
           f"({info['machine']['cpu_model']}), {info['machine']['ram_gib']} GiB; load average at start "
           f"{info['load_at_start']}, at end {info['load_at_end']}")
     print(table(results, summaries))
