@@ -86,8 +86,9 @@ def test_two_graders_on_one_results_folder(toy_kit, tmp_path):
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
-def _zygotes() -> list[int]:
-    """Warm zygotes running now: `autograder.execute.zygote` processes whose parent is bwrap."""
+def _zygotes(probes: Path) -> list[int]:
+    """Warm zygotes serving `probes` running now: `autograder.execute.zygote` processes whose parent is
+    bwrap (this test process may hold zygotes of other assignments graded by earlier tests)."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -96,7 +97,8 @@ def _zygotes() -> list[int]:
             parent = Path(f"/proc/{ppid}/cmdline").read_bytes().split(b"\0")[0]
         except OSError:
             continue
-        if b"autograder.execute.zygote" in cmd and not cmd[0].endswith(b"bwrap") and parent.endswith(b"bwrap"):
+        if (b"autograder.execute.zygote" in cmd and not cmd[0].endswith(b"bwrap") and parent.endswith(b"bwrap")
+                and str(probes).encode() in b" ".join(cmd)):
             found.append(int(pid))
     return found
 
@@ -121,7 +123,7 @@ def test_killed_judge_process_loses_nothing(toy_kit, tmp_path):
 
     def on_result(result, reused):
         if warm:
-            seen["zygotes"].append(len(_zygotes()))
+            seen["zygotes"].append(len(_zygotes(toy_kit / "assignments" / "toy" / "probes.py")))
         if seen["killed"] is None:
             judges = multiprocessing.active_children()
             assert judges, "no judge processes"
