@@ -62,6 +62,37 @@ def _drain(fd: int, sink: CappedStream) -> None:
         os.close(fd)
 
 
+def _cpu_of(pid: int) -> float:
+    """utime + stime, plus those of its children that have been waited for, in seconds."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0  # exited meanwhile: its parent's cutime has it
+    return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS
+
+
+def _tree(root: int) -> list[int]:
+    """`root` and its living descendants (host pids, from every process's parent in /proc)."""
+    if not os.path.exists(f"/proc/{root}"):
+        raise ProcessLookupError(root)
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, ()))
+    return out
+
+
 def describe_exit(code: int | None = None, sig: int | None = None) -> str:
     if sig:
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
@@ -90,6 +121,7 @@ class WorkerProcess:
         self._buf = bytearray()
         self._exit: dict[str, Any] | None = None  # reported by a zygote's intermediate process
         self._dead = False
+        self._tree: list[int] | None = None  # pids whose CPU time counts (cpu_seconds)
 
     @classmethod
     def launch(cls, *, argv_prefix: Sequence[str], workdir: Path, env: dict[str, str], output_cap: int,
@@ -169,15 +201,15 @@ class WorkerProcess:
                 raise WorkerTimeout()
             deadline = later
 
-    def cpu_seconds(self) -> float | None:
-        """CPU time the worker process has used, where we know its pid (not behind a cold bwrap)."""
-        if self.popen is not None and self.popen.args[0] != sys.executable:
-            return None
+    def cpu_seconds(self, rescan: bool = False) -> float | None:
+        """CPU time used by the worker's process tree (the worker, processes the student started,
+        and under a cold sandbox the bwrap and shell in front of it), read from /proc.  The tree is
+        found once (a walk over /proc) and again when `rescan` is asked for (at a deadline)."""
         try:
-            with open(f"/proc/{self.pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS  # utime stime cutime cstime
-        except (OSError, ValueError, IndexError):
+            if rescan or self._tree is None:
+                self._tree = _tree(self.pid)
+            return sum(_cpu_of(pid) for pid in self._tree)
+        except OSError:
             return None
 
     # -- lifetime ---------------------------------------------------------------

@@ -153,13 +153,13 @@ class NotebookRunner:
         Counting CPU rather than wall time means a busy machine, which slows every cell, does
         not turn slow-but-correct cells into timeouts, so the limit can be tight; a spinning
         loop on an idle machine still stops after `cell_timeout` seconds.  Where the worker's
-        CPU time cannot be read (a cold sandbox) the limit is plain wall time."""
+        CPU time cannot be read the limit is plain wall time."""
         limit = self.limits.cell_timeout
         cpu0 = worker.cpu_seconds()
         hard = self._bounded(_WALL_FACTOR * limit)
 
         def extend() -> float | None:
-            cpu = worker.cpu_seconds()
+            cpu = worker.cpu_seconds(rescan=True)
             if cpu0 is None or cpu is None:
                 return None
             left = limit - (cpu - cpu0)
