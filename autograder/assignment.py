@@ -1,6 +1,7 @@
 """An assignment as the grader sees it: where its pieces live, its limits, its version."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import tomllib
@@ -49,34 +50,37 @@ class Assignment:
 
     def version(self) -> str:
         """Hash of everything that decides a score: manifest, probes, tests, master, grader version."""
-        return self._hash([*self._shared_files(), *self._test_paths()])
+        return self._hash(list(self._digests))
 
     def base_version(self) -> str:
         """Hash of what every test's result depends on: `version()` without the `test_*.py` files.
 
         While it stays the same, a test file that did not change gives the same results, so after
         an edit to some tests only those are run again (`test_files` says which)."""
-        return self._hash(self._shared_files())
+        tests = set(self._test_paths())
+        return self._hash([f for f in self._digests if f not in tests])
 
     def test_files(self) -> dict[str, str]:
         """Each test file, relative to the assignment folder (`hidden/test_x.py`) -> its content hash."""
-        return {str(f.relative_to(self.root)): hashlib.sha256(f.read_bytes()).hexdigest()[:16]
-                for f in self._test_paths()}
+        return {str(f.relative_to(self.root)): self._digests[f].hex()[:16] for f in self._test_paths()}
+
+    @functools.cached_property
+    def _digests(self) -> dict[Path, bytes]:
+        """Content hash of every file that decides a score, read once per loaded assignment
+        (grading a submission asks for the versions several times)."""
+        tests = self._test_paths()
+        shared = [f for f in [*sorted(self.public_dir.glob("*.py")), *sorted(self.hidden_dir.glob("*.py"))]
+                  if f not in tests]
+        return {f: hashlib.sha256(f.read_bytes()).digest() if f.exists() else b"<missing>"
+                for f in [self.root / "manifest.toml", self.probes, self.solution, *shared, *tests]}
 
     def _test_paths(self) -> list[Path]:
         return [*sorted(self.public_dir.glob("test_*.py")), *sorted(self.hidden_dir.glob("test_*.py"))]
 
-    def _shared_files(self) -> list[Path]:
-        tests = set(self._test_paths())
-        return [self.root / "manifest.toml", self.probes, self.solution,
-                *(f for f in [*sorted(self.public_dir.glob("*.py")), *sorted(self.hidden_dir.glob("*.py"))]
-                  if f not in tests)]
-
     def _hash(self, files: list[Path]) -> str:
         h = hashlib.sha256(autograder.__version__.encode())
         for f in files:
-            h.update(str(f.relative_to(self.kit)).encode() + b"\0")
-            h.update(f.read_bytes() if f.exists() else b"<missing>")
+            h.update(str(f.relative_to(self.kit)).encode() + b"\0" + self._digests[f])
         return h.hexdigest()[:16]
 
 

@@ -62,11 +62,16 @@ def _drain(fd: int, sink: CappedStream) -> None:
         os.close(fd)
 
 
+def _stat(pid: int | str) -> list[bytes]:
+    """The fields of /proc/PID/stat after the command name (state, ppid, ...)."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return f.read().rsplit(b")", 1)[1].split()
+
+
 def _cpu_of(pid: int) -> float:
     """utime + stime, plus those of its children that have been waited for, in seconds."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
+        fields = _stat(pid)
     except FileNotFoundError:
         return 0.0  # exited meanwhile: its parent's cutime has it
     return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS
@@ -80,8 +85,7 @@ def _tree(root: int) -> list[int]:
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                with open(f"/proc/{name}/stat", "rb") as f:
-                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+                ppid = int(_stat(name)[1])
             except (OSError, ValueError, IndexError):
                 continue
             children.setdefault(ppid, []).append(int(name))

@@ -224,6 +224,10 @@ class Bubblewrap(Isolation):
         return worker
 
 
+# where zygote sockets live: short paths (AF_UNIX limits them to 107 bytes), whatever TMPDIR says
+_SOCKET_PARENT = "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
+
+
 class _Zygote:
     """Trusted-side client of one zygote (one per probes file, i.e. per assignment).
 
@@ -237,7 +241,7 @@ class _Zygote:
         ours, theirs = socket.socketpair()
         # In a folder of its own (mode 0700; socket paths must be short, so not under a long
         # TMPDIR), outside anything a worker sees: workers get a private /tmp.
-        self._home = tempfile.mkdtemp(prefix="ag-z-", dir="/tmp" if os.path.isdir("/tmp") else None)
+        self._home = tempfile.mkdtemp(prefix="ag-z-", dir=_SOCKET_PARENT)
         self.address = os.path.join(self._home, "zygote.sock")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(self.address)
@@ -474,7 +478,7 @@ def _prune_stale_scratch(min_age: float = 60.0) -> None:
         finally:
             os.close(fd)
         shutil.rmtree(d, ignore_errors=True)
-    for d in glob.glob("/tmp/ag-z-*"):
+    for d in glob.glob(os.path.join(_SOCKET_PARENT, "ag-z-*")):
         try:
             if now - os.stat(d).st_mtime < min_age:
                 continue

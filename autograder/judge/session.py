@@ -226,7 +226,7 @@ def tests_to_rerun(stored: SubmissionResult, assignment: Assignment) -> list[str
     if env.get("base_version") != assignment.base_version() or env.get("grader_version") != autograder.__version__:
         return None
     old, now = env.get("test_files") or {}, assignment.test_files()
-    flaky = {t.id.split("::")[0] for t in stored.tests if t.outcome in ("timeout", "crashed")}
+    flaky = {t.file for t in stored.tests if t.outcome in ("timeout", "crashed")}
     return [f for f, digest in now.items() if old.get(f) != digest or f in flaky]
 
 
@@ -235,11 +235,10 @@ def regrade_notebook(assignment: Assignment, notebook: Path, stored: SubmissionR
     """Run `test_files` on the notebook again and keep the stored results of every other current test."""
     fresh = grade_notebook(assignment, notebook, submission_id=stored.submission_id, source=stored.source,
                            options=options, test_files=test_files)
-    current = list(assignment.test_files())
+    order = {f: i for i, f in enumerate(assignment.test_files())}
     rerun = set(test_files)
-    kept = [t for t in stored.tests if t.id.split("::")[0] in current and t.id.split("::")[0] not in rerun]
-    order = {f: i for i, f in enumerate(current)}
-    tests = sorted(kept + fresh.tests, key=lambda t: order[t.id.split("::")[0]])  # stable: keeps each file's order
+    kept = [t for t in stored.tests if t.file in order and t.file not in rerun]
+    tests = sorted(kept + fresh.tests, key=lambda t: order[t.file])  # stable: keeps each file's order
     status = max(fresh.status, submission_status(invalid=False, tests=kept, cells=[], out_of_time=False),
                  key=_WORSE.__getitem__)
     fresh.environment["tests_kept"] = len(kept)

@@ -30,6 +30,11 @@ class TestResult:
     duration: float = 0.0
     device: str | None = None
 
+    @property
+    def file(self) -> str:
+        """The test file it comes from, relative to the assignment folder: "hidden/test_dtypes.py"."""
+        return self.id.split("::")[0]
+
     def student_output(self, hidden_policy: str) -> str:
         if self.outcome in ("passed", "skipped") and not self.message:
             return self.message
