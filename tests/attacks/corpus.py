@@ -512,6 +512,16 @@ def unicode_name(ctx: Ctx) -> Path:
 # ------------------------------------------------------------------ the table
 
 def attacks() -> list[Attack]:
+    """The base table, then every `corpus_<class>.py` beside this file (one module per attack class)."""
+    import importlib
+
+    extra: list[Attack] = []
+    for mod in sorted(Path(__file__).parent.glob("corpus_*.py")):
+        extra += importlib.import_module(f"tests.attacks.{mod.stem}").attacks()
+    return _base_attacks() + extra
+
+
+def _base_attacks() -> list[Attack]:
     A = Attack
     return [
         # -- rigging the comparisons (double() is wrong in each: 4 honest points) ----------------------
