@@ -166,14 +166,6 @@ def cmd_nbgrader(args: argparse.Namespace, kit: Path) -> int:
     return 0
 
 
-def cmd_otter(args: argparse.Namespace, kit: Path) -> int:
-    from autograder.interop.otter import write_otter_master
-
-    dest = write_otter_master(kit, args.assignment, args.to)
-    print(f"wrote {dest} (run `otter assign {dest.name} dist` in its folder)")
-    return 0
-
-
 def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     e = subparsers.add_parser("export", help="grades in an LMS import format (Canvas, Moodle, CSV, JSON)")
     _common(e)
@@ -220,9 +212,5 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     n.add_argument("--out", type=Path, default=Path("results"))
     n.add_argument("--allow-weak-isolation", action="store_true")
 
-    o = subparsers.add_parser("otter", help="export an otter-assign master notebook")
-    o.add_argument("assignment")
-    o.add_argument("--to", type=Path, default=Path("otter"), help="folder to write it in")
-
     return {"export": cmd_export, "passback": cmd_passback, "feedback": cmd_feedback, "report": cmd_report,
-            "gradescope": cmd_gradescope, "nbgrader": cmd_nbgrader, "otter": cmd_otter}
+            "gradescope": cmd_gradescope, "nbgrader": cmd_nbgrader}

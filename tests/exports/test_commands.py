@@ -40,7 +40,7 @@ def run(argv, kit):
 
 
 def test_register_names():
-    assert set(parser()[1]) == {"export", "passback", "feedback", "report", "gradescope", "nbgrader", "otter"}
+    assert set(parser()[1]) == {"export", "passback", "feedback", "report", "gradescope", "nbgrader"}
 
 
 def test_export_feedback_report_passback_dry_run(toy_kit, tmp_path, capsys):
