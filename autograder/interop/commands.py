@@ -140,10 +140,19 @@ def cmd_report(args: argparse.Namespace, kit: Path) -> int:
 
 
 def cmd_gradescope(args: argparse.Namespace, kit: Path) -> int:
-    from autograder.interop.gradescope import build_autograder_zip
+    from autograder.interop.gradescope import MissingSecret, build_autograder_zip
+    from autograder.probe.seeds import course_secret
 
     secret = args.secret_file.read_bytes().strip() if args.secret_file else None
-    dest = build_autograder_zip(kit, args.assignment, args.to, secret=secret)
+    if secret is None:
+        value, source = course_secret()
+        secret = value if source != "default" else None
+    try:
+        dest = build_autograder_zip(kit, args.assignment, args.to, secret=secret, torch_spec=args.torch_spec,
+                                    allow_public_seeds=args.allow_public_seeds)
+    except MissingSecret as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     print(f"wrote {dest}: upload it as the Gradescope assignment's autograder (Ubuntu base image)")
     return 0
 
@@ -199,10 +208,18 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     _common(r)
     r.add_argument("--to", type=Path, help="file (default: OUT/ASSIGNMENT/report.html)")
 
-    g = subparsers.add_parser("gradescope", help="build a Gradescope autograder.zip")
-    g.add_argument("assignment")
-    g.add_argument("--to", type=Path, default=Path("autograder.zip"))
-    g.add_argument("--secret-file", type=Path, help="course secret to bake into the zip (seeds)")
+    g = subparsers.add_parser("gradescope", help="build a Gradescope autograder.zip",
+                              epilog="example: autograder gradescope 01_tensors --secret-file ~/course/secret "
+                                     "--to 01_tensors-autograder.zip")
+    g.add_argument("assignment", help="assignment id (a folder of assignments/)")
+    g.add_argument("--to", type=Path, default=Path("autograder.zip"), help="zip to write (default: autograder.zip)")
+    g.add_argument("--secret-file", type=Path,
+                   help="course secret to bake into the zip (hidden-test seeds); default: AUTOGRADER_SECRET / "
+                        "AUTOGRADER_SECRET_FILE / ~/.config/autograder/secret")
+    g.add_argument("--allow-public-seeds", action="store_true",
+                   help="build without a course secret: hidden inputs then come from the public default seed")
+    g.add_argument("--torch-spec", help="pip version spec for torch in setup.sh (default: ==the version "
+                                        "this kit runs with)")
 
     n = subparsers.add_parser("nbgrader", help="nbgrader interop: write a source notebook, or grade a course")
     n.add_argument("action", choices=("source", "grade"))

@@ -15,6 +15,11 @@ Isolation: student code runs under bubblewrap when it works in the container
 (`setup.sh` installs it), otherwise with rlimits only -- then student code runs as the
 same user as the grader and could touch `/autograder/results`; `run_autograder` says so in
 the results' `output`.  Set `AUTOGRADER_REQUIRE_SANDBOX=1` to refuse to grade instead.
+
+The results follow Gradescope's schema exactly: its own keys at the top and in each test,
+everything else of the kit's (status, versions, isolation, late penalty) under `extra_data`.
+The late policy is the manifest's `[deadline]`, applied to the submission time Gradescope
+writes in `submission_metadata.json`, exactly as the LMS exports apply it.
 """
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ import sys
 import time
 import traceback
 import zipfile
+from datetime import datetime
 from pathlib import Path
 
 import autograder
@@ -39,7 +45,8 @@ apt-get update
 apt-get install -y --no-install-recommends python3 python3-pip python3-venv bubblewrap
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu "torch{torch_spec}"
-/autograder/venv/bin/pip install --no-cache-dir "numpy>=1.24" "nbformat>=5.9" "ipython>=8.0" "pytest>=7.4"
+/autograder/venv/bin/pip install --no-cache-dir "numpy>=1.24" "nbformat>=5.9" "ipython>=8.0" "pytest>=7.4" \
+    "tomli>=2; python_version < '3.11'"
 # the grader package must be importable under `python -I` (how workers start): a .pth file, not PYTHONPATH
 SITE=$(/autograder/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 echo /autograder/source > "$SITE/torch-course-autograder.pth"
@@ -60,11 +67,30 @@ exec "$PY" -m autograder.interop.gradescope --root "$ROOT"
 """
 
 
-def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes | None = None,
-                         torch_spec: str = ">=2.2") -> Path:
-    """Write `out` (a zip to upload as the assignment's autograder); returns its path."""
+def tested_torch_spec() -> str:
+    """`==X.Y.Z` of the torch this kit runs with: the version its tests passed on (local tags dropped)."""
+    import torch
+
+    return "==" + torch.__version__.split("+")[0]
+
+
+class MissingSecret(ValueError):
+    """A Gradescope zip without a course secret would seed hidden tests from a public default."""
+
+
+def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes | None,
+                         torch_spec: str | None = None, allow_public_seeds: bool = False) -> Path:
+    """Write `out` (a zip to upload as the assignment's autograder); returns its path.
+
+    Without `secret`, hidden inputs would derive from the kit's public default seed and anyone with
+    the kit could precompute them: refused unless `allow_public_seeds` says the instructor knows."""
     from autograder.assignment import load_assignment
 
+    if not secret and not allow_public_seeds:
+        raise MissingSecret("no course secret: hidden test inputs would come from the kit's public default seed. "
+                            "Pass --secret-file FILE (or set AUTOGRADER_SECRET), or --allow-public-seeds "
+                            "to build it anyway")
+    torch_spec = torch_spec or tested_torch_spec()
     a = load_assignment(assignment, kit)
     pkg = Path(autograder.__file__).resolve().parent
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -118,8 +144,75 @@ def _choose_notebook(submission: Path, assignment: str) -> Path | None:
 
 def _failure(message: str, t0: float) -> dict:
     return {"score": 0.0, "execution_time": round(time.monotonic() - t0, 3), "output": message,
-            "visibility": "visible", "stdout_visibility": "hidden", "tests": [], "status": "crashed",
-            "message": message}
+            "visibility": "visible", "stdout_visibility": "hidden", "tests": [],
+            "extra_data": {"status": "crashed", "message": message}}
+
+
+# Gradescope's results.json keys (https://gradescope-autograders.readthedocs.io, "Output format").
+TOP_KEYS = frozenset({"score", "execution_time", "output", "output_format", "test_output_format",
+                      "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"})
+TEST_KEYS = frozenset({"score", "max_score", "status", "name", "name_format", "number", "output",
+                       "output_format", "tags", "visibility", "extra_data"})
+
+
+def to_gradescope_schema(data: dict) -> dict:
+    """Gradescope's keys where Gradescope reads them; every other key of the kit under `extra_data`."""
+    out = {k: v for k, v in data.items() if k in TOP_KEYS}
+    out["extra_data"] = {**data.get("extra_data", {}), **{k: v for k, v in data.items() if k not in TOP_KEYS}}
+    out["tests"] = []
+    for t in data.get("tests", []):
+        entry = {k: v for k, v in t.items() if k in TEST_KEYS}
+        extra = {k: v for k, v in t.items() if k not in TEST_KEYS}
+        if extra:
+            entry["extra_data"] = {**t.get("extra_data", {}), **extra}
+        out["tests"].append(entry)
+    return out
+
+
+def submission_identity(metadata: dict) -> tuple[datetime | None, list[str]]:
+    """The submission time and the submitter's ids (sid, email, Gradescope id) from submission_metadata.json."""
+    from autograder.score.late import LatePolicyError, parse_time
+
+    try:
+        when = parse_time(metadata["created_at"]) if metadata.get("created_at") else None
+    except LatePolicyError:
+        when = None
+    ids: list[str] = []
+    for user in metadata.get("users") or []:
+        if isinstance(user, dict):
+            ids += [str(user[k]) for k in ("sid", "email", "id") if user.get(k) not in (None, "")]
+    return when, ids
+
+
+def apply_late(data: dict, manifest: Path, metadata: dict | None) -> dict:
+    """The manifest's late policy on a results.json, the submitter's extension included (keyed by sid,
+    email or Gradescope id); the raw score and the explanation are kept for the student to read."""
+    from autograder.score.late import apply_late_policy, load_policy
+
+    policy = load_policy(manifest)
+    if policy is None or not metadata:
+        return data
+    when, ids = submission_identity(metadata)
+    if when is None:
+        return data
+    student = next((i for i in ids if i in policy.extensions), ids[0] if ids else None)
+    late = apply_late_policy(data["score"], data.get("max_score") or 0.0, when, policy, student_id=student)
+    data = dict(data)
+    data["score"] = late.score
+    data["late"] = {"raw_score": late.raw_score, "penalty": late.penalty, "late": late.late,
+                    "late_by_seconds": late.late_by.total_seconds(), "explanation": late.explanation}
+    if late.explanation:
+        data["output"] = f"{data.get('output', '')} · {late.explanation}".lstrip(" ·")
+    return data
+
+
+def _read_metadata(root: Path) -> dict | None:
+    p = root / "submission_metadata.json"
+    try:
+        data = json.loads(p.read_text(encoding="utf-8")) if p.is_file() and p.stat().st_size < 2**20 else None
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def run(root: Path) -> dict:
@@ -139,7 +232,7 @@ def run(root: Path) -> dict:
         notebook = _choose_notebook(root / "submission", assignment.id)
         if notebook is None:
             data = _failure(f"No notebook (.ipynb) found in your submission; please upload {assignment.id}.ipynb.", t0)
-            data["max_score"] = assignment.total_points
+            data["extra_data"]["max_score"] = assignment.total_points
             write_json(results_path, data)
             return data
         require = os.environ.get("AUTOGRADER_REQUIRE_SANDBOX") == "1"
@@ -151,9 +244,10 @@ def run(root: Path) -> dict:
                                     options=options)
         finally:
             close_references()
-        data = result.to_results_json()
-        if isolation.name != "bubblewrap":
+        data = apply_late(result.to_results_json(), assignment.root / "manifest.toml", _read_metadata(root))
+        if not isolation.name.startswith("bubblewrap"):
             data["output"] += " · note: graded without a sandbox (bubblewrap unavailable in this container)"
+        data = to_gradescope_schema(data)
     except Exception:  # noqa: BLE001 - Gradescope must always get a results.json
         print(traceback.format_exc(), file=sys.stderr)
         data = _failure("The autograder failed on this submission; your instructor has been told. "

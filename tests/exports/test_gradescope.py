@@ -1,17 +1,79 @@
 """Gradescope autograder.zip: its contents, and run_autograder in a simulated /autograder layout."""
 import json
+import shutil
 import stat
 import zipfile
 
 import pytest
+import torch
 
-from autograder.interop.gradescope import build_autograder_zip, simulate
+from autograder.interop.gradescope import (TEST_KEYS, TOP_KEYS, MissingSecret, apply_late, build_autograder_zip,
+                                           simulate, to_gradescope_schema)
 from tests.nbfactory import edit
+
+DEADLINE = """
+[deadline]
+due = "2026-10-01T12:00:00+00:00"
+penalty_percent = 10
+period = "day"
+[deadline.extensions]
+"ext@b.c" = 3
+"""
 
 
 @pytest.fixture(scope="module")
-def zip_path(toy_kit, tmp_path_factory):
-    return build_autograder_zip(toy_kit, "toy", tmp_path_factory.mktemp("gs") / "autograder.zip", secret=b"s3cret")
+def late_kit(toy_kit, tmp_path_factory):
+    """The toy kit with a deadline: 10 % of the maximum per day late; ext@b.c has 3 more days."""
+    kit = tmp_path_factory.mktemp("gskit") / "kit"
+    shutil.copytree(toy_kit, kit)
+    manifest = kit / "assignments" / "toy" / "manifest.toml"
+    manifest.write_text(manifest.read_text() + DEADLINE)
+    return kit
+
+
+@pytest.fixture(scope="module")
+def zip_path(late_kit, tmp_path_factory):
+    return build_autograder_zip(late_kit, "toy", tmp_path_factory.mktemp("gs") / "autograder.zip", secret=b"s3cret")
+
+
+def test_no_secret_is_refused_unless_allowed(toy_kit, tmp_path):
+    with pytest.raises(MissingSecret):
+        build_autograder_zip(toy_kit, "toy", tmp_path / "a.zip", secret=None)
+    assert not (tmp_path / "a.zip").exists()
+    z = build_autograder_zip(toy_kit, "toy", tmp_path / "b.zip", secret=None, allow_public_seeds=True)
+    assert "secret" not in zipfile.ZipFile(z).namelist()
+
+
+def test_torch_pinned_to_the_tested_version(zip_path, toy_kit, tmp_path):
+    setup = zipfile.ZipFile(zip_path).read("setup.sh").decode()
+    version = torch.__version__.split("+")[0]
+    assert f'"torch=={version}"' in setup
+    z = build_autograder_zip(toy_kit, "toy", tmp_path / "c.zip", secret=b"x", torch_spec="==2.5.1")
+    assert '"torch==2.5.1"' in zipfile.ZipFile(z).read("setup.sh").decode()
+
+
+def test_schema_keeps_gradescope_keys_and_moves_the_rest_to_extra_data():
+    data = {"score": 3.0, "max_score": 10, "output": "o", "visibility": "visible", "status": "graded",
+            "seed_source": "file", "tests": [{"name": "t", "score": 1, "max_score": 1, "outcome": "passed",
+                                              "status": "passed"}]}
+    gs = to_gradescope_schema(data)
+    assert set(gs) <= TOP_KEYS and gs["extra_data"] == {"max_score": 10, "status": "graded", "seed_source": "file"}
+    assert set(gs["tests"][0]) <= TEST_KEYS and gs["tests"][0]["extra_data"] == {"outcome": "passed"}
+
+
+@pytest.mark.parametrize("created, who, expected", [
+    ("2026-10-01T11:00:00+00:00", "a@b.c", 8.0),       # on time
+    ("2026-10-02T13:00:00+00:00", "a@b.c", 6.0),       # 1 day 1 h late: 2 periods, 2 points
+    ("2026-10-02T13:00:00+00:00", "ext@b.c", 8.0),     # within the 3-day extension
+    ("2026-10-04T13:00:00+00:00", "ext@b.c", 7.0),     # 1 h past the extension: 1 period
+])
+def test_late_policy_from_submission_metadata(late_kit, created, who, expected):
+    meta = {"created_at": created, "users": [{"email": who, "id": 7, "name": "A", "sid": ""}]}
+    data = apply_late({"score": 8.0, "max_score": 10, "output": "8/10"},
+                      late_kit / "assignments" / "toy" / "manifest.toml", meta)
+    assert data["score"] == expected
+    assert data["late"]["raw_score"] == 8.0
+    assert (data["late"]["penalty"] > 0) == (expected < 8.0)
 
 
 def test_zip_contents(zip_path):
@@ -33,15 +95,21 @@ def test_zip_contents(zip_path):
 def test_run_autograder_writes_valid_results(zip_path, toy_kit, tmp_path):
     master = toy_kit / "solutions" / "toy.ipynb"
     wrong = edit(master, tmp_path / "in" / "toy.ipynb", replace={"return x * 2": "return x * 3"})
-    meta = {"created_at": "2026-10-01T12:00:00.000000-07:00", "users": [{"email": "a@b.c", "id": 1, "name": "A", "sid": "1"}]}
+    # 12 h 1 min late in Pacific time = 1 period: 10 % of the maximum (1 point) deducted
+    meta = {"created_at": "2026-10-01T12:01:00.000000-07:00", "users": [{"email": "a@b.c", "id": 1, "name": "A", "sid": "1"}]}
     res = simulate(zip_path, wrong, tmp_path / "autograder", metadata=meta, timeout=500)
-    assert res["max_score"] == 10 and 0 < res["score"] < 10
+    extra = res["extra_data"]
+    assert set(res) <= TOP_KEYS and all(set(t) <= TEST_KEYS for t in res["tests"])
+    assert extra["max_score"] == 10 and 0 < extra["late"]["raw_score"] < 10
+    assert res["score"] == extra["late"]["raw_score"] - 1 and "1 day late" in res["output"]
     assert isinstance(res["execution_time"], float) and res["visibility"] == "visible"
-    assert res["seed_source"] == "file"                      # the zip's course secret was used
+    assert extra["seed_source"] == "file"                      # the zip's course secret was used
+    if shutil.which("bwrap"):                                  # the label says what really ran
+        assert extra["isolation"].startswith("bubblewrap") and "without a sandbox" not in res["output"]
     for t in res["tests"]:
         assert {"name", "score", "max_score", "output", "visibility", "tags", "number"} <= set(t)
         assert t.get("status") in ("passed", "failed", None)
-    hidden_failed = [t for t in res["tests"] if "hidden" in t["tags"] and t["outcome"] == "failed"]
+    hidden_failed = [t for t in res["tests"] if "hidden" in t["tags"] and t["extra_data"]["outcome"] == "failed"]
     assert hidden_failed and all(t["output"] in ("", "failed") for t in hidden_failed)   # summary policy
 
 
