@@ -67,14 +67,19 @@ class GradeRow:
     def max_score(self) -> float | None:
         return self.result.max_score if self.result and self.result.tests else None
 
-    def comment(self) -> str:
-        """A one-paragraph summary for an LMS feedback field (student-safe)."""
+    def comment(self, points_possible: float | None = None) -> str:
+        """A one-paragraph summary for an LMS feedback field (student-safe).  With `points_possible` the
+        score is stated on the LMS's scale, the one the LMS shows next to the comment."""
         if self.result is None:
             return "No submission was received."
         if not self.gradable:
             return "Your submission could not be graded because of a grader problem; your instructor has been told."
         r = self.result
-        bits = [f"Score: {self.score:g}/{r.max_score:g}."]
+        if points_possible and r.max_score and points_possible != r.max_score:
+            scaled = round(self.score * points_possible / r.max_score, 4)
+            bits = [f"Score: {scaled:g}/{points_possible:g} ({self.score:g}/{r.max_score:g} in the grader's points)."]
+        else:
+            bits = [f"Score: {self.score:g}/{r.max_score:g}."]
         if r.message:
             bits.append(r.message[:300])
         if self.late and self.late.explanation:

@@ -17,27 +17,38 @@ TOKEN = "test-token-123"
 
 
 class FakeCanvas(BaseHTTPRequestHandler):
-    """The endpoints canvasapi calls: course, assignment, submission (GET and PUT)."""
+    """The endpoints canvasapi calls: course, assignment, the submissions list (two pages, with
+    comments), the bulk `update_grades` job and its Progress (queued, then running, then completed)."""
 
-    enrolled = {"101", "102"}
+    enrolled = ("101", "102")
     calls: list = []
-    grades: dict = {}
+    grades: dict = {}          # uid -> score
+    comments: dict = {}        # uid -> [comment texts]
+    jobs: dict = {}            # progress id -> [polls left, grade_data]
 
     def log_message(self, *a):
         pass
 
-    def _send(self, code, body):
+    def _send(self, code, body, headers=()):
         data = json.dumps(body).encode()
         self.send_response(code)
         if code == 401:   # as Canvas does for a bad token
             self.send_header("WWW-Authenticate", 'Bearer realm="canvas-lms"')
+        for k, v in headers:
+            self.send_header(k, v)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
+    def _submission(self, uid):
+        return {"id": 900 + int(uid), "user_id": int(uid), "assignment_id": 42, "score": self.grades.get(uid),
+                "submission_comments": [{"comment": c} for c in self.comments.get(uid, [])],
+                "user": {"id": int(uid), "sis_user_id": f"S{uid}"}}
+
     def _route(self, method):
-        path = urlparse(self.path).path
+        url = urlparse(self.path)
+        path, query = url.path, dict(parse_qsl(url.query))
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length).decode() if length else ""
         type(self).calls.append((method, path, body))
@@ -47,18 +58,36 @@ class FakeCanvas(BaseHTTPRequestHandler):
             return self._send(200, {"id": 7, "name": "Deep Learning"})
         if method == "GET" and path == "/api/v1/courses/7/assignments/42":
             return self._send(200, {"id": 42, "course_id": 7, "name": "HW1", "points_possible": 20.0})
-        m = re.fullmatch(r"/api/v1/courses/7/assignments/42/submissions/(\w+)", path)
-        if m and m[1] in self.enrolled:
-            uid = m[1]
-            if method == "GET":
-                return self._send(200, {"id": 900 + int(uid), "user_id": int(uid), "assignment_id": 42,
-                                        "score": type(self).grades.get(uid, {}).get("score")})
-            if method == "PUT":
-                form = dict(parse_qsl(body))
-                score = float(form["submission[posted_grade]"])
-                type(self).grades[uid] = {"score": score, "comment": form.get("comment[text_comment]")}
-                return self._send(200, {"id": 900 + int(uid), "user_id": int(uid), "assignment_id": 42,
-                                        "score": score, "grade": f"{score:g}"})
+        if method == "GET" and path == "/api/v1/courses/7/assignments/42/submissions":
+            page = int(query.get("page", 1))
+            links = ()
+            if page == 1:
+                nxt = f"http://{self.headers['Host']}{path}?page=2"
+                links = (("Link", f'<{nxt}>; rel="next"'),)
+            return self._send(200, [self._submission(self.enrolled[page - 1])], links)
+        if method == "POST" and path == "/api/v1/courses/7/assignments/42/submissions/update_grades":
+            data = {}
+            for k, v in parse_qsl(body):
+                m = re.fullmatch(r"grade_data\[(\w+)\]\[(\w+)\]", k)
+                data.setdefault(m[1], {})[m[2]] = v
+            pid = str(len(self.jobs) + 1)
+            type(self).jobs[pid] = [2, data]
+            return self._send(200, {"id": int(pid), "workflow_state": "queued", "url": f"/api/v1/progress/{pid}"})
+        m = re.fullmatch(r"/api/v1/progress/(\d+)", path)
+        if method == "GET" and m:
+            job = self.jobs[m[1]]
+            job[0] -= 1
+            if job[0] > 0:
+                return self._send(200, {"id": int(m[1]), "workflow_state": "running"})
+            for uid, d in job[1].items():
+                if uid not in self.enrolled:
+                    return self._send(200, {"id": int(m[1]), "workflow_state": "failed", "message": f"no user {uid}"})
+            for uid, d in job[1].items():
+                if "posted_grade" in d:
+                    type(self).grades[uid] = float(d["posted_grade"])
+                if "text_comment" in d:
+                    type(self).comments.setdefault(uid, []).append(d["text_comment"])
+            return self._send(200, {"id": int(m[1]), "workflow_state": "completed"})
         return self._send(404, {"errors": [{"message": "The specified resource does not exist."}]})
 
     def do_GET(self):
@@ -67,10 +96,13 @@ class FakeCanvas(BaseHTTPRequestHandler):
     def do_PUT(self):
         self._route("PUT")
 
+    def do_POST(self):
+        self._route("POST")
+
 
 @pytest.fixture
 def canvas_server():
-    FakeCanvas.calls, FakeCanvas.grades = [], {}
+    FakeCanvas.calls, FakeCanvas.grades, FakeCanvas.comments, FakeCanvas.jobs = [], {}, {}, {}
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeCanvas)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -96,16 +128,41 @@ def test_dry_run_sends_nothing(canvas_server):
     assert "skipped: dan: not gradable (grader failure)" in text and "skipped: eve: no Canvas user id" in text
 
 
-def test_passback_posts_scaled_scores_and_comments(canvas_server):
+def _passback(url, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # canvasapi warns about http:// base URLs
-        report = passback(rows(), base_url=canvas_server, token=TOKEN, course_id=7, assignment_id=42)
-    assert report.sent == [("101", 14.0), ("102", 20.0)]            # scaled to points_possible 20
-    assert [u for u, _ in report.failed] == ["103"]                 # not enrolled: reported, others still sent
-    assert FakeCanvas.grades["101"]["score"] == 14.0
-    assert FakeCanvas.grades["101"]["comment"].startswith("Score: 7/10.")
-    puts = [c for c in FakeCanvas.calls if c[0] == "PUT"]
-    assert len(puts) == 2 and all("/submissions/10" in c[1] for c in puts)
+        return passback(rows(), base_url=url, token=TOKEN, course_id=7, assignment_id=42, poll_seconds=0.01, **kw)
+
+
+def _writes():
+    return [c for c in FakeCanvas.calls if c[0] in ("POST", "PUT")]
+
+
+def test_passback_posts_scaled_scores_and_comments_in_one_bulk_job(canvas_server):
+    report = _passback(canvas_server)
+    assert sorted(report.sent) == [("101", 14.0), ("102", 20.0)]     # scaled to points_possible 20
+    assert [u for u, _ in report.failed] == ["103"]                 # not enrolled: reported, never created
+    assert FakeCanvas.grades == {"101": 14.0, "102": 20.0}
+    comment = FakeCanvas.comments["101"][0]
+    assert comment.startswith("Score: 14/20 (7/10 in the grader's points).")   # agrees with the posted grade
+    assert len(_writes()) == 1 and _writes()[0][1].endswith("/update_grades")   # one bulk request
+    assert sum(1 for c in FakeCanvas.calls if c[1].startswith("/api/v1/progress/")) >= 2   # polled to the end
+
+
+def test_rerun_is_idempotent(canvas_server):
+    _passback(canvas_server)
+    writes, comments = len(_writes()), {u: list(c) for u, c in FakeCanvas.comments.items()}
+    again = _passback(canvas_server)
+    assert len(_writes()) == writes and FakeCanvas.comments == comments    # nothing sent, no duplicate comment
+    assert sorted(again.unchanged) == ["101", "102"] and again.sent == []
+
+
+def test_changed_grade_is_sent_with_its_new_comment(canvas_server):
+    _passback(canvas_server)
+    FakeCanvas.grades["102"] = 3.0            # someone edited the grade in Canvas
+    again = _passback(canvas_server)
+    assert again.sent == [("102", 20.0)] and again.unchanged == ["101"]
+    assert FakeCanvas.grades["102"] == 20.0 and len(FakeCanvas.comments["102"]) == 1   # same comment not re-posted
 
 
 def test_bad_token_fails_loudly(canvas_server):
