@@ -10,6 +10,7 @@ from pathlib import Path
 
 from autograder.assignment import AssignmentError, find_kit, list_assignments, load_assignment
 from autograder.intake.submissions import IntakeError, Submission, collect
+from autograder.report.escape import terminal
 from autograder.score.late import LatePolicyError
 
 
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                     "list": cmd_list, **args.extra_handlers}
         return handlers[args.command](args, kit)
     except (UsageError, AssignmentError, IntakeError, LatePolicyError) as e:
-        print(f"autograder: error: {e}", file=sys.stderr)
+        print(terminal(f"autograder: error: {e}"), file=sys.stderr)
         return 2
 
 
@@ -158,7 +159,7 @@ def _intake(args: argparse.Namespace, assignment_id: str, out: Path, scratch: Pa
         ids_file = out / assignment_id / "identities.json"
         write_identities(ids_file, {**read_identities(ids_file), **batch.identities})
         for line in batch.report():
-            print(line, file=sys.stderr)
+            print(terminal(line), file=sys.stderr)  # zip member names, roster fields
         return batch.submissions
     if args.roster:
         raise UsageError("--roster needs one LMS download (Canvas, Moodle, nbgrader or Gradescope)")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.report.exports import GradeRow, safe_cell, write_csv
+from autograder.report.exports import GradeRow, write_csv
 
 IDENTITY_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
@@ -52,8 +52,8 @@ def canvas_table(rows: list[GradeRow], *, assignment_name: str, assignment_id: s
             score = round(score * points / row.max_score, 4)
         if score is None and row.result is None and missing == "zero":
             score = 0.0
-        body.append([safe_cell(who.name or who.student_id), who.lms_user_id, who.sis_id, who.login_id,
-                     safe_cell(who.section), "" if score is None else f"{score:g}"])
+        body.append([who.name or who.student_id, who.lms_user_id, who.sis_id, who.login_id, who.section,
+                     "" if score is None else f"{score:g}"])
     return CanvasExport(header, body, skipped)
 
 

@@ -16,27 +16,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from autograder.intake.roster import Identity
+from autograder.report.escape import csv_row
 from autograder.report.files import write_atomic
 from autograder.score.late import LatePolicy, LateResult, apply_late_policy
 from autograder.score.results import SubmissionResult
-
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-
-
-def safe_cell(text: str) -> str:
-    """Text a spreadsheet will not run as a formula (CSV injection): prefix `'` where needed."""
-    if text and text.startswith(FORMULA_PREFIXES) and not _is_number(text):
-        return "'" + text
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
-
 
 @dataclass
 class GradeRow:
@@ -161,15 +144,16 @@ def generic_table(rows: list[GradeRow]) -> tuple[list[str], list[list[str]]]:
             t = by_id.get(tid)
             line += ["" if t is None or t.outcome == "skipped" else f"{t.score:g}", t.outcome if t else ""]
         line.append(r.message if r else "no submission")
-        body.append([safe_cell(c) for c in line])
+        body.append(line)
     return header, body
 
 
 def write_csv(path: Path, header: list[str], body: list[list[str]], *, bom: bool = False) -> None:
+    """Every field, header included, goes through `escape.csv_cell` here, not in the callers."""
     buf = io.StringIO()
     w = csv.writer(buf, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
-    w.writerow(header)
-    w.writerows(body)
+    w.writerow(csv_row(header))
+    w.writerows(csv_row(line) for line in body)
     write_atomic(path, ("\ufeff" if bom else "") + buf.getvalue())
 
 

@@ -3,8 +3,9 @@
 What a student sees follows the result's `hidden_policy` through `TestResult.student_output`
 (hidden tests: name and outcome only under "summary"), never the instructor record's full
 messages, worker output or problems.  The HTML has no external assets (inline CSS, a CSP
-that forbids scripts and remote loads) and is autoescaped, so a student's code in a cell
-error cannot inject markup.
+that forbids scripts and remote loads) and is autoescaped (`escape.html_environment`), so a
+student's code in a cell error cannot inject markup.  In the Markdown every field goes through
+`escape.md_block` / `md_inline` / `md_cell`: student text is only ever inside code fences or spans.
 """
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment
 
 from autograder.intake.roster import Identity
+from autograder.report.escape import html_environment, md_block, md_cell, md_inline
 from autograder.report.files import write_atomic
 from autograder.score.late import LateResult
 from autograder.score.results import SubmissionResult
@@ -24,23 +26,9 @@ def fmt(x: Any) -> str:
     return "" if x is None else f"{x:g}" if isinstance(x, (int, float)) else str(x)
 
 
-def _fence(text: str, lang: str = "") -> str:
-    ticks = "```"
-    while ticks in text:
-        ticks += "`"
-    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
-
-
-def _mdcell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def environment(autoescape: bool = True) -> Environment:
-    env = Environment(loader=PackageLoader("autograder.report", "templates"),
-                      autoescape=select_autoescape(["html.j2"]) if autoescape else False,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(fmt=fmt, fence=_fence, mdcell=_mdcell)
-    return env
+def environment() -> Environment:
+    """The templates' environment (autoescape always on: see `escape.html_environment`)."""
+    return html_environment(fmt=fmt)
 
 
 @dataclass
@@ -87,34 +75,35 @@ def render_html(result: SubmissionResult, identity: Identity | None = None, late
 def render_markdown(result: SubmissionResult, identity: Identity | None = None, late: LateResult | None = None,
                     title: str | None = None) -> str:
     v = student_view(result, identity, late, title)
-    out = [f"# {v['title']}: feedback for {v['who']}", "",
-           f"**Score: {fmt(v['score'])} / {fmt(v['max_score'])}** ({v['status']})"
-           + (f" · submitted {v['submitted_at']}" if v["submitted_at"] else ""), ""]
+    il = md_inline
+    out = [f"# {il(v['title'])}: feedback for {il(v['who'])}", "",
+           f"**Score: {fmt(v['score'])} / {fmt(v['max_score'])}** ({v['status']})"  # numbers and statuses are the grader's own
+           + (f" · submitted {il(v['submitted_at'])}" if v["submitted_at"] else ""), ""]
     if v["late"]:
-        out += [f"> Late submission: {v['late']}", ""]
+        out += ["Late submission:", "", md_block(v["late"]), ""]
     if v["message"]:
-        out += [f"> {v['message']}", ""]
+        out += [md_block(v["message"]), ""]
     out += ["## Tests", "", "| # | Test | Points | Result |", "|---|---|---|---|"]
     for i, t in enumerate(v["tests"], start=1):
         pts = "–" if t.outcome == "skipped" else f"{fmt(t.score)} / {fmt(t.max_score)}"
-        out.append(f"| {i} | {_mdcell(t.name)}{' (hidden)' if t.kind == 'hidden' else ''} | {pts} | {t.outcome} |")
+        out.append(f"| {i} | {md_cell(t.name)}{' (hidden)' if t.kind == 'hidden' else ''} | {pts} | {t.outcome} |")
     out.append("")
     for i, t in enumerate(v["tests"], start=1):
         if t.output or t.hint:
-            out += [f"### {i}. {t.name} ({t.outcome})", ""]
+            out += [f"### {i}. {il(t.name)} ({t.outcome})", ""]
             if t.output:
-                out += [_fence(t.output), ""]
+                out += [md_block(t.output), ""]
             if t.hint:
-                out += [f"Hint: {t.hint}", ""]
+                out += [f"Hint: {il(t.hint)}", ""]
     if v["cells"]:
         out += ["## Notebook cells that need attention", ""]
         for c in v["cells"]:
-            out += [f"### Cell {c.cell}: {c.status}" + (f" ({c.type})" if c.type else ""), ""]
+            out += [f"### Cell {c.cell:d}: {c.status}" + (f" ({il(c.type)})" if c.type else ""), ""]
             if c.message:
-                out += [c.message, ""]
+                out += [md_block(c.message), ""]
             if c.code:
-                out += [_fence(c.code, "python"), ""]
-            out += [f"- {n}" for n in c.notes] + ([""] if c.notes else [])
+                out += [md_block(c.code, "python"), ""]
+            out += [f"- {il(n)}" for n in c.notes] + ([""] if c.notes else [])
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -5,6 +5,7 @@ import csv
 import io
 from pathlib import Path
 
+from autograder.report.escape import csv_row
 from autograder.report.files import write_atomic
 from autograder.score.results import SubmissionResult
 
@@ -28,6 +29,6 @@ def write_grades_csv(path: Path, results: list[SubmissionResult]) -> None:
     header, rows = grades_table(results)
     buf = io.StringIO()
     w = csv.writer(buf, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
-    w.writerow(header)
-    w.writerows(rows)
+    w.writerow(csv_row(header))   # every field through escape.csv_cell (test ids, source, message...)
+    w.writerows(csv_row(row) for row in rows)
     write_atomic(path, buf.getvalue())

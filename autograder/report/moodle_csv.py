@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.report.exports import GradeRow, safe_cell, write_csv
+from autograder.report.exports import GradeRow, write_csv
 
 IDENTITY_FIELDS = {"email": "Email address", "sis_id": "ID number", "login_id": "Username"}
 
@@ -38,7 +38,7 @@ def moodle_table(rows: list[GradeRow], *, item_name: str, identity: str = "email
             continue
         if grade_max is not None and row.max_score and grade_max != row.max_score:
             score = round(score * grade_max / row.max_score, 4)
-        body.append([safe_cell(key), safe_cell(row.identity.name), f"{score:g}", safe_cell(row.comment())])
+        body.append([key, row.identity.name, f"{score:g}", row.comment()])
     return MoodleExport(header, body, skipped)
 
 

@@ -10,6 +10,7 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+from autograder.report.escape import terminal
 from autograder.score.results import SubmissionResult
 
 Callback = Callable[[SubmissionResult, bool], None]
@@ -17,7 +18,7 @@ Callback = Callable[[SubmissionResult, bool], None]
 
 def _plain(result: SubmissionResult, reused: bool) -> None:
     fields = [result.submission_id, f"{result.score:g}/{result.max_score:g}", result.status] + (["reused"] if reused else [])
-    print("\t".join(fields), file=sys.stderr, flush=True)
+    print("\t".join(terminal(f) for f in fields), file=sys.stderr, flush=True)
 
 
 @contextmanager
@@ -32,13 +33,14 @@ def progress(total: int, title: str, interactive: bool | None = None) -> Iterato
         yield _plain
         return
     start = time.monotonic()
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), transient=False) as bar:
-        task = bar.add_task(title, total=total, rate="")
+    # markup=False: the last submission's id is shown, and it must not be parsed as rich markup
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[rate]}", markup=False), TimeRemainingColumn(), transient=False) as bar:
+        task = bar.add_task(terminal(title), total=total, rate="")
 
         def advance(result: SubmissionResult, reused: bool) -> None:
             done = bar.tasks[0].completed + 1
             per_min = 60 * done / max(time.monotonic() - start, 1e-6)
-            bar.update(task, advance=1, rate=f"{per_min:.1f}/min · last: {result.submission_id} {result.status}")
+            bar.update(task, advance=1, rate=terminal(f"{per_min:.1f}/min · last: {result.submission_id} {result.status}"))
 
         yield advance

@@ -1,15 +1,22 @@
-"""The score table printed at the end of a run (rich when installed, plain text otherwise)."""
+"""The score table printed at the end of a run (rich when installed, plain text otherwise).
+
+Every cell is student-influenced (ids come from file names, messages quote the notebook), so
+each goes through `escape.terminal` / `escape.rich_text`: a `[/x]` or an ANSI sequence is
+shown as text, never parsed or obeyed.
+"""
 from __future__ import annotations
 
 import sys
 from typing import TextIO
 
+from autograder.report.escape import rich_text, terminal
 from autograder.score.results import SubmissionResult
 
 
 def rows(results: list[SubmissionResult]) -> list[tuple[str, str, str, str, str]]:
-    return [(r.submission_id, f"{r.score:g}/{r.max_score:g}", r.status, f"{r.execution_time:.1f}s",
-             r.message[:70]) for r in results]
+    return [tuple(terminal(c) for c in (r.submission_id, f"{r.score:g}/{r.max_score:g}", r.status,
+                                         f"{r.execution_time:.1f}s", r.message[:70]))  # type: ignore[misc]
+            for r in results]
 
 
 def print_table(results: list[SubmissionResult], title: str, stream: TextIO = sys.stdout) -> None:
@@ -20,14 +27,14 @@ def print_table(results: list[SubmissionResult], title: str, stream: TextIO = sy
     except ImportError:
         data = [header, *rows(results)]
         widths = [max(len(r[i]) for r in data) for i in range(len(header))]
-        print(title, file=stream)
+        print(terminal(title), file=stream)
         for r in data:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip(), file=stream)
         return
-    table = Table(title=title)
+    table = Table(title=rich_text(title))
     for h in header:
         table.add_column(h, justify="right" if h in ("score", "time") else "left")
     colours = {"graded": "green", "invalid": "red", "timeout": "yellow", "crashed": "red"}
     for r, row in zip(results, rows(results)):
-        table.add_row(row[0], row[1], f"[{colours.get(r.status, 'white')}]{row[2]}[/]", row[3], row[4])
+        table.add_row(*(rich_text(c, colours.get(r.status, "white") if i == 2 else "") for i, c in enumerate(row)))
     Console(file=stream, width=max(100, Console(file=stream).width)).print(table)

@@ -9,7 +9,8 @@ import pytest
 
 from autograder.intake.roster import Identity
 from autograder.report.canvas_csv import write_canvas_csv
-from autograder.report.exports import grade_rows, safe_cell, write_generic_csv, write_generic_json
+from autograder.report.escape import csv_cell
+from autograder.report.exports import grade_rows, write_generic_csv, write_generic_json
 from autograder.report.moodle_csv import write_moodle_csv
 from autograder.score.late import LatePolicy
 from tests.exports.factory import grader_failure, result
@@ -161,9 +162,9 @@ def test_generic_csv_and_json(tmp_path):
     assert ghost["score"] is None and ghost["status"] == "crashed"
 
 
-def test_safe_cell():
-    assert safe_cell("=1+1") == "'=1+1" and safe_cell("-2") == "-2" and safe_cell("@x") == "'@x"
-    assert safe_cell("Smith, John") == "Smith, John"
+def test_csv_cell():
+    assert csv_cell("=1+1") == "'=1+1" and csv_cell("-2") == "-2" and csv_cell("@x") == "'@x"
+    assert csv_cell("Smith, John") == "Smith, John"
 
 
 def test_canvas_late_flag_decides_over_file_times():

@@ -1,0 +1,132 @@
+"""The one place for each kind of escaping of text a student controls.
+
+Submission ids and file names, messages, printed output, exception types, test messages that
+quote student values and roster fields are all hostile.  Every writer passes *every* field it
+shows through the function for its output kind, so no caller has to remember which fields are
+dangerous:
+
+| output | function | what it neutralises |
+|---|---|---|
+| terminal (print, progress lines) | `terminal` | control characters (ANSI/OSC 8 escapes, `\\r`, NUL), bidi overrides |
+| rich renderables (score table, progress bar) | `rich_text` | the above, plus rich markup and emoji codes (a `Text` is never parsed) |
+| CSV (grades.csv, LMS imports) | `csv_cell` | spreadsheet formulas (`=`, `+`, `-`, `@`, tab, CR first), NUL; the `csv` module quotes |
+| HTML (feedback, instructor report) | `html_environment` | Jinja2 autoescape on for every template, `html` for text outside templates |
+| Markdown (feedback .md) | `md_block`, `md_inline`, `md_cell` | raw HTML, links, images, emphasis: student text only inside code fences/spans |
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+# bidi embeddings/overrides/isolates and marks: they reorder what is shown ("Trojan Source")
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def _visible(ch: str) -> str:
+    """A control character written out as a Python-style escape, so it is shown, never obeyed."""
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(ch) or (
+        f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+
+
+def _is_control(ch: str, keep: str) -> bool:
+    return ch not in keep and (ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs")
+                               or ch in "\u2028\u2029")
+
+
+def controls(text: str, keep: str = "") -> str:
+    """`text` with every control character (C0, C1, DEL, bidi controls, line/paragraph separators,
+    lone surrogates) except those in `keep` written out visibly (`\\x1b`, `\\u202e`)."""
+    return "".join(_visible(c) if _is_control(c, keep) else c for c in str(text))
+
+
+# -- terminal ------------------------------------------------------------------------
+
+def terminal(text: Any, multiline: bool = False) -> str:
+    """Text safe to print on an instructor's terminal: no escape sequence, hyperlink, carriage
+    return or bidi override can act; with `multiline`, newlines (and tabs) are kept."""
+    return controls(str(text), keep="\n\t" if multiline else "")
+
+
+def rich_text(text: Any, style: str = "") -> Any:
+    """A rich `Text` (never parsed for markup or emoji) holding `terminal(text)`."""
+    from rich.text import Text
+
+    return Text(terminal(text), style=style)
+
+
+# -- CSV -----------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", re.ASCII)
+
+
+def _is_number(text: str) -> bool:
+    return _NUMBER.fullmatch(text) is not None
+
+
+def csv_cell(value: Any) -> str:
+    """A CSV field a spreadsheet will not run as a formula (CSV injection): `'` before a leading
+    `=`, `+`, `-`, `@`, tab or CR (numbers such as `-2` are left alone); NUL, which some readers
+    reject, becomes U+FFFD.  Quoting is the `csv` module's job."""
+    text = "" if value is None else str(value)
+    text = text.replace("\0", "\ufffd")
+    if text.startswith(FORMULA_PREFIXES) and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def csv_row(values: list[Any]) -> list[str]:
+    return [csv_cell(v) for v in values]
+
+
+# -- HTML ----------------------------------------------------------------------------
+
+def html(text: Any) -> Any:
+    """HTML-escaped text (a `markupsafe.Markup`), for HTML built outside a template."""
+    from markupsafe import escape
+
+    return escape("" if text is None else str(text))
+
+
+def html_environment(package: str = "autograder.report", folder: str = "templates", **filters: Any) -> Any:
+    """The Jinja2 environment for every HTML page: autoescape is on for every template, whatever
+    its name, so a template can only show student text escaped (templates never use `|safe`)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(loader=PackageLoader(package, folder), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters.update(filters)
+    return env
+
+
+# -- Markdown ------------------------------------------------------------------------
+
+def _longest_run(text: str, ch: str) -> int:
+    return max((len(m) for m in re.findall(re.escape(ch) + "+", text)), default=0)
+
+
+def md_block(text: Any, lang: str = "") -> str:
+    """A fenced code block holding `text` verbatim (controls other than newline/tab made visible):
+    the fence is longer than any backtick run inside, so the content cannot close it, and a
+    renderer shows fenced content as text (no HTML, links or images)."""
+    body = controls(str(text), keep="\n\t").rstrip()
+    ticks = "`" * max(3, _longest_run(body, "`") + 1)
+    return f"{ticks}{lang}\n{body}\n{ticks}"
+
+
+def md_inline(text: Any) -> str:
+    """`text` on one line as a code span (no HTML, links, images or emphasis), delimited by more
+    backticks than any run inside; empty text stays empty."""
+    body = controls(str(text))
+    if not body:
+        return ""
+    ticks = "`" * (_longest_run(body, "`") + 1)
+    return f"{ticks} {body} {ticks}"
+
+
+def md_cell(text: Any) -> str:
+    """`md_inline` for a GFM table cell: a `|` would split the cell even inside a code span (and
+    `\\|` can be defeated by a backslash before it), so it is shown as the look-alike `│`."""
+    return md_inline(str(text).replace("|", "\u2502"))
