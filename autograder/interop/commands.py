@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from autograder.report.escape import terminal
+
 Handler = Callable[[argparse.Namespace, Path], int]
 
 
@@ -46,7 +48,7 @@ def _rows(args: argparse.Namespace, kit: Path):
     roster = Roster.read_csv(args.roster) if getattr(args, "roster", None) else None
     match = match_roster(identities, roster)
     for sid in match.unmatched:
-        print(f"warning: submission {sid} is not on the roster", file=sys.stderr)
+        print(terminal(f"warning: submission {sid} is not on the roster"), file=sys.stderr)
     policy = load_policy(a.root / "manifest.toml")
     rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
     return a, out, results, match, rows
@@ -74,7 +76,7 @@ def cmd_export(args: argparse.Namespace, kit: Path) -> int:
     else:
         write_generic_json(dest, rows, a.id)
     for s in skipped:
-        print(f"not exported: {s}", file=sys.stderr)
+        print(terminal(f"not exported: {s}"), file=sys.stderr)
     print(f"wrote {dest} ({len(rows) - len(skipped)} students)")
     return 0
 
@@ -90,13 +92,13 @@ def cmd_passback(args: argparse.Namespace, kit: Path) -> int:
         tool = LtiTool(args.lti_client_id, args.lti_token_url, args.lti_key.read_bytes(), kid=args.lti_kid or "")
         rep = publish_scores(tool, args.lti_lineitem, rows, dry_run=args.dry_run)
         for p in rep.planned if args.dry_run else []:
-            print(f"would send: {p}")
+            print(terminal(f"would send: {p}"))
         for u in rep.sent:
-            print(f"sent: {u}")
+            print(terminal(f"sent: {u}"))
         for u, e in rep.failed:
-            print(f"FAILED: {u}: {e}", file=sys.stderr)
+            print(terminal(f"FAILED: {u}: {e}"), file=sys.stderr)
         for s in rep.skipped:
-            print(f"skipped: {s}")
+            print(terminal(f"skipped: {s}"))
         return 1 if rep.failed else 0
     from autograder.lms.canvas_api import passback
 
@@ -111,7 +113,7 @@ def cmd_passback(args: argparse.Namespace, kit: Path) -> int:
     rep = passback(rows, base_url=args.canvas_url, token=token, course_id=args.course,
                    assignment_id=args.canvas_assignment, dry_run=args.dry_run, comments=not args.no_comments)
     for line in rep.lines():
-        print(line)
+        print(terminal(line))
     return 1 if rep.failed else 0
 
 
@@ -171,7 +173,7 @@ def cmd_nbgrader(args: argparse.Namespace, kit: Path) -> int:
     done = nbg.grade_course(kit, args.assignment, args.course, out=args.out.resolve(), options=options,
                             nb_assignment=args.nb_assignment)
     for student, score in done.items():
-        print(f"{student}\t{score:g}")
+        print(terminal(student) + f"\t{score:g}")
     return 0
 
 
