@@ -4,17 +4,25 @@ Per assignment (`variants/<id>.py` + `alternatives/<id>.ipynb`): an alternative 
 written differently from the master, gets full marks; every mutant (a plausible mistake, made by
 editing the master) loses points on the exercise it breaks.  Master = 100 and student notebook = 0
 are checked by `autograder check-solutions`, which `make test` runs for every assignment.
+
+Stubs (`pass`, `return None`, `...`, `return <first argument>`; `raise NotImplementedError` is the
+released notebook) earn 0 on every exercise: points for *how* code behaves (no loops, views, the device)
+come only together with the *what* of the same call, checked against the reference on the trusted side.
+One notebook per stub kind, every solution block stubbed, graded in the same batch as the mutants.
 """
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder.assignment import load_assignment
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
+from autograder.notebook.release import _BLOCK
 from autograder.pipeline import grade_class
 from tests.nbfactory import edit
 
@@ -30,6 +38,66 @@ def _mutants(assignment: str) -> list[dict]:
     return mod.MUTANTS
 
 
+STUBS = {
+    "pass": "pass",
+    "return None": "return None",
+    "ellipsis": "...",
+    "identity": "return {first}",
+}
+_DEF = re.compile(r"^[ \t]*def\s+(\w+)\s*\((.*?)\)\s*(?:->[^:]*)?:", re.M | re.S)
+_CHECK = re.compile(r"""check\(["'](\w+)["']\)""")
+
+
+def _first_argument(source: str, block_start: int) -> str | None:
+    """The first argument (after self/cls/ctx) of the function around a solution block, if any."""
+    defs = list(_DEF.finditer(source, 0, block_start))
+    if not defs or defs[-1].group(1) == "__init__":
+        return None
+    for param in defs[-1].group(2).split(","):
+        name = re.split(r"[:=]", param)[0].strip()
+        if name and not name.startswith("*") and name not in ("self", "cls", "ctx"):
+            return name
+    return None
+
+
+def _stub_source(source: str, kind: str) -> str:
+    def stub(m: re.Match) -> str:
+        first = _first_argument(source, m.start())
+        if not m.group(1) or ("{first}" in STUBS[kind] and not first):
+            body = "pass"  # a block outside any function, or an __init__: nothing to return
+        else:
+            body = STUBS[kind].format(first=first)
+        return f"{m.group(1)}{body}{m.group(2)}"
+
+    return _BLOCK.sub(stub, source)
+
+
+def stubbed(master: Path, out: Path, kind: str) -> Path:
+    """`master` with every solution block's body replaced by the stub `kind`."""
+    nb = nbformat.read(master, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = _stub_source(cell.source, kind)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, out)
+    return out
+
+
+def block_exercises(master: Path) -> list[str]:
+    """For each solution block of `master`, the exercise whose `check("...")` follows it."""
+    nb = nbformat.read(master, as_version=4)
+    pending, out = 0, []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        pending += len(_BLOCK.findall(cell.source))
+        m = _CHECK.search(cell.source)
+        if m and pending:
+            out += [m.group(1)] * pending
+            pending = 0
+    return out + ["<no check() after it>"] * pending
+
+
 def _slug(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name)[:60]
 
@@ -43,6 +111,8 @@ def graded(request, tmp_path_factory):
     for i, m in enumerate(_mutants(name)):
         path = edit(a.solution, tmp / f"mutant{i}.ipynb", replace={m["old"]: m["new"]})
         subs.append(Submission(f"mutant{i}", path, m["name"]))
+    for kind in STUBS:
+        subs.append(Submission(f"stub_{_slug(kind)}", stubbed(a.solution, tmp / f"stub_{_slug(kind)}.ipynb", kind), kind))
     run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu"))
     return name, a, {r.submission_id: r for r in run.results}
 
@@ -75,3 +145,38 @@ def test_every_mutant_loses_points_on_its_exercise(graded):
             survivors.append(m["name"])
         assert r.status in ("graded", "timeout", "crashed"), (m["name"], r.status, r.message)
     assert not survivors, f"{name}: mutants that lose nothing on their exercise: {survivors}"
+
+
+def test_every_solution_block_belongs_to_a_tested_exercise():
+    """The stub notebooks stub every block; each block's exercise must have tests that can lose."""
+    for name in ASSIGNMENTS:
+        a = load_assignment(name, KIT)
+        exercises = {p.stem.removeprefix("test_") for p in (KIT / "assignments" / name / "hidden").glob("test_*.py")}
+        blocks = block_exercises(a.solution)
+        assert blocks, name
+        assert set(blocks) <= exercises, (name, sorted(set(blocks) - exercises))
+
+
+@pytest.mark.parametrize("kind", list(STUBS))
+def test_stubs_earn_nothing(graded, kind):
+    """A stub body earns 0 on every exercise: no points for how-facts without the values."""
+    name, a, results = graded
+    r = results[f"stub_{_slug(kind)}"]
+    earned: dict[str, list[str]] = {}
+    for t in r.tests:
+        if t.score > 0:
+            earned.setdefault(t.exercise, []).append(f"{t.id} ({t.score:g})")
+    assert r.score == 0 and not earned, f"{name}, stub `{kind}` earns {r.score:g}: {earned}"
+
+
+def test_stub_sources_are_valid_python():
+    """Each stub kind turns every solution cell into code that compiles (so a 0 is the stub's, not a SyntaxError)."""
+    for name in ASSIGNMENTS:
+        nb = nbformat.read(load_assignment(name, KIT).solution, as_version=4)
+        for kind in STUBS:
+            for cell in nb.cells:
+                if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source:
+                    src = _stub_source(cell.source, kind)
+                    assert "BEGIN SOLUTION" not in src
+                    compile("\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!"))),
+                            f"{name}:{kind}", "exec")
