@@ -20,14 +20,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.intake.roster import Identity, Roster, RosterMatch, match_roster
-from autograder.intake.submissions import (MAX_ZIP_MEMBER, MAX_ZIP_TOTAL, IntakeError, Submission, file_sha256,
-                                          extract_member, safe_id)
+from autograder.intake.submissions import (IntakeError, Submission, ZipExtractor, content_key, open_zip,
+                                          safe_id)
 from autograder.score.late import LatePolicyError, parse_time
 
 __all__ = ["Identity", "Entry", "Batch", "detect", "unpack", "FORMATS"]
@@ -67,6 +66,8 @@ class Batch:
         lines = [f"{self.format}: {len(self.entries)} submissions"]
         lines += [f"superseded (not graded): {s}" for s in self.superseded]
         lines += [f"ignored: {s}" for s in self.ignored]
+        lines += [f"unreadable (graded invalid): {e.submission.source}: {e.submission.problem}"
+                  for e in self.entries if e.submission.problem]
         if self.roster:
             lines += [f"not on the roster: {sid}" for sid in self.roster.unmatched]
             lines += [f"no submission: {s.name or s.student_id} ({s.student_id})" for s in self.roster.missing]
@@ -80,8 +81,9 @@ class Batch:
 @dataclass
 class _File:
     logical: str            # path as the LMS named it, '/'-separated
-    path: Path              # on disk
+    path: Path              # on disk (absent when `problem` is set)
     mtime: datetime
+    problem: str = ""       # why the zip member could not be extracted: graded `invalid`
 
 
 def _mtime(p: Path) -> datetime:
@@ -89,36 +91,31 @@ def _mtime(p: Path) -> datetime:
 
 
 def _files_in_zip(zpath: Path, scratch: Path) -> tuple[list[_File], list[str]]:
-    """Notebooks of a zip extracted under generated names; other members' names."""
-    try:
-        zf = zipfile.ZipFile(zpath)
-    except zipfile.BadZipFile:
-        raise IntakeError(f"{zpath} is not a readable zip file") from None
+    """Notebooks of a zip extracted under generated names (a member that cannot be extracted is
+    kept with its problem); other members' names."""
     files: list[_File] = []
     others: list[str] = []
-    total = 0
+    extractor = ZipExtractor()
     dest = scratch / (safe_id(zpath.name) or "zip")
     dest.mkdir(parents=True, exist_ok=True)
-    with zf:
+    with open_zip(zpath) as zf:
         for info in zf.infolist():
             logical = info.filename.replace("\\", "/").strip("/")
             parts = [p for p in logical.split("/") if p not in ("", ".")]
             if info.is_dir() or not parts or "__MACOSX" in parts or parts[-1].startswith("._"):
                 continue
             if ".." in parts or not parts[-1].lower().endswith(".ipynb") or ".ipynb_checkpoints" in parts:
-                others.append(logical)
+                others.append(logical + (" (a zip inside the zip: not opened)" if logical.lower().endswith(".zip") else ""))
                 continue
-            total += info.file_size
-            if info.file_size > MAX_ZIP_MEMBER or total > MAX_ZIP_TOTAL:
-                raise IntakeError(f"{zpath}: {info.filename} is too large to extract")
             target = dest / f"{len(files):04d}_{safe_id(parts[-1]) or 'notebook'}.ipynb"
-            extract_member(zf, info, target, zpath)
+            problem = extractor.extract(zf, info, target)
             try:
                 when = datetime(*info.date_time, tzinfo=timezone.utc)   # zip times carry no zone: read as UTC
             except ValueError:
-                when = _mtime(target)
-            os.utime(target, (when.timestamp(), when.timestamp()))
-            files.append(_File("/".join(parts), target, when))
+                when = datetime.fromtimestamp(0, tz=timezone.utc) if problem else _mtime(target)
+            if not problem:
+                os.utime(target, (when.timestamp(), when.timestamp()))
+            files.append(_File("/".join(parts), target, when, problem))
     return files, others
 
 
@@ -152,11 +149,8 @@ def _names(path: Path) -> list[str]:
     if path.is_dir():
         return [p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file()]
     if path.suffix.lower() == ".zip":
-        try:
-            with zipfile.ZipFile(path) as zf:
-                return [i.filename.replace("\\", "/") for i in zf.infolist() if not i.is_dir()]
-        except zipfile.BadZipFile:
-            raise IntakeError(f"{path} is not a readable zip file") from None
+        with open_zip(path) as zf:
+            return [i.filename.replace("\\", "/") for i in zf.infolist() if not i.is_dir()]
     return [path.name]
 
 
@@ -342,9 +336,9 @@ def unpack(path: Path, scratch: Path, *, fmt: str | None = None, roster: Roster 
         base = c.key if fmt not in ("canvas", "moodle") else f"{c.identity.name}_{c.key}"
         sid = safe_id(base)
         if not sid or sid in seen:
-            sid = f"{sid or 'submission'}-{file_sha256(c.file.path)[:8]}"
+            sid = f"{sid or 'submission'}-{content_key(c.file.path, c.file.logical)}"
         seen.add(sid)
-        entries.append(Entry(Submission(sid, c.file.path, c.file.logical), c.identity))
+        entries.append(Entry(Submission(sid, c.file.path, c.file.logical, c.file.problem), c.identity))
     batch = Batch(fmt, entries, superseded, ignored)
     if roster is not None:
         batch.roster = match_roster(batch.identities, roster)

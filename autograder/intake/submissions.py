@@ -3,7 +3,9 @@
 Submission ids become directory names under results/, so they are sanitised: ASCII
 letters, digits, `.`, `_`, `-` only, never starting with a dot, at most 80 characters; a
 collision or an empty name gets the file's hash appended.  Zip members are extracted by
-their base name only (no path traversal) with a cap on the total size (no zip bombs).
+their base name only (no path traversal), member by member with size caps that hold while
+copying (no zip bombs, no zip read into memory); a member that cannot be extracted becomes a
+submission with a `problem` (graded `invalid`), so one bad member never stops a class.
 """
 from __future__ import annotations
 
@@ -11,11 +13,13 @@ import hashlib
 import re
 import unicodedata
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_ZIP_MEMBER = 50 * 2**20
-MAX_ZIP_TOTAL = 2 * 2**30
+MAX_ZIP_MEMBER = 50 * 2**20   # one notebook extracted from a zip (the notebook parser refuses > 20 MiB anyway)
+MAX_ZIP_TOTAL = 2 * 2**30     # every notebook extracted from one zip, together (scratch disk)
+_CHUNK = 1 << 20
 
 
 class IntakeError(ValueError):
@@ -25,8 +29,9 @@ class IntakeError(ValueError):
 @dataclass(frozen=True)
 class Submission:
     id: str        # safe, unique within the batch
-    path: Path     # the notebook on disk
+    path: Path     # the notebook on disk (absent when `problem` is set)
     source: str    # the name as the instructor gave it (for reports)
+    problem: str = ""  # why intake could not use it (damaged, encrypted, too large): graded `invalid`, never run
 
 
 def safe_id(name: str) -> str:
@@ -39,9 +44,14 @@ def safe_id(name: str) -> str:
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
+        for chunk in iter(lambda: f.read(_CHUNK), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def content_key(path: Path, source: str) -> str:
+    """A short hash telling two same-named submissions apart (of the name when there is no file)."""
+    return file_sha256(path)[:8] if path.is_file() else hashlib.sha256(source.encode()).hexdigest()[:8]
 
 
 def _notebooks_in(folder: Path) -> list[Path]:
@@ -49,60 +59,97 @@ def _notebooks_in(folder: Path) -> list[Path]:
     return found
 
 
-def extract_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, zip_path: Path) -> None:
-    """Copy one member to `target` (a name we chose), refusing one larger than the cap or than it claims."""
-    with zf.open(info) as src, open(target, "wb") as dst:
-        left = MAX_ZIP_MEMBER + 1
-        while chunk := src.read(1 << 20):
-            left -= len(chunk)
-            if left < 0:
-                raise IntakeError(f"{zip_path}: {info.filename} is larger than it claims")
-            dst.write(chunk)
-
-
-def _extract_zip(path: Path, into: Path) -> list[tuple[Path, str]]:
-    out: list[tuple[Path, str]] = []
-    total = 0
+def open_zip(path: Path) -> zipfile.ZipFile:
+    """The zip's directory (read from its end; members stay on disk), or IntakeError when there is none."""
     try:
-        zf = zipfile.ZipFile(path)
-    except zipfile.BadZipFile:
-        raise IntakeError(f"{path} is not a readable zip file") from None
-    with zf:
-        dest = into / safe_id(path.name)
+        return zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as e:
+        raise IntakeError(f"{path} is not a readable zip file ({e})") from None
+
+
+class ZipExtractor:
+    """Copies members of one zip, one at a time in bounded chunks (never the whole zip in memory),
+    keeping every extracted notebook under `MAX_ZIP_MEMBER` and all of them under `MAX_ZIP_TOTAL`.
+
+    A member that cannot be used (damaged, encrypted, too large, lying about its size) is reported
+    as that member's problem, so one bad file costs its own submission, never the class."""
+
+    def __init__(self) -> None:
+        self.total = 0
+
+    def extract(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> str:
+        """Copy `info` to `target` (a name we chose); '' on success, else why not (nothing left at `target`)."""
+        cap = min(MAX_ZIP_MEMBER, MAX_ZIP_TOTAL - self.total)
+        if info.flag_bits & 0x1:
+            return "the file is encrypted (password-protected) in the zip; it could not be read"
+        if info.file_size > MAX_ZIP_MEMBER:
+            return f"the file is {info.file_size / 2**20:.1f} MiB, over the {MAX_ZIP_MEMBER // 2**20} MiB limit"
+        if info.file_size > cap:
+            return f"the zip's notebooks together are over the {MAX_ZIP_TOTAL // 2**20} MiB limit; this one was not extracted"
+        written = 0
+        try:
+            # zipfile stops after the size the directory declares (checked against the caps above) and
+            # then checks the CRC, so a member lying about its size ends as damaged, never as a big file
+            with zf.open(info) as src, open(target, "wb") as dst:
+                while True:
+                    try:
+                        chunk = src.read(_CHUNK)
+                    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
+                            ValueError, OSError) as e:
+                        raise _Damaged(f"the file is damaged in the zip ({type(e).__name__}: {e})") from None
+                    if not chunk:
+                        break
+                    written += len(chunk)
+                    dst.write(chunk)
+        except _Damaged as e:
+            target.unlink(missing_ok=True)
+            return str(e)
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as e:
+            target.unlink(missing_ok=True)  # zf.open refused the member's header (or its compression method)
+            return f"the file is damaged in the zip ({type(e).__name__}: {e})"
+        self.total += written
+        return ""
+
+
+class _Damaged(Exception):
+    pass
+
+
+def _extract_zip(path: Path, into: Path) -> list[tuple[Path, str, str]]:
+    out: list[tuple[Path, str, str]] = []
+    extractor = ZipExtractor()
+    with open_zip(path) as zf:
+        dest = into / (safe_id(path.name) or "zip")
         dest.mkdir(parents=True, exist_ok=True)
         for info in zf.infolist():
             base = Path(info.filename.replace("\\", "/")).name
             if info.is_dir() or not base.lower().endswith(".ipynb") or "__MACOSX" in info.filename:
                 continue
-            total += info.file_size
-            if info.file_size > MAX_ZIP_MEMBER or total > MAX_ZIP_TOTAL:
-                raise IntakeError(f"{path}: {info.filename} is too large to extract")
             target = dest / f"{len(out):04d}_{safe_id(base) or 'notebook'}.ipynb"
-            extract_member(zf, info, target, path)
-            out.append((target, base))
+            out.append((target, base, extractor.extract(zf, info, target)))
     return out
 
 
 def collect(paths: list[Path], scratch: Path) -> list[Submission]:
     """All submissions under `paths` (notebooks, folders, zips), with unique safe ids."""
-    found: list[tuple[Path, str]] = []
+    found: list[tuple[Path, str, str]] = []
     for p in paths:
         if not p.exists():
             raise IntakeError(f"no such file or folder: {p}")
         if p.is_dir():
-            found += [(nb, str(nb.relative_to(p))) for nb in _notebooks_in(p)]
+            found += [(nb, str(nb.relative_to(p)), "") for nb in _notebooks_in(p)]
         elif p.suffix.lower() == ".zip":
             found += _extract_zip(p, scratch)
         elif p.suffix.lower() == ".ipynb":
-            found.append((p, p.name))
+            found.append((p, p.name, ""))
         else:
             raise IntakeError(f"{p} is not a notebook, a folder or a zip")
     subs: list[Submission] = []
     seen: set[str] = set()
-    for path, source in found:
+    for path, source, problem in found:
         sid = safe_id(Path(source).name)
         if not sid or sid in seen:
-            sid = f"{sid or 'submission'}-{file_sha256(path)[:8]}"
+            sid = f"{sid or 'submission'}-{content_key(path, source)}"
         seen.add(sid)
-        subs.append(Submission(sid, path.resolve(), source))
+        subs.append(Submission(sid, path.resolve(), source, problem))
     return subs

@@ -194,3 +194,161 @@ def test_identities_round_trip(tmp_path):
     who = {"a": Identity("1", "A", "a@x", submitted_at=datetime(2026, 1, 1, tzinfo=timezone.utc), late=True)}
     write_identities(tmp_path / "identities.json", who)
     assert read_identities(tmp_path / "identities.json") == who
+
+
+# ------------------------------------------------------------------ one bad member never blocks a class
+
+def _flag_encrypted(path, name: str) -> None:
+    """Set the 'encrypted' flag bit of member `name` in its local and central headers (zipfile cannot
+    write encryption; readers go by this bit)."""
+    raw = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        raw[zf.getinfo(name).header_offset + 6] |= 1
+    at = raw.find(b"PK\x01\x02")
+    while at >= 0:
+        n = int.from_bytes(raw[at + 28:at + 30], "little")
+        if bytes(raw[at + 46:at + 46 + n]) == name.encode():
+            raw[at + 8] |= 1
+        at = raw.find(b"PK\x01\x02", at + 4)
+    path.write_bytes(bytes(raw))
+
+
+def _corrupt(path, name: str, *, crc_only: bool = False) -> None:
+    """Damage member `name`: its compressed bytes, or (crc_only) just the CRC its central header claims."""
+    raw = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo(name)
+    if crc_only:
+        at = raw.find(b"PK\x01\x02")
+        while int.from_bytes(raw[at + 42:at + 46], "little") != info.header_offset:
+            at = raw.find(b"PK\x01\x02", at + 4)
+        raw[at + 16:at + 20] = (info.CRC ^ 0xFFFF).to_bytes(4, "little")
+        raw[info.header_offset + 14:info.header_offset + 18] = (info.CRC ^ 0xFFFF).to_bytes(4, "little")
+    else:
+        data = info.header_offset + 30 + len(info.filename.encode())
+        raw[data + 8:data + 40] = b"\xff" * 32
+    path.write_bytes(bytes(raw))
+
+
+BAD_CANVAS = [
+    ("smithjohn_12345_900001_hw1.ipynb", nb_bytes("john"), T0),
+    ("garciamaria_23456_900003_hw1.ipynb", nb_bytes("maria") + b" " * 4000, T0),   # damaged below
+    ("obrienpat_34567_900004_hw1.ipynb", nb_bytes("pat"), T0),                     # encrypted below
+    ("leeann_45678_900005_hw1.ipynb", nb_bytes("ann"), T0),                        # CRC below
+    ("kimbo_56789_900006_hw1.ipynb", b" " * (51 * 2**20), T0),                     # over MAX_ZIP_MEMBER
+    ("nestednina_67890_900007_hw1.zip", b"PK\x05\x06" + bytes(18), T0),            # a zip in the zip
+    ("../../evil_78901_900008_hw1.ipynb", nb_bytes("evil"), T0),                   # traversal: ignored
+]
+
+
+@pytest.fixture
+def bad_canvas_zip(tmp_path):
+    z = tmp_path / "bad.zip"
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data, when in BAD_CANVAS:
+            zf.writestr(zipfile.ZipInfo(name, date_time=when), data, compress_type=zipfile.ZIP_DEFLATED)
+    _corrupt(z, "garciamaria_23456_900003_hw1.ipynb")
+    _corrupt(z, "leeann_45678_900005_hw1.ipynb", crc_only=True)
+    _flag_encrypted(z, "obrienpat_34567_900004_hw1.ipynb")
+    return z
+
+
+def test_bad_members_become_invalid_submissions_and_the_rest_is_graded(bad_canvas_zip, tmp_path):
+    batch = unpack(bad_canvas_zip, tmp_path / "scratch")
+    by_uid = {e.identity.lms_user_id: e.submission for e in batch.entries}
+    assert set(by_uid) == {"12345", "23456", "34567", "45678", "56789"}
+    assert by_uid["12345"].problem == "" and tag(by_uid["12345"]) == "TAG = 'john'"
+    assert "damaged" in by_uid["23456"].problem
+    assert "encrypted" in by_uid["34567"].problem
+    assert "damaged" in by_uid["45678"].problem and "CRC" in by_uid["45678"].problem
+    assert "over the 50 MiB limit" in by_uid["56789"].problem
+    for sid in ("23456", "34567", "45678", "56789"):
+        assert not by_uid[sid].path.exists()   # nothing half-extracted is left for anyone to grade
+    assert any("nestednina" in i and "zip inside the zip" in i for i in batch.ignored)
+    assert any("evil" in i for i in batch.ignored)
+    assert all(p.resolve().is_relative_to((tmp_path / "scratch").resolve()) for p in (tmp_path / "scratch").rglob("*"))
+    report = "\n".join(batch.report())
+    assert "unreadable (graded invalid): obrienpat_34567_900004_hw1.ipynb: the file is encrypted" in report
+
+
+def test_collect_turns_bad_members_into_invalid_submissions(bad_canvas_zip, tmp_path):
+    from autograder.intake.submissions import collect
+
+    subs = {s.source: s for s in collect([bad_canvas_zip], tmp_path / "scratch")}
+    assert subs["smithjohn_12345_900001_hw1.ipynb"].problem == ""
+    assert {n for n, s in subs.items() if s.problem} == {
+        "garciamaria_23456_900003_hw1.ipynb", "obrienpat_34567_900004_hw1.ipynb", "leeann_45678_900005_hw1.ipynb",
+        "kimbo_56789_900006_hw1.ipynb"}
+    assert len({s.id for s in subs.values()}) == len(subs) == 6   # evil_ is kept by its base name
+
+
+def test_member_larger_than_it_claims_is_refused(tmp_path, monkeypatch):
+    from autograder.intake import submissions
+
+    monkeypatch.setattr(submissions, "MAX_ZIP_MEMBER", 2**16)
+    z = tmp_path / "liar.zip"
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("bomb.ipynb", b" " * 2**20)          # 1 MiB of spaces, ~1 KB compressed: a 1000:1 bomb
+        zf.writestr("ok.ipynb", nb_bytes("ok"))
+    raw = bytearray(z.read_bytes())
+    with zipfile.ZipFile(z) as zf:
+        info = zf.getinfo("bomb.ipynb")
+    at = raw.find(b"PK\x01\x02")
+    raw[at + 24:at + 28] = (1000).to_bytes(4, "little")   # the central directory claims 1000 bytes
+    z.write_bytes(bytes(raw))
+    subs = {s.source: s for s in submissions.collect([z], tmp_path / "s")}
+    assert "damaged" in subs["bomb.ipynb"].problem and "CRC" in subs["bomb.ipynb"].problem, subs
+    assert not subs["bomb.ipynb"].path.exists()
+    assert subs["ok.ipynb"].problem == "" and subs["ok.ipynb"].path.is_file()
+    assert info.file_size == 2**20
+
+
+def test_members_over_the_total_cap_are_invalid_not_fatal(tmp_path, monkeypatch):
+    from autograder.intake import submissions
+
+    monkeypatch.setattr(submissions, "MAX_ZIP_TOTAL", 2 * len(nb_bytes("a0")) + 10)
+    z = make_zip(tmp_path / "many.zip", [(f"s{i}.ipynb", nb_bytes(f"a{i}"), T0) for i in range(4)])
+    subs = submissions.collect([z], tmp_path / "s")
+    assert [bool(s.problem) for s in subs] == [False, False, True, True]
+    assert "together are over" in subs[2].problem
+
+
+class _SparseFile:
+    """Writes of the ZERO block become holes: a >2 GiB zip that takes seconds and little disk to make."""
+
+    ZERO = bytes(2**24)
+
+    def __init__(self, f) -> None:
+        self.f = f
+
+    def write(self, data) -> int:
+        if data is self.ZERO:
+            self.f.seek(len(data), os.SEEK_CUR)
+            return len(data)
+        return self.f.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+
+def test_zip64_class_larger_than_2_gib_streams_member_by_member(tmp_path):
+    import resource
+
+    z = tmp_path / "huge.zip"
+    with open(z, "wb") as raw:
+        with zipfile.ZipFile(_SparseFile(raw), "w") as zf:
+            zf.writestr("smithjohn_12345_900001_hw1.ipynb", nb_bytes("john"))
+            with zf.open(zipfile.ZipInfo("smithjohn_12345_900002_data.bin"), "w", force_zip64=True) as pad:
+                for _ in range(2 * 2**30 // len(_SparseFile.ZERO) + 8):   # 2.1 GiB, stored
+                    pad.write(_SparseFile.ZERO)
+            for i, who in enumerate(["garciamaria_23456", "obrienpat_34567"]):
+                zf.writestr(f"{who}_90001{i}_hw1.ipynb", nb_bytes(who))
+    assert z.stat().st_size > 2 * 2**30
+    with zipfile.ZipFile(z) as zf:   # the notebooks after the padding need zip64 offsets
+        assert zf.getinfo("obrienpat_34567_900011_hw1.ipynb").header_offset > 2**31
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    batch = unpack(z, tmp_path / "scratch")
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before < 200 * 1024   # KiB: not read into memory
+    assert {e.identity.lms_user_id: tag(e.submission) for e in batch.entries} == {
+        "12345": "TAG = 'john'", "23456": "TAG = 'garciamaria_23456'", "34567": "TAG = 'obrienpat_34567'"}
+    assert batch.ignored == ["smithjohn_12345_900002_data.bin"]
