@@ -37,6 +37,7 @@ class Checker:
             return None
         from autograder.judge.plugin import GradingPlugin, run_tests
         from autograder.probe.inprocess import InProcess
+        from autograder.probe.seeds import Seeds
 
         bundle = self.bundle()
         if bundle is None:
@@ -50,7 +51,8 @@ class Checker:
             return None
         ns = namespace if namespace is not None else inspect.stack()[1].frame.f_globals
         probes = _load(bundle / "probes.py")
-        plugin = GradingPlugin(student=InProcess(ns, probes), reference=None, probes=probes, base_seed=0,
+        plugin = GradingPlugin(student=InProcess(ns, probes), reference=None, probes=probes,
+                               seeds=Seeds(b"public self-check", self.assignment),  # no course secret here
                                test_timeout=math.inf, hidden_dir=None)
         run_tests([test_file], plugin, bundle)
         results = [r for r in plugin.results if r.outcome != "skipped"]

@@ -22,7 +22,7 @@ import torch
 from autograder.execute.runner import ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.probe.client import Backend, ProbeClient, TestContext
 from autograder.probe.reference import ReferenceFailed
-from autograder.probe.seeds import derive
+from autograder.probe.seeds import Seeds
 from autograder.score.results import TestResult
 
 _POINTS = pytest.StashKey[float]()
@@ -49,7 +49,7 @@ class GradingPlugin:
         student: Backend,
         reference: Backend | None,
         probes: ModuleType | None,
-        base_seed: int,
+        seeds: Seeds,
         test_timeout: float,
         devices: tuple[str, ...] = ("cpu", "cuda"),
         cuda_available: bool | None = None,
@@ -58,7 +58,7 @@ class GradingPlugin:
         self.student_backend = student
         self.reference_backend = reference
         self.probes_module = probes
-        self.base_seed = base_seed
+        self.seeds = seeds
         self.test_timeout = test_timeout
         self.devices = devices
         self.cuda_available = torch.cuda.is_available() if cuda_available is None else cuda_available
@@ -104,7 +104,7 @@ class GradingPlugin:
     # -- fixtures ------------------------------------------------------------------
     @pytest.fixture
     def _grading_context(self, request: pytest.FixtureRequest) -> TestContext:
-        return TestContext(self._test_seed(request.node), self.test_timeout)
+        return TestContext(self.seeds, _test_id(request.node), self.test_timeout)
 
     @pytest.fixture
     def student(self, _grading_context: TestContext) -> ProbeClient:
@@ -122,7 +122,7 @@ class GradingPlugin:
 
     @pytest.fixture
     def seed(self, request: pytest.FixtureRequest) -> int:
-        return self._test_seed(request.node)
+        return self.seeds.test(_test_id(request.node))
 
     @pytest.fixture
     def rng(self, seed: int) -> torch.Generator:
@@ -137,10 +137,6 @@ class GradingPlugin:
         c = Credit()
         request.node.stash[_CREDIT] = c
         return c
-
-    def _test_seed(self, item: pytest.Item) -> int:
-        # the device is left out so cpu and cuda variants see the same inputs
-        return derive(self.base_seed, item.path.name, item.originalname if hasattr(item, "originalname") else item.name)
 
     def _is_hidden(self, item: pytest.Item) -> bool:
         return self.hidden_dir is not None and Path(item.path).resolve().is_relative_to(self.hidden_dir)
@@ -193,6 +189,12 @@ class GradingPlugin:
 
 
 _CREDIT = pytest.StashKey[Credit]()
+
+
+def _test_id(item: pytest.Item) -> str:
+    """What a test's seeds derive from: its file and function name.  The device is left out so cpu
+    and cuda variants see the same inputs; the run order is left out so a partial re-grade does too."""
+    return f"{item.path.name}::{item.originalname if hasattr(item, 'originalname') else item.name}"
 
 
 def _relative_nodeid(item: pytest.Item) -> str:

@@ -26,7 +26,7 @@ from autograder.execute.sandbox import Isolation, choose_isolation
 from autograder.judge.plugin import GradingPlugin, run_tests
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
-from autograder.probe.seeds import course_secret, derive
+from autograder.probe.seeds import Seeds, course_secret, fingerprint
 from autograder.score.results import CellIssue, SubmissionResult, submission_status
 
 
@@ -54,11 +54,6 @@ _references: dict[tuple[str, str], CachedReference] = {}
 _probe_modules: dict[tuple[str, str], ModuleType] = {}
 
 
-def _base_seed(assignment: Assignment) -> tuple[int, str]:
-    secret, source = course_secret()
-    return derive(secret, assignment.id), source
-
-
 def load_probes(assignment: Assignment, version: str) -> ModuleType | None:
     """Import the assignment's probes.py in the trusted process (instructor code), once per version."""
     if not assignment.probes.is_file():
@@ -78,7 +73,7 @@ def load_probes(assignment: Assignment, version: str) -> ModuleType | None:
 def reference_for(assignment: Assignment, version: str, options: GradeOptions) -> CachedReference:
     key = (assignment.id, version)
     if key not in _references:
-        seed, _ = _base_seed(assignment)
+        seed = Seeds.for_course(assignment.id).cells()  # the same cell seeds as every student's notebook
         limits = replace(assignment.limits, submission_timeout=10 * assignment.limits.submission_timeout,
                          max_restarts=2)
 
@@ -104,15 +99,17 @@ def close_references() -> None:
 
 
 def environment(assignment: Assignment, version: str, options: GradeOptions) -> dict[str, Any]:
-    seed, source = _base_seed(assignment)
+    """How this grade was made.  No seed is recorded (each test's seed is a one-way function of the
+    secret, see `probe.seeds`): only where the secret came from and a fingerprint of it."""
+    secret, source = course_secret()
     return {
         "assignment_version": version,
         "base_version": assignment.base_version(),  # these two decide what a re-grade may keep
         "test_files": assignment.test_files(),
         "grader_version": autograder.__version__,
         "device": "+".join(d for d in options.devices() if d == "cpu" or torch.cuda.is_available()),
-        "seed": seed,
         "seed_source": source,
+        "secret_fingerprint": fingerprint(secret),
         "torch_version": torch.__version__,
         "cuda_version": torch.version.cuda,
         "python_version": sys.version.split()[0],
@@ -138,6 +135,7 @@ def grade_notebook(
     t0 = time.monotonic()
     version = assignment.version()
     env = environment(assignment, version, options)
+    seeds = Seeds.for_course(assignment.id)
     probes = load_probes(assignment, version)
     reference = reference_for(assignment, version, options)
     raw = notebook.read_bytes() if notebook.is_file() else b""
@@ -159,7 +157,7 @@ def grade_notebook(
             student_backend = _Unreadable(invalid)
         else:
             runner = NotebookRunner(cells, probes=assignment.probes, limits=assignment.limits,
-                                    isolation=options.isolation, seed=env["seed"])
+                                    isolation=options.isolation, seed=seeds.cells())
             student_backend = runner
             try:
                 runner.execute()
@@ -167,7 +165,7 @@ def grade_notebook(
                 setup_message = str(e)
 
     plugin = GradingPlugin(
-        student=student_backend, reference=reference, probes=probes, base_seed=env["seed"],
+        student=student_backend, reference=reference, probes=probes, seeds=seeds,
         test_timeout=assignment.limits.test_timeout, devices=options.devices(), hidden_dir=assignment.hidden_dir,
     )
     try:

@@ -2,8 +2,10 @@
 
 A `ProbeClient` turns a probe function into a call on a backend (a worker-backed
 `NotebookRunner`, the cached reference, or the student's own kernel for self-checks),
-with a seed derived from the test's seed and the call's position, so the k-th student
-call and the k-th reference call of a test run under the same seed.  The student's time
+with a seed derived from the course secret, the test's identity and the call's position
+(`Seeds.call`), so the k-th student call and the k-th reference call of a test run under
+the same seed, and the worker learns that call's seed only: nothing it can derive another
+test's (or call's) seed from.  The student's time
 inside probes is charged against the test's time limit; the reference's is not.
 """
 from __future__ import annotations
@@ -13,7 +15,7 @@ from types import ModuleType
 from typing import Any, Callable, Protocol
 
 from autograder.execute.runner import ProbeTimeout
-from autograder.probe.seeds import derive
+from autograder.probe.seeds import Seeds
 
 
 class Backend(Protocol):
@@ -24,8 +26,8 @@ class Backend(Protocol):
 class TestContext:
     """Per-test state shared by the `student` and `reference` clients of that test."""
 
-    def __init__(self, seed: int, time_limit: float) -> None:
-        self.seed = seed
+    def __init__(self, seeds: Seeds, test_id: str, time_limit: float) -> None:
+        self.seeds, self.test_id = seeds, test_id
         self.time_limit = time_limit
         self.student_time = 0.0
         self._calls: dict[str, int] = {}
@@ -33,7 +35,7 @@ class TestContext:
     def next_seed(self, role: str) -> int:
         k = self._calls.get(role, 0)
         self._calls[role] = k + 1
-        return derive(self.seed, "call", k)
+        return self.seeds.call(self.test_id, k)
 
     def time_left(self) -> float:
         left = self.time_limit - self.student_time

@@ -70,7 +70,7 @@ class SubmissionResult:
     tests: list[TestResult]
     cells: list[CellIssue]
     execution_time: float
-    environment: dict[str, Any]   # seed, seed_source, torch_version, device, determinism, isolation, versions
+    environment: dict[str, Any]   # seed_source, secret_fingerprint, torch_version, device, determinism, isolation, versions
     hidden_policy: str = "summary"
     stdout: str = ""
     stderr: str = ""
@@ -112,8 +112,9 @@ class SubmissionResult:
             "assignment": self.assignment,
             "submission_id": self.submission_id,
             "submission_sha256": self.sha256,
-            **{k: self.environment.get(k) for k in ("assignment_version", "grader_version", "device", "seed",
-                                                    "seed_source", "torch_version", "determinism", "isolation")},
+            # no seed and no seed source: only a non-invertible fingerprint of the course secret
+            **{k: self.environment.get(k) for k in ("assignment_version", "grader_version", "device", "secret_fingerprint",
+                                                    "torch_version", "determinism", "isolation")},
             "cell_errors": [asdict(c) for c in self.cells],
         }
 

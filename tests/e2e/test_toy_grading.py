@@ -132,8 +132,9 @@ def test_result_files_gradebook_and_csv(graded):
     results, out, _ = graded
     data = json.loads((out / "toy" / "master" / "results.json").read_text())
     for key in ("score", "max_score", "execution_time", "tests", "status", "submission_sha256", "assignment",
-                "device", "seed", "torch_version", "cell_errors", "determinism", "isolation"):
+                "device", "secret_fingerprint", "torch_version", "cell_errors", "determinism", "isolation"):
         assert key in data
+    assert "seed" not in data and "seed_source" not in data  # nothing a hidden test's seed derives from
     assert data["score"] == 10 and data["device"] == "cpu"
     hidden = [t for t in data["tests"] if "hidden" in t["tags"] and t["outcome"] == "failed"]
     assert not hidden  # master

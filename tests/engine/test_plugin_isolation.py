@@ -7,6 +7,7 @@ import importlib.util
 from pathlib import Path
 
 from autograder.judge.plugin import GradingPlugin, run_tests
+from autograder.probe.seeds import Seeds
 
 
 class _Echo:
@@ -24,7 +25,7 @@ def _run(root: Path, i: int) -> list[tuple[str, str]]:
     spec = importlib.util.spec_from_file_location(f"probes_isolation_{i}", root / "probes.py")
     probes = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(probes)
-    plugin = GradingPlugin(student=_Echo(), reference=None, probes=probes, base_seed=0, test_timeout=10,
+    plugin = GradingPlugin(student=_Echo(), reference=None, probes=probes, seeds=Seeds(b"k", "a"), test_timeout=10,
                            hidden_dir=root / "hidden")
     run_tests([root / "public", root / "hidden"], plugin, root)
     return [(r.id, r.outcome) for r in plugin.results]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from autograder.score.results import CellIssue, SubmissionResult, TestResult
 
-ENV = {"assignment_version": "3e0d9b0c7f1a2b44", "grader_version": "0.1.0", "device": "cpu", "seed": 42,
-       "seed_source": "env", "torch_version": "2.13.0+cpu",
+ENV = {"assignment_version": "3e0d9b0c7f1a2b44", "grader_version": "0.1.0", "device": "cpu",
+       "seed_source": "env", "secret_fingerprint": "0123456789abcdef", "torch_version": "2.13.0+cpu",
        "determinism": {"use_deterministic_algorithms": "warn_only", "cudnn_benchmark": False, "threads": 1},
        "isolation": "bubblewrap"}
 

@@ -9,6 +9,7 @@ import torch
 
 from autograder.interop.gradescope import (TEST_KEYS, TOP_KEYS, MissingSecret, apply_late, build_autograder_zip,
                                            simulate, to_gradescope_schema)
+from autograder.probe.seeds import fingerprint
 from tests.nbfactory import edit
 
 DEADLINE = """
@@ -103,7 +104,7 @@ def test_run_autograder_writes_valid_results(zip_path, toy_kit, tmp_path):
     assert extra["max_score"] == 10 and 0 < extra["late"]["raw_score"] < 10
     assert res["score"] == extra["late"]["raw_score"] - 1 and "1 day late" in res["output"]
     assert isinstance(res["execution_time"], float) and res["visibility"] == "visible"
-    assert extra["seed_source"] == "file"                      # the zip's course secret was used
+    assert extra["secret_fingerprint"] == fingerprint(b"s3cret")   # the zip's course secret was used
     if shutil.which("bwrap"):                                  # the label says what really ran
         assert extra["isolation"].startswith("bubblewrap") and "without a sandbox" not in res["output"]
     for t in res["tests"]:
