@@ -49,9 +49,8 @@ class CellRecord:
 
 @dataclass
 class Cell:
-    index: int          # position in the notebook (0-based over all cells)
-    source: str         # Python source after IPython transformation
-    original: str = ""  # the source as the student wrote it, for feedback
+    index: int   # position in the notebook (1-based over all cells, as a student counts them)
+    source: str  # as the student wrote it; the worker rewrites IPython syntax under the cell's deadline
 
 
 class NotebookRunner:
@@ -240,7 +239,7 @@ class NotebookRunner:
         return worker.exit_description()
 
     def _original(self, idx: int) -> str:
-        return next((c.original or c.source for c in self.cells if c.index == idx), "")
+        return next((c.source for c in self.cells if c.index == idx), "")
 
     def _budget_left(self) -> float:
         return self.deadline - time.monotonic()

@@ -7,9 +7,11 @@ clock, output volume, payload size) is enforced from outside.  It is started wit
 `python -I` (no cwd or user site on `sys.path`) and imports torch and numpy *before* any
 student code runs, so a stray `torch.py` beside the notebook cannot shadow them.
 
-Protocol (all messages in `wire` format): the trusted side sends one `start` message,
-the worker answers `cell_start`/`cell_end` events and `executed`, then serves `probe`
-requests until its input closes.
+Protocol (all messages in `wire` format): the trusted side sends one `start` message
+(the cells' sources as the student wrote them), the worker answers `cell_start`/`cell_end`
+events and `executed`, then serves `probe` requests until its input closes.  IPython syntax
+(`%magic`, `!shell`) is rewritten here, after `cell_start`, so IPython's transformer (whose
+cost grows quadratically in a cell of magic lines) runs under the cell's CPU deadline.
 """
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 import numpy as np  # noqa: E402  (imported before student code on purpose)
 import torch  # noqa: E402
+
+from IPython.core.inputtransformer2 import TransformerManager  # noqa: E402
 
 from autograder.execute import wire  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
@@ -117,6 +121,15 @@ class _Shell:
         return self.run_line_magic(name.lstrip("%"), rest)
 
 
+def _python(source: str) -> str:
+    """The cell as plain Python calling `get_ipython()`; as written if IPython cannot rewrite it
+    (then `compile` reports the syntax error against the student's own lines)."""
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 - e.g. "still changing after 500 iterations"
+        return source
+
+
 def _strip_magic_options(line: str) -> str:
     parts = shlex.split(line, posix=True) if line.strip().startswith("-") else None
     if not parts:
@@ -183,7 +196,8 @@ def serve(inp: Any, out: Any) -> None:
         del notes[:]
         error = None
         try:
-            exec(compile(cell["source"], cell_filename(index, cell["source"]), "exec"), ns)
+            source = _python(cell["source"])
+            exec(compile(source, cell_filename(index, source), "exec"), ns)
         except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt included
             error = describe_exception(exc)
         _flush_output()

@@ -33,7 +33,7 @@ def isolation(request):
 def _run(isolation, source: str, cell_timeout: float) -> tuple[str, str, float]:
     limits = Limits(cell_timeout=cell_timeout, submission_timeout=120, max_restarts=1)
     t0 = time.monotonic()
-    with NotebookRunner([Cell(index=1, source=source, original=source)], probes=None, limits=limits,
+    with NotebookRunner([Cell(index=1, source=source)], probes=None, limits=limits,
                         isolation=isolation) as runner:
         runner.execute()
         rec = runner.cell_records[0]

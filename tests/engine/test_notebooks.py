@@ -1,12 +1,18 @@
 """Reading submissions and releasing student notebooks."""
 import json
+import re
+import time
 import zipfile
 
 import nbformat
 import pytest
 
+from autograder.execute.limits import Limits
+from autograder.execute.runner import NotebookRunner
+from autograder.execute.sandbox import choose_isolation
 from autograder.intake.submissions import IntakeError, collect, safe_id
 from autograder.notebook.parse import InvalidNotebook, load_cells, read_notebook
+from autograder import checks
 from autograder.notebook.release import ReleaseError, release, strip_solutions
 
 
@@ -25,7 +31,7 @@ def test_invalid_files_are_reported_with_reasons(tmp_path):
                 "schema": "does not follow the Jupyter format"}
     for name, words in expected.items():
         with pytest.raises(InvalidNotebook, match=words):
-            read_notebook(tmp_path / f"{name}.ipynb")
+            load_cells(tmp_path / f"{name}.ipynb")
 
 
 def test_nbformat_v3_is_upgraded(tmp_path):
@@ -36,12 +42,105 @@ def test_nbformat_v3_is_upgraded(tmp_path):
     assert [c.source.strip() for c in cells] == ["x = 1"]
 
 
-def test_magics_and_shell_are_rewritten_not_run(tmp_path):
+def test_magics_and_shell_are_rewritten_by_the_worker_not_the_judge(tmp_path):
+    from autograder.execute.worker import _python
+
     cells = load_cells(_nb(tmp_path / "m.ipynb", "%matplotlib inline\n!pip install foo\nx = 1", "%%time\ny = 2"))
-    assert "get_ipython().run_line_magic('matplotlib'" in cells[0].source
-    assert "get_ipython().system('pip install foo')" in cells[0].source
-    assert "run_cell_magic('time'" in cells[1].source
-    assert cells[0].original.startswith("%matplotlib")
+    assert [c.source for c in cells] == ["%matplotlib inline\n!pip install foo\nx = 1", "%%time\ny = 2"]
+    assert "get_ipython().run_line_magic('matplotlib'" in _python(cells[0].source)
+    assert "get_ipython().system('pip install foo')" in _python(cells[0].source)
+    assert "run_cell_magic('time'" in _python(cells[1].source)
+    assert _python("x = (").strip() == "x = ("  # left to compile() to report
+
+
+# IPython's transformer re-tokenizes the whole cell once per magic line: ~14 s of CPU for this cell
+MAGIC_HEAVY = "%time x = 1\n" * 499 + "y = 1\n" * 2000
+
+
+def test_parsing_a_magic_heavy_notebook_costs_the_judge_no_transform(tmp_path):
+    path = _nb(tmp_path / "heavy.ipynb", *[MAGIC_HEAVY] * 3)
+    t0 = time.process_time()
+    cells = load_cells(path)
+    assert time.process_time() - t0 < 1.0  # was ~40 s when the judge ran IPython's transformer
+    assert [c.source for c in cells] == [MAGIC_HEAVY] * 3
+
+
+def test_magics_run_in_the_worker_under_the_cells_deadline(tmp_path):
+    """Shell escapes are noted, not run; a cell IPython cannot rewrite in time costs that cell a timeout."""
+    path = _nb(tmp_path / "m.ipynb", "%time X = 1\n!touch pwned\n%pip install foo", MAGIC_HEAVY, "Y = X + 1")
+    limits = Limits(cell_timeout=1.5, submission_timeout=120, max_restarts=2)
+    with NotebookRunner(load_cells(path), probes=None, limits=limits,
+                        isolation=choose_isolation(allow_weak=True)) as runner:
+        runner.execute()
+        records = {r.index: r for r in runner.cell_records}
+        assert [records[i].status for i in (1, 2, 3)] == ["ok", "timeout", "ok"]
+        assert any("!touch pwned was not run" in n for n in records[1].notes), records[1].notes
+        assert any("%pip install foo was not run" in n for n in records[1].notes), records[1].notes
+        assert records[2].source == MAGIC_HEAVY
+        assert not (runner.workdir / "pwned").exists()
+
+
+def _raw(tmp_path, data, name="nb.ipynb"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
+    return path
+
+
+def _v4(*cells, **top):
+    return {"cells": list(cells), "metadata": {}, "nbformat": 4, "nbformat_minor": 5, **top}
+
+
+def _code(source="x = 1", **extra):
+    return {"cell_type": "code", "source": source, "metadata": {}, "outputs": [], "execution_count": None,
+            "id": "c", **extra}
+
+
+@pytest.mark.parametrize("data, words", [
+    (_v4(_code(), nbformat_minor="5"), "`nbformat_minor` must be an integer, not a string"),
+    (_v4(_code(), nbformat=4.0), "`nbformat` must be an integer, not a number"),
+    (_v4(_code(), nbformat=True), "`nbformat` must be an integer, not true/false"),
+    (_v4(_code(), nbformat=2), "nbformat 2 is not supported"),
+    (_v4(_code(), metadata=["INJECTED<script>"]), "`metadata` must be an object, not a list"),
+    (_v4(_code({"INJECTED<script>": 1})), "cell 1: `source` must be a string or a list of strings, not an object"),
+    (_v4(_code(["x = 1\n", 2])), "cell 1: `source` must be a string or a list of strings, not a list"),
+    (_v4({"cell_type": "markdown", "source": "", "metadata": {}}, _code(None)), "cell 2: `source` must be"),
+    (_v4({k: v for k, v in _code().items() if k != "source"}), "cell 1: `source` must be"),
+    (_v4(_code(), {"cell_type": 7, "source": ""}), "cell 2: `cell_type` must be a string, not a number"),
+    (_v4(_code(metadata="INJECTED<script>")), "cell 1: `metadata` must be an object, not a string"),
+    (_v4(_code(), "INJECTED<script>"), "cell 2 must be an object, not a string"),
+    ({"cells": {"0": _code()}, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, "`cells` must be a list, not an object"),
+    ({"worksheets": {"cells": []}, "metadata": {}, "nbformat": 3, "nbformat_minor": 0}, "`worksheets` must be a list"),
+])
+def test_malformed_fields_are_invalid_with_a_clear_message(tmp_path, data, words):
+    with pytest.raises(InvalidNotebook, match=re.escape(words)) as e:
+        load_cells(_raw(tmp_path, data))
+    assert str(e.value).startswith("the notebook does not follow the Jupyter format")
+    assert "INJECTED" not in str(e.value)  # messages name JSON types, never quote the file
+
+
+def test_notebook_limits(tmp_path):
+    from autograder.notebook import parse
+
+    too_many = _raw(tmp_path, _v4(*[_code()] * (parse.MAX_CELLS + 1)), "cells.ipynb")
+    big_cell = _raw(tmp_path, _v4(_code("#" * (parse.MAX_CELL_SOURCE + 1))), "cell.ipynb")
+    brackets = _raw(tmp_path, _v4(_code(), metadata={"x": [[]] * parse.MAX_JSON_CONTAINERS}), "brackets.ipynb")
+    deep = _raw(tmp_path, '{"cells": [], "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}", "deep.ipynb")
+    for path, words in [(too_many, "over the limit of 2000"), (big_cell, "characters of code, over the limit"),
+                        (brackets, "JSON objects or brackets"), (deep, "nested too deeply")]:
+        with pytest.raises(InvalidNotebook, match=words):
+            load_cells(path)
+    assert len(load_cells(_raw(tmp_path, _v4(*[_code()] * parse.MAX_CELLS)))) == parse.MAX_CELLS
+    assert load_cells(_raw(tmp_path, _v4(_code("#" * parse.MAX_CELL_SOURCE))))[0].source.startswith("#")
+
+
+def test_the_size_cap_holds_while_reading(tmp_path):
+    """A file that grows, or a device that never ends, is read up to the cap only (no stat-then-read)."""
+    endless = tmp_path / "endless.ipynb"
+    endless.symlink_to("/dev/zero")
+    with pytest.raises(InvalidNotebook, match="over the 1 MiB limit"):
+        read_notebook(endless, max_bytes=2**20)
+    with pytest.raises(InvalidNotebook, match="MiB limit"):
+        read_notebook(_raw(tmp_path, _v4(_code("#" * 2**20))), max_bytes=2**20)
 
 
 def test_strip_solutions_keeps_indentation_and_rejects_unbalanced():
@@ -60,8 +159,9 @@ def test_release_is_byte_identical_and_has_nbgrader_metadata(toy_kit, tmp_path):
     assert all(c.get("outputs", []) == [] for c in nb.cells)
     sol = [c for c in nb.cells if c.metadata["nbgrader"]["solution"]]
     assert sol and all("raise NotImplementedError()" in c.source for c in sol)
-    assert (tmp_path / "a" / "toy" / "public" / "test_double.py").is_file()
-    assert (tmp_path / "a" / "toy" / "probes.py").is_file()
+    # the checks ship in the student package, not beside the notebook; the notebook names their version
+    assert [p.name for p in a] == ["toy.ipynb"] and not (tmp_path / "a" / "toy").exists()
+    assert nb.metadata["autograder"] == {"assignment": "toy", "version": checks.version(toy_kit / "assignments" / "toy")}
 
 
 def test_submission_ids_are_safe_and_unique(tmp_path):
