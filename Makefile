@@ -8,18 +8,19 @@ JOBS       ?= 2
 PY         := $(VENV)/bin/python
 STAMP      := $(VENV)/.installed
 
-.PHONY: install test demo student check-student check-solutions bench clean
+.PHONY: install test demo student check-student check-solutions dist bench clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml scripts/install-system-deps
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q $(TORCH_SPEC)
-	$(PY) -m pip install -q -e ".[instructor,lms,interop,dev]"
+	$(PY) -m pip install -q -e ".[grader,instructor,lms,interop,dev]"
 	sh scripts/install-system-deps
 	touch $(STAMP)
 
 test: install check-student
+	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --quiet autograder tests setup.py
 	$(PY) -m autograder check-solutions
 	$(PY) -m pytest -q
 
@@ -39,8 +40,13 @@ demo: install
 	$(PY) -m autograder export 01_tensors --out results --format canvas --roster examples/roster.csv
 	$(PY) -m autograder export 01_tensors --out results --format moodle --roster examples/roster.csv
 
+# The student package (README "For students"): a wheel with each assignment's public checks, no hidden tests.
+dist: install
+	rm -rf dist build
+	$(PY) -m pip wheel -q --no-deps --no-build-isolation --wheel-dir dist .
+
 bench: install
 	$(PY) bench/run.py
 
 clean:
-	rm -rf results bench/out .pytest_cache
+	rm -rf results bench/out .pytest_cache dist build

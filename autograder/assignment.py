@@ -4,11 +4,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import autograder
+from autograder.compat import tomllib
 from autograder.execute.limits import Limits
 from autograder.score.late import LatePolicy
 

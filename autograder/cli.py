@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--allow-weak-isolation", action="store_true", help="as for grade")
 
     sub.add_parser("list", help="list the kit's assignments")
+    v = sub.add_parser("validate", help="students: run a notebook top to bottom in a fresh kernel, then its public checks")
+    v.add_argument("notebook", type=Path)
     from autograder.interop.commands import register
 
     p.set_defaults(extra_handlers=register(sub))
@@ -64,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         kit = (args.kit or find_kit()).resolve()
         handlers = {"grade": cmd_grade, "release": cmd_release, "check-solutions": cmd_check_solutions,
-                    "list": cmd_list, **args.extra_handlers}
+                    "list": cmd_list, "validate": cmd_validate, **args.extra_handlers}
         return handlers[args.command](args, kit)
     except (UsageError, AssignmentError, IntakeError, LatePolicyError) as e:
         print(terminal(f"autograder: error: {e}"), file=sys.stderr)
@@ -96,6 +98,13 @@ def cmd_list(args: argparse.Namespace, kit: Path) -> int:
     for name in list_assignments(kit):
         print(f"{name}\t{load_assignment(name, kit).title}")
     return 0
+
+
+def cmd_validate(args: argparse.Namespace, kit: Path) -> int:
+    """0 when every exercise is answered and passes its public checks (needs no hidden test, no kit)."""
+    from autograder.validate import validate
+
+    return validate(args.notebook)
 
 
 def _jobs(text: str) -> int:

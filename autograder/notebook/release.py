@@ -1,23 +1,42 @@
-"""Generate the student notebook (and its self-check bundle) from the master notebook.
+"""Generate the student notebook from the master notebook.
 
-Deterministic by construction: the output depends only on the master's content (cell ids
-are kept, outputs and execution counts dropped, JSON written with sorted keys), so
-regenerating gives byte-identical files and CI can fail when `student/` is stale.
-Solution cells get nbgrader metadata (schema 3), so the same notebook works in nbgrader.
+Deterministic by construction: the output depends only on the master's content and the
+assignment's public checks (cell ids are kept, outputs and execution counts dropped, JSON
+written with sorted keys), so regenerating gives byte-identical files and CI can fail when
+`student/` is stale.  Solution cells get nbgrader metadata (schema 3), so the same notebook
+works in nbgrader.  The checks themselves are not copied next to the notebook: they ship in the
+student package (`autograder.checks`), and the notebook carries their version, so a notebook
+alone (Colab) can check itself and an outdated one says so instead of checking the wrong tests.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-import shutil
 from pathlib import Path
 
 import nbformat
 
+from autograder import checks
+from autograder.selfcheck import DISTRIBUTION
+
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = "raise NotImplementedError()"
 _BLOCK = re.compile(r"^([ \t]*)" + re.escape(BEGIN) + r"[^\n]*\n.*?^[ \t]*" + re.escape(END) + r"[^\n]*(\n|$)", re.M | re.S)
+
+
+_IMPORT = "from autograder.selfcheck import Checker"
+# The setup cell's import, for a student whose Python lacks the package: one line saying what to do.
+_GUARDED_IMPORT = f"""try:
+    {_IMPORT}
+except ImportError:
+    raise ImportError("This notebook checks itself with the course package: run  %pip install {DISTRIBUTION}  (or the link your course gives), then restart the kernel.") from None"""
+_SUBMIT = """## Before you submit
+
+Save the notebook first (the saved file is what runs), then run the cell below.  It runs the whole
+notebook top to bottom in a fresh kernel, as the grader will, then every public check, and lists what
+is left to do: exercises not answered yet, failing checks with their hints, errors with their line, slow
+cells.  From a terminal, `autograder validate NOTEBOOK.ipynb` does the same."""
 
 
 class ReleaseError(ValueError):
@@ -39,13 +58,19 @@ def strip_solutions(source: str) -> str:
     return out
 
 
-def student_notebook(master: nbformat.NotebookNode, assignment: str) -> nbformat.NotebookNode:
+def student_notebook(master: nbformat.NotebookNode, assignment: str, version: str) -> nbformat.NotebookNode:
+    """Stubs for solutions; a notebook that checks itself gets its setup cell tied to the checks' `version`
+    and a last cell running `check.all()`."""
     nb = nbformat.from_dict(master)
+    if any(f'Checker("{assignment}")' in c.source for c in nb.cells if c.cell_type == "code"):
+        nb.cells += [nbformat.v4.new_markdown_cell(_SUBMIT, id="before-you-submit"),
+                     nbformat.v4.new_code_cell("check.all()", id="check-all")]
     for i, cell in enumerate(nb.cells):
         src = cell.source
         is_solution = cell.cell_type == "code" and BEGIN in src
         if cell.cell_type == "code":
-            cell.source = strip_solutions(src)
+            src = src.replace(f'Checker("{assignment}")', f'Checker("{assignment}", version="{version}")')
+            cell.source = strip_solutions(re.sub(rf"^{re.escape(_IMPORT)}$", lambda _: _GUARDED_IMPORT, src, flags=re.M))
             cell.outputs = []
             cell.execution_count = None
         cell.metadata = {
@@ -57,7 +82,7 @@ def student_notebook(master: nbformat.NotebookNode, assignment: str) -> nbformat
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
-        "autograder": {"assignment": assignment},
+        "autograder": {"assignment": assignment, "version": version},
     }
     return nb
 
@@ -86,19 +111,10 @@ def read_master(path: Path) -> nbformat.NotebookNode:
 
 
 def release(kit: Path, assignment: str, out_dir: Path | None = None) -> list[Path]:
-    """Write student/<id>.ipynb and student/<id>/{probes.py, public/}; return the written paths."""
+    """Write student/<id>.ipynb; return the written paths."""
     out_dir = out_dir or kit / "student"
     master = read_master(kit / "solutions" / f"{assignment}.ipynb")
     nb_path = out_dir / f"{assignment}.ipynb"
-    write_deterministic(student_notebook(master, assignment), nb_path)
-    bundle = out_dir / assignment
-    if bundle.exists():
-        shutil.rmtree(bundle)
-    src = kit / "assignments" / assignment
-    (bundle / "public").mkdir(parents=True)
-    written = [nb_path]
-    for f in [src / "probes.py", *sorted((src / "public").glob("*.py"))]:
-        dst = bundle / f.relative_to(src)
-        dst.write_bytes(f.read_bytes())
-        written.append(dst)
-    return written
+    version = checks.version(kit / "assignments" / assignment)
+    write_deterministic(student_notebook(master, assignment, version), nb_path)
+    return [nb_path]

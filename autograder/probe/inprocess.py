@@ -4,10 +4,16 @@ Values still round-trip through the wire format, so a self-check sees exactly th
 grading will see (a tensor subclass or a custom object fails here too), and the probe
 gets copies of the test's inputs.  The caller's random state is saved and restored, so
 checking does not change what the student's next cell draws.
+
+An exercise whose code is still the release's stub is reported as "not answered yet", not
+by whatever the probe made of the NotImplementedError (many probes turn an exception into
+data, which a check would then report as a wrong type).
 """
 from __future__ import annotations
 
+import inspect
 import random
+import re
 from types import ModuleType
 from typing import Any
 
@@ -18,9 +24,51 @@ from autograder.execute import wire
 from autograder.execute.namespace import StudentNamespace, describe_exception
 from autograder.execute.runner import ProbeError
 
+NOT_ANSWERED = "not answered yet"
+# What autograder.notebook.release leaves in place of a solution block.
+_STUB = re.compile(r"^[ \t]*# YOUR CODE HERE[ \t]*\n[ \t]*raise NotImplementedError\(\)", re.M)
+
 
 def _copy(value: Any) -> Any:
     return wire.decode_message(wire.encode(value))
+
+
+class _Recording(StudentNamespace):
+    """The namespace a probe gets, remembering which names it looked up."""
+
+    def __init__(self, namespace: dict) -> None:
+        super().__init__(namespace)
+        self.used: list[str] = []
+
+    def __getitem__(self, key: str) -> Any:
+        self.used.append(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.used.append(key)
+        return super().get(key, default)
+
+
+def stubs(obj: Any, name: str) -> list[str]:
+    """The functions of `obj` (a function, or a class's methods) that are still the release's stub."""
+    if isinstance(obj, type):
+        members = [(f"{name}.{k}", v) for k, v in vars(obj).items()]
+    elif inspect.isfunction(obj):
+        members = [(name, obj)]
+    else:
+        return []
+    found = []
+    for label, f in members:
+        f = f.fget if isinstance(f, property) else getattr(f, "__func__", f)
+        if not inspect.isfunction(f):
+            continue
+        try:
+            source = inspect.getsource(f)
+        except (OSError, TypeError):
+            continue
+        if _STUB.search(source):
+            found.append(label)
+    return found
 
 
 class InProcess:
@@ -33,13 +81,22 @@ class InProcess:
         random.seed(seed)
         np.random.seed(seed % 2**32)
         torch.manual_seed(seed)
+        ns = _Recording(self.namespace)
         try:
-            ns = StudentNamespace(self.namespace)
-            value = getattr(self.probes, probe)(ns, *_copy(list(args)), **_copy(kwargs or {}))
-            return _copy(value)
+            value, error = _copy(getattr(self.probes, probe)(ns, *_copy(list(args)), **_copy(kwargs or {}))), None
         except Exception as exc:  # noqa: BLE001 - reported like a worker would
-            raise ProbeError(describe_exception(exc)) from None
+            value, error = None, exc
         finally:
             random.setstate(state[0])
             np.random.set_state(state[1])
             torch.set_rng_state(state[2])
+        unanswered = [s for key in dict.fromkeys(ns.used) if key in self.namespace
+                      for s in stubs(self.namespace[key], key)]
+        if unanswered or isinstance(error, NotImplementedError):
+            what = ", ".join(f"`{s}`" for s in unanswered) or "this exercise"
+            raise ProbeError({"type": "NotImplementedError", "frames": [],
+                              "message": f"{NOT_ANSWERED}: {what} still raise(s) NotImplementedError "
+                                         "(replace the `# YOUR CODE HERE` stub with your code)"})
+        if error is not None:
+            raise ProbeError(describe_exception(error))
+        return value

@@ -22,11 +22,12 @@ explanation says why.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Mapping
+
+from autograder.compat import tomllib
 
 
 class LatePolicyError(ValueError):
