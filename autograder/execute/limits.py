@@ -17,7 +17,7 @@ class Limits:
     open_files: int = 256             # RLIMIT_NOFILE
     processes: int = 256              # RLIMIT_NPROC (effective for an unprivileged uid)
     output_kb: int = 64               # stdout and stderr kept, each; the rest is dropped
-    payload_mb: int = 256             # largest probe result accepted from the worker
+    payload_mb: int = 64              # largest message (frame) accepted from the worker: see wire.Limits
     threads: int = 1                  # torch intra-op threads in the worker
     max_restarts: int = 12            # worker restarts per submission before giving up
 

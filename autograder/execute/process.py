@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from autograder.execute import wire
+from autograder.execute import messages, wire
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -122,7 +122,6 @@ class WorkerProcess:
         for t in self._threads:
             t.start()
         self._limits = limits
-        self._buf = bytearray()
         self._exit: dict[str, Any] | None = None  # reported by a zygote's intermediate process
         self._dead = False
         self._tree: list[int] | None = None  # pids whose CPU time counts (cpu_seconds)
@@ -164,31 +163,38 @@ class WorkerProcess:
         At `deadline`, `extend` (if given) may return a later one instead of giving up."""
         try:
             head = self._read(wire.HEADER_SIZE, deadline, extend)
-            n = wire.body_length(head, self._limits)
+            n = wire.body_length(bytes(head), self._limits)
             msg = wire.decode(self._read(n, deadline, extend), self._limits)
         except (wire.PayloadError, WorkerTimeout):
             self.kill()
             raise
         if type(msg) is dict and msg.get("event") == "exit":  # the zygote's intermediate: the worker is gone
-            self._exit = msg
             self.kill()
+            try:
+                self._exit = messages.exit_report(msg)  # the student can forge this one too
+            except wire.PayloadError:
+                pass
             raise WorkerDied(self.exit_description())
         return msg
 
-    def _read(self, n: int, deadline: float, extend: Callable[[], float | None] | None = None) -> bytes:
-        while len(self._buf) < n:
+    def _read(self, n: int, deadline: float, extend: Callable[[], float | None] | None = None) -> bytearray:
+        """Exactly `n` bytes (never more: the next frame stays in the socket), received straight
+        into one buffer, so a frame costs its size once."""
+        buf = bytearray(n)
+        view, got = memoryview(buf), 0
+        while got < n:
             deadline = self._wait(deadline, write=False, extend=extend)
             try:
-                chunk = self.channel.recv(max(65536, min(n - len(self._buf), 1 << 24)))
+                k = self.channel.recv_into(view[got:], min(n - got, 1 << 24))
             except OSError:
-                chunk = b""
-            if not chunk:
+                k = 0
+            if not k:
                 description = self.exit_description()
                 self.kill()
                 raise WorkerDied(description)
-            self._buf += chunk
-        out, self._buf = bytes(self._buf[:n]), self._buf[n:]
-        return out
+            got += k
+        view.release()
+        return buf
 
     def _wait(self, deadline: float, write: bool, extend: Callable[[], float | None] | None = None) -> float:
         """Block until the channel is ready; returns the deadline in force (`extend` may move it)."""

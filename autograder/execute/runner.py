@@ -252,7 +252,7 @@ class NotebookRunner:
             w, self.worker = self.worker, None
             self._retire(w)
         if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.isolation.remove_workdir(self.workdir)
             self.workdir = None
 
     def __enter__(self) -> "NotebookRunner":

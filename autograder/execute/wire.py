@@ -30,15 +30,27 @@ HEADER_SIZE = _HEADER.size
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds enforced while decoding, so a hostile payload costs bounded memory and time."""
+    """Bounds that hold *while* a message from a worker is read, so whatever it sends costs the
+    judge bounded memory (measured in tests/engine/test_wire.py::test_worst_case_frames_stay_bounded).
 
-    max_bytes: int = 256 * 2**20
-    max_depth: int = 64
-    max_nodes: int = 2_000_000
-    max_str: int = 8 * 2**20
+    The frame's length is checked before a byte of it is read; the JSON tree's length, node count
+    (an upper bound counted over the raw bytes) before `json.loads` allocates anything; nesting by
+    `json.loads`'s own recursion limit, then `max_depth`; blobs by their declared sizes, which must
+    add up to the bytes present.  Worst case: about 2 x `max_bytes` (frame + decoded tensors) plus
+    80 bytes per node plus 8 x `max_header` (an all-astral string), i.e. ~200 MiB at these values
+    with the default `payload_mb` of 64."""
+
+    max_bytes: int = 64 * 2**20      # whole frame (runner: the manifest's payload_mb)
+    max_header: int = 4 * 2**20      # its JSON tree
+    max_depth: int = 64              # nesting of the decoded value
+    max_nodes: int = 200_000         # JSON values in the tree
+    max_str: int = 2**20             # characters of one string
 
 
 DEFAULT_LIMITS = Limits()
+# Messages the grader itself wrote (requests the worker reads, the reference cache): sized for a
+# whole 20 MiB notebook's sources, not for hostile input.
+FROM_GRADER = Limits(max_bytes=256 * 2**20, max_header=256 * 2**20, max_nodes=10**8, max_str=256 * 2**20)
 
 
 class PayloadError(ValueError):
@@ -141,7 +153,7 @@ def _enc_ndarray(a: np.ndarray, blobs: list[bytes]) -> Any:
 
 # ---------------------------------------------------------------- decoding (trusted side)
 
-def decode(body: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+def decode(body: bytes | bytearray, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Decode one message body (without the frame header).  Raises PayloadError on anything off."""
     if len(body) > limits.max_bytes:
         raise PayloadError(f"payload of {len(body)} bytes is over the limit of {limits.max_bytes}")
@@ -150,10 +162,20 @@ def decode(body: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     (hlen,) = struct.unpack(">Q", body[:8])
     if hlen > len(body) - 8:
         raise PayloadError("header length exceeds payload")
+    if hlen > limits.max_header:
+        raise PayloadError(f"a result tree of {hlen / 2**20:.1f} MiB is over the "
+                           f"{limits.max_header / 2**20:g} MiB limit")
+    raw = bytes(memoryview(body)[8 : 8 + hlen])
+    # Every JSON value but the first follows one of these four characters, so their count (inside
+    # strings too) bounds the values json.loads would build: checked before it builds any.
+    nodes = 1 + sum(raw.count(c) for c in (b",", b":", b"[", b"{"))
+    if nodes > limits.max_nodes:
+        raise PayloadError(f"more than {limits.max_nodes} values in one result")
     try:
-        head = json.loads(body[8 : 8 + hlen])
+        head = json.loads(raw)
     except (ValueError, RecursionError) as e:
         raise PayloadError(f"unreadable header: {type(e).__name__}") from None
+    del raw
     if type(head) is not dict or type(head.get("blobs")) is not list:
         raise PayloadError("header is not a message")
     sizes = head["blobs"]
@@ -163,14 +185,10 @@ def decode(body: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     for n in sizes:
         offsets.append((pos, pos + n))
         pos += n
-    state = {"nodes": 0}
-    return _dec(head.get("tree"), body, offsets, limits, 0, state)
+    return _dec(head.get("tree"), body, offsets, limits, 0)
 
 
-def _dec(x: Any, body: bytes, offs: list, lim: Limits, depth: int, st: dict) -> Any:
-    st["nodes"] += 1
-    if st["nodes"] > lim.max_nodes:
-        raise PayloadError(f"more than {lim.max_nodes} values in one result")
+def _dec(x: Any, body: bytes | bytearray, offs: list, lim: Limits, depth: int) -> Any:
     if depth > lim.max_depth:
         raise PayloadError(f"structure nested deeper than {lim.max_depth} levels")
     tx = type(x)
@@ -178,7 +196,7 @@ def _dec(x: Any, body: bytes, offs: list, lim: Limits, depth: int, st: dict) -> 
         return x
     if tx is str:
         if len(x) > lim.max_str:
-            raise PayloadError("string too long")
+            raise PayloadError(f"a string of {len(x)} characters is over the limit of {lim.max_str}")
         return x
     if tx is not dict:
         raise PayloadError(f"unexpected JSON node {tx.__name__}")
@@ -187,7 +205,7 @@ def _dec(x: Any, body: bytes, offs: list, lim: Limits, depth: int, st: dict) -> 
         items = x.get("v")
         if type(items) is not list:
             raise PayloadError("bad sequence")
-        out = [_dec(v, body, offs, lim, depth + 1, st) for v in items]
+        out = [_dec(v, body, offs, lim, depth + 1) for v in items]
         return out if t == "list" else tuple(out)
     if t == "dict":
         ks, vs = x.get("k"), x.get("v")
@@ -195,10 +213,10 @@ def _dec(x: Any, body: bytes, offs: list, lim: Limits, depth: int, st: dict) -> 
             raise PayloadError("bad dict")
         out = {}
         for k, v in zip(ks, vs):
-            key = _dec(k, body, offs, lim, depth + 1, st)
+            key = _dec(k, body, offs, lim, depth + 1)
             if type(key) not in (str, int, float, bool, type(None)):
                 raise PayloadError("bad dict key")
-            out[key] = _dec(v, body, offs, lim, depth + 1, st)
+            out[key] = _dec(v, body, offs, lim, depth + 1)
         return out
     if t == "tensor":
         return _dec_tensor(x, body, offs)
@@ -206,7 +224,7 @@ def _dec(x: Any, body: bytes, offs: list, lim: Limits, depth: int, st: dict) -> 
         return _dec_ndarray(x, body, offs)
     if t == "bytes":
         a, b = _blob(x, offs)
-        return body[a:b]
+        return bytes(memoryview(body)[a:b])
     if t == "dtype":
         if x.get("v") not in _DTYPES:
             raise PayloadError("unknown dtype")
@@ -217,16 +235,22 @@ def _dec(x: Any, body: bytes, offs: list, lim: Limits, depth: int, st: dict) -> 
         except RuntimeError:
             raise PayloadError("bad device") from None
     if t == "complex":
-        return complex(_dec(x.get("re"), body, offs, lim, depth + 1, st), _dec(x.get("im"), body, offs, lim, depth + 1, st))
+        re_, im = _dec(x.get("re"), body, offs, lim, depth + 1), _dec(x.get("im"), body, offs, lim, depth + 1)
+        if type(re_) not in (int, float) or type(im) not in (int, float):
+            raise PayloadError("bad complex")
+        return complex(re_, im)
     if t == "float":
         if x.get("v") not in ("nan", "inf", "-inf"):
             raise PayloadError("bad float")
         return float(x["v"])
     if t == "bigint":
-        v = str(x.get("v"))
-        if len(v) > 4000:
-            raise PayloadError("integer too large")
-        return int(v)
+        v = x.get("v")
+        if type(v) is not str or len(v) > 4000:
+            raise PayloadError("bad integer")
+        try:
+            return int(v)
+        except ValueError:
+            raise PayloadError("bad integer") from None
     if t == "unsupported":
         return Unsupported(str(x.get("type"))[:100], str(x.get("detail", ""))[:200])
     raise PayloadError(f"unknown node type {str(t)[:40]!r}")
@@ -246,7 +270,7 @@ def _shape(x: dict) -> list[int]:
     return shape
 
 
-def _dec_tensor(x: dict, body: bytes, offs: list) -> torch.Tensor:
+def _dec_tensor(x: dict, body: bytes | bytearray, offs: list) -> torch.Tensor:
     dtype = _DTYPES.get(x.get("dtype"))  # type: ignore[arg-type]
     if dtype is None:
         raise PayloadError("unknown tensor dtype")
@@ -256,16 +280,15 @@ def _dec_tensor(x: dict, body: bytes, offs: list) -> torch.Tensor:
     itemsize = torch.empty((), dtype=dtype).element_size()
     if numel * itemsize != b - a:
         raise PayloadError(f"tensor claims shape {shape} ({numel * itemsize} bytes) but carries {b - a}")
-    if numel == 0:
-        t = torch.empty(shape, dtype=dtype)
-    else:
-        t = torch.frombuffer(bytearray(body[a:b]), dtype=torch.uint8).view(dtype).reshape(shape)
+    t = torch.empty(shape, dtype=dtype)
+    if numel:  # one copy, straight from the frame into the (aligned) tensor
+        t.reshape(-1).view(torch.uint8).numpy()[:] = np.frombuffer(body, np.uint8, b - a, a)
     if x.get("rg") is True and (t.is_floating_point() or t.is_complex()):
         t.requires_grad_(True)
     return t
 
 
-def _dec_ndarray(x: dict, body: bytes, offs: list) -> np.ndarray:
+def _dec_ndarray(x: dict, body: bytes | bytearray, offs: list) -> np.ndarray:
     try:
         dtype = np.dtype(str(x.get("dtype"))[:8])
     except TypeError:
@@ -276,7 +299,7 @@ def _dec_ndarray(x: dict, body: bytes, offs: list) -> np.ndarray:
     a, b = _blob(x, offs)
     if math.prod(shape) * dtype.itemsize != b - a:
         raise PayloadError(f"array claims shape {shape} but carries {b - a} bytes")
-    return np.frombuffer(body[a:b], dtype=dtype).reshape(shape).copy()
+    return np.frombuffer(body, np.uint8, b - a, a).view(dtype).reshape(shape).copy()
 
 
 # ---------------------------------------------------------------- framing over a stream
@@ -296,13 +319,14 @@ def body_length(head: bytes, limits: Limits = DEFAULT_LIMITS) -> int:
     return n
 
 
-def decode_message(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
-    """Decode one whole framed message (as `encode` made it, header included)."""
+def decode_message(data: bytes, limits: Limits = FROM_GRADER) -> Any:
+    """Decode one whole framed message the grader wrote (as `encode` made it, header included)."""
     return decode(data[HEADER_SIZE : HEADER_SIZE + body_length(data[:HEADER_SIZE], limits)], limits)
 
 
-def read_frame(stream: BinaryIO, limits: Limits = DEFAULT_LIMITS) -> bytes:
-    """Read one framed body; refuses (without reading it) a body longer than the limit."""
+def read_frame(stream: BinaryIO, limits: Limits = FROM_GRADER) -> bytes:
+    """Read one framed body (the worker reading the grader's requests); refuses (without reading
+    it) a body longer than the limit.  The trusted side reads frames in `process.WorkerProcess`."""
     return _read_exact(stream, body_length(_read_exact(stream, HEADER_SIZE), limits))
 
 

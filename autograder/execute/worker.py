@@ -175,7 +175,7 @@ def serve(inp: Any, out: Any) -> None:
             stream.reconfigure(line_buffering=True)
         except Exception:  # noqa: BLE001
             pass
-    start = wire.decode(wire.read_frame(inp))
+    start = wire.decode(wire.read_frame(inp), wire.FROM_GRADER)
     torch.set_num_threads(max(1, int(start.get("threads", 1))))
     torch.use_deterministic_algorithms(True, warn_only=True)
     probes = _load_probes(start.get("probes"))
@@ -206,7 +206,7 @@ def serve(inp: Any, out: Any) -> None:
 
     while True:
         try:
-            req = wire.decode(wire.read_frame(inp))
+            req = wire.decode(wire.read_frame(inp), wire.FROM_GRADER)
         except EOFError:
             return
         _seed(int(req.get("seed", 0)))

@@ -183,7 +183,7 @@ def grade_notebook(
                 err = rec.error or {}
                 cells.append(CellIssue(cell=rec.index, status=rec.status if rec.status != "ok" else "note",
                                        type=str(err.get("type", "")), message=str(err.get("message", "")),
-                                       code=rec.source[:2000], frames=list(err.get("frames") or []), notes=rec.notes))
+                                       code=rec.source, frames=list(err.get("frames") or []), notes=rec.notes))
     status = submission_status(invalid=bool(invalid), tests=plugin.results, cells=cells,
                                out_of_time=bool(runner and runner.out_of_time))
     message = invalid or setup_message or _status_message(status, cells)

@@ -9,8 +9,46 @@ full messages go to the instructor-only record.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import json
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
+
+# What one result may hold.  Every string that comes from a submission or its worker is cut to
+# these sizes where results are built (`SubmissionResult.__post_init__`, and `execute.messages` for
+# the worker's reports), never in the writers, so results.json, instructor.json, the gradebook row
+# and both feedback pages stay bounded whatever a notebook sends.  A cut says what it cut.
+MAX_TEXT = 2000                # characters of a message, note, frame line, name, hint or type
+MAX_LONG_TEXT = 4000           # characters of a test's message, a cell's source, a problem report
+MAX_ITEMS = 20                 # notes, and frames, kept per cell
+MAX_OUTPUT = 64 * 1024         # characters of captured stdout, and of stderr
+MAX_RESULT_BYTES = 4 * 2**20   # the whole record as JSON; cell reports past it keep only their status
+
+
+def clip(text: str, cap: int = MAX_TEXT) -> str:
+    """`text` cut to at most `cap` characters, saying how many were cut (clipping twice changes nothing)."""
+    if len(text) <= cap:
+        return text
+    keep = cap - 40
+    return text[:keep] + f"... [cut: {len(text) - keep} more characters]"
+
+
+def clip_notes(notes: list[str]) -> list[str]:
+    """At most MAX_ITEMS notes, each clipped, the last saying how many were cut if any were."""
+    if len(notes) <= MAX_ITEMS:
+        return [clip(n) for n in notes]
+    return [clip(n) for n in notes[: MAX_ITEMS - 1]] + [f"[cut: {len(notes) - MAX_ITEMS + 1} more notes]"]
+
+
+def clip_frames(frames: list[dict]) -> tuple[list[dict], int]:
+    """The innermost MAX_ITEMS frames (cell, line, code clipped) and how many outer ones were cut."""
+    kept = [{"cell": f.get("cell"), "line": f.get("line"), "code": clip(str(f.get("code", "")))}
+            for f in frames[-MAX_ITEMS:]]
+    return kept, max(0, len(frames) - MAX_ITEMS)
+
+
+def _json_size(x: Any) -> int:
+    return len(json.dumps(x, indent=2, default=str))  # ASCII: characters are bytes, as the files hold them at most
+
 
 SUBMISSION_STATUSES = ("graded", "invalid", "timeout", "crashed")
 TEST_OUTCOMES = ("passed", "partial", "failed", "error", "timeout", "crashed", "skipped")
@@ -58,6 +96,16 @@ class CellIssue:
     frames: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def bounded(self) -> "CellIssue":
+        frames, cut = clip_frames(self.frames)
+        message = (f"[cut: {cut} more frames] " if cut else "") + self.message
+        return replace(self, type=clip(self.type, 100), message=clip(message), code=clip(self.code, MAX_LONG_TEXT),
+                       frames=frames, notes=clip_notes(self.notes))
+
+    def summary_only(self) -> "CellIssue":
+        return CellIssue(self.cell, self.status, clip(self.type, 60),
+                         "[cut: this cell's report is past the result's size limit]")
+
 
 @dataclass
 class SubmissionResult:
@@ -75,6 +123,25 @@ class SubmissionResult:
     stdout: str = ""
     stderr: str = ""
     problems: list[str] = field(default_factory=list)  # assignment problems found while grading
+
+    def __post_init__(self) -> None:
+        """Bound everything the result holds (see MAX_*), whatever the submission sent."""
+        self.source, self.message = clip(self.source), clip(self.message)
+        self.stdout, self.stderr = clip(self.stdout, MAX_OUTPUT), clip(self.stderr, MAX_OUTPUT)
+        self.problems = [clip(p, MAX_LONG_TEXT) for p in self.problems]
+        self.tests = [replace(t, name=clip(t.name), message=clip(t.message, MAX_LONG_TEXT), hint=clip(t.hint))
+                      for t in self.tests]
+        # every cell keeps at least its summary; details are kept in order while the whole fits
+        full = [c.bounded() for c in self.cells]
+        short = [c.summary_only() for c in full]
+        self.cells = []
+        budget = MAX_RESULT_BYTES - _json_size(asdict(self)) - sum(_json_size([[asdict(c)]]) for c in short)
+        for i, c in enumerate(full):
+            budget -= _json_size([[asdict(c)]]) - _json_size([[asdict(short[i])]])  # indented as in the record
+            if budget < 0:
+                full[i:] = short[i:]
+                break
+        self.cells = full
 
     @property
     def score(self) -> float:

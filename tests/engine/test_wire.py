@@ -1,3 +1,4 @@
+import json
 import struct
 
 import numpy as np
@@ -111,3 +112,97 @@ def test_property_random_bytes_never_crash_decoder(blob):
         wire.decode(blob)
     except wire.PayloadError:
         pass
+
+
+# ---------------------------------------------------------------- limits that hold while reading
+
+def _head(raw_json: bytes, blobs=b"") -> bytes:
+    return struct.pack(">Q", len(raw_json)) + raw_json + blobs
+
+
+def test_tree_over_the_header_cap_is_refused_before_parsing(monkeypatch):
+    lim = wire.DEFAULT_LIMITS
+    body = _head(b'{"tree": "' + b"x" * lim.max_header + b'", "blobs": []}')
+    monkeypatch.setattr(wire.json, "loads", lambda *a, **k: pytest.fail("json.loads ran on an oversized tree"))
+    with pytest.raises(wire.PayloadError, match="MiB limit"):
+        wire.decode(body)
+
+
+@pytest.mark.parametrize("tree", [b"[" + b"0," * 300_000 + b"0]", b"[" + b"{}," * 300_000 + b"{}]",
+                                  b"{" + b",".join(b'"%d":0' % i for i in range(150_000)) + b"}"])
+def test_too_many_values_are_refused_before_parsing(monkeypatch, tree):
+    monkeypatch.setattr(wire.json, "loads", lambda *a, **k: pytest.fail("json.loads ran on a tree of too many values"))
+    with pytest.raises(wire.PayloadError, match="more than 200000 values"):
+        wire.decode(_head(b'{"blobs": [], "tree": ' + tree + b"}"))
+
+
+def test_node_bound_counts_values_in_strings_too():
+    # the count over raw bytes includes commas inside strings: an upper bound a worker cannot get under
+    lim = wire.Limits(max_nodes=25)
+    frame = lambda s: _head(json.dumps({"tree": {"t": "list", "v": [s] * 10}, "blobs": []}).encode())
+    assert wire.decode(frame("ab"), lim) == ["ab"] * 10  # 20 counted
+    with pytest.raises(wire.PayloadError, match="more than 25 values"):
+        wire.decode(frame("a,b"), lim)  # 30 counted
+
+
+def test_long_strings_and_bad_leaves_are_refused():
+    with pytest.raises(wire.PayloadError, match="over the limit"):
+        wire.decode(wire.encode("x" * (wire.DEFAULT_LIMITS.max_str + 1))[12:])
+    for tree in ({"t": "complex", "re": "1+2j", "im": 0}, {"t": "bigint", "v": ["1"]}, {"t": "bigint", "v": "--5"}):
+        with pytest.raises(wire.PayloadError):
+            wire.decode(_head(json.dumps({"tree": tree, "blobs": []}).encode()))
+
+
+def test_decoding_from_a_bytearray_copies_each_blob_once_and_keeps_types():
+    x = {"t": torch.arange(6, dtype=torch.float64).reshape(2, 3), "a": np.arange(3, dtype=">i4"), "b": b"raw"}
+    body = bytearray(wire.encode(x)[12:])
+    y = wire.decode(body)
+    body[-1] = 0  # the decoded values own their memory
+    assert torch.equal(y["t"], x["t"]) and y["a"].tolist() == [0, 1, 2] and y["b"] == b"raw" and type(y["b"]) is bytes
+
+
+def _hwm_kib() -> int:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+
+def _peak_mib(fn) -> float:
+    """Peak RSS growth while `fn` runs (the kernel's high-water mark, reset first)."""
+    import gc
+
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # resets VmHWM to the current RSS
+    base = _hwm_kib()
+    try:
+        fn()
+    except wire.PayloadError:
+        pass
+    return (_hwm_kib() - base) / 1024
+
+
+def test_worst_case_frames_stay_bounded(capsys):
+    """Each frame at the caps, decoded: the judge's extra memory stays far below its 512 MiB budget.
+    (The frame itself is built first and not counted; reading it costs its size once, see process._read.)"""
+    lim = wire.DEFAULT_LIMITS
+    room = lim.max_header - 64
+    blob = lim.max_bytes - 300
+    n = (lim.max_nodes - 8) // 2
+    frames = {
+        "one tensor at max_bytes": _head(json.dumps({"tree": {"t": "tensor", "dtype": "uint8", "shape": [blob],
+                                                              "blob": 0}, "blobs": [blob]}).encode(), bytes(blob)),
+        "empty dicts at max_nodes": _head(b'{"blobs": [], "tree": [' + b",".join([b"{}"] * n) + b"]}"),
+        "lists at max_nodes": _head(json.dumps({"blobs": [], "tree": {"t": "list", "v": [{"t": "list", "v": []}] * (n // 5)}}).encode()),
+        "unique keys at max_nodes": _head(b'{"blobs": [], "tree": {' + b",".join(b'"%d":1.5' % i for i in range(n)) + b"}}"),
+        "astral string at max_header": _head(b'{"blobs": [], "tree": "\xf0\x9f\x98\x80' + b"a" * (room - 4) + b'"}'),
+        "deep nesting": _head(b'{"blobs": [], "tree": ' + b"[" * (lim.max_nodes // 2) + b"]" * (lim.max_nodes // 2) + b"}"),
+    }
+    peaks = {}
+    for name, body in frames.items():
+        assert len(body) <= lim.max_bytes and len(body) - 8 - lim.max_header <= blob, name
+        peaks[name] = _peak_mib(lambda: wire.decode(body))
+    with capsys.disabled():
+        print("\npeak RSS growth decoding worst-case frames (MiB):", {k: round(v, 1) for k, v in peaks.items()})
+    assert peaks["one tensor at max_bytes"] < lim.max_bytes / 2**20 + 16
+    for name, mib in peaks.items():
+        assert mib < 100, (name, mib)
