@@ -138,8 +138,10 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     if args.device == "cuda" and not torch.cuda.is_available():
         raise UsageError("--device cuda was asked for, but CUDA is not available here")
     out = args.out.resolve()
-    with tempfile.TemporaryDirectory(prefix="ag-intake-") as scratch:
-        subs = _intake(args, assignment.id, out, Path(scratch))
+    from autograder.execute.scratch import Scratch
+
+    with Scratch("ag-intake-") as scratch:  # copies of every notebook: pruned if we are killed
+        subs = _intake(args, assignment.id, out, scratch)
         if not subs:
             raise UsageError("no notebooks found in " + ", ".join(map(str, args.submissions)))
         with progress(len(subs), f"grading {assignment.id}") as on_result:

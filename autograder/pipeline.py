@@ -243,9 +243,9 @@ def _run_on_dask(client, assignment: Assignment, todo: list[Submission], reruns:
 
 def _judge_bytes(kit: str, assignment_id: str, sid: str, source: str, notebook: bytes, options: GradeOptions,
                  rerun: Rerun | None = None) -> dict:
-    import tempfile
+    from autograder.execute.scratch import Scratch
 
-    with tempfile.TemporaryDirectory(prefix="ag-task-") as tmp:
-        path = Path(tmp) / "submission.ipynb"
+    with Scratch("ag-task-") as tmp:
+        path = tmp / "submission.ipynb"
         path.write_bytes(notebook)
         return _judge(kit, assignment_id, Submission(sid, path, source), options, rerun)

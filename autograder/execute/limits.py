@@ -14,6 +14,8 @@ class Limits:
     memory_mb: int = 4096             # address space of the worker (RLIMIT_AS)
     cpu_seconds: int = 900            # CPU time of the worker (RLIMIT_CPU)
     file_mb: int = 64                 # largest file the worker may write (RLIMIT_FSIZE)
+    disk_mb: int = 512                # all it writes: work folder + /tmp + /dev/shm, one tmpfs (RAM, in memory_mb)
+    files: int = 10_000               # files and folders it may create there (the tmpfs's inodes)
     open_files: int = 256             # RLIMIT_NOFILE
     processes: int = 256              # RLIMIT_NPROC (effective for an unprivileged uid)
     output_kb: int = 64               # stdout and stderr kept, each; the rest is dropped

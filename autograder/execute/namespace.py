@@ -1,7 +1,9 @@
 """The notebook namespace as probes see it, and how student exceptions are described."""
 from __future__ import annotations
 
+import errno
 import linecache
+import os
 import re
 import traceback
 from typing import Any
@@ -34,10 +36,24 @@ def cell_filename(index: int, source: str) -> str:
     return name
 
 
+def disk_full() -> str:
+    """What ENOSPC means in a sandbox: the notebook filled its own bounded disk (`disk.py`)."""
+    try:
+        st = os.statvfs("/tmp")  # the work folder, /tmp and /dev/shm are one tmpfs
+    except OSError:
+        return "the disk is full"
+    where = "its work folder, /tmp and /dev/shm together"
+    if st.f_ffree == 0:
+        return f"the notebook created more than {st.f_files} files on disk ({where})"
+    return f"the notebook wrote more than {st.f_blocks * st.f_frsize // 2**20} MiB to disk ({where})"
+
+
 def describe_exception(exc: BaseException) -> dict[str, Any]:
     """Type, message and the frames that are in notebook cells (what a student can act on)."""
     try:
         message = str(exc)[:2000]
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            message = f"{disk_full()}: {message}"
     except Exception:  # noqa: BLE001 - a student's __str__ may raise
         message = "<message could not be printed>"
     frames = []

@@ -19,7 +19,6 @@ create cgroups, each worker also gets a process-count cap (fork bombs) and a mem
 from __future__ import annotations
 
 import array
-import fcntl
 import functools
 import glob
 import json
@@ -28,14 +27,13 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
 from pathlib import Path
 
 import autograder
-from autograder.execute import wire
+from autograder.execute import scratch, wire
 from autograder.execute.limits import Limits
 from autograder.execute.process import WorkerProcess
 
@@ -48,7 +46,12 @@ class Isolation:
     name = "none"
 
     def new_workdir(self) -> Path:
-        return Path(tempfile.mkdtemp(prefix="ag-work-"))
+        """A host folder for one submission (the cwd of a process-level worker; under bubblewrap
+        only a name: the worker writes to its own tmpfs, `disk.py`).  Pruned if we are killed."""
+        return scratch.make("ag-work-")
+
+    def remove_workdir(self, workdir: Path) -> None:
+        scratch.remove(workdir)
 
     def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str],
               wire_limits: wire.Limits) -> WorkerProcess:
@@ -209,10 +212,13 @@ class Bubblewrap(Isolation):
 
     def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str],
               wire_limits: wire.Limits) -> WorkerProcess:
+        # CAP_SYS_ADMIN in the sandbox's user namespace only, for `disk.py` to mount the worker's
+        # bounded disk (at `workdir`, /tmp, /dev/shm); it drops every capability before the worker
         argv = ["bwrap", "--die-with-parent", "--unshare-all", "--new-session", "--cap-drop", "ALL",
-                "--uid", "65534", "--gid", "65534", "--hostname", "grader", *self._binds(probes),
-                "--bind", str(workdir), str(workdir), "--chdir", str(workdir)]
-        os.chmod(workdir, 0o777)
+                "--cap-add", "CAP_SYS_ADMIN", "--uid", "65534", "--gid", "65534", "--hostname", "grader",
+                *self._binds(probes), "--dir", str(workdir),
+                sys.executable, "-I", "-m", "autograder.execute.disk", str(limits.disk_mb * 2**20),
+                str(limits.files), str(workdir), json.dumps(_readonly_paths(probes)), "--"]
         groups = _Cgroups.create(limits)
         if groups:
             # join the cgroups *before* bwrap forks anything, then become bwrap
@@ -224,10 +230,6 @@ class Bubblewrap(Isolation):
         return worker
 
 
-# where zygote sockets live: short paths (AF_UNIX limits them to 107 bytes), whatever TMPDIR says
-_SOCKET_PARENT = "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
-
-
 class _Zygote:
     """Trusted-side client of one zygote (one per probes file, i.e. per assignment).
 
@@ -236,13 +238,12 @@ class _Zygote:
     starting zygotes of their own: one torch start-up, and one copy of its memory, per class.
     """
 
-    def __init__(self, argv: list[str], scratch: Path, env: dict[str, str], timeout: float, keep: list[str]) -> None:
-        self.scratch = scratch
+    def __init__(self, argv: list[str], env: dict[str, str], timeout: float, keep: list[str]) -> None:
         ours, theirs = socket.socketpair()
-        # In a folder of its own (mode 0700; socket paths must be short, so not under a long
-        # TMPDIR), outside anything a worker sees: workers get a private /tmp.
-        self._home = tempfile.mkdtemp(prefix="ag-z-", dir=_SOCKET_PARENT)
-        self.address = os.path.join(self._home, "zygote.sock")
+        # In a folder of its own (mode 0700, under /tmp: socket paths must be short), outside
+        # anything a worker sees (workers get a private /tmp); pruned if this process is killed.
+        self._home = scratch.Scratch("ag-z-", scratch.SOCKET_PARENT)
+        self.address = str(self._home.path / "zygote.sock")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(self.address)
         os.chmod(self.address, 0o600)
@@ -250,9 +251,9 @@ class _Zygote:
         fds = (theirs.fileno(), listener.fileno())
         try:
             self.proc: subprocess.Popen | None = subprocess.Popen(
-                [*argv, sys.executable, "-I", "-m", "autograder.execute.zygote", *map(str, fds),
-                 str(scratch), json.dumps(keep)], pass_fds=fds, stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True)
+                [*argv, sys.executable, "-I", "-m", "autograder.execute.zygote", *map(str, fds), json.dumps(keep)],
+                pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                env=env, start_new_session=True)
         finally:
             theirs.close()
             listener.close()
@@ -265,15 +266,15 @@ class _Zygote:
                 raise OSError("no greeting")
         except OSError as e:
             self.proc.kill()
-            shutil.rmtree(self._home, ignore_errors=True)
+            self._home.close()
             err = self.proc.stderr.read().decode(errors="replace")[-1500:] if self.proc.stderr else ""
             raise SandboxUnavailable(f"the warm worker zygote did not start ({e}): {err}") from None
 
     @classmethod
-    def connect(cls, address: str, scratch: Path, timeout: float) -> "_Zygote":
+    def connect(cls, address: str, timeout: float) -> "_Zygote":
         """A client of a zygote another process of this run started (raises OSError if it is gone)."""
         self = cls.__new__(cls)
-        self.scratch, self.address, self.proc, self.lock, self.broken = scratch, address, None, threading.Lock(), False
+        self.address, self.proc, self.lock, self.broken = address, None, threading.Lock(), False
         self.control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.control.settimeout(timeout)
         try:
@@ -297,13 +298,13 @@ class _Zygote:
             buf += chunk
         return buf.strip()
 
-    def fork(self, workdir: Path, env: dict[str, str], tmp_bytes: int, timeout: float) -> tuple[socket.socket, int, int, int]:
+    def fork(self, env: dict[str, str], limits: Limits, timeout: float) -> tuple[socket.socket, int, int, int]:
         """Ask for one worker; returns (channel, stdout fd, stderr fd, host pid)."""
         ours, theirs = socket.socketpair()
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        req = json.dumps({"name": workdir.name, "env": env, "tmp_bytes": tmp_bytes}).encode()
+        req = json.dumps({"env": env, "disk_bytes": limits.disk_mb * 2**20, "disk_files": limits.files}).encode()
         try:
             with self.lock:
                 fds = array.array("i", [theirs.fileno(), out_w, err_w]).tobytes()
@@ -342,7 +343,7 @@ class _Zygote:
                 if self.proc.poll() is None:
                     os.killpg(self.proc.pid, 9)
                 self.proc.wait()
-                shutil.rmtree(self._home, ignore_errors=True)
+                self._home.close()
 
 
 class WarmBubblewrap(Bubblewrap):
@@ -356,47 +357,24 @@ class WarmBubblewrap(Bubblewrap):
             raise SandboxUnavailable("warm workers need the grader to run as root")
         self._zygotes: dict[str, _Zygote] = {}
         self._offered: dict[str, str] = {}  # probes -> address of a zygote another process started
-        self._scratch: Path | None = None
-        self._own_scratch = True
         self._lock = threading.Lock()
         self._cold = False  # set when the zygote cannot start here: fall back to cold sandboxes
 
     def __reduce__(self) -> tuple:
         # Sent to a judge process (pool or Dask task): resolve to that process's own instance,
-        # which borrows this process's running zygotes (and their scratch folder) where it can.
+        # which borrows this process's running zygotes where it can (not on another host).
         return (_warm_for_process, (self.gpu, self._share()))
 
-    def _share(self) -> dict | None:
+    def _share(self) -> dict[str, str]:
         with self._lock:
-            if self._cold or self._scratch is None:
-                return None
-            return {"scratch": str(self._scratch),
-                    "zygotes": {k: z.address for k, z in self._zygotes.items() if z.alive()}}
+            return {} if self._cold else {k: z.address for k, z in self._zygotes.items() if z.alive()}
 
-    def borrow(self, shared: dict) -> None:
-        """Use another process's zygotes; workdirs then go in their scratch folder (which they bind)."""
+    def borrow(self, zygotes: dict[str, str]) -> None:
+        """Use zygotes another process of this run started (by their socket addresses)."""
         with self._lock:
-            if self._scratch is None and os.path.isdir(shared["scratch"]):  # not on another host
-                self._scratch, self._own_scratch = Path(shared["scratch"]), False
-            if str(self._scratch) == shared["scratch"]:
-                for key, address in shared["zygotes"].items():
-                    if key not in self._zygotes:
-                        self._offered[key] = address
-
-    def _root(self) -> Path:
-        if self._scratch is None:
-            _prune_stale_scratch()
-            self._scratch = Path(tempfile.mkdtemp(prefix="ag-zygote-"))
-            os.chmod(self._scratch, 0o711)
-            # held while this process lives: a later run removes the folder once it is free
-            self._lock_fd = os.open(self._scratch / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
-        return self._scratch
-
-    def new_workdir(self) -> Path:
-        d = Path(tempfile.mkdtemp(prefix="w-", dir=self._root()))
-        os.chmod(d, 0o777)
-        return d
+            for key, address in zygotes.items():
+                if key not in self._zygotes:
+                    self._offered[key] = address
 
     def rlimits(self, limits: Limits) -> dict[str, int]:
         if self._cold:
@@ -410,20 +388,19 @@ class WarmBubblewrap(Bubblewrap):
             timeout = max(3 * limits.startup_timeout, 300)
             if (z is None or not z.alive()) and key in self._offered:
                 try:
-                    z = self._zygotes[key] = _Zygote.connect(self._offered.pop(key), self._root(), timeout)
+                    z = self._zygotes[key] = _Zygote.connect(self._offered.pop(key), timeout)
                 except OSError:
                     z = None
             if z is None or not z.alive():
-                root = self._root()
+                # no host folder is writable inside: workers get their own tmpfs (disk.py)
                 argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
                         "--unshare-uts", "--unshare-cgroup-try", "--new-session", "--cap-drop", "ALL",
                         "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                        "--hostname", "grader", *self._binds(probes), "--bind", str(root), str(root),
-                        "--dir", "/submission"]
+                        "--hostname", "grader", *self._binds(probes), "--dir", "/submission"]
                 env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "HOME": "/tmp",
                        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
                 # one start-up serves a whole class: give it more room than a single worker gets
-                z = _Zygote(argv, root, env, timeout=timeout, keep=_readonly_paths(probes))
+                z = _Zygote(argv, env, timeout=timeout, keep=_readonly_paths(probes))
                 self._zygotes[key] = z
             return z
 
@@ -438,7 +415,7 @@ class WarmBubblewrap(Bubblewrap):
         if self._cold:
             return super().spawn(workdir, probes, limits, env, wire_limits)
         env = {**env, "HOME": "/submission", "TMPDIR": "/tmp"}
-        channel, out_r, err_r, pid = zygote.fork(workdir, env, limits.file_mb * 2**20, limits.startup_timeout)
+        channel, out_r, err_r, pid = zygote.fork(env, limits, limits.startup_timeout)
         groups = _Cgroups.create(limits)
         try:
             _Cgroups.join(groups, pid)
@@ -454,40 +431,6 @@ class WarmBubblewrap(Bubblewrap):
             for z in self._zygotes.values():
                 z.close()
             self._zygotes.clear()
-            if self._scratch is not None and self._own_scratch:
-                shutil.rmtree(self._scratch, ignore_errors=True)
-                os.close(self._lock_fd)
-            self._scratch, self._own_scratch = None, True
-
-
-def _prune_stale_scratch(min_age: float = 60.0) -> None:
-    """Remove what graders killed with SIGKILL left behind: scratch folders (workdirs with student
-    files) whose lock no process holds, and zygote socket folders nobody listens on."""
-    now = time.time()
-    for d in glob.glob(os.path.join(tempfile.gettempdir(), "ag-zygote-*")):
-        try:
-            if now - os.stat(d).st_mtime < min_age:
-                continue
-            fd = os.open(os.path.join(d, ".lock"), os.O_RDWR)
-        except OSError:
-            continue  # being set up, or not ours
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            continue  # its grader is alive
-        finally:
-            os.close(fd)
-        shutil.rmtree(d, ignore_errors=True)
-    for d in glob.glob(os.path.join(_SOCKET_PARENT, "ag-z-*")):
-        try:
-            if now - os.stat(d).st_mtime < min_age:
-                continue
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-                probe.connect(os.path.join(d, "zygote.sock"))
-        except (ConnectionRefusedError, FileNotFoundError):
-            shutil.rmtree(d, ignore_errors=True)
-        except OSError:
-            pass
 
 
 _PROCESS_WARM: dict[bool, WarmBubblewrap] = {}
@@ -503,7 +446,7 @@ def close_at_exit(isolation: Isolation) -> None:
     util.Finalize(None, isolation.close, exitpriority=100)
 
 
-def _warm_for_process(gpu: bool, shared: dict | None = None) -> WarmBubblewrap:
+def _warm_for_process(gpu: bool, shared: dict[str, str] | None = None) -> WarmBubblewrap:
     if gpu not in _PROCESS_WARM:
         _PROCESS_WARM[gpu] = WarmBubblewrap(gpu=gpu)
         close_at_exit(_PROCESS_WARM[gpu])

@@ -8,8 +8,8 @@ owner-only Unix socket that no worker can see).  Each worker, before any student
 runs, gets a sandbox of its own *inside* the zygote's bubblewrap sandbox:
 
 1. new mount, PID, network, IPC and UTS namespaces (`unshare`);
-2. its own submission folder bound at `/submission`, and a tmpfs over the folder that holds
-   every other worker's, so siblings are invisible;
+2. its own disk (`disk.py`): one tmpfs, bounded in bytes and files, for `/submission` (its
+   work folder), `/tmp` and `/dev/shm`; no host folder is shared, so siblings are invisible;
 3. a fork, so the student process is PID 1 of its namespace with a fresh `/proc` that shows
    only its own processes (it cannot see or signal other workers, or the zygote);
 4. all capabilities dropped by switching to the real uid/gid 65534 and `no_new_privs`.
@@ -34,10 +34,11 @@ import socket
 import struct
 import sys
 
+from autograder.execute import disk
+
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
-MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 NOBODY = 65534
 SUBMISSION = "/submission"
@@ -45,56 +46,26 @@ SUBMISSION = "/submission"
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _check(ret: int, what: str) -> None:
-    if ret != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
-
-
-def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = lambda s: s.encode() if s is not None else None  # noqa: E731
-    _check(_libc.mount(enc(src), enc(target), enc(fstype), flags, enc(data)), f"mount {target}")
-
-
 def _die_with_parent() -> None:
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _enter_sandbox(scratch: str, name: str, tmp_bytes: int, keep: list[str]) -> None:
-    """Steps 1-2 (in the intermediate process): namespaces, own folder, siblings hidden, own /tmp.
-
-    `keep`: read-only paths (the Python environment, the grader) that live under a folder we
-    cover with a private tmpfs, e.g. a kit checked out in /tmp; they are bound again on top.
-    """
-    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    own = os.path.join(scratch, name)
-    _mount(own, SUBMISSION, None, MS_BIND)
-    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0555")
-    private = [d for d in ("/tmp", "/dev/shm") if os.path.isdir(d)]
-    held = [(p, os.open(p, os.O_PATH)) for p in keep
-            if any(p.startswith(d + "/") for d in private) and os.path.exists(p)]
-    for d in private:
-        _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
-    for path, fd in held:
-        if os.path.isdir(f"/proc/self/fd/{fd}"):
-            os.makedirs(path, exist_ok=True)
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            open(path, "a").close()
-        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
-        _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-        os.close(fd)
+def _enter_sandbox(disk_bytes: int, disk_files: int, keep: list[str]) -> None:
+    """Steps 1-2 (in the intermediate process): namespaces, a private bounded disk (`disk.py`)
+    whose work folder is `/submission`.  No host folder is shared: siblings are invisible."""
+    disk.check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+    disk.mount(None, "/", None, disk.MS_REC | disk.MS_PRIVATE)
+    disk.mount_disk(SUBMISSION, disk_bytes, disk_files, keep)
 
 
 def _become_student() -> None:
     """Steps 3-4 (in the worker, PID 1 of its namespace): fresh /proc, no privileges."""
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    disk.mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     os.chdir(SUBMISSION)
     os.setgroups([])
     os.setresgid(NOBODY, NOBODY, NOBODY)
     os.setresuid(NOBODY, NOBODY, NOBODY)  # from uid 0 to non-zero: every capability is dropped
-    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    disk.check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
 def _send_credentials(sock: socket.socket) -> None:
@@ -111,7 +82,7 @@ def _close_other_fds(keep: set[int]) -> None:
                 pass
 
 
-def _spawn(scratch: str, name: str, env: dict[str, str], tmp_bytes: int, keep: list[str],
+def _spawn(env: dict[str, str], disk_bytes: int, disk_files: int, keep: list[str],
            chan: int, out: int, err: int) -> int:
     """Fork the intermediate; it sandboxes itself, forks the worker, reports the worker's exit."""
     pid = os.fork()
@@ -121,7 +92,7 @@ def _spawn(scratch: str, name: str, env: dict[str, str], tmp_bytes: int, keep: l
         _die_with_parent()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         _close_other_fds({chan, out, err})
-        _enter_sandbox(scratch, name, tmp_bytes, keep)
+        _enter_sandbox(disk_bytes, disk_files, keep)
         worker = os.fork()
         if worker == 0:
             _die_with_parent()
@@ -173,7 +144,7 @@ def _reap(*_: object) -> None:
             return
 
 
-def _handle(conn: socket.socket, scratch: str, keep: list[str]) -> bool:
+def _handle(conn: socket.socket, keep: list[str]) -> bool:
     """One request on `conn`; False when the peer has gone."""
     fds = array.array("i")
     msg, ancdata, _, _ = conn.recvmsg(4096, socket.CMSG_SPACE(3 * fds.itemsize))
@@ -184,10 +155,9 @@ def _handle(conn: socket.socket, scratch: str, keep: list[str]) -> bool:
             fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
     try:
         req = json.loads(msg)
-        name = req["name"]
-        if len(fds) != 3 or "/" in name or name.startswith("."):
+        if len(fds) != 3:
             raise ValueError("bad request")
-        pid = _spawn(scratch, name, dict(req["env"]), int(req["tmp_bytes"]), keep, *fds)
+        pid = _spawn(dict(req["env"]), int(req["disk_bytes"]), int(req["disk_files"]), keep, *fds)
         conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
     except Exception as exc:  # noqa: BLE001
         conn.sendall(json.dumps({"error": repr(exc)}).encode() + b"\n")
@@ -197,8 +167,8 @@ def _handle(conn: socket.socket, scratch: str, keep: list[str]) -> bool:
     return True
 
 
-def serve_forever(control: socket.socket, listener: socket.socket, scratch: str, keep: list[str]) -> None:
-    """Requests: one JSON line `{"name": folder, ...}` with 3 fds (channel, stdout, stderr) attached,
+def serve_forever(control: socket.socket, listener: socket.socket, keep: list[str]) -> None:
+    """Requests: one JSON line `{"env": ..., "disk_bytes": ..., "disk_files": ...}` with 3 fds (channel, stdout, stderr) attached,
     on the control socket of the grader that started us or on a connection to `listener` (owner-only,
     so only the grader's other trusted processes reach it).  Ends when the starting grader goes."""
     signal.signal(signal.SIGCHLD, _reap)
@@ -216,7 +186,7 @@ def serve_forever(control: socket.socket, listener: socket.socket, scratch: str,
                 sel.register(conn, selectors.EVENT_READ)
                 continue
             try:
-                alive = _handle(sock, scratch, keep)
+                alive = _handle(sock, keep)
             except OSError:
                 alive = False
             if not alive:
@@ -228,7 +198,7 @@ def serve_forever(control: socket.socket, listener: socket.socket, scratch: str,
 
 def main() -> None:
     control_fd, listen_fd = int(sys.argv[1]), int(sys.argv[2])
-    scratch, keep = sys.argv[3], json.loads(sys.argv[4])
+    keep = json.loads(sys.argv[3])
     _die_with_parent()
     os.environ.setdefault("MPLBACKEND", "Agg")
     # What students import, imported once here, shared copy-on-write by every worker.
@@ -250,7 +220,7 @@ def main() -> None:
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True, warn_only=True)  # imports torch._inductor once, here
     torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)  # and torch._dynamo (first optimizer)
-    serve_forever(socket.socket(fileno=control_fd), socket.socket(fileno=listen_fd), scratch, keep)
+    serve_forever(socket.socket(fileno=control_fd), socket.socket(fileno=listen_fd), keep)
 
 
 if __name__ == "__main__":
