@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from autograder.execute import wire
+from autograder.execute import messages, wire
 from autograder.execute.limits import Limits
 from autograder.execute.process import WorkerDied, WorkerProcess, WorkerTimeout
 from autograder.execute.sandbox import Isolation
@@ -98,7 +98,8 @@ class NotebookRunner:
 
     def _run_cells(self) -> None:
         worker = self._spawn()
-        current: int | None = None
+        current: int | None = None  # the cell running now
+        last: int | None = None     # the cell that started last
         try:
             worker.send(
                 {"op": "start", "cells": [{"index": c.index, "source": c.source} for c in self.cells],
@@ -108,25 +109,33 @@ class NotebookRunner:
             )
             deadline = self._bounded(self.limits.startup_timeout)
             extend = None
+            # events must follow the cells the worker was sent, in order, once each: a forged or
+            # malformed one is charged to the cell that started last (only student code can send it)
+            expected = iter([c.index for c in self.cells if c.index not in self.skip])
             while True:
                 msg = worker.recv(deadline, extend)
-                event = msg.get("event") if type(msg) is dict else None
+                event = messages.event(msg)
                 if event == "cell_start":
-                    current = int(msg["index"])
+                    idx = messages.cell_index(msg)
+                    if current is not None or idx != next(expected, None):
+                        raise wire.PayloadError(f"cell {idx} announced out of turn")
+                    current = last = idx
                     deadline, extend = self._cell_clock(worker)
                 elif event == "cell_end":
-                    idx = int(msg["index"])
-                    err = msg.get("error")
-                    self.records[idx] = CellRecord(idx, "error" if err else "ok", err, list(msg.get("notes") or []), self._original(idx))
+                    idx, err, notes = messages.cell_end(msg)
+                    if idx != current:
+                        raise wire.PayloadError(f"cell {idx} reported as finished while cell {current} runs")
+                    self.records[idx] = CellRecord(idx, "error" if err else "ok", err, notes, self._original(idx))
                     current = None
-                elif event == "executed":
+                else:
+                    if current is not None or next(expected, None) is not None:
+                        raise wire.PayloadError("the notebook reported as executed before all its cells ran")
                     self.worker = worker
                     return
-                else:
-                    raise wire.PayloadError("unexpected message during execution")
         except (WorkerTimeout, WorkerDied, wire.PayloadError, EOFError) as exc:
             self._retire(worker)
             self.restarts += 1
+            current = current if current is not None else last
             if current is None:
                 if isinstance(exc, WorkerTimeout) and self._budget_left() <= 0:
                     self.out_of_time = True
@@ -193,14 +202,15 @@ class NotebookRunner:
         except wire.PayloadError as exc:
             self._lose(worker)
             raise ProbeCrashed(f"the result could not be accepted: {exc}") from None
-        if type(reply) is not dict or type(reply.get("ok")) is not bool or reply.get("id") != self._request_id:
-            # a forged or stray frame: this worker's channel can no longer be trusted to stay in step
+        try:
+            ok, value = messages.reply(reply, self._request_id)
+        except wire.PayloadError as exc:
+            # a forged, stray or malformed frame: this worker's channel can no longer be trusted to stay in step
             self._lose(worker)
-            raise ProbeCrashed("the worker sent a reply that does not answer this request")
-        if reply["ok"]:
-            return reply.get("value")
-        err = reply.get("error")
-        raise ProbeError(err if type(err) is dict else {"type": "Error", "message": str(err), "frames": []})
+            raise ProbeCrashed(str(exc)) from None
+        if ok:
+            return value
+        raise ProbeError(value)
 
     # -- helpers ------------------------------------------------------------------
     def _spawn(self) -> WorkerProcess:
