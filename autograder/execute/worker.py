@@ -16,6 +16,7 @@ cost grows quadratically in a cell of magic lines) runs under the cell's CPU dea
 from __future__ import annotations
 
 import builtins
+import glob
 import os
 import random
 import resource
@@ -25,6 +26,10 @@ import sys
 from typing import Any
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# Triton decides when first imported (torch._inductor imports it before any student code) whether
+# its kernels run in its CPU interpreter: they must where the sandbox shows no GPU (02b_kernels).
+if not glob.glob("/dev/nvidia[0-9]*"):
+    os.environ.setdefault("TRITON_INTERPRET", "1")
 
 import numpy as np  # noqa: E402  (imported before student code on purpose)
 import torch  # noqa: E402
