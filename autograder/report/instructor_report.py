@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.intake.roster import Identity
+from autograder.report.escape import controls
 from autograder.report.feedback import environment
 from autograder.report.files import write_atomic
 from autograder.score.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult
@@ -45,7 +46,7 @@ def _plots(results: list[SubmissionResult], tests: list[dict[str, Any]]) -> list
     plt.close(fig)
     if tests:
         fig, ax = plt.subplots(figsize=(5.5, 0.35 * len(tests) + 1.2))
-        labels = [t["name"][:40] for t in tests]
+        labels = [controls(t["name"][:40]).replace("$", r"\$") for t in tests]  # no mathtext, no control glyphs
         ax.barh(range(len(tests)), [100 * t["pass_rate"] for t in tests], color="#1a7f37")
         ax.set_yticks(range(len(tests)), labels, fontsize=8)
         ax.invert_yaxis()
