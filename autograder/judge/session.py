@@ -23,6 +23,7 @@ import autograder
 from autograder.assignment import Assignment
 from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.execute.sandbox import Isolation, choose_isolation
+from autograder.intake.submissions import file_sha256
 from autograder.judge.plugin import GradingPlugin, run_tests
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
@@ -138,8 +139,7 @@ def grade_notebook(
     seeds = Seeds.for_course(assignment.id)
     probes = load_probes(assignment, version)
     reference = reference_for(assignment, version, options)
-    raw = notebook.read_bytes() if notebook.is_file() else b""
-    sha = hashlib.sha256(raw).hexdigest()
+    sha = file_sha256(notebook) if notebook.is_file() else hashlib.sha256(b"").hexdigest()  # streamed: any size
 
     runner: NotebookRunner | None = None
     invalid = ""
