@@ -27,6 +27,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder import checks
+from autograder.notebook.release import release
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -108,7 +109,7 @@ def test_wheel_has_the_public_checks_and_no_secrets(wheel):
 
 
 def test_setup_cell_says_what_to_install_when_the_package_is_missing(student_python, tmp_path):
-    nb = nbformat.read(ROOT / "student" / "01_tensors.ipynb", as_version=4)
+    nb = nbformat.read(release(ROOT, "01_tensors", tmp_path)[0], as_version=4)
     setup = next(c.source for c in nb.cells if c.cell_type == "code" and "Checker" in c.source)
     before = subprocess.run([student_python, "-c", "import autograder"], capture_output=True, env=_env(), cwd=tmp_path)
     if before.returncode == 0:
@@ -127,7 +128,7 @@ def test_lone_notebook_checks_itself_after_one_pip_install(student_python, wheel
 
     # the released notebook, alone in an empty folder, with the dtypes exercise answered from the master
     master = nbformat.read(ROOT / "solutions" / "01_tensors.ipynb", as_version=4)
-    nb = nbformat.read(ROOT / "student" / "01_tensors.ipynb", as_version=4)
+    nb = nbformat.read(release(ROOT, "01_tensors", tmp_path / "released")[0], as_version=4)  # = student/
     answer = next(c for c in master.cells if "def to_float32" in c.source)
     next(c for c in nb.cells if c.get("id") == answer.id).source = answer.source
     nb.cells.insert(-2, nbformat.v4.new_code_cell("import autograder, sys\nprint('FROM', autograder.__file__)\n"

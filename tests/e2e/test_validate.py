@@ -1,0 +1,94 @@
+"""`autograder validate`: a notebook run top to bottom in a fresh kernel, then every public check.
+
+Each case is a released-or-master 01_tensors notebook (its cells run in about a second); what a
+student's live kernel would hide is built into the notebook: a cell that only works after a later
+one ran, an error in the middle.
+"""
+from __future__ import annotations
+
+import linecache
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import checks
+from autograder.cli import main
+from autograder.notebook.release import release
+from autograder.selfcheck import Checker
+from autograder.validate import validate
+
+ROOT = Path(__file__).resolve().parents[2]
+A = "01_tensors"
+pytestmark = pytest.mark.slow
+
+
+def _master() -> nbformat.NotebookNode:
+    """The master as a student would hand it in: the release's metadata, every answer in place."""
+    nb = nbformat.read(ROOT / "solutions" / f"{A}.ipynb", as_version=4)
+    nb.metadata["autograder"] = {"assignment": A, "version": checks.version(ROOT / "assignments" / A)}
+    return nb
+
+
+def _run(nb: nbformat.NotebookNode, tmp_path: Path) -> tuple[int, str]:
+    path = tmp_path / f"{A}.ipynb"
+    nbformat.write(nb, path)
+    lines: list[str] = []
+    return validate(path, out=lines.append), "\n".join(lines)
+
+
+def test_master_is_ready(tmp_path):
+    code, report = _run(_master(), tmp_path)
+    assert code == 0, report
+    assert "Ready: all 10 exercises answered" in report and "✘" not in report and "raised an error" not in report
+
+
+def test_blank_notebook_names_every_unanswered_exercise(tmp_path, capsys):
+    path = release(ROOT, A, tmp_path)[0]  # what `student/` holds once released
+    assert main(["validate", str(path)]) == 1
+    report = capsys.readouterr().out
+    exercises = sorted(p.stem[5:] for p in (ROOT / "assignments" / A / "public").glob("test_*.py"))
+    for e in exercises:
+        assert f"✘ {e}: not answered yet." in report
+    assert "Not ready: not answered yet: dtypes, shapes" in report
+    assert "should be a" not in report  # a stub is not reported as a wrong type
+    assert "raised an error" not in report  # the stubs' NotImplementedErrors are the unanswered exercises, not errors
+
+
+def test_out_of_order_notebook_and_an_error_midway_are_caught(tmp_path):
+    nb = _master()
+    dtypes = next(i for i, c in enumerate(nb.cells) if "def to_float32" in c.source)
+    # works in a live kernel where the student ran the last cell first; top to bottom it is a NameError
+    nb.cells[dtypes].source = "SCALE = scale_factor()\n" + nb.cells[dtypes].source
+    nb.cells.append(nbformat.v4.new_code_cell("def scale_factor():\n    return 1.0"))
+    midway = next(i for i, c in enumerate(nb.cells) if 'check("views")' in c.source)
+    nb.cells.insert(midway, nbformat.v4.new_code_cell("ratio = 3\nratio = ratio / 0"))
+    code, report = _run(nb, tmp_path)
+    assert code == 1, report
+    assert "✘ dtypes: 0/" in report and "the notebook does not define `to_float32`" in report
+    assert "NameError: name 'scale_factor' is not defined (line 1: SCALE = scale_factor())" in report
+    assert "ZeroDivisionError: division by zero (line 2: ratio = ratio / 0)" in report
+    assert "✔ views: all public checks pass" in report and "✔ vectorised: all public checks pass" in report
+    assert "Not ready: failing public checks: dtypes." in report
+
+
+def test_checks_of_another_version_are_refused(tmp_path, capsys):
+    nb = _master()
+    nb.metadata["autograder"]["version"] = "0123456789ab"
+    code, report = _run(nb, tmp_path)
+    assert code == 2 and "out of date" in report and "0123456789ab" in report
+    assert Checker(A, version="0123456789ab")("dtypes", {}) is None
+    assert "out of date" in capsys.readouterr().out
+
+
+def test_a_stub_is_not_answered_yet_not_a_wrong_type():
+    """The blank notebook's `ensure_batch` stub: its probe turns the NotImplementedError into data."""
+    source = "def describe(t):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n\n\n" \
+             "def ensure_batch(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+    name = "<cell 4>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    ns: dict = {}
+    exec(compile(source, name, "exec"), ns)
+    results = Checker(A, version=checks.version(ROOT / "assignments" / A)).results("shapes", ns)
+    assert results and all(r["outcome"] == "failed" and "not answered yet: `" in r["message"] for r in results)
+    assert not any("should be a" in r["message"] for r in results)
