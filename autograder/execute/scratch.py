@@ -39,6 +39,7 @@ class Scratch:
             _pruned_in = os.getpid()
             prune()
         self.path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+        self.pid = os.getpid()
         tmp = self.path / ".lock.new"
         self._fd: int | None = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_CLOEXEC, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX)
@@ -98,10 +99,25 @@ _held: dict[Path, Scratch] = {}
 
 
 def make(prefix: str, parent: str | None = None) -> Path:
-    """A scratch folder held until `remove(path)` (for owners that keep only its path)."""
+    """A scratch folder held until `remove(path)` (for owners that keep only its path), or until
+    this process ends: one its owner never removed (a runner kept for the process's lifetime,
+    such as the reference's) goes at exit, also in a pool process, which leaves through
+    `os._exit` and runs only multiprocessing's finalizers."""
+    if not _held:
+        import atexit
+        from multiprocessing import util
+
+        atexit.register(_remove_held)
+        util.Finalize(None, _remove_held, exitpriority=100)
     s = Scratch(prefix, parent)
     _held[s.path] = s
     return s.path
+
+
+def _remove_held() -> None:
+    for path, s in list(_held.items()):
+        if s.pid == os.getpid():  # not a parent's, inherited by fork: it is still in use there
+            remove(path)
 
 
 def remove(path: Path) -> None:

@@ -139,24 +139,81 @@ def test_killed_judge_process_loses_nothing(toy_kit, tmp_path):
         assert set(seen["zygotes"]) == {1}, seen["zygotes"]  # one zygote for the run, judges borrow it
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="warm workers (and their scratch folders) need root")
-def test_scratch_of_a_killed_grader_is_pruned(tmp_path):
-    """kill -9 leaves a grader's scratch folder (student workdirs) behind; the next run removes it,
-    and never the folder of a grader that is still alive."""
-    from autograder.execute.sandbox import WarmBubblewrap, _prune_stale_scratch
+def _locks_held(sid: int) -> set[Path]:
+    """Scratch folders whose lock a process of session `sid` (a grader and its judges) holds open."""
+    held = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.getsid(int(pid)) != sid:
+                continue
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.endswith("/.lock"):
+                    held.add(Path(target).parent)
+        except OSError:
+            continue
+    return held
 
-    code = ("from autograder.execute.sandbox import WarmBubblewrap; import sys, time\n"
-            "print(WarmBubblewrap()._root(), flush=True); time.sleep(600)")
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    dead = Path(proc.stdout.readline().strip())
-    proc.kill()
+
+def _session_alive(sid: int) -> bool:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.getsid(int(pid)) == sid:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def test_scratch_of_a_killed_grader_is_pruned_by_the_next_run(toy_kit, tmp_path):
+    """kill -9 of a grader mid-run leaves its scratch folders (intake copies of every notebook,
+    workdirs, the zygote's socket folder) behind; the next run removes them at once, and never
+    those of a grader that is still alive."""
+    from autograder.execute.sandbox import Bubblewrap
+
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmpdir)}
+    live = subprocess.Popen(  # a live grader's scratch: must survive every prune
+        [sys.executable, "-c", "import sys\nfrom autograder.execute.scratch import Scratch, SOCKET_PARENT\n"
+         "a, b = Scratch('ag-intake-'), Scratch('ag-z-', SOCKET_PARENT)\nprint(a.path, b.path, flush=True)\n"
+         "sys.stdin.read()\na.close()\nb.close()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    kept = [Path(p) for p in live.stdout.readline().split()]
+    old = tmpdir / "ag-zygote-old1"  # what an earlier version left (its lock file, nobody holding it)
+    old.mkdir()
+    (old / ".lock").touch()
+    (old / "w-1").mkdir()
+
+    subs = _class(toy_kit, tmp_path / "class", 12)
+    proc = subprocess.Popen(_cli(toy_kit, subs, tmp_path / "out"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    warm = os.geteuid() == 0 and Bubblewrap.available()
+    wanted = ("ag-intake-", "ag-work-", "ag-z-") if warm else ("ag-intake-", "ag-work-")
+    deadline = time.monotonic() + 600
+    dead: set[Path] = set()
+    while time.monotonic() < deadline and proc.poll() is None:
+        dead |= _locks_held(proc.pid)
+        if all(any(d.name.startswith(p) for d in dead) for p in wanted):
+            break
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    alive = WarmBubblewrap()
-    mine = alive._root()
     try:
-        assert dead.is_dir()
-        _prune_stale_scratch(min_age=0)
-        assert not dead.exists()
-        assert mine.is_dir()
+        assert all(any(d.name.startswith(p) for d in dead) for p in wanted), dead
+        while _session_alive(proc.pid) and time.monotonic() < deadline:  # zygote, bwrap: die with their parent
+            time.sleep(0.1)
+        assert all(d.is_dir() for d in dead), "kill -9 leaves the folders behind (that is what is pruned)"
+
+        one = tmp_path / "one"
+        one.mkdir()
+        shutil.copy(toy_kit / "solutions" / "toy.ipynb", one / "alice.ipynb")
+        again = subprocess.run(_cli(toy_kit, one, tmp_path / "out2"), capture_output=True, text=True, env=env,
+                               timeout=600)
+        assert again.returncode == 0, again.stderr[-2000:]
+        assert [d for d in dead if d.exists()] == [] and not old.exists()
+        assert all(k.is_dir() and (k / ".lock").is_file() for k in kept)
+        left = [p.name for p in tmpdir.iterdir() if p.name.startswith("ag-")]  # a clean exit leaves nothing
+        assert sorted(left) == sorted(k.name for k in kept if k.parent == tmpdir)
     finally:
-        alive.close()
+        live.communicate("", timeout=60)
+    assert not any(k.exists() for k in kept)
