@@ -9,6 +9,7 @@ namespace (it is PID 1 there) when a zygote forked it.
 from __future__ import annotations
 
 import os
+import re
 import select
 import signal
 import socket
@@ -33,15 +34,33 @@ class WorkerDied(Exception):
     """The worker exited or broke the protocol (it has been killed)."""
 
 
+# From a line's start, every segment ended by a carriage return that a newline does not follow.
+_REWRITTEN = re.compile(rb"(?m)^(?:[^\r\n]*\r(?!\n))+")
+
+
 @dataclass
 class CappedStream:
-    """Keeps the first `cap` bytes of a stream and counts the rest."""
+    """Keeps the first `cap` bytes of a stream and counts the rest.
+
+    A carriage return not followed by a newline rewrites its line, as on a terminal: a progress bar
+    (tqdm, a torchkeras-style loop) keeps its last state on one line instead of filling the cap with
+    redraws and pushing the output that follows it out.  Linear in the chunk, whatever it holds.
+    """
 
     cap: int
     data: bytearray = field(default_factory=bytearray)
     dropped: int = 0
+    pending_cr: bool = False  # the last chunk ended in "\r": a rewrite or a "\r\n", the next byte says
 
     def feed(self, chunk: bytes) -> None:
+        if self.pending_cr:
+            chunk, self.pending_cr = b"\r" + chunk, False
+        if chunk.endswith(b"\r"):
+            chunk, self.pending_cr = chunk[:-1], True
+        if b"\r" in chunk:
+            if _REWRITTEN.match(chunk):  # rewrites the line that an earlier chunk began
+                del self.data[self.data.rfind(b"\n") + 1:]
+            chunk = _REWRITTEN.sub(b"", chunk)
         room = self.cap - len(self.data)
         if room > 0:
             self.data += chunk[:room]
