@@ -119,7 +119,7 @@ def _jobs(text: str) -> int:
 def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     import torch
 
-    from autograder.pipeline import JUDGE_MB, available_mb, grade_class, jobs_within
+    from autograder.pipeline import JUDGE_MB, MasterFailed, available_mb, grade_class, jobs_within
     from autograder.report.progress import progress
     from autograder.report.table import print_table
 
@@ -144,13 +144,17 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
         subs = _intake(args, assignment.id, out, scratch)
         if not subs:
             raise UsageError("no notebooks found in " + ", ".join(map(str, args.submissions)))
-        with progress(len(subs), f"grading {assignment.id}") as on_result:
-            run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=_options(args),
-                              force=args.force, on_result=on_result, scheduler=args.scheduler)
-    ref = run.reference
-    if ref is not None and (ref.score < ref.max_score or ref.problems):
-        print(f"WARNING: the master notebook scores {ref.score:g}/{ref.max_score:g} against its own tests"
-              + (f"; problems: {ref.problems[0]}" if ref.problems else ""), file=sys.stderr)
+        try:
+            with progress(len(subs), f"grading {assignment.id}") as on_result:
+                run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=_options(args),
+                                  force=args.force, on_result=on_result, scheduler=args.scheduler)
+        except MasterFailed as e:
+            print(f"autograder: error: grading stopped before any submission was graded: {e}", file=sys.stderr)
+            return 1
+    provisional = [r.submission_id for r in run.results if r.provisional]
+    if provisional:
+        print(f"NOTE: {len(provisional)} result(s) hit a grader or host fault and are provisional (not final); "
+              f"they are graded again on the next run: {', '.join(provisional[:10])}", file=sys.stderr)
     print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
                 f"{f'; {run.partial} re-graded on changed tests only' if run.partial else ''})")
     print(f"results: {out / assignment.id}  gradebook: {out / 'gradebook.sqlite'}")

@@ -9,7 +9,7 @@ import os
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -23,6 +23,12 @@ from autograder.report.grades_csv import write_grades_csv
 from autograder.score.results import SubmissionResult
 
 REFERENCE_ID = "__reference__"
+GRADER_RETRIES = 2  # a submission whose grading hit a grader or host fault is graded again this often per run
+
+
+class MasterFailed(Exception):
+    """The master notebook does not score full marks against the current tests: grading a class
+    then would charge every student for a broken assignment or a broken sandbox, so nobody is graded."""
 
 
 @dataclass
@@ -31,6 +37,7 @@ class ClassRun:
     reference: SubmissionResult | None
     reused: int                       # submissions whose stored grade was still valid
     partial: int = 0                  # submissions re-graded on the changed test files only
+    retried: int = 0                  # gradings repeated after a grader or host fault
 
 # A partial re-grade: the test files to run again, and the stored record whose other results stay.
 Rerun = tuple[list[str], dict]
@@ -82,12 +89,44 @@ def _die_with_grader() -> None:
 
 
 def _grader_error(assignment: Assignment, sub: Submission, options: GradeOptions, why: str) -> SubmissionResult:
+    """The grader or the host failed (not the submission): no grade, provisional, graded again next run."""
     return SubmissionResult(
         assignment=assignment.id, submission_id=sub.id, source=sub.source, sha256="", status="crashed",
-        message="the grader itself failed on this submission; it was not graded (see instructor.json)",
+        message="grader error: the grader itself failed on this submission; it was not graded and will be "
+                "graded again on the next run (see instructor.json)",
         tests=[], cells=[], execution_time=0.0,
         environment=environment(assignment, assignment.version(), options), problems=[why[-4000:]],
+        provisional=(why.strip().splitlines() or ["grader error"])[-1][:300],
     )
+
+
+def _unreadable(reference: SubmissionResult, sub: Submission) -> SubmissionResult:
+    """A submission intake could not extract (damaged, encrypted, too large): `invalid`, every test
+    listed at 0 with the reason, nothing run.  Its content is unknown, so it is never reused."""
+    tests = [replace(t, score=0.0, outcome="error", message=f"not graded: {sub.problem}", duration=0.0)
+             for t in reference.tests]
+    return replace(reference, submission_id=sub.id, source=sub.source, sha256="", status="invalid",
+                   message=sub.problem, tests=tests, cells=[], execution_time=0.0, stdout="", stderr="",
+                   problems=[], provisional="")
+
+
+def check_master(reference: SubmissionResult) -> None:
+    """Raise `MasterFailed`, naming what failed, unless the master earned every point of every test."""
+    bad = [t for t in reference.tests if t.outcome not in ("passed", "skipped") or t.score < t.max_score]
+    if reference.tests and not bad and not reference.problems and not reference.provisional \
+            and reference.score == reference.max_score:
+        return
+    why = [f"the master notebook scores {reference.score:g}/{reference.max_score:g} against its own tests "
+           f"({reference.status}{': ' + reference.message if reference.message else ''})"]
+    if not reference.tests:
+        why.append("no test ran")
+    why += [f"{t.id}: {t.outcome}: {t.message.strip()[:300]}" for t in bad[:3]]
+    if len(bad) > 3:
+        why.append(f"... and {len(bad) - 3} more tests")
+    why += [p.strip()[:800] for p in reference.problems[:1]]
+    if reference.provisional:
+        why.append(f"grader or host fault: {reference.provisional}")
+    raise MasterFailed("\n  ".join(why))
 
 
 def grade_class(
@@ -107,23 +146,34 @@ def grade_class(
     """
     options = options or GradeOptions()
     options.cache_dir = options.cache_dir or out / ".cache" / "reference"
-    gradebook = Gradebook(out / "gradebook.sqlite")
     version = assignment.version()
     pool = _start_judges(jobs) if jobs > 1 and not scheduler else None
     client, warming = _dask_client(scheduler) if scheduler else (None, [])  # noqa: F841 - held, see there
+    gradebook: Gradebook | None = None
     try:
         # 1. the master through the reference: fills the cache every judge process reads, and
-        #    proves the assignment is sound before a single student is graded.  (The judge
-        #    processes import torch meanwhile.)
-        reference = grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID,
-                                   options=options, as_reference=True)
+        #    proves the assignment (and the sandbox) sound before a single student is graded: a
+        #    master short of full marks stops here, before anything is written for students.
+        #    (The judge processes import torch meanwhile.)
+        try:
+            reference = grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID,
+                                       options=options, as_reference=True)
+        except Exception as e:  # noqa: BLE001 - reported as what failed, not as a traceback
+            raise MasterFailed(f"grading the master notebook failed: {type(e).__name__}: {e}") from e
+        check_master(reference)
+        gradebook = Gradebook(out / "gradebook.sqlite")
         results: dict[str, SubmissionResult] = {}
         todo: list[Submission] = []
         reruns: dict[str, Rerun] = {}
         for sub in submissions:
+            if sub.problem:  # intake could not extract it: nothing to run
+                todo.append(sub)
+                continue
             old = gradebook.fingerprint(assignment.id, sub.id) if not force else None
             current = file_sha256(sub.path) if sub.path.is_file() else ""
             stored = gradebook.get(assignment.id, sub.id) if old and old[0] == current else None
+            if stored is not None and stored.provisional:  # a grader or host fault: never final
+                stored = None
             if stored is not None and old == (current, version, autograder.__version__):
                 results[sub.id] = stored
                 if on_result:
@@ -135,30 +185,49 @@ def grade_class(
                     reruns[sub.id] = (files, stored.to_record())
             todo.append(sub)
         reused = len(results)
+        by_id = {s.id: s for s in todo}
+        tries: dict[str, int] = {}
+        again: list[Submission] = []
 
         def finish(record: dict) -> None:
-            r = SubmissionResult.from_record(record)
-            write_submission(out, r)
-            gradebook.put(r)
+            """Store one submission's result; a provisional one is first graded again (GRADER_RETRIES)."""
+            sid = str(record.get("submission_id"))
+            try:
+                r = SubmissionResult.from_record(record)
+                if r.provisional and tries.get(sid, 0) < GRADER_RETRIES and sid in by_id:
+                    tries[sid] = tries.get(sid, 0) + 1
+                    again.append(by_id[sid])
+                    return
+                write_submission(out, r)
+                gradebook.put(r)
+            except Exception:  # noqa: BLE001 - a host fault (disk full...) costs one submission, not the batch
+                r = _grader_error(assignment, by_id[sid], options, traceback.format_exc())
             results[r.submission_id] = r
             if on_result:
                 on_result(r, False)
 
-        if client is not None:
-            _run_on_dask(client, assignment, todo, reruns, options, finish)
-        elif pool is None:
-            for sub in todo:
-                finish(_judge(str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id)))
-        else:
-            pool = _run_on_pool(pool, jobs, assignment, todo, reruns, options, finish)
+        batch = [s for s in todo if not s.problem]
+        for sub in todo:
+            if sub.problem:
+                finish(_unreadable(reference, sub).to_record())
+        while batch:
+            if client is not None:
+                _run_on_dask(client, assignment, batch, reruns, options, finish)
+            elif pool is None:
+                for sub in batch:
+                    finish(_judge(str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id)))
+            else:
+                pool = _run_on_pool(pool, jobs, assignment, batch, reruns, options, finish)
+            batch, again = again, []
         write_grades_csv(out / assignment.id / "grades.csv", gradebook.all(assignment.id))
-        return ClassRun([results[s.id] for s in submissions], reference, reused, len(reruns))
+        return ClassRun([results[s.id] for s in submissions], reference, reused, len(reruns), sum(tries.values()))
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
         if client is not None:
             client.close()
-        gradebook.close()
+        if gradebook is not None:
+            gradebook.close()
 
 
 def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, todo: list[Submission],

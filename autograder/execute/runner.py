@@ -20,6 +20,15 @@ from autograder.execute.process import WorkerDied, WorkerProcess, WorkerTimeout
 from autograder.execute.sandbox import Isolation
 
 _WALL_FACTOR = 3  # a cell may take this many times its CPU budget in wall time
+HOST_RETRIES = 2  # calls (and worker starts) retried per submission after a fault of the host, not the student
+STARVED = 0.5     # a probe that used less CPU than this share of its wall time was starved by the host
+
+
+def host_starved(cpu: float | None, wall: float) -> bool:
+    """Whether a worker that missed a wall-clock deadline got so little CPU meanwhile that the host,
+    not the student's code, is to blame (a loop uses its CPU; a starved or stopped worker does not;
+    a probe that sleeps looks starved too, so it is retried and, if it persists, left provisional)."""
+    return cpu is not None and cpu < STARVED * wall
 
 
 class ProbeError(Exception):
@@ -83,6 +92,8 @@ class NotebookRunner:
         self.stdout = ""
         self.stderr = ""
         self.out_of_time = False
+        self.host_retries = 0      # faults of the host (a starved probe, a worker that never started) retried
+        self.host_fault = ""       # one that could not be retried away: the result is provisional
         self.wire_limits = wire.Limits(max_bytes=limits.payload_mb * 2**20)
 
     # -- notebook execution -------------------------------------------------------
@@ -97,10 +108,11 @@ class NotebookRunner:
             self._run_cells()
 
     def _run_cells(self) -> None:
-        worker = self._spawn()
         current: int | None = None  # the cell running now
         last: int | None = None     # the cell that started last
+        worker: WorkerProcess | None = None
         try:
+            worker = self._spawn()
             worker.send(
                 {"op": "start", "cells": [{"index": c.index, "source": c.source} for c in self.cells],
                  "skip": sorted(self.skip), "probes": str(self.probes) if self.probes else None,
@@ -133,14 +145,21 @@ class NotebookRunner:
                     self.worker = worker
                     return
         except (WorkerTimeout, WorkerDied, wire.PayloadError, EOFError) as exc:
-            self._retire(worker)
+            why = self._why(exc, worker) if worker is not None else str(exc)
+            if worker is not None:
+                self._retire(worker)
             self.restarts += 1
             current = current if current is not None else last
             if current is None:
                 if isinstance(exc, WorkerTimeout) and self._budget_left() <= 0:
                     self.out_of_time = True
                     raise ProbeTimeout("the submission used up its time limit") from None
-                raise ProbeCrashed(f"the worker failed before running any cell: {self._why(exc, worker)}") from None
+                # no cell started: no student code ran in this worker, the host or the sandbox failed
+                if self.host_retries < HOST_RETRIES:
+                    self.host_retries += 1
+                    return
+                self.host_fault = f"a worker could not be started: {why}"
+                raise ProbeCrashed(f"the worker failed before running any cell: {why}") from None
             timed_out = isinstance(exc, WorkerTimeout)
             if timed_out and self._budget_left() <= 0:
                 self.out_of_time = True
@@ -184,18 +203,36 @@ class NotebookRunner:
         self.execute()
         assert self.worker is not None
         worker = self.worker
-        deadline = self._bounded(timeout if timeout is not None else self.limits.test_timeout)
+        seconds = timeout if timeout is not None else self.limits.test_timeout
+        deadline = self._bounded(seconds)
         self._request_id += 1
+        t0, cpu0 = time.monotonic(), worker.cpu_seconds()
+        at_deadline: list[float | None] = [None]
+
+        def read_cpu() -> None:  # at the deadline, before the worker is killed: did it get to run?
+            at_deadline[0] = worker.cpu_seconds(rescan=True)
+
         try:
             worker.send({"op": "probe", "id": self._request_id, "probe": probe, "args": list(args),
                          "kwargs": kwargs or {}, "seed": seed}, deadline)
-            reply = worker.recv(deadline)
+            reply = worker.recv(deadline, read_cpu)
         except WorkerTimeout:
+            cpu = at_deadline[0]
             self._lose(worker)
             if self._budget_left() <= 0:
                 self.out_of_time = True
                 raise ProbeTimeout("the submission used up its time limit") from None
-            raise ProbeTimeout(f"no answer within {timeout if timeout is not None else self.limits.test_timeout:g} s") from None
+            wall = time.monotonic() - t0
+            if host_starved(None if cpu0 is None or cpu is None else cpu - cpu0, wall):
+                # the deadline passed while the worker hardly ran: an overloaded host, or a probe that
+                # sleeps; retry on a fresh worker before charging the student, and if it still happens
+                # charge it but keep the result provisional (graded again on the next run)
+                starved = f"probe {probe!r} got {cpu - cpu0:.1f} s of CPU in {wall:.1f} s of wall time"
+                if self.host_retries < HOST_RETRIES:
+                    self.host_retries += 1
+                    return self.call(probe, args, kwargs, seed=seed, timeout=timeout)
+                self.host_fault = f"{starved} ({HOST_RETRIES} retries): the host may be overloaded"
+            raise ProbeTimeout(f"no answer within {seconds:g} s") from None
         except (WorkerDied, EOFError) as exc:
             self._lose(worker)
             raise ProbeCrashed(self._why(exc, worker)) from None

@@ -196,6 +196,7 @@ def grade_notebook(
         execution_time=time.monotonic() - t0, environment=env, hidden_policy=assignment.hidden_feedback,
         stdout=runner.stdout if runner else "", stderr=runner.stderr if runner else "",
         problems=problems + ([log[-3000:]] if problems else []),
+        provisional=runner.host_fault if runner else "",
     )
 
 

@@ -123,6 +123,7 @@ class SubmissionResult:
     stdout: str = ""
     stderr: str = ""
     problems: list[str] = field(default_factory=list)  # assignment problems found while grading
+    provisional: str = ""  # why this result is not final (a grader or host fault): re-graded on the next run
 
     def __post_init__(self) -> None:
         """Bound everything the result holds (see MAX_*), whatever the submission sent."""

@@ -217,3 +217,153 @@ def test_scratch_of_a_killed_grader_is_pruned_by_the_next_run(toy_kit, tmp_path)
     finally:
         live.communicate("", timeout=60)
     assert not any(k.exists() for k in kept)
+
+
+# ------------------------------------------------------------------ faults of the grader, the host, one file
+
+def _toy(toy_kit: Path, tmp_path: Path, names: list[str]) -> tuple:
+    from autograder.assignment import load_assignment
+    from autograder.intake.submissions import Submission
+
+    subs = [Submission(n, toy_kit / "solutions" / "toy.ipynb", f"{n}.ipynb") for n in names]
+    return load_assignment("toy", toy_kit), subs
+
+
+def _weak():
+    """These tests are about the pipeline's bookkeeping, not the sandbox: plain worker processes."""
+    from autograder.execute.sandbox import RlimitsOnly
+    from autograder.judge.session import GradeOptions
+
+    return GradeOptions(isolation=RlimitsOnly())
+
+
+def test_grader_fault_is_retried_then_provisional_and_never_reused(toy_kit, tmp_path, monkeypatch):
+    """An exception of the grader on one submission: graded again in the same run; one that keeps
+    failing ends as a grader error (no points, provisional), the others are graded, and the next
+    run grades it again without --force while reusing the rest."""
+    from autograder import pipeline
+    from autograder.report.gradebook import Gradebook
+
+    assignment, subs = _toy(toy_kit, tmp_path, ["alice", "bob", "carol"])
+    real = pipeline.grade_notebook
+    calls: dict[str, int] = {}
+
+    def flaky(a, path, *, submission_id, **kw):
+        calls[submission_id] = calls.get(submission_id, 0) + 1
+        if submission_id == "carol" or (submission_id == "bob" and calls["bob"] == 1):
+            raise OSError(28, "No space left on device")
+        return real(a, path, submission_id=submission_id, **kw)
+
+    monkeypatch.setattr(pipeline, "grade_notebook", flaky)
+    out = tmp_path / "out"
+    run = pipeline.grade_class(assignment, subs, out=out, options=_weak())
+    res = {r.submission_id: r for r in run.results}
+    assert (res["alice"].score, res["alice"].provisional) == (10, "")
+    assert (res["bob"].score, res["bob"].provisional) == (10, "") and calls["bob"] == 2
+    assert calls["carol"] == 1 + pipeline.GRADER_RETRIES and run.retried == 1 + pipeline.GRADER_RETRIES
+    carol = res["carol"]
+    assert carol.message.startswith("grader error") and carol.tests == [] and "No space left" in carol.provisional
+    book = Gradebook(out / "gradebook.sqlite")
+    assert book.get("toy", "carol").provisional      # the instructor sees it, marked as not final
+    book.close()
+
+    monkeypatch.setattr(pipeline, "grade_notebook", real)
+    seen: list[tuple[str, bool]] = []
+    again = pipeline.grade_class(assignment, subs, out=out, options=_weak(),
+                                 on_result=lambda r, reused: seen.append((r.submission_id, reused)))
+    assert sorted(seen) == [("alice", True), ("bob", True), ("carol", False)]
+    assert {r.submission_id: (r.score, r.provisional) for r in again.results}["carol"] == (10, "")
+
+
+def test_a_result_that_cannot_be_written_costs_only_its_submission(toy_kit, tmp_path, monkeypatch):
+    from autograder import pipeline
+
+    assignment, subs = _toy(toy_kit, tmp_path, ["alice", "bob"])
+    real = pipeline.write_submission
+
+    def disk_full(out, result):
+        if result.submission_id == "bob":
+            raise OSError(28, "No space left on device")
+        return real(out, result)
+
+    monkeypatch.setattr(pipeline, "write_submission", disk_full)
+    out = tmp_path / "out"
+    run = pipeline.grade_class(assignment, subs, out=out, options=_weak())
+    res = {r.submission_id: r for r in run.results}
+    assert res["alice"].score == 10 and (out / "toy" / "alice" / "results.json").is_file()
+    assert res["bob"].message.startswith("grader error") and res["bob"].provisional
+    assert not (out / "toy" / "bob").exists() and (out / "toy" / "grades.csv").is_file()
+
+
+def test_unreadable_zip_members_are_invalid_and_the_class_is_graded(toy_kit, tmp_path):
+    import zipfile
+
+    from autograder.assignment import load_assignment
+    from autograder.intake.submissions import collect
+    from autograder.pipeline import grade_class
+
+    z = tmp_path / "class.zip"
+    master = (toy_kit / "solutions" / "toy.ipynb").read_bytes()
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("alice.ipynb", master)
+        zf.writestr("bob.ipynb", master)
+    raw = bytearray(z.read_bytes())
+    with zipfile.ZipFile(z) as zf:
+        info = zf.getinfo("bob.ipynb")
+    start = info.header_offset + 30 + len("bob.ipynb") + 8
+    raw[start:start + 32] = b"\xff" * 32
+    z.write_bytes(bytes(raw))
+    subs = collect([z], tmp_path / "scratch")
+    run = grade_class(load_assignment("toy", toy_kit), subs, out=tmp_path / "out", options=_weak())
+    res = {r.submission_id: r for r in run.results}
+    assert (res["alice"].status, res["alice"].score) == ("graded", 10)
+    bob = res["bob"]
+    assert bob.status == "invalid" and "damaged" in bob.message and bob.score == 0
+    assert bob.max_score == 10 and all(t.outcome == "error" and "damaged" in t.message for t in bob.tests)
+    assert bob.stdout == "" and bob.problems == []   # nothing of the reference's run is copied into it
+
+
+def _runner(toy_kit: Path, source: str):
+    from autograder.assignment import load_assignment
+    from autograder.execute.runner import NotebookRunner
+    from autograder.execute.sandbox import RlimitsOnly
+    from autograder.notebook.parse import load_cells
+
+    a = load_assignment("toy", toy_kit)
+    cells = [c for c in load_cells(a.solution)]
+    cells = [type(c)(**{**c.__dict__, "source": c.source.replace("return x * 2", source)}) for c in cells]
+    return NotebookRunner(cells, probes=a.probes, limits=a.limits, isolation=RlimitsOnly())
+
+
+def test_starved_probe_is_retried_not_charged(toy_kit):
+    """A probe that misses its wall deadline while its worker got almost no CPU (here: the worker is
+    stopped, as a host overloaded by another grader would starve it) is retried on a fresh worker."""
+    import torch
+
+    with _runner(toy_kit, "return x * 2") as runner:
+        runner.execute()
+        os.kill(runner.worker.pid, signal.SIGSTOP)
+        value = runner.call("double", (torch.tensor([1.0, 2.0]),), timeout=1.0)
+        assert torch.equal(value, torch.tensor([2.0, 4.0]))
+        assert runner.host_retries == 1 and runner.host_fault == ""
+
+
+def test_host_starved_by_cpu_share():
+    from autograder.execute.runner import host_starved
+
+    assert host_starved(0.0, 5.0) and host_starved(0.5, 5.0)        # stopped, or starved by other work
+    assert not host_starved(4.8, 5.0) and not host_starved(3.0, 5.0)  # the probe's own loop used the CPU
+    assert not host_starved(None, 5.0)                                # unknown: charged as before
+
+
+def test_sleeping_probe_ends_provisional_after_retries(toy_kit):
+    """A probe that hardly uses CPU until its deadline cannot be told from a starved one: it is
+    retried, then charged, and the result is left provisional (graded again on the next run)."""
+    import torch
+
+    from autograder.execute.runner import HOST_RETRIES, ProbeTimeout
+
+    with _runner(toy_kit, "import time; time.sleep(60)") as runner:
+        with pytest.raises(ProbeTimeout):
+            runner.call("double", (torch.ones(2),), timeout=1.0)
+        assert runner.host_retries == HOST_RETRIES and "CPU" in runner.host_fault

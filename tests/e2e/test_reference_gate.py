@@ -1,0 +1,99 @@
+"""The reference gate: the master must score full marks before any student is graded.
+
+A master that does not (a wrong solution, a probe that raises, a sandbox that cannot import
+the kit) would grade every student against a broken reference and export those grades; the
+grader stops instead, with the reason, a non-zero exit and nothing written for students."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import load_assignment
+from autograder.execute.process import WorkerProcess
+from autograder.execute.sandbox import RlimitsOnly
+from autograder.intake.submissions import Submission
+from autograder.judge.session import GradeOptions, close_references
+from autograder.pipeline import MasterFailed, grade_class
+
+
+def _kit_copy(toy_kit: Path, tmp: Path) -> Path:
+    kit = tmp / "kit"
+    shutil.copytree(toy_kit, kit)
+    return kit
+
+
+def _grade_cli(kit: Path, subs: Path, out: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", "--kit", str(kit), "grade", "toy", str(subs),
+                           "--out", str(out), "--allow-weak-isolation"],  # the gate does not depend on the sandbox
+                          capture_output=True, text=True, timeout=600)
+
+
+def _class(kit: Path, tmp: Path) -> Path:
+    subs = tmp / "subs"
+    subs.mkdir()
+    for name in ("alice", "bob"):
+        shutil.copy(kit / "solutions" / "toy.ipynb", subs / f"{name}.ipynb")
+    return subs
+
+
+def _nothing_for_students(out: Path) -> None:
+    assert not (out / "gradebook.sqlite").exists()
+    assert not (out / "toy").exists() or not any((out / "toy").rglob("results.json"))
+    assert not (out / "toy" / "grades.csv").exists()
+
+
+@pytest.mark.parametrize("break_what, expect", [
+    ("master", "public/test_double.py"),      # a wrong master: the double() tests fail
+    ("probes", "probe"),                      # a probe that raises in the master's worker
+])
+def test_broken_master_stops_grading_before_any_student(toy_kit, tmp_path, break_what, expect):
+    kit = _kit_copy(toy_kit, tmp_path)
+    subs = _class(kit, tmp_path)
+    if break_what == "master":
+        nb = kit / "solutions" / "toy.ipynb"
+        nb.write_text(nb.read_text().replace("return x * 2", "return x * 3"))
+    else:
+        probes = kit / "assignments" / "toy" / "probes.py"
+        probes.write_text(probes.read_text().replace('return ns["ANSWER"]', 'raise RuntimeError("probe broken")'))
+    out = tmp_path / "out"
+    done = _grade_cli(kit, subs, out)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "grading stopped before any submission was graded" in done.stderr
+    assert "the master notebook scores" in done.stderr and expect in done.stderr, done.stderr[-3000:]
+    _nothing_for_students(out)
+
+
+class _NoKitSandbox(RlimitsOnly):
+    """A sandbox whose Python cannot import the kit (a virtualenv that points at another tree)."""
+
+    def spawn(self, workdir, probes, limits, env, wire_limits):
+        return WorkerProcess.launch(
+            argv_prefix=[sys.executable, "-I", "-c", "import sys; sys.exit(\"No module named 'autograder'\")"],
+            workdir=workdir, env=env, output_cap=limits.output_kb * 1024, limits=wire_limits)
+
+
+def test_master_that_cannot_run_in_the_sandbox_stops_grading(toy_kit, tmp_path):
+    """The red team's case: workers cannot import the kit, which graded the whole class 0/100
+    `crashed` and still exported it.  Now nobody is graded, and the reason names the worker."""
+    kit = _kit_copy(toy_kit, tmp_path)
+    assignment = load_assignment("toy", kit)
+    subs = [Submission(n, kit / "solutions" / "toy.ipynb", f"{n}.ipynb") for n in ("alice", "bob")]
+    out = tmp_path / "out"
+    try:
+        with pytest.raises(MasterFailed, match="master notebook scores 0/10") as err:
+            grade_class(assignment, subs, out=out, options=GradeOptions(isolation=_NoKitSandbox()))
+    finally:
+        close_references()
+    assert "No module named" in str(err.value) or "exited" in str(err.value), str(err.value)
+    _nothing_for_students(out)
+
+
+def test_sound_master_grades_the_class(toy_kit, tmp_path):
+    kit = _kit_copy(toy_kit, tmp_path)
+    subs = _class(kit, tmp_path)
+    out = tmp_path / "out"
+    done = _grade_cli(kit, subs, out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (out / "toy" / "alice" / "results.json").is_file() and (out / "gradebook.sqlite").is_file()
