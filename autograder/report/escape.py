@@ -10,7 +10,7 @@ dangerous:
 | terminal (print, progress lines) | `terminal` | control characters (ANSI/OSC 8 escapes, `\\r`, NUL), bidi overrides |
 | rich renderables (score table, progress bar) | `rich_text` | the above, plus rich markup and emoji codes (a `Text` is never parsed) |
 | CSV (grades.csv, LMS imports) | `csv_cell` | spreadsheet formulas (`=`, `+`, `-`, `@`, tab, CR first), NUL; the `csv` module quotes |
-| HTML (feedback, instructor report) | `html_environment` | Jinja2 autoescape on for every template, `html` for text outside templates |
+| HTML (feedback, instructor report) | `html_environment` | Jinja2 autoescape on for every template (no HTML is built outside one) |
 | Markdown (feedback .md) | `md_block`, `md_inline`, `md_cell` | raw HTML, links, images, emphasis: student text only inside code fences/spans |
 """
 from __future__ import annotations
@@ -44,10 +44,10 @@ def controls(text: str, keep: str = "") -> str:
 
 # -- terminal ------------------------------------------------------------------------
 
-def terminal(text: Any, multiline: bool = False) -> str:
-    """Text safe to print on an instructor's terminal: no escape sequence, hyperlink, carriage
-    return or bidi override can act; with `multiline`, newlines (and tabs) are kept."""
-    return controls(str(text), keep="\n\t" if multiline else "")
+def terminal(text: Any) -> str:
+    """One line safe to print on an instructor's terminal: no escape sequence, hyperlink, carriage
+    return, newline or bidi override can act (each is shown as `\\x1b`, `\\r`, `\\u202e`...)."""
+    return controls(str(text))
 
 
 def rich_text(text: Any, style: str = "") -> Any:
@@ -82,13 +82,6 @@ def csv_row(values: list[Any]) -> list[str]:
 
 
 # -- HTML ----------------------------------------------------------------------------
-
-def html(text: Any) -> Any:
-    """HTML-escaped text (a `markupsafe.Markup`), for HTML built outside a template."""
-    from markupsafe import escape
-
-    return escape("" if text is None else str(text))
-
 
 def html_environment(package: str = "autograder.report", folder: str = "templates", **filters: Any) -> Any:
     """The Jinja2 environment for every HTML page: autoescape is on for every template, whatever
