@@ -162,14 +162,14 @@ def cmd_gradescope(args: argparse.Namespace, kit: Path) -> int:
 def cmd_nbgrader(args: argparse.Namespace, kit: Path) -> int:
     from autograder.interop import nbgrader as nbg
 
-    if args.action == "source":
-        dest = nbg.write_source_notebook(kit, args.assignment, args.course)
-        print(f"wrote {dest}")
-        return 0
     from autograder.execute.sandbox import choose_isolation
     from autograder.judge.session import GradeOptions
 
     options = GradeOptions(device="cpu", isolation=choose_isolation(args.allow_weak_isolation))
+    if args.action == "source":   # the exercises' points come from grading the master, sandboxed like any notebook
+        dest = nbg.write_source_notebook(kit, args.assignment, args.course, args.nb_assignment, options=options)
+        print(f"wrote {dest}")
+        return 0
     done = nbg.grade_course(kit, args.assignment, args.course, out=args.out.resolve(), options=options,
                             nb_assignment=args.nb_assignment)
     for student, score in done.items():

@@ -1,17 +1,24 @@
-"""nbgrader interop.
+"""nbgrader interop: the kit's scores in an nbgrader course, surviving nbgrader's own commands.
 
 (a) `source_notebook` turns an assignment's master into an nbgrader *source* notebook
     (`source/<assignment>/<assignment>.ipynb`): solution blocks keep nbgrader's own
     `### BEGIN SOLUTION` markers (so `nbgrader generate_assignment` strips them exactly as
-    `autograder release` does), every other cell is locked, and one read-only *grade* cell
-    (`grade_id = "autograder_total"`, points = the assignment's total) receives the score the
-    kit computes.  No tests run in the student's kernel: the kit's public and hidden tests
-    stay in the trusted judge.
-(b) `grade_course` grades `submitted/<student>/<assignment>/` with the kit (sandboxed
-    workers, the pipeline) and writes each score, after the `[deadline]` policy, into the
-    course's `gradebook.db` with nbgrader's own API (`nbgrader.api.Gradebook`) as the
-    auto score of that grade cell.  The assignment must be in the gradebook already
-    (`nbgrader generate_assignment` puts it there).  A grader failure writes nothing.
+    `autograder release` does), every other cell is locked, and one locked *task* cell per
+    exercise (`grade_id = "autograder-<exercise>"`, points = the exercise's points in the kit)
+    receives the kit's score for that exercise.  No tests run in the student's kernel: the
+    kit's public and hidden tests stay in the trusted judge.
+(b) `grade_course` grades `submitted/<student>/<assignment>/` with the kit (sandboxed workers,
+    the pipeline) and writes, with nbgrader's own API: each exercise's raw score as the
+    *manual score* of its task cell, the kit's feedback as that cell's comment, and the late
+    penalty of the manifest's `[deadline]` as nbgrader's `late_submission_penalty`.
+
+Why task cells and manual scores: `nbgrader autograde` (which `generate_feedback` and
+formgrader need) re-scores every *grade* cell from its outputs -- a locked code cell with
+no error is worth full marks, which is how a blank notebook used to reach 100/100 -- but
+it never touches a task cell's score, and a manual score wins over any auto score.  Run
+`autograder nbgrader grade` after `nbgrader autograde`: autograde resets
+`late_submission_penalty` to nbgrader's own plugin's value, and re-running the kit (which
+changes nothing else) puts the kit's penalty back.  A grader failure writes nothing.
 """
 from __future__ import annotations
 
@@ -21,13 +28,30 @@ import nbformat
 
 from autograder.notebook.release import BEGIN
 
-GRADE_ID = "autograder_total"
+TASK_PREFIX = "autograder-"
 CONFIG = """c = get_config()  # noqa: F821
 c.CourseDirectory.root = {root!r}
 """
 
 
-def source_notebook(kit: Path, assignment: str) -> nbformat.NotebookNode:
+def exercise_points(assignment, options=None) -> dict[str, float]:
+    """{exercise: points} as the kit grades them: the master graded through the reference itself."""
+    import tempfile
+
+    from autograder.judge.session import GradeOptions, grade_notebook
+
+    with tempfile.TemporaryDirectory(prefix="ag-nbgrader-") as cache:
+        opts = options or GradeOptions(device="cpu")
+        opts.cache_dir = Path(cache)
+        ref = grade_notebook(assignment, assignment.solution, submission_id="__reference__", options=opts,
+                             as_reference=True)
+    points: dict[str, float] = {}
+    for t in ref.tests:
+        points[t.exercise] = points.get(t.exercise, 0.0) + t.max_score
+    return {e: round(p, 4) for e, p in points.items() if p > 0}
+
+
+def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbformat.NotebookNode:
     from autograder.assignment import load_assignment
 
     a = load_assignment(assignment, kit)
@@ -38,23 +62,31 @@ def source_notebook(kit: Path, assignment: str) -> nbformat.NotebookNode:
             cell.outputs, cell.execution_count = [], None
         cell.metadata = {"nbgrader": {"grade": False, "solution": is_solution, "locked": not is_solution,
                                       "task": False, "grade_id": f"cell-{cell.get('id') or i}", "schema_version": 3}}
-    grade = nbformat.v4.new_code_cell(
-        "# Graded by the course autograder (public and hidden tests run outside this notebook).\n"
-        "# Run all cells above without errors before you submit.")
-    grade.metadata = {"nbgrader": {"grade": True, "solution": False, "locked": True, "task": False,
-                                   "grade_id": GRADE_ID, "points": a.total_points, "schema_version": 3}}
-    nb.cells.append(grade)
+    intro = nbformat.v4.new_markdown_cell(
+        "## Scores\nEach exercise below is graded by the course autograder: its public and hidden tests run "
+        "outside this notebook.  Run all cells above without errors before you submit.")
+    intro.metadata = {"nbgrader": {"grade": False, "solution": False, "locked": True, "task": False,
+                                   "grade_id": "autograder-scores", "schema_version": 3}}
+    nb.cells.append(intro)
+    for exercise, pts in points.items():
+        task = nbformat.v4.new_markdown_cell(f"**{exercise}** ({pts:g} points): graded by the course autograder.")
+        task.metadata = {"nbgrader": {"grade": False, "solution": False, "locked": True, "task": True,
+                                      "grade_id": TASK_PREFIX + exercise, "points": pts, "schema_version": 3}}
+        nb.cells.append(task)
     nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-                   "language_info": {"name": "python"}, "autograder": {"assignment": a.id}}
+                   "language_info": {"name": "python"}, "autograder": {"assignment": a.id, "version": a.version()}}
     return nb
 
 
-def write_source_notebook(kit: Path, assignment: str, course: Path, nb_assignment: str | None = None) -> Path:
+def write_source_notebook(kit: Path, assignment: str, course: Path, nb_assignment: str | None = None,
+                          options=None) -> Path:
     """course/source/<nb_assignment>/<assignment>.ipynb (+ a minimal nbgrader_config.py if the course has none)."""
+    from autograder.assignment import load_assignment
+
     name = nb_assignment or assignment
     dest = course / "source" / name / f"{assignment}.ipynb"
     dest.parent.mkdir(parents=True, exist_ok=True)
-    nb = source_notebook(kit, assignment)
+    nb = source_notebook(kit, assignment, exercise_points(load_assignment(assignment, kit), options))
     nbformat.write(nb, dest)
     cfg = course / "nbgrader_config.py"
     if not cfg.exists():
@@ -62,9 +94,14 @@ def write_source_notebook(kit: Path, assignment: str, course: Path, nb_assignmen
     return dest
 
 
+class StaleSourceNotebook(RuntimeError):
+    """The course's task cells do not match the assignment's exercises: regenerate the source notebook."""
+
+
 def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options=None,
                  nb_assignment: str | None = None) -> dict[str, float]:
-    """Grade every submission of the course; write the scores into its gradebook.db; return {student: score}."""
+    """Grade every submission of the course; write the scores into its gradebook.db; return
+    {student: score after the late penalty}, as nbgrader computes it."""
     from nbgrader.api import Gradebook, MissingEntry
 
     from autograder.assignment import load_assignment
@@ -82,19 +119,35 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
     rows = grade_rows(run.results, batch.identities, policy=load_policy(a.root / "manifest.toml"))
     written: dict[str, float] = {}
     with Gradebook(f"sqlite:///{(course / 'gradebook.db').resolve()}") as gb:
-        gb.find_assignment(name)  # MissingEntry: run `nbgrader generate_assignment` first
+        notebook = gb.find_notebook(assignment, name)  # MissingEntry: run `nbgrader generate_assignment` first
+        tasks = {c.name.removeprefix(TASK_PREFIX): c for c in notebook.task_cells if c.name.startswith(TASK_PREFIX)}
         for row in rows:
-            if row.score is None:
+            if row.score is None or row.result is None:
                 continue
+            by_exercise: dict[str, float] = {}
+            for t in row.result.tests:
+                by_exercise[t.exercise] = by_exercise.get(t.exercise, 0.0) + t.score
+            unknown = {e for e, _ in by_exercise.items() if e not in tasks} - {
+                t.exercise for t in row.result.tests if t.max_score == 0}
+            if unknown:
+                raise StaleSourceNotebook(f"exercises {sorted(unknown)} have no task cell in nbgrader's {name}: "
+                                          "run `autograder nbgrader source` and `nbgrader generate_assignment` again")
             student = row.identity.student_id
             gb.update_or_create_student(student)
             try:
                 gb.find_submission(name, student)
             except MissingEntry:
                 gb.add_submission(name, student, timestamp=row.identity.submitted_at)
-            grade = gb.find_grade(GRADE_ID, assignment, name, student)
-            grade.auto_score = row.score
-            grade.needs_manual_grade = False
-            written[student] = row.score
-        gb.db.commit()
+            for exercise in tasks:
+                grade = gb.find_grade(TASK_PREFIX + exercise, assignment, name, student)
+                grade.manual_score = round(by_exercise.get(exercise, 0.0), 4)
+                grade.needs_manual_grade = False
+                comment = gb.find_comment(TASK_PREFIX + exercise, assignment, name, student)
+                failed = [t.name for t in row.result.tests if t.exercise == exercise and t.outcome != "passed"
+                          and t.max_score > 0]
+                comment.manual_comment = ("Not passed: " + "; ".join(failed[:10])) if failed else "All tests passed."
+            nb = gb.find_submission_notebook(assignment, name, student)
+            nb.late_submission_penalty = row.late.penalty if row.late and row.late.penalty else None
+            gb.db.commit()
+            written[student] = round(nb.score - (nb.late_submission_penalty or 0.0), 4)
     return written

@@ -1,4 +1,6 @@
-"""nbgrader interop: a source notebook nbgrader accepts, and grades written into its gradebook."""
+"""nbgrader interop, against the real nbgrader: the kit's per-exercise scores and late penalty land in
+its gradebook and survive nbgrader's own `autograde`, `generate_feedback` and `export`."""
+import csv
 import os
 import shutil
 import subprocess
@@ -9,33 +11,80 @@ import pytest
 
 nbgrader = pytest.importorskip("nbgrader")
 
-from autograder.interop.nbgrader import GRADE_ID, source_notebook, write_source_notebook  # noqa: E402
+from autograder.execute.sandbox import choose_isolation  # noqa: E402
+from autograder.interop.nbgrader import TASK_PREFIX, grade_course, source_notebook, write_source_notebook  # noqa: E402
+from autograder.judge.session import GradeOptions  # noqa: E402
+from tests.nbfactory import edit  # noqa: E402
 
 BIN = Path(sys.executable).parent
+POINTS = {"double": 8.0, "later": 2.0}          # the toy's test files (ANSWER is tested in test_double.py)
+DEADLINE = '\n[deadline]\ndue = "2026-10-01T12:00:00+00:00"\npenalty_percent = 10\nperiod = "day"\n'
 
 
 def nbg(course: Path, *args: str, check=True) -> subprocess.CompletedProcess:
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}   # nbgrader runs `alembic`
-    return subprocess.run([str(BIN / "nbgrader"), *args], cwd=course, env=env, capture_output=True, text=True,
-                          timeout=300, check=check)
+    r = subprocess.run([str(BIN / "nbgrader"), *args], cwd=course, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0 or not check, r.stdout + r.stderr
+    return r
 
 
-def test_source_notebook_metadata(toy_kit):
-    nb = source_notebook(toy_kit, "toy")
+def options() -> GradeOptions:
+    return GradeOptions(device="cpu", isolation=choose_isolation(True))
+
+
+@pytest.fixture(scope="module")
+def kit(toy_kit, tmp_path_factory):
+    """The toy kit with a deadline (10 % of the maximum per day late)."""
+    kit = tmp_path_factory.mktemp("nbkit") / "kit"
+    shutil.copytree(toy_kit, kit)
+    manifest = kit / "assignments" / "toy" / "manifest.toml"
+    manifest.write_text(manifest.read_text() + DEADLINE)
+    return kit
+
+
+def test_exercise_points_come_from_the_reference(toy_kit):
+    from autograder.assignment import load_assignment
+    from autograder.interop.nbgrader import exercise_points
+
+    assert exercise_points(load_assignment("toy", toy_kit), options()) == POINTS
+
+
+def test_source_notebook_has_one_task_cell_per_exercise(toy_kit):
+    nb = source_notebook(toy_kit, "toy", POINTS)
     meta = [c.metadata["nbgrader"] for c in nb.cells]
     assert all(m["schema_version"] == 3 for m in meta)
     assert [m["solution"] for m in meta].count(True) == 3
-    (grade,) = [m for m in meta if m["grade"]]
-    assert grade["grade_id"] == GRADE_ID and grade["points"] == 10 and grade["locked"]
+    assert not any(m["grade"] for m in meta)         # nothing nbgrader's autograde could score by itself
+    tasks = {m["grade_id"]: m["points"] for m in meta if m["task"]}
+    assert tasks == {TASK_PREFIX + e: p for e, p in POINTS.items()}
     assert len({m["grade_id"] for m in meta}) == len(meta)
 
 
 @pytest.fixture(scope="module")
-def course(toy_kit, tmp_path_factory):
+def course(kit, tmp_path_factory):
     course = tmp_path_factory.mktemp("course")
-    write_source_notebook(toy_kit, "toy", course)
+    write_source_notebook(kit, "toy", course, options=options())
     nbg(course, "generate_assignment", "toy", "--force")
+    master = kit / "solutions" / "toy.ipynb"
+    partial = edit(master, tmp_path_factory.mktemp("p") / "toy.ipynb", replace={"return x * 2": "return x * 3"})
+    for student, nb, stamp in (("alice", master, "2026-10-01 11:00:00.000000 UTC"),
+                               ("bob", course / "release" / "toy" / "toy.ipynb", "2026-10-01 11:00:00.000000 UTC"),
+                               ("carol", partial, "2026-10-01 11:00:00.000000 UTC"),
+                               ("dave", master, "2026-10-02 13:00:00.000000 UTC")):   # 2 periods late
+        d = course / "submitted" / student / "toy"
+        d.mkdir(parents=True)
+        shutil.copy(nb, d / "toy.ipynb")
+        (d / "timestamp.txt").write_text(stamp)
     return course
+
+
+def scores(course: Path) -> dict[str, tuple[float, float]]:
+    """{student: (score, late penalty)} from nbgrader's own CSV export."""
+    dest = course / "grades.csv"
+    nbg(course, "export", "--to", str(dest))
+    return {r["student_id"]: (float(r["score"]), float(r["late_submission_penalty"] or 0))
+            for r in csv.DictReader(dest.open())}
 
 
 @pytest.mark.slow
@@ -45,7 +94,6 @@ def test_released_notebook_passes_nbgrader_validate(course, toy_kit, tmp_path):
     assert "return x * 2" not in text and "raise NotImplementedError()" in text      # solutions stripped
     r = nbg(course, "validate", str(released))
     assert "Success! Your notebook passes all the tests." in r.stdout + r.stderr
-    # the kit's own `release` output carries nbgrader metadata too and validates
     from autograder.notebook.release import release
     kit_nb = release(toy_kit, "toy", tmp_path / "student")[0]
     r = nbg(course, "validate", str(kit_nb))
@@ -53,25 +101,27 @@ def test_released_notebook_passes_nbgrader_validate(course, toy_kit, tmp_path):
 
 
 @pytest.mark.slow
-def test_grade_course_writes_nbgrader_gradebook(course, toy_kit, tmp_path):
+def test_round_trip_survives_nbgrader_autograde_feedback_and_export(course, kit, tmp_path):
     from nbgrader.api import Gradebook
 
-    from autograder.execute.sandbox import choose_isolation
-    from autograder.interop.nbgrader import grade_course
-    from autograder.judge.session import GradeOptions
-
-    for student, nb, stamp in (("alice", toy_kit / "solutions" / "toy.ipynb", "2026-10-01 20:00:00.000000 UTC"),
-                               ("bob", course / "release" / "toy" / "toy.ipynb", "2026-10-01 21:00:00.000000 UTC")):
-        d = course / "submitted" / student / "toy"
-        d.mkdir(parents=True)
-        shutil.copy(nb, d / "toy.ipynb")
-        (d / "timestamp.txt").write_text(stamp)
-    scores = grade_course(toy_kit, "toy", course, out=tmp_path / "results",
-                          options=GradeOptions(device="cpu", isolation=choose_isolation(True)))
-    assert scores == {"alice": 10.0, "bob": 0.0}
+    nbg(course, "autograde", "toy")                      # nbgrader's own pass first (feedback needs it)
+    written = grade_course(kit, "toy", course, out=tmp_path / "results", options=options())
+    # nbgrader's score is net of its late_submission_penalty: dave's raw 10 less the kit's 2-period penalty
+    expected = {"alice": (10.0, 0.0), "bob": (0.0, 0.0), "carol": (4.0, 0.0), "dave": (8.0, 2.0)}
+    assert written == {s: sc for s, (sc, _) in expected.items()}
+    assert scores(course) == expected                   # blank 0, master full, partial = the kit's score
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        assert gb.find_grade(GRADE_ID, "toy", "toy", "alice").score == 10.0
-        assert gb.find_submission("toy", "bob").score == 0.0
+        carol = {e: gb.find_grade(TASK_PREFIX + e, "toy", "toy", "carol").score for e in POINTS}
+        assert carol["double"] < POINTS["double"] and sum(carol.values()) == 4.0
+        assert not gb.find_submission("toy", "bob").needs_manual_grade      # formgrader shows it as graded
         assert gb.find_submission("toy", "alice").max_score == 10.0
-    r = nbg(course, "export", "--to", str(tmp_path / "grades.csv"))
-    assert "alice" in (tmp_path / "grades.csv").read_text()
+    # nbgrader's autograde again: the kit's scores stay; it resets the late penalty to nbgrader's own plugin's
+    nbg(course, "autograde", "toy", "--force")
+    again = scores(course)
+    assert {s: again[s] for s in ("alice", "bob", "carol")} == {s: expected[s] for s in ("alice", "bob", "carol")}
+    assert again["dave"][0] - again["dave"][1] <= 10.0
+    grade_course(kit, "toy", course, out=tmp_path / "results", options=options())   # as documented: the kit last
+    assert scores(course) == expected
+    nbg(course, "generate_feedback", "toy")
+    bob = (course / "feedback" / "bob" / "toy" / "toy.html").read_text()
+    assert "0.0 / 10.0" in bob or "0 / 10" in bob
