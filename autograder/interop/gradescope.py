@@ -36,6 +36,7 @@ from datetime import datetime
 from pathlib import Path
 
 import autograder
+from autograder.report.escape import terminal
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once when it builds the autograder image (Ubuntu).
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--root", type=Path, default=Path(os.environ.get("AUTOGRADER_ROOT", "/autograder")))
     args = p.parse_args(argv)
     data = run(args.root.resolve())
-    print(data.get("output", ""))
+    print(terminal(data.get("output", "")))  # the summary line quotes the submission's status message
     return 0
 
 
