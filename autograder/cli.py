@@ -190,6 +190,8 @@ def cmd_release(args: argparse.Namespace, kit: Path) -> int:
             for p in release(kit, name):
                 print(f"wrote {p.relative_to(kit)}")
             continue
+        if (kit / "student" / name).is_dir():
+            stale.append(f"student/{name}/ (the student package carries the checks now: remove it)")
         with tempfile.TemporaryDirectory() as tmp:
             for p in release(kit, name, Path(tmp)):
                 rel = p.relative_to(tmp)

@@ -47,7 +47,7 @@ apt-get install -y --no-install-recommends python3 python3-pip python3-venv bubb
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu "torch{torch_spec}"
 /autograder/venv/bin/pip install --no-cache-dir "numpy>=1.24" "nbformat>=5.9" "ipython>=8.0" "pytest>=7.4" \
-    "tomli>=2; python_version < '3.11'"
+    "tomli>=2; python_version < '3.11'" "tqdm>=4.60" "pandas>=2.0" "matplotlib>=3.7"  # pyproject's grader extra
 # the grader package must be importable under `python -I` (how workers start): a .pth file, not PYTHONPATH
 SITE=$(/autograder/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 echo /autograder/source > "$SITE/torch-course-autograder.pth"
