@@ -22,6 +22,7 @@ from typing import Any
 
 DISTRIBUTION = "torch-course-autograder"  # what students pip install (README, "For students")
 VALIDATING = "AUTOGRADER_VALIDATING"
+_COLAB_COPY = "-colab-copy.ipynb"  # Colab keeps notebooks in Drive: check.all() validates a copy of it
 
 
 def _quiet() -> bool:
@@ -116,7 +117,11 @@ class Checker:
                   "or run `autograder validate my_notebook.ipynb` in a terminal.")
             return None
         print(f"Running {path.name} top to bottom in a fresh kernel (save it first: the saved file is what runs)...")
-        return validate(path) == 0
+        try:
+            return validate(path) == 0
+        finally:
+            if path.name.endswith(_COLAB_COPY):
+                path.unlink(missing_ok=True)
 
 
 def passed(results: list[dict[str, Any]]) -> bool:
@@ -161,13 +166,13 @@ def _this_notebook(assignment: str) -> Path | None:
         from google.colab import _message  # type: ignore[import-not-found]
 
         content = _message.blocking_request("get_ipynb", request="", timeout_sec=60)["ipynb"]
-        path = Path.cwd() / f".{assignment}-colab-copy.ipynb"
+        path = Path.cwd() / f".{assignment}{_COLAB_COPY}"
         path.write_text(json.dumps(content), encoding="utf-8")
         return path
     except ImportError:
         pass
     mine = []
-    for p in sorted(Path.cwd().glob("*.ipynb")):
+    for p in sorted(Path.cwd().glob("[!.]*.ipynb")):
         try:
             if json.loads(p.read_text(encoding="utf-8"))["metadata"]["autograder"]["assignment"] == assignment:
                 mine.append(p)
