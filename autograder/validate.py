@@ -56,11 +56,13 @@ def validate(path: Path, out: Callable[[str], Any] = print) -> int:
 
     started = time.monotonic()
     cells, report = _execute(nb, path.resolve().parent, Checker(checker.assignment, checker.version, folder))
-    out(f"{path.name}: ran {sum(c['ran'] for c in cells)} code cells top to bottom in a fresh kernel "
+    out(f"{path.name}: ran {len(cells)} code cells top to bottom in a fresh kernel "
         f"in {time.monotonic() - started:.1f} s")
+    errors = [c for c in cells if c["error"] and not c["error"].endswith(_STUB_LINE)]  # stubs: listed as unanswered
     if "problem" in report:
+        _list(out, errors, "")
         out(report["problem"])
-        return 2
+        return 1 if report.get("not_ready") else 2
     exercises = report["exercises"]
     order = _check_order(nb)
     names = sorted(exercises, key=lambda e: (order.get(e, len(order)), e))
@@ -69,11 +71,7 @@ def validate(path: Path, out: Callable[[str], Any] = print) -> int:
         out(f"{'✔' if passed(exercises[e]) else '✘'} {lines[-1]}")
         if answered(exercises[e]) and not passed(exercises[e]):
             out("\n".join(f"    {ln}" for ln in lines[:-1]))
-    errors = [c for c in cells if c["error"] and not c["error"].endswith(_STUB_LINE)]  # stubs: listed above
-    if errors:
-        out(f"\n{len(errors)} cell(s) raised an error when run top to bottom (the grader will see the same):")
-        for c in errors:
-            out(f"  code cell {c['number']} ({c['first_line']}): {c['error']}")
+    _list(out, errors, "\n")
     slow = [c for c in cells if c["seconds"] >= SLOW_FRACTION * limits.cell_timeout]
     if slow:
         out(f"\nSlow cells (the grader stops a cell after {limits.cell_timeout:g} s of CPU time; this machine "
@@ -91,18 +89,24 @@ def validate(path: Path, out: Callable[[str], Any] = print) -> int:
     return 1
 
 
+def _list(out: Callable[[str], Any], errors: list[dict[str, Any]], before: str) -> None:
+    if errors:
+        out(f"{before}{len(errors)} cell(s) raised an error when run top to bottom (the grader will see the same):")
+        for c in errors:
+            out(f"  code cell {c['number']} ({c['first_line']}): {c['error']}")
+
+
 def _execute(nb: Any, cwd: Path, checker: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Run every code cell in a fresh kernel, then the checks; per cell: number, error, seconds."""
     import nbformat
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     from autograder.selfcheck import VALIDATING
 
     client = NotebookClient(nb, timeout=VALIDATE_CELL_TIMEOUT_S, allow_errors=True, interrupt_on_timeout=True,
                             kernel_name="python3", resources={"metadata": {"path": str(cwd)}})
     cells: list[dict[str, Any]] = []
-    code = [c for c in nb.cells if c.cell_type == "code"]
     env = {**os.environ, VALIDATING: "1", "MPLBACKEND": "Agg"}
     report_cell = nbformat.v4.new_code_cell(
         "from autograder.selfcheck import Checker as _AGChecker\n"
@@ -112,16 +116,24 @@ def _execute(nb: Any, cwd: Path, checker: Any) -> tuple[list[dict[str, Any]], di
         # the grader's worker imports these before any cell, so their import time is no cell's
         nb.cells.insert(0, nbformat.v4.new_code_cell("import numpy, torch"))
         client.execute_cell(nb.cells[0], 0)
-        for n, cell in enumerate(code, 1):
+        for index, cell in enumerate(nb.cells[1:], 1):
+            if cell.cell_type != "code":
+                continue
             start = time.monotonic()
             try:
-                client.execute_cell(cell, nb.cells.index(cell))
+                client.execute_cell(cell, index)
                 error = _error(cell.outputs)
             except CellTimeoutError:
                 error = f"still running after {VALIDATE_CELL_TIMEOUT_S} s: interrupted"
+            except DeadKernelError:
+                error = "the kernel died in this cell (os._exit, a crash, or out of memory)"
             first = next((ln.strip() for ln in cell.source.splitlines() if ln.strip()), "empty")
-            cells.append({"number": n, "ran": True, "error": error, "seconds": time.monotonic() - start,
+            cells.append({"number": len(cells) + 1, "error": error, "seconds": time.monotonic() - start,
                           "first_line": first[:60] + ("…" if len(first) > 60 else "")})
+            if error and error.startswith("the kernel died"):
+                return cells, {"problem": "The kernel died, so the cells below it and the checks did not run; the "
+                                          "grader would replay the notebook without that cell. Fix it and validate again.",
+                               "not_ready": True}
         nb.cells.append(report_cell)
         client.execute_cell(report_cell, len(nb.cells) - 1)
     text = "".join(o.get("text", "") for o in report_cell.outputs if o.get("output_type") == "stream")

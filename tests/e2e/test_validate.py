@@ -92,3 +92,12 @@ def test_a_stub_is_not_answered_yet_not_a_wrong_type():
     results = Checker(A, version=checks.version(ROOT / "assignments" / A)).results("shapes", ns)
     assert results and all(r["outcome"] == "failed" and "not answered yet: `" in r["message"] for r in results)
     assert not any("should be a" in r["message"] for r in results)
+
+
+def test_a_cell_that_kills_the_kernel_is_named(tmp_path):
+    nb = _master()
+    at = next(i for i, c in enumerate(nb.cells) if 'check("views")' in c.source)
+    nb.cells.insert(at, nbformat.v4.new_code_cell("import os\nos._exit(3)"))
+    code, report = _run(nb, tmp_path)
+    assert code == 1, report
+    assert "(import os): the kernel died in this cell" in report and "did not run" in report
