@@ -55,9 +55,11 @@ class Checker:
         if self.version is None and folder.parent.name == "assignments":
             return folder  # a master notebook, in its kit
         if found != self.version:
+            released = (f"it was released with version {self.version} of {self.assignment}'s checks"
+                        if self.version else "it comes from an older release, which does not name its checks' version")
             raise ValueError(
-                f"The checks of this notebook are out of date: it was released with version {self.version} of "
-                f"{self.assignment}'s checks, and the installed ones are version {found}.  Get the current notebook "
+                f"The checks of this notebook are out of date: {released}, and the installed ones are version "
+                f"{found}.  Get the current notebook "
                 "from your course and copy your answers into it (or install the package release that came with "
                 "this notebook); checking against other tests would mislead you.")
         return folder

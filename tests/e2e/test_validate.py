@@ -79,6 +79,10 @@ def test_checks_of_another_version_are_refused(tmp_path, capsys):
     assert code == 2 and "out of date" in report and "0123456789ab" in report
     assert Checker(A, version="0123456789ab")("dtypes", {}) is None
     assert "out of date" in capsys.readouterr().out
+    packaged = tmp_path / "site-packages" / "autograder" / "checks"
+    checks.package(ROOT, packaged)
+    assert Checker(A, folder=packaged / A)("dtypes", {}) is None  # a notebook released before versions existed
+    assert "out of date: it comes from an older release" in capsys.readouterr().out
 
 
 def test_a_stub_is_not_answered_yet_not_a_wrong_type():
