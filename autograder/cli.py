@@ -149,7 +149,8 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
                 run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=_options(args),
                                   force=args.force, on_result=on_result, scheduler=args.scheduler)
         except MasterFailed as e:
-            print(f"autograder: error: grading stopped before any submission was graded: {e}", file=sys.stderr)
+            for line in f"autograder: error: grading stopped before any submission was graded: {e}".splitlines():
+                print(terminal(line), file=sys.stderr)
             return 1
     provisional = [r.submission_id for r in run.results if r.provisional]
     if provisional:

@@ -96,7 +96,7 @@ class ZipExtractor:
                         chunk = src.read(_CHUNK)
                     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
                             ValueError, OSError) as e:
-                        raise _Damaged(f"the file is damaged in the zip ({type(e).__name__}: {e})") from None
+                        raise _Damaged(_damaged(e, info)) from None
                     if not chunk:
                         break
                     written += len(chunk)
@@ -106,13 +106,19 @@ class ZipExtractor:
             return str(e)
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as e:
             target.unlink(missing_ok=True)  # zf.open refused the member's header (or its compression method)
-            return f"the file is damaged in the zip ({type(e).__name__}: {e})"
+            return _damaged(e, info)
         self.total += written
         return ""
 
 
 class _Damaged(Exception):
     pass
+
+
+def _damaged(e: BaseException, info: zipfile.ZipInfo) -> str:
+    """Why a member could not be read, without its (hostile) name, which zipfile's messages quote."""
+    why = str(e).replace(repr(info.filename), "").replace(info.filename, "").replace(" for file", "")
+    return f"the file is damaged in the zip ({type(e).__name__}: {why.strip()})"
 
 
 def _extract_zip(path: Path, into: Path) -> list[tuple[Path, str, str]]:

@@ -31,8 +31,9 @@ class GradeRow:
 
     @property
     def gradable(self) -> bool:
-        """False when there is no trustworthy score to send (grader failure, no submission)."""
-        if self.result is None:
+        """False when there is no trustworthy score to send (grader failure, a provisional result that
+        a grader or host fault touched, no submission)."""
+        if self.result is None or self.result.provisional:
             return False
         return not (self.result.status == "crashed" and not self.result.tests)
 

@@ -61,6 +61,12 @@ class Attack:
     count: int = 1                    # submissions intake must find in it
     checks: list[Callable] = field(default_factory=list)  # extra checks: f(result, ctx)
     xfail: str = ""                   # "ENGINE BUG: ..." when the defence is known broken
+    members: dict[str, tuple] = field(default_factory=dict)  # intake: source -> (score, status, message) of
+                                                            # members whose outcome differs from the above
+
+    def expect(self, r) -> tuple:
+        """(score, status, message) this submission (one of the attack's members) must get."""
+        return self.members.get(r.source, (self.score, self.status, self.message))
 
 
 # ------------------------------------------------------------------ notebook helpers

@@ -197,14 +197,15 @@ def test_attack_earns_only_honest_credit(batch, attack):
         detail = f"{attack.name} ({attack.tries}): {r.status} {r.score}/{r.max_score} {r.message!r}; " + \
             "; ".join(f"{t.id}={t.outcome}: {t.message[:120]}" for t in r.tests) + \
             " | cells: " + "; ".join(f"{c.cell}:{c.status}:{c.type}:{c.message[:80]}" for c in r.cells)
-        assert r.score == attack.score, detail
-        allowed = attack.status if isinstance(attack.status, tuple) else (attack.status,)
+        score, status, message = attack.expect(r)
+        assert r.score == score, detail
+        allowed = status if isinstance(status, tuple) else (status,)
         assert r.status in allowed, detail
-        assert attack.message in r.message, detail
+        assert message in r.message, detail
         assert r.environment["isolation"] == batch["isolation"]
         folder = batch["out"] / "toy_attacks" / r.submission_id
         on_disk = json.loads((folder / "results.json").read_text())
-        assert on_disk["score"] == attack.score and on_disk["status"] == r.status
+        assert on_disk["score"] == score and on_disk["status"] == r.status
         for check in attack.checks:
             check(r, batch["ctx"])
 
@@ -240,7 +241,8 @@ def test_no_files_changed_or_planted_outside_the_sandbox(batch):
     for r in zipped:
         assert r.submission_id.isascii() and "/" not in r.submission_id and not r.submission_id.startswith(".")
     extracted = [p for p in batch["scratch"].rglob("*") if p.is_file()]
-    assert len(extracted) == 4 and all(p.resolve().is_relative_to(batch["scratch"].resolve()) for p in extracted)
+    assert all(p.resolve().is_relative_to(batch["scratch"].resolve()) for p in extracted)
+    assert len([p for p in extracted if p.parent.name == "traversal.zip"]) == 4
     # the gradebook is intact and holds every submission
     con = sqlite3.connect(ctx.out / "gradebook.sqlite")
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -266,6 +266,15 @@ def test_grader_fault_is_retried_then_provisional_and_never_reused(toy_kit, tmp_
     book = Gradebook(out / "gradebook.sqlite")
     assert book.get("toy", "carol").provisional      # the instructor sees it, marked as not final
     book.close()
+    from dataclasses import replace
+
+    from autograder.intake.roster import Identity
+    from autograder.report.exports import GradeRow
+
+    row = GradeRow(Identity("b"), "bob", res["bob"], None, "graded")
+    assert row.score == 10
+    row.result = replace(res["bob"], provisional="probe 'double' got 0.0 s of CPU in 5.0 s of wall time")
+    assert row.score is None and not row.gradable   # a provisional score is never sent to an LMS
 
     monkeypatch.setattr(pipeline, "grade_notebook", real)
     seen: list[tuple[str, bool]] = []
