@@ -215,7 +215,11 @@ def grade_class(
                 _run_on_dask(client, assignment, batch, reruns, options, finish)
             elif pool is None:
                 for sub in batch:
-                    finish(_judge(str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id)))
+                    try:
+                        record = _judge(str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id))
+                    except Exception:  # noqa: BLE001 - e.g. the kit unreadable mid-run: a grader fault
+                        record = _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
+                    finish(record)
             else:
                 pool = _run_on_pool(pool, jobs, assignment, batch, reruns, options, finish)
             batch, again = again, []

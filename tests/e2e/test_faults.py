@@ -376,3 +376,24 @@ def test_sleeping_probe_ends_provisional_after_retries(toy_kit):
         with pytest.raises(ProbeTimeout):
             runner.call("double", (torch.ones(2),), timeout=1.0)
         assert runner.host_retries == HOST_RETRIES and "CPU" in runner.host_fault
+
+
+def test_a_fault_outside_the_judging_still_costs_only_its_submission(toy_kit, tmp_path, monkeypatch):
+    """The kit cannot be loaded for one submission (read mid-run): a grader error for it, not a crash."""
+    from autograder import pipeline
+
+    assignment, subs = _toy(toy_kit, tmp_path, ["alice", "bob"])
+    real = pipeline.load_assignment
+    seen: list[str] = []
+
+    def unreadable(name, kit):
+        seen.append(name)
+        if len(seen) > 1:   # alice's load works; bob's first try and each of its retries fail
+            raise OSError(5, "Input/output error")
+        return real(name, kit)
+
+    monkeypatch.setattr(pipeline, "load_assignment", unreadable)
+    run = pipeline.grade_class(assignment, subs, out=tmp_path / "out", options=_weak())
+    res = {r.submission_id: r for r in run.results}
+    assert res["alice"].score == 10 and not res["alice"].provisional
+    assert res["bob"].message.startswith("grader error") and "Input/output error" in res["bob"].provisional
