@@ -34,8 +34,12 @@ def validate(path: Path, out: Callable[[str], Any] = print) -> int:
     from autograder.compat import tomllib
     from autograder.execute.limits import Limits
     from autograder.notebook.parse import InvalidNotebook, read_notebook
+    from autograder.report.escape import terminal
     from autograder.selfcheck import Checker, answered, passed, render
 
+    def out(text: str, _show: Callable[[str], Any] = out) -> None:
+        """Notebook text (messages, cell lines) is shown, never obeyed: one escaping for every line."""
+        _show("\n".join(terminal(line) for line in text.split("\n")))
     try:
         nb = nbformat.reads(json.dumps(read_notebook(path)), as_version=4)
     except (OSError, InvalidNotebook, nbformat.ValidationError) as e:

@@ -63,11 +63,13 @@ def test_out_of_order_notebook_and_an_error_midway_are_caught(tmp_path):
     nb.cells.append(nbformat.v4.new_code_cell("def scale_factor():\n    return 1.0"))
     midway = next(i for i, c in enumerate(nb.cells) if 'check("views")' in c.source)
     nb.cells.insert(midway, nbformat.v4.new_code_cell("ratio = 3\nratio = ratio / 0"))
+    nb.cells.insert(midway, nbformat.v4.new_code_cell("raise ValueError('\\x1b[2J\\u202e wiped')"))
     code, report = _run(nb, tmp_path)
     assert code == 1, report
     assert "✘ dtypes: 0/" in report and "the notebook does not define `to_float32`" in report
     assert "NameError: name 'scale_factor' is not defined (line 1: SCALE = scale_factor())" in report
     assert "ZeroDivisionError: division by zero (line 2: ratio = ratio / 0)" in report
+    assert "ValueError: \\x1b[2J\\u202e wiped" in report and "\x1b" not in report  # shown, never obeyed
     assert "✔ views: all public checks pass" in report and "✔ vectorised: all public checks pass" in report
     assert "Not ready: failing public checks: dtypes." in report
 
