@@ -12,9 +12,12 @@ Three levels, best first (`choose_isolation` picks):
 
 In the two bubblewrap levels the worker sees `/usr`, `/lib`, `/bin`, the Python
 environment, the grader package and the assignment's `probes.py`, all read-only, plus its
-own writable folder.  Hidden tests, `solutions/`, results, the gradebook and other
-submissions are not there.  Workers die with the trusted process.  Where the host lets us
-create cgroups, each worker also gets a process-count cap (fork bombs) and a memory cap.
+own disk: its work folder, `/tmp` and `/dev/shm` on one tmpfs bounded in bytes and files
+(`disk.py`), gone with the worker; no host folder is writable inside (under rlimits the
+worker writes to a host folder, bounded only per file).  Hidden tests, `solutions/`,
+results, the gradebook and other submissions are not there.  Workers die with the trusted
+process.  Where the host lets us create cgroups, each worker also gets a process-count cap
+(fork bombs) and a memory cap.
 """
 from __future__ import annotations
 

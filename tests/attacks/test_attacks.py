@@ -281,8 +281,11 @@ def test_nothing_left_behind(batch):
 
 
 def test_no_zygote_scratch_left_behind(batch):
-    # regression test for ENGINE BUG 3 (found by this corpus, fixed: isolations close when their process ends)
-    assert [p.name for p in batch["work"].glob("ag-zygote-*")] == []
+    # regression test for ENGINE BUG 3 (found by this corpus, fixed: isolations close when their process ends);
+    # since then every kit scratch folder (execute/scratch.py: workdirs, task copies...) must be gone too
+    from autograder.execute.scratch import PREFIXES
+
+    assert [p.name for p in batch["work"].iterdir() if p.name.startswith(PREFIXES)] == []
 
 
 def test_batch_time(batch):
