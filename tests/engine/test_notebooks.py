@@ -195,3 +195,30 @@ def test_zip_members_cannot_escape(tmp_path):
 def test_missing_paths_are_usage_errors(tmp_path):
     with pytest.raises(IntakeError):
         collect([tmp_path / "nope"], tmp_path)
+
+
+def test_a_small_notebook_costs_a_small_read(tmp_path):
+    """The bounded read goes in chunks: `read(cap + 1)` would allocate the whole 20 MiB cap for any file."""
+    import tracemalloc
+
+    path = _nb(tmp_path / "small.ipynb", "x = 1")
+    tracemalloc.start()
+    try:
+        load_cells(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * 2**20, peak
+
+
+def test_json_is_parsed_with_the_cyclic_gc_paused_then_restored(tmp_path, monkeypatch):
+    """Collecting while json.loads builds many containers cost 4-14x the parse (docs/performance.md)."""
+    import gc
+
+    seen = []
+    real = json.loads
+    monkeypatch.setattr(json, "loads", lambda text: seen.append(gc.isenabled()) or real(text))
+    load_cells(_nb(tmp_path / "ok.ipynb", "x = 1"))
+    with pytest.raises(InvalidNotebook):
+        load_cells(_raw(tmp_path, '{"cells": [', "trunc.ipynb"))
+    assert seen == [False, False] and gc.isenabled()
