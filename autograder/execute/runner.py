@@ -77,6 +77,7 @@ class NotebookRunner:
         extra_files: dict[str, Path] | None = None,
     ) -> None:
         self.cells = cells
+        self._sources = {c.index: c.source for c in cells}  # one lookup per cell record, not a scan
         self.probes = probes
         self.limits = limits
         self.isolation = isolation
@@ -286,7 +287,7 @@ class NotebookRunner:
         return worker.exit_description()
 
     def _original(self, idx: int) -> str:
-        return next((c.source for c in self.cells if c.index == idx), "")
+        return self._sources.get(idx, "")
 
     def _budget_left(self) -> float:
         return self.deadline - time.monotonic()
