@@ -82,6 +82,36 @@ def mount_disk(work: str, size_bytes: int, files: int, keep: list[str]) -> None:
         os.close(fd)
 
 
+# seccomp: (native arch, x86-64 or arm64) -> (unshare, clone, clone3) syscall numbers
+_ARCHES = {"x86_64": (0xC000003E, 272, 56, 435), "aarch64": (0xC00000B7, 97, 220, 435)}
+CLONE_NEWUSER = 0x10000000
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def forbid_user_namespaces() -> None:
+    """A user namespace of its own would let the notebook mount a tmpfs that `disk_mb` does not
+    bound: a seccomp filter refuses `unshare`/`clone` with CLONE_NEWUSER (EPERM) and `clone3`
+    (ENOSYS: libc falls back to `clone`), and every syscall of another ABI (x32, i386)."""
+    arch, unshare, clone, clone3 = _ARCHES[os.uname().machine]
+    ld, jeq, jge, and_, ret = 0x20, 0x15, 0x35, 0x54, 0x06
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, enosys),           # 0-2: native ABI only
+            (ld, 0, 0, 0), (jge, 9, 0, 0x40000000), (jeq, 8, 0, clone3),     # 3-5: nr; x32, clone3
+            (jeq, 2, 0, unshare), (jeq, 1, 0, clone), (ret, 0, 0, allow),    # 6-8
+            (ld, 0, 0, 16), (and_, 0, 0, CLONE_NEWUSER), (jeq, 0, 1, 0),     # 9-11: flags (args[0])
+            (ret, 0, 0, allow), (ret, 0, 0, eperm), (ret, 0, 0, enosys)]     # 12-14
+    filters = (_SockFilter * len(prog))(*[_SockFilter(*i) for i in prog])
+    check(_libc.prctl(38, 1, 0, 0, 0), "no_new_privs")  # PR_SET_NO_NEW_PRIVS
+    check(_libc.prctl(22, 2, ctypes.byref(_SockFprog(len(prog), filters)), 0, 0), "seccomp")  # SECCOMP_MODE_FILTER
+
+
 def _read_only(path: str) -> None:
     """Make one mount read-only (keeping the flags it has: locked ones cannot be dropped)."""
     mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | (os.statvfs(path).f_flag & _KEPT_FLAGS))
@@ -107,6 +137,7 @@ def main() -> None:
         if os.path.isdir(path):
             _read_only(path)
     os.chdir(work)
+    forbid_user_namespaces()
     _drop_capabilities()
     os.execv(argv[0], argv)
 

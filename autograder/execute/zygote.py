@@ -57,6 +57,7 @@ def _enter_sandbox(disk_bytes: int, disk_files: int, keep: list[str]) -> None:
     disk.check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
     disk.mount(None, "/", None, disk.MS_REC | disk.MS_PRIVATE)
     disk.mount_disk(SUBMISSION, disk_bytes, disk_files, keep)
+    disk.forbid_user_namespaces()
 
 
 def _become_student() -> None:
