@@ -11,8 +11,9 @@ host's disk.  Its pages are RAM, charged to the worker's memory cgroup (`memory_
 Used by both bubblewrap levels: the warm zygote's intermediate process (root) calls
 `mount_disk`; a cold sandbox runs `python -m autograder.execute.disk ... -- WORKER ARGV`, which
 bubblewrap starts with CAP_SYS_ADMIN in the sandbox's user namespace only: it mounts, makes
-bubblewrap's own writable tmpfs (`/`, `/dev`, `/run`) read-only, drops every capability and
-execs the worker.
+bubblewrap's own writable tmpfs (`/`, `/dev`, `/run`) read-only, forbids new user namespaces
+(in one, the notebook could mount a tmpfs of its own), drops every capability and execs the
+worker.
 """
 from __future__ import annotations
 
@@ -98,7 +99,10 @@ class _SockFprog(ctypes.Structure):
 def forbid_user_namespaces() -> None:
     """A user namespace of its own would let the notebook mount a tmpfs that `disk_mb` does not
     bound: a seccomp filter refuses `unshare`/`clone` with CLONE_NEWUSER (EPERM) and `clone3`
-    (ENOSYS: libc falls back to `clone`), and every syscall of another ABI (x32, i386)."""
+    (ENOSYS: libc falls back to `clone`), and every syscall of another ABI (x32, i386).  On other
+    machines nothing is filtered: the memory cgroup (`memory_mb`) still bounds such a tmpfs."""
+    if os.uname().machine not in _ARCHES:
+        return
     arch, unshare, clone, clone3 = _ARCHES[os.uname().machine]
     ld, jeq, jge, and_, ret = 0x20, 0x15, 0x35, 0x54, 0x06
     allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
