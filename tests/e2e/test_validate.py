@@ -107,3 +107,18 @@ def test_a_cell_that_kills_the_kernel_is_named(tmp_path):
     code, report = _run(nb, tmp_path)
     assert code == 1, report
     assert "(import os): the kernel died in this cell" in report and "did not run" in report
+
+
+def test_check_all_finds_the_notebook_it_runs_in(tmp_path, monkeypatch):
+    from autograder.selfcheck import _this_notebook
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    assert _this_notebook(A) is None  # nothing to run: check.all() asks for the file name
+    nbformat.write(_master(), tmp_path / "mine.ipynb")
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "scratch.ipynb")  # not one of this course's
+    assert _this_notebook(A) == tmp_path / "mine.ipynb"
+    nbformat.write(_master(), tmp_path / "copy of mine.ipynb")
+    assert _this_notebook(A) is None  # two candidates: no guessing
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "copy of mine.ipynb"))  # Jupyter names it
+    assert _this_notebook(A) == tmp_path / "copy of mine.ipynb"
