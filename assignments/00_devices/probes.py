@@ -6,9 +6,9 @@ values: it lets the tests see whether code keeps the device of its inputs on a m
 without a GPU.  Tensors on "meta" are reported by device/dtype/shape only (their values
 do not exist and cannot be sent back).
 
-Some probes run the student's code under `_CudaCalls`, a TorchFunctionMode that counts
-hard-coded `.cuda()` calls (tensor or module).  Without CUDA such a call would raise, so
-it is recorded and turned into a no-op there; the count comes back as data.
+Some probes run the student's code under `_CudaCalls`, a `MetaAccelerator` that counts
+hard-coded `.cuda()` calls (tensor or module; without CUDA a no-op), and makes "meta" behave
+like a GPU for code that copies results back or calls `.item()` (see autograder/probe/meta_device.py).
 """
 from __future__ import annotations
 
@@ -19,38 +19,33 @@ from typing import Any
 
 import torch
 from torch import nn
-from torch.overrides import TorchFunctionMode
 from torch.utils.data import DataLoader, TensorDataset
+
+from autograder.probe.meta_device import MetaAccelerator
 
 _MATMUL_NAMES = {"matmul", "mm", "__matmul__", "__rmatmul__", "einsum", "addmm", "bmm", "linear"}
 
 
 # ---------------------------------------------------------------- helpers
 
-class _CudaCalls(TorchFunctionMode):
-    """Counts `.cuda()` calls; also records matmul-like calls (name, shapes, devices, dtypes)."""
+class _CudaCalls(MetaAccelerator):
+    """MetaAccelerator (counts `.cuda()`, lets "meta" stand in for a GPU) that also records
+    matmul-like calls (name, shapes, devices, dtypes)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.cuda = 0
         self.matmuls: list[dict[str, Any]] = []
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        name = getattr(func, "__name__", "")
-        if name == "cuda":
-            self.cuda += 1
-            if not torch.cuda.is_available():
-                return args[0]
-        elif name in _MATMUL_NAMES:
+        if getattr(func, "__name__", "") in _MATMUL_NAMES:
             ts = [a for a in args if isinstance(a, torch.Tensor)]
             self.matmuls.append({
-                "name": name,
+                "name": func.__name__,
                 "shapes": [list(t.shape) for t in ts],
                 "devices": [str(t.device) for t in ts],
                 "dtypes": [t.dtype for t in ts],
             })
-        return func(*args, **kwargs)
+        return super().__torch_function__(func, types, args, kwargs)
 
 
 @contextlib.contextmanager
@@ -63,6 +58,24 @@ def _patched(obj: Any, **attrs: Any):
     finally:
         for k, v in old.items():
             setattr(obj, k, v)
+
+
+@contextlib.contextmanager
+def _patched_items(d: dict, items: dict):
+    old = {k: d[k] for k in items}
+    try:
+        d.update(items)
+        yield
+    finally:
+        d.update(old)
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except Exception:  # noqa: BLE001 - a student object may raise anything from __hash__
+        return False
+    return True
 
 
 def _fake_cuda(available: bool):
@@ -118,7 +131,7 @@ def to_device(ns, batch, device):
     fn = ns["to_device"]
     with _CudaCalls() as calls:
         out = fn(batch, device)
-    return {"out": _describe(out), "cuda_calls": calls.cuda}
+    return {"out": _describe(out), "cuda_calls": calls.cuda_calls}
 
 
 def to_device_module(ns, device, in_features=3):
@@ -129,7 +142,7 @@ def to_device_module(ns, device, in_features=3):
         alone = fn(model, device)
         other = nn.Linear(in_features, 2)
         nested = fn({"model": other, "x": torch.ones(2, in_features)}, device)
-    return {"alone": _describe(alone), "nested": _describe(nested), "cuda_calls": calls.cuda}
+    return {"alone": _describe(alone), "nested": _describe(nested), "cuda_calls": calls.cuda_calls}
 
 
 # ---------------------------------------------------------------- add_bias_column
@@ -141,7 +154,7 @@ def add_bias_column(ns, X, device, dtype=None, transpose=False):
         X = X.transpose(-1, -2)
     with _CudaCalls() as calls:
         out = ns["add_bias_column"](X)
-    return {**_info(out), "cuda_calls": calls.cuda}
+    return {**_info(out), "cuda_calls": calls.cuda_calls}
 
 
 # ---------------------------------------------------------------- predict
@@ -161,7 +174,7 @@ def predict(ns, state, X, y, batch_size, device, as_loader=True):
         batches = [(X[i:i + batch_size], y[i:i + batch_size]) for i in range(0, len(X), batch_size)]
     with _CudaCalls() as calls:
         out = ns["predict"](model, batches, device)
-    return {**_info(out), "training": model.training, "param_devices": _devices(model), "cuda_calls": calls.cuda}
+    return {**_info(out), "training": model.training, "param_devices": _devices(model), "cuda_calls": calls.cuda_calls}
 
 
 # ---------------------------------------------------------------- timing
@@ -191,9 +204,13 @@ def time_it_trace(ns, device, repeats, step):
         events.append("sync")
 
     on_cuda = torch.device(device).type == "cuda"
+    fakes = {time.perf_counter: read, time.time: read, time.monotonic: read, timeit.default_timer: read,
+             time.perf_counter_ns: read_ns, time.time_ns: read_ns, time.monotonic_ns: read_ns}
+    # `from time import perf_counter` binds the real clock in the notebook: swap those names too
+    imported = {name: fakes[value] for name, value in list(ns.items()) if _hashable(value) and value in fakes}
     with _patched(time, perf_counter=read, time=read, monotonic=read,
                   perf_counter_ns=read_ns, time_ns=read_ns, monotonic_ns=read_ns), \
-            _patched(timeit, default_timer=read), \
+            _patched(timeit, default_timer=read), _patched_items(ns, imported), \
             _patched(torch.cuda, synchronize=sync), _fake_cuda(on_cuda):
         if repeats is None:
             result = ns["time_it"](fn, device)
@@ -218,7 +235,8 @@ def time_matmul(ns, n, device, repeats=None):
             result = ns["time_matmul"](n, device)
         else:
             result = ns["time_matmul"](n, device, repeats)
-    return {"result": result, "matmuls": calls.matmuls, "syncs": len(syncs), "cuda_calls": calls.cuda}
+    return {"result": result, "matmuls": calls.matmuls, "syncs": len(syncs), "cuda_calls": calls.cuda_calls,
+            "uploads": calls.uploads}
 
 
 # ---------------------------------------------------------------- linear regression on any device
@@ -250,8 +268,8 @@ def train_regression(ns, X, y, w0, b0, device, epochs, lr):
         hist = _info(history)
     return {
         "history": hist,
-        "w": model.w.detach(),
-        "b": model.b.detach(),
+        "w": _info(model.w)["value"],
+        "b": _info(model.b)["value"],
         "param_devices": _devices(model),
-        "cuda_calls": calls.cuda,
+        "cuda_calls": calls.cuda_calls,
     }

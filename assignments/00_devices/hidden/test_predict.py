@@ -17,7 +17,7 @@ def _data(rng, n, d):
 
 
 def _tol(device):
-    return {} if device == "cpu" else {"rtol": 1e-4, "atol": 1e-5}
+    return {} if device in ("cpu", "meta") else {"rtol": 1e-4, "atol": 1e-5}
 
 
 def _check(got, exp, device, name):
@@ -45,19 +45,24 @@ def test_list_of_batches(student, reference, probes, rng, device):
 
 
 @pytest.mark.points(3)
-def test_eval_mode(student, probes, rng):
+def test_eval_mode(student, reference, probes, rng):
     """the model is left in evaluation mode and no graph is kept"""
     state, X, y = _data(rng, 20, 4)
     got = student(probes.predict, state, X, y, 6, "cpu")
+    _check(got, reference(probes.predict, state, X, y, 6, "cpu"), "cpu", "predict")
     assert_equal(got.get("training"), False, name="model.training after predict")
     assert_equal(got.get("requires_grad"), False, name="whether the predictions require grad")
 
 
 @pytest.mark.points(2)
-def test_model_on_device(student, probes, rng, device):
-    """the model itself is moved to the device, without .cuda()"""
+def test_model_on_device(student, reference, probes, rng, device):
+    """the model and every batch are moved to the device, without .cuda(); the predictions come back to the CPU
+    (also checked on 'meta', which stands in for a GPU: a missed move raises there as on a GPU)"""
     state, X, y = _data(rng, 8, 4)
-    got = student(probes.predict, state, X, y, 4, device)
-    assert_true(got["cuda_calls"] == 0, f"predict called .cuda() {got['cuda_calls']} time(s); use .to(device).")
-    assert_equal(sorted({d.split(":")[0] for d in got["param_devices"]}), [torch.device(device).type],
-                 name=f"the device of the model's parameters after predict(..., {device!r})")
+    for where in (device, "meta"):
+        got = student(probes.predict, state, X, y, 4, where)
+        _check(got, reference(probes.predict, state, X, y, 4, "cpu" if where == device else where), where,
+               f"predict on {where}")
+        assert_true(got["cuda_calls"] == 0, f"predict called .cuda() {got['cuda_calls']} time(s); use .to(device).")
+        assert_equal(sorted({d.split(":")[0] for d in got["param_devices"]}), [torch.device(where).type],
+                     name=f"the device of the model's parameters after predict(..., {where!r})")

@@ -50,11 +50,13 @@ def test_nested_batches_to_meta(student, reference, probes, rng):
 
 @pytest.mark.points(4)
 def test_values_and_dtypes(student, reference, probes, rng, device):
-    """values and dtypes are unchanged by the move, on every device"""
+    """values and dtypes are unchanged by the move, on every device (and on 'meta', which shows a missed move)"""
     for i, batch in enumerate(_batches(rng)):
         got = student(probes.to_device, batch, device)["out"]
         exp = reference(probes.to_device, batch, "cpu")["out"]
         assert_close(_norm(got), _norm(exp, torch.device(device).type), name=f"to_device(batch #{i + 1}, {device!r})")
+        assert_close(student(probes.to_device, batch, "meta")["out"], reference(probes.to_device, batch, "meta")["out"],
+                     name=f"to_device(batch #{i + 1}, 'meta')")
 
 
 @pytest.mark.points(2)
@@ -67,11 +69,15 @@ def test_models(student, reference, probes):
 
 
 @pytest.mark.points(2)
-def test_no_hardcoded_cuda(student, probes, rng, device):
-    """no .cuda() calls: the target device decides"""
-    calls = student(probes.to_device, _batches(rng)[3], device)["cuda_calls"]
-    calls += student(probes.to_device_module, device)["cuda_calls"]
-    assert_true(calls == 0, f"to_device called .cuda() {calls} time(s); use .to(device) so the caller's device is used.")
-    got = _norm(student(probes.to_device_module, device))
-    assert_equal(got["alone"].get("devices"), [torch.device(device).type],
-                 name=f"the devices of a model's parameters and buffers after to_device(model, {device!r})")
+def test_no_hardcoded_cuda(student, reference, probes, rng, device):
+    """no .cuda() calls: the target device decides (on the device, and on 'meta')"""
+    batch = _batches(rng)[3]
+    for where in (device, "meta"):
+        got = student(probes.to_device, batch, where)
+        exp = reference(probes.to_device, batch, "cpu" if where == device else where)["out"]
+        assert_close(_norm(got["out"]), _norm(exp, torch.device(where).type), name=f"to_device(batch, {where!r})")
+        module = student(probes.to_device_module, where)
+        calls = got["cuda_calls"] + module["cuda_calls"]
+        assert_true(calls == 0, f"to_device called .cuda() {calls} time(s); use .to(device) so the caller's device is used.")
+        assert_equal(_norm(module)["alone"].get("devices"), [torch.device(where).type],
+                     name=f"the devices of a model's parameters and buffers after to_device(model, {where!r})")

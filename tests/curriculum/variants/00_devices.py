@@ -103,4 +103,47 @@ MUTANTS = [
         "old": "    optimizer = torch.optim.Adam(model.parameters(), lr=lr)",
         "new": "    optimizer = torch.optim.Adam(model.parameters(), lr=0.1)",
     },
+    # device bugs that a CPU-only grader sees only through the 'meta' stand-in GPU
+    {
+        "name": "predict never moves the model to the device",
+        "exercise": "predict",
+        "old": "    model.to(device)\n    model.eval()\n",
+        "new": "    model.eval()\n",
+    },
+    {
+        "name": "predict never moves the batches to the device",
+        "exercise": "predict",
+        "old": "outputs.append(model(X.to(device)).cpu())",
+        "new": "outputs.append(model(X).cpu())",
+    },
+    {
+        "name": "predict leaves its outputs on the device",
+        "exercise": "predict",
+        "old": "outputs.append(model(X.to(device)).cpu())",
+        "new": "outputs.append(model(X.to(device)))",
+    },
+    {
+        "name": "predict moves the model with .cuda() when available instead of .to(device)",
+        "exercise": "predict",
+        "old": "    model.to(device)\n    model.eval()\n",
+        "new": "    if torch.cuda.is_available():\n        model.cuda()\n    model.eval()\n",
+    },
+    {
+        "name": "train_full_batch calls X.to(device) without assigning the result",
+        "exercise": "linear_regression",
+        "old": "    X, y = X.to(device), y.to(device)",
+        "new": "    X.to(device)\n    y.to(device)",
+    },
+    {
+        "name": "train_full_batch never moves the model",
+        "exercise": "linear_regression",
+        "old": "    model.to(device)\n    X, y = X.to(device), y.to(device)",
+        "new": "    X, y = X.to(device), y.to(device)",
+    },
+    {
+        "name": "time_matmul makes its matrices on the CPU, then copies them to the device",
+        "exercise": "timing",
+        "old": "    A = torch.randn(n, n, device=device)\n    B = torch.randn(n, n, device=device)",
+        "new": "    A = torch.randn(n, n).to(device)\n    B = torch.randn(n, n).to(device)",
+    },
 ]
