@@ -141,13 +141,23 @@ def pick(ns, scores, labels, layout="contiguous"):
     return ns["pick"](_arrange(scores, layout), labels)
 
 
+def _placed(out):
+    """A result and its device; on "meta" (a stand-in GPU, with no values) its shape and dtype instead."""
+    if not isinstance(out, torch.Tensor):
+        return {"out": out, "device": None}
+    shown = {"shape": list(out.shape), "dtype": out.dtype} if out.is_meta else out
+    return {"out": shown, "device": str(out.device)}
+
+
 def one_hot(ns, labels, num_classes, device="cpu"):
-    out = ns["one_hot"](labels.to(device), num_classes)
-    return {"out": out, "device": str(out.device) if isinstance(out, torch.Tensor) else None}
+    return _placed(ns["one_hot"](labels.to(device), num_classes))
 
 
-def scatter_sum(ns, values, index, n):
-    return ns["scatter_sum"](values, index, n)
+def scatter_sum(ns, values, index, n, device=None):
+    """scatter_sum on the CPU (the result alone), or on `device` (the result and its device)."""
+    if device is None:
+        return ns["scatter_sum"](values, index, n)
+    return _placed(ns["scatter_sum"](values.to(device), index.to(device), n))
 
 
 # ---------------------------------------------------------------- 7. reshape ops
@@ -155,8 +165,11 @@ def to_channels_last(ns, x):
     return ns["to_channels_last"](x)
 
 
-def add_bias_column(ns, X, layout="contiguous"):
-    return ns["add_bias_column"](_arrange(X, layout))
+def add_bias_column(ns, X, layout="contiguous", device=None):
+    """add_bias_column on the CPU (the result alone), or on `device` (the result and its device)."""
+    if device is None:
+        return ns["add_bias_column"](_arrange(X, layout))
+    return _placed(ns["add_bias_column"](_arrange(X.to(device), layout)))
 
 
 def split_xy(ns, data):
@@ -206,8 +219,7 @@ def broadcast_shape(ns, a, b):
 
 # ---------------------------------------------------------------- 10. vectorised
 def pairwise_distances(ns, A, B, device="cpu"):
-    out = ns["pairwise_distances"](A.to(device), B.to(device))
-    return {"out": out, "device": str(out.device) if isinstance(out, torch.Tensor) else None}
+    return _placed(ns["pairwise_distances"](A.to(device), B.to(device)))
 
 
 def nearest_neighbor(ns, A, B):
@@ -233,10 +245,11 @@ def _is_notebook_code(filename):
 
 
 def cost(ns, name, args):
-    """Torch calls and executed notebook lines of one call of `ns[name](*args)`.
+    """The result, torch calls and executed notebook lines of one call of `ns[name](*args)`.
 
     A vectorised function runs the same number of operations and lines whatever the input size;
-    a Python loop (or comprehension) over the rows runs more of both as the input grows.
+    a Python loop (or comprehension) over the rows runs more of both as the input grows.  The result
+    comes back too: the counts are the student's to forge, so they earn points only with right values.
     """
     fn = ns[name]
     lines = [0]
@@ -254,7 +267,7 @@ def cost(ns, name, args):
     sys.settrace(tracer)
     try:
         with counter:
-            fn(*args)
+            out = fn(*args)
     finally:
         sys.settrace(old)
-    return {"torch_calls": counter.calls, "python_lines": lines[0]}
+    return {"out": out, "torch_calls": counter.calls, "python_lines": lines[0]}

@@ -19,12 +19,13 @@ def test_pick_random(student, reference, probes, rng):
 
 @pytest.mark.points(2)
 def test_one_hot_random(student, reference, probes, rng, device):
-    """one_hot agrees with the reference and stays on the labels' device"""
+    """one_hot agrees with the reference and stays on the labels' device (also checked on 'meta', a stand-in GPU)"""
     for n, k in [(1, 2), (10, 3), (100, 10), (5, 50)]:
         labels = torch.randint(0, k, (n,), generator=rng)
-        got, want = student(probes.one_hot, labels, k, device), reference(probes.one_hot, labels, k, device)
-        assert_close(got["out"], want["out"], name=f"one_hot of {n} labels with {k} classes")
-        assert_equal(got["device"], want["device"], name=f"the device of one_hot of labels on {device}")
+        for where in (device, "meta"):
+            got, want = student(probes.one_hot, labels, k, where), reference(probes.one_hot, labels, k, where)
+            assert_close(got["out"], want["out"], name=f"one_hot of {n} labels with {k} classes on {where}")
+            assert_equal(got["device"], want["device"], name=f"the device of one_hot of labels on {where}")
 
 
 @pytest.mark.points(1)
@@ -36,11 +37,13 @@ def test_scatter_sum_random(student, reference, probes, rng):
             values = (torch.randn(m, generator=rng) * 10).to(dtype)
             assert_close(student(probes.scatter_sum, values, index, n), reference(probes.scatter_sum, values, index, n),
                          name=f"scatter_sum of {m} {dtype} values into {n} bins", rtol=1e-5, atol=1e-5)
+            got, want = student(probes.scatter_sum, values, index, n, "meta"), reference(probes.scatter_sum, values, index, n, "meta")
+            assert_close(got, want, name=f"scatter_sum of {m} {dtype} values on 'meta' (a stand-in GPU): its shape, dtype and device")
 
 
 @pytest.mark.points(2)
-def test_no_python_loops(student, probes, rng):
-    """pick, one_hot and scatter_sum run without Python loops"""
+def test_no_python_loops(student, reference, probes, rng):
+    """pick, one_hot and scatter_sum run without Python loops (and give the right answer)"""
     def work(n):
         scores = torch.randn(n, 5, generator=rng)
         labels = torch.randint(0, 5, (n,), generator=rng)
@@ -50,6 +53,8 @@ def test_no_python_loops(student, probes, rng):
     small, large = work(4), work(200)
     for name in ("pick", "one_hot", "scatter_sum"):
         a, b = student(probes.cost, name, small[name]), student(probes.cost, name, large[name])
+        for got, args, size in ((a, small[name], "small"), (b, large[name], "larger")):
+            assert_close(got["out"], reference(probes.cost, name, args)["out"], name=f"{name} on the {size} input")
         assert_true(b["torch_calls"] <= a["torch_calls"] + 2,
                     f"{name} runs {a['torch_calls']} torch operations on a small input and {b['torch_calls']} on one 50 times larger: "
                     "it loops in Python. Use one vectorised operation over the whole tensor.")

@@ -21,6 +21,8 @@ def test_add_bias_column_random(student, reference, probes, rng):
             X = torch.randn(n, d, generator=rng, dtype=dtype)
             assert_close(student(probes.add_bias_column, X, layout), reference(probes.add_bias_column, X, layout),
                          name=f"add_bias_column of a {layout} {dtype} matrix")
+            assert_close(student(probes.add_bias_column, X, layout, "meta"), reference(probes.add_bias_column, X, layout, "meta"),
+                         name=f"add_bias_column of a {layout} {dtype} matrix on 'meta' (a stand-in GPU): shape, dtype, device")
 
 
 @pytest.mark.points(1)

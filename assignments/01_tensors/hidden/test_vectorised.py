@@ -14,6 +14,8 @@ def test_pairwise_distances_random(student, reference, probes, rng, device):
             tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == torch.float32 else {"rtol": 1e-6, "atol": 1e-6}
             assert_close(got["out"], want["out"], name=f"pairwise_distances of {dtype} point sets ({n} and {m} points in {d}-d)", **tol)
             assert_equal(got["device"], want["device"], name=f"the device of pairwise_distances of points on {device}")
+            got, want = student(probes.pairwise_distances, A, B, "meta"), reference(probes.pairwise_distances, A, B, "meta")
+            assert_close(got, want, name=f"pairwise_distances of {dtype} points on 'meta' (a stand-in GPU): shape, dtype, device")
 
 
 @pytest.mark.points(1)
@@ -27,12 +29,15 @@ def test_nearest_neighbor_random(student, reference, probes, rng):
 
 
 @pytest.mark.points(3)
-def test_no_python_loops(student, probes, rng):
-    """pairwise_distances and nearest_neighbor run without Python loops"""
+def test_no_python_loops(student, reference, probes, rng):
+    """pairwise_distances and nearest_neighbor run without Python loops (and give the right answer)"""
     for name in ("pairwise_distances", "nearest_neighbor"):
         small = (torch.randn(5, 3, generator=rng), torch.randn(4, 3, generator=rng))
         large = (torch.randn(60, 3, generator=rng), torch.randn(50, 3, generator=rng))
         a, b = student(probes.cost, name, small), student(probes.cost, name, large)
+        for got, args, size in ((a, small, "small"), (b, large, "larger")):
+            assert_close(got["out"], reference(probes.cost, name, args)["out"], name=f"{name} on the {size} input",
+                         rtol=1e-4, atol=1e-4)
         assert_true(b["torch_calls"] <= a["torch_calls"] + 2,
                     f"{name} runs {a['torch_calls']} torch operations on a small input and {b['torch_calls']} on a much larger one: "
                     "it loops in Python. Let broadcasting do the loop.")

@@ -56,4 +56,23 @@ MUTANTS = [
     {"name": "nearest neighbour along the wrong dimension", "exercise": "vectorised",
      "old": "return pairwise_distances(A, B).argmin(dim=1)",
      "new": "return pairwise_distances(A, B).argmin(dim=0)"},
+    # device rules, visible on a CPU-only grader through the 'meta' stand-in GPU
+    {
+        "name": "one_hot creates its zeros on the CPU, not on the labels' device",
+        "exercise": "gather_scatter",
+        "old": "out = torch.zeros(labels.shape[0], num_classes, dtype=torch.float32, device=labels.device)",
+        "new": "out = torch.zeros(labels.shape[0], num_classes, dtype=torch.float32)",
+    },
+    {
+        "name": "scatter_sum creates its zeros on the CPU, not on the values' device",
+        "exercise": "gather_scatter",
+        "old": "out = torch.zeros(n, dtype=values.dtype, device=values.device)",
+        "new": "out = torch.zeros(n, dtype=values.dtype)",
+    },
+    {
+        "name": "add_bias_column creates its ones on the CPU, not on X's device",
+        "exercise": "reshape_ops",
+        "old": "ones = torch.ones(X.shape[0], 1, dtype=X.dtype, device=X.device)",
+        "new": "ones = torch.ones(X.shape[0], 1, dtype=X.dtype)",
+    },
 ]
