@@ -36,9 +36,11 @@ def test_bce_clamping_and_eps(student, reference, probes, rng):
 
 
 @pytest.mark.points(1)
-def test_bce_by_hand(student, probes, rng):
+def test_bce_by_hand(student, reference, probes, rng):
     """bce_loss is written by hand, not with PyTorch's built-in BCE"""
     p = torch.rand(6, 1, generator=rng) * 0.9 + 0.05
     y = torch.randint(0, 2, (6, 1), generator=rng).float()
-    used = sorted(set(student(probes.bce, p, y)["calls"]) & FORBIDDEN)
+    got, want = student(probes.bce, p, y), reference(probes.bce, p, y)
+    assert_close(got["loss"], want["loss"], name="bce_loss of 6 predictions in (0.05, 0.95)")
+    used = sorted(set(got["calls"]) & FORBIDDEN)
     assert_true(not used, f"bce_loss calls {', '.join(used)}; write the formula yourself (clamp, log, mean).")

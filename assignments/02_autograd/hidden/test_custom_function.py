@@ -23,6 +23,9 @@ def test_gradient_matches_finite_differences(student, probes, rng):
         x = torch.randn(shape, generator=rng, dtype=torch.float64) * 3
         v = torch.randn(shape, generator=rng, dtype=torch.float64)
         got = student(probes.sigmoid_finite_diff, x, v, 1e-6)
+        s = torch.sigmoid(x)
+        assert_tensor(got["analytic"], v * s * (1 - s), rtol=1e-6, atol=1e-8,
+                      name=f"MySigmoid's gradient (float64, shape {shape})")
         assert_tensor(got["analytic"], got["numeric"], rtol=1e-6, atol=1e-8,
                       name=f"MySigmoid's gradient against finite differences (float64, shape {shape})")
 
@@ -58,6 +61,9 @@ def test_implemented_by_hand(student, probes, rng):
     """MySigmoid is a torch.autograd.Function that saves tensors and does not call sigmoid or autograd itself"""
     x = torch.randn(4, 3, generator=rng, dtype=torch.float64)
     got = student(probes.sigmoid_apply, x, torch.ones(4, 3, dtype=torch.float64))
+    s = torch.sigmoid(x)  # how it is computed earns points only with the right values
+    assert_tensor(got["y"], s, name="MySigmoid of a float64 tensor of shape (4, 3)")
+    assert_tensor(got["grad"], s * (1 - s), name="the gradient of MySigmoid for a float64 tensor of shape (4, 3)")
     assert_equal(got["is_function"], True, name="whether MySigmoid is a subclass of torch.autograd.Function")
     assert_true(type(got["saved"]) is int and got["saved"] >= 1,
                 "MySigmoid's forward should keep what backward needs with ctx.save_for_backward(...).")

@@ -19,11 +19,12 @@ def test_derivatives_random(student, reference, probes, rng):
 
 
 @pytest.mark.points(2)
-def test_results_detached(student, probes, rng):
+def test_results_detached(student, reference, probes, rng):
     """the three returned tensors do not require grad"""
     x = torch.randn(4, 5, generator=rng, dtype=torch.float64)
     got = student(probes.derivatives, x, "sin_x")
     assert_true(type(got) in (list, tuple) and len(got) == 3, "derivatives should return a tuple of three tensors.")
+    assert_close(got, reference(probes.derivatives, x, "sin_x"), name="derivatives(f, x) for f(x) = sin(x), float64 x [4, 5]")
     for part, t in zip(("f(x)", "f'(x)", "f''(x)"), got):
         assert_true(type(t) is torch.Tensor and not t.requires_grad,
                     f"the returned {part} should be a tensor that does not require grad (detach it).")
