@@ -181,10 +181,11 @@ def test_device_after_fit(student, reference, probes, rng, device):
 
 
 @pytest.mark.points(1)
-def test_progress_lines(student, probes, rng):
+def test_progress_lines(student, reference, probes, rng):
     """verbose=True prints one plain line per epoch; verbose=False prints nothing"""
     state, data = _state(rng, 2, 3, 1), _split(rng, 8, 4, 2, 1)
     got = student(probes.fit_mlp, state, *data, 4, 3, 0.1, verbose=True)
+    _same_history(got, reference(probes.fit_mlp, state, *data, 4, 3, 0.1, verbose=True), "with verbose=True")
     lines = [line for line in got["stdout"].splitlines() if line.startswith("epoch ")]
     assert_equal(len(lines), 3, name="the number of printed lines starting with 'epoch '")
     for k, line in enumerate(lines, 1):
