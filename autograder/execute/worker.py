@@ -23,6 +23,7 @@ import resource
 import shlex
 import signal
 import sys
+import types
 from typing import Any
 
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -154,15 +155,24 @@ def _seed(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _load_probes(path: str | None) -> Any:
+def _compile_probes(path: str | None) -> Any:
+    """probes.py compiled once, before any cell runs (its imports too, by one run of it)."""
     if not path:
         return None
-    import importlib.util
+    with open(path, encoding="utf-8") as f:
+        code = compile(f.read(), path, "exec")
+    _fresh_probes(code)
+    return code
 
-    spec = importlib.util.spec_from_file_location("probes", path)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+
+def _fresh_probes(code: Any) -> Any:
+    """A new probes module for each call: a notebook cannot patch the module a later probe runs from
+    (it can still patch what probes use; tests award points only for values the judge verifies)."""
+    if code is None:
+        return None
+    mod = types.ModuleType("probes")
+    mod.__file__ = code.co_filename
+    exec(code, mod.__dict__)
     return mod
 
 
@@ -183,7 +193,7 @@ def serve(inp: Any, out: Any) -> None:
     start = wire.decode(wire.read_frame(inp), wire.FROM_GRADER)
     torch.set_num_threads(max(1, int(start.get("threads", 1))))
     torch.use_deterministic_algorithms(True, warn_only=True)
-    probes = _load_probes(start.get("probes"))
+    probe_code = _compile_probes(start.get("probes"))
     ns = StudentNamespace(__name__="__main__", __builtins__=builtins)
     notes: list[str] = []
     shell = _Shell(ns, notes)
@@ -217,7 +227,7 @@ def serve(inp: Any, out: Any) -> None:
         _seed(int(req.get("seed", 0)))
         rid = req.get("id")
         try:
-            fn = getattr(probes, req["probe"])
+            fn = getattr(_fresh_probes(probe_code), req["probe"])
             value = fn(ns, *req.get("args", ()), **req.get("kwargs", {}))
             reply = wire.encode({"id": rid, "ok": True, "value": value})
         except BaseException as exc:  # noqa: BLE001
