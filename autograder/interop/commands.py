@@ -22,7 +22,7 @@ Handler = Callable[[argparse.Namespace, Path], int]
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("assignment")
+    p.add_argument("assignment", help="assignment id (a folder of assignments/)")
     p.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: results/)")
     p.add_argument("--roster", type=Path, help="roster CSV (names, emails, SIS ids, sections)")
 
@@ -178,35 +178,41 @@ def cmd_nbgrader(args: argparse.Namespace, kit: Path) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
-    e = subparsers.add_parser("export", help="grades in an LMS import format (Canvas, Moodle, CSV, JSON)")
+    e = subparsers.add_parser("export", help="grades in an LMS import format (Canvas, Moodle, CSV, JSON)",
+                              epilog="example: autograder export 01_tensors --format canvas --roster roster.csv --assignment-id 1234")
     _common(e)
-    e.add_argument("--format", choices=("canvas", "moodle", "csv", "json"), required=True)
+    e.add_argument("--format", choices=("canvas", "moodle", "csv", "json"), required=True,
+                   help="canvas: gradebook import CSV; moodle: grade import CSV; csv/json: every column")
     e.add_argument("--to", type=Path, help="file to write (default: OUT/ASSIGNMENT/<format file>)")
     e.add_argument("--assignment-name", help="LMS column / grade item name (default: the assignment title)")
     e.add_argument("--assignment-id", help="Canvas assignment id (omit to create a new Canvas assignment)")
     e.add_argument("--points", type=float, help="LMS points possible (scores are scaled to it)")
     e.add_argument("--missing", choices=("blank", "zero"), default="blank", help="Canvas: students without a submission")
-    e.add_argument("--moodle-identity", choices=("email", "sis_id", "login_id"), default="email")
+    e.add_argument("--moodle-identity", choices=("email", "sis_id", "login_id"), default="email",
+                   help="roster field Moodle matches students on (default: email)")
 
-    p = subparsers.add_parser("passback", help="send scores and comments to Canvas (REST API) or an LTI 1.3 platform")
+    p = subparsers.add_parser("passback", help="send scores and comments to Canvas (REST API) or an LTI 1.3 platform",
+                              epilog="example: CANVAS_API_TOKEN=... autograder passback 01_tensors --canvas-url https://canvas.example.edu --course 42 --canvas-assignment 1234 --roster roster.csv --dry-run")
     _common(p)
     p.add_argument("--dry-run", action="store_true", help="show what would be sent; send nothing")
-    p.add_argument("--canvas-url")
-    p.add_argument("--course")
-    p.add_argument("--canvas-assignment")
+    p.add_argument("--canvas-url", help="Canvas base URL, e.g. https://canvas.example.edu")
+    p.add_argument("--course", help="Canvas course id")
+    p.add_argument("--canvas-assignment", help="Canvas assignment id (the number in its URL)")
     p.add_argument("--token-env", default="CANVAS_API_TOKEN", help="environment variable with the API token")
-    p.add_argument("--no-comments", action="store_true")
-    p.add_argument("--lti-lineitem")
-    p.add_argument("--lti-token-url")
-    p.add_argument("--lti-client-id")
+    p.add_argument("--no-comments", action="store_true", help="send scores only, no feedback comments")
+    p.add_argument("--lti-lineitem", help="LTI 1.3 AGS line item URL (from the platform's launch claim)")
+    p.add_argument("--lti-token-url", help="the platform's OAuth2 token endpoint")
+    p.add_argument("--lti-client-id", help="this tool's client id at the platform")
     p.add_argument("--lti-key", type=Path, help="the tool's RSA private key (PEM)")
-    p.add_argument("--lti-kid")
+    p.add_argument("--lti-kid", help="key id (kid) of --lti-key in the tool's JWKS")
 
-    f = subparsers.add_parser("feedback", help="per-student feedback pages (HTML + Markdown)")
+    f = subparsers.add_parser("feedback", help="per-student feedback pages (HTML + Markdown)",
+                              epilog="example: autograder feedback 01_tensors --out results")
     _common(f)
     f.add_argument("--to", type=Path, help="folder (default: OUT/ASSIGNMENT/feedback)")
 
-    r = subparsers.add_parser("report", help="instructor report (one self-contained HTML file)")
+    r = subparsers.add_parser("report", help="instructor report (one self-contained HTML file)",
+                              epilog="example: autograder report 01_tensors --out results --roster roster.csv")
     _common(r)
     r.add_argument("--to", type=Path, help="file (default: OUT/ASSIGNMENT/report.html)")
 
@@ -223,13 +229,16 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     g.add_argument("--torch-spec", help="pip version spec for torch in setup.sh (default: ==the version "
                                         "this kit runs with)")
 
-    n = subparsers.add_parser("nbgrader", help="nbgrader interop: write a source notebook, or grade a course")
-    n.add_argument("action", choices=("source", "grade"))
-    n.add_argument("assignment")
+    n = subparsers.add_parser("nbgrader", help="nbgrader interop: write a source notebook, or grade a course",
+                              epilog="example: autograder nbgrader source 01_tensors --course ~/course && autograder nbgrader grade 01_tensors --course ~/course")
+    n.add_argument("action", choices=("source", "grade"),
+                   help="source: write nbgrader's source notebook; grade: grade submitted/ into gradebook.db")
+    n.add_argument("assignment", help="assignment id (a folder of assignments/)")
     n.add_argument("--course", type=Path, required=True, help="the nbgrader course root")
     n.add_argument("--nb-assignment", help="nbgrader's assignment name (default: the same)")
-    n.add_argument("--out", type=Path, default=Path("results"))
-    n.add_argument("--allow-weak-isolation", action="store_true")
+    n.add_argument("--out", type=Path, default=Path("results"), help="the kit's results folder (default: results/)")
+    n.add_argument("--allow-weak-isolation", action="store_true",
+                   help="grade without bubblewrap (rlimits only: student code can read your files)")
 
     return {"export": cmd_export, "passback": cmd_passback, "feedback": cmd_feedback, "report": cmd_report,
             "gradescope": cmd_gradescope, "nbgrader": cmd_nbgrader}
