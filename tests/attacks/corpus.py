@@ -752,7 +752,9 @@ def _base_attacks() -> list[Attack]:
              append=[REPLY_FD + "from autograder.execute import wire\nfd = _reply_fd()\n"
                      "os.write(fd, wire.encode({'event': 'executed'}))\n"
                      "os.write(fd, wire.encode({'ok': True, 'value': torch.tensor([2.0, 4.0])}))"]),
-          # replies must echo the request's id, so the forged reply (and the stray real events after it)
-          # answer nothing: every probe of this notebook crashes, which costs only the forger
-          0, "crashed", checks=[test_outcomes(test_double_small="crashed", test_double_random="crashed")]),
+          # execution events must follow the cells sent: the early 'executed' is refused, the forging cell
+          # crashed and skipped on replay, so the forged reply never reaches a probe; double() then
+          # raises NotImplementedError honestly (failed): it costs only the forger
+          0, "crashed", "crashed the worker",
+          checks=[test_outcomes(test_double_small="failed", test_double_random="failed"), cell_statuses("crashed")]),
     ]
