@@ -327,9 +327,16 @@ def ring_classifier_structure(ns):
     }
 
 
-def ring_optimizer_state(ns, x, y, n_steps):
-    """Adam's state across `n_steps` train_step calls: object identity and step counts."""
+def ring_optimizer_state(ns, x, y, n_steps, weights=None):
+    """Adam's state across `n_steps` train_step calls: object identity, step counts, losses.
+
+    `weights` (one tensor per parameter, in order) makes the losses comparable with the reference."""
     model = ns["RingClassifier"]()
+    params = list(model.parameters())
+    if weights is not None and [tuple(p.shape) for p in params] == [tuple(w.shape) for w in weights]:
+        with torch.no_grad():
+            for p, w in zip(params, weights):
+                p.copy_(w)
     seen = [model.optimizer, model.optimizer]  # kept alive, so that ids are not recycled
     losses = []
     for _ in range(n_steps):

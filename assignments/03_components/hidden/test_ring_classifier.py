@@ -3,7 +3,10 @@ import math
 import pytest
 import torch
 
-from autograder.judge.checks import assert_equal, assert_true
+from autograder.judge.checks import assert_close, assert_equal, assert_true
+
+
+MARGIN = 0.055  # ~4 standard deviations (0.0133) of the accuracy difference between two correct runs
 
 
 def rings(n_pos, n_neg, g):
@@ -18,11 +21,14 @@ def rings(n_pos, n_neg, g):
 
 
 @pytest.mark.points(3)
-def test_adam_state_accumulates(student, probes, rng):
-    """model.optimizer is one Adam object whose state counts every train_step"""
+def test_adam_state_accumulates(student, reference, probes, rng):
+    """model.optimizer is one Adam object whose state counts every train_step (and the losses agree with the reference)"""
     X, Y = rings(64, 64, rng)
+    weights = [torch.randn(shape, generator=rng) * 0.5 for shape in ((4, 2), (4,), (8, 4), (8,), (1, 8), (1,))]
     for k in (1, 5):
-        got = student(probes.ring_optimizer_state, X, Y, k)
+        got = student(probes.ring_optimizer_state, X, Y, k, weights)
+        assert_close(got["losses"], reference(probes.ring_optimizer_state, X, Y, k, weights)["losses"],
+                     rtol=1e-5, atol=1e-6, name=f"the losses of {k} train_step calls from the same starting weights")
         assert_equal(got["n_distinct_optimizers"], 1, name="the number of different optimizer objects model.optimizer gave")
         assert_equal(got["steps"], [float(k)] * 6, name=f"state[p]['step'] of the six parameters after {k} train_step calls")
         assert_equal(got["loss_types"], ["float"] * k, name="the types train_step returned")
@@ -30,7 +36,7 @@ def test_adam_state_accumulates(student, probes, rng):
 
 @pytest.mark.points(4)
 def test_heldout_accuracy(student, reference, probes, rng):
-    """trained on fresh rings, the classifier gives logits and predictions reaching 0.9 held-out accuracy"""
+    """trained on fresh rings, the classifier's held-out accuracy is within a margin of the reference's"""
     X, Y = rings(1000, 1000, rng)
     Xv, Yv = rings(1000, 1000, rng)
     seed = int(torch.randint(0, 1000, (1,), generator=rng))
@@ -44,6 +50,8 @@ def test_heldout_accuracy(student, reference, probes, rng):
                 "predict should be 1 exactly where sigmoid(logit) > 0.5 (forward returns logits, not probabilities)")
     acc = float((pred.float() == Yv).float().mean())
     ref_acc = float((exp["pred"].float() == Yv).float().mean())
-    # the 2-4-8-1 network sometimes settles a little below 0.9; never ask more than the reference reached
-    need = min(0.9, ref_acc - 0.02)
-    assert_true(acc >= need, f"held-out accuracy {acc:.3f} is below {need:.2f}")
+    # judged against the reference on the same data and seed; MARGIN covers a correct recipe whose random
+    # draws differ from the reference's (measured in docs/writing-tests.md, "Trained results")
+    need = ref_acc - MARGIN
+    assert_true(acc >= need, f"held-out accuracy {acc:.3f} is below {need:.3f} (the reference reached {ref_acc:.3f} "
+                             f"on the same data with the same seed, minus a margin of {MARGIN})")

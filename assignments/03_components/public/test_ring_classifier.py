@@ -34,11 +34,13 @@ def test_structure(student, probes):
 @pytest.mark.points(2)
 @pytest.mark.hint("forward returns logits; predict thresholds the probability at 0.5; train every batch of every epoch.")
 def test_accuracy(student, probes):
-    """trained on 2000 ring points, the classifier reaches 0.9 accuracy on held-out rings"""
+    """trained on 2000 ring points, the classifier reaches 0.87 accuracy on held-out rings"""
     X, Y = rings(1000, 1000, 0)
     Xv, Yv = rings(1000, 1000, 1)
     got = student(probes.ring_classifier_fit, X, Y, Xv, {})
     assert_true(type(got["pred"]) is torch.Tensor and tuple(got["pred"].shape) == (2000, 1),
                 "predict(x) should return a tensor of shape [N, 1]")
     acc = float((got["pred"].float() == Yv).float().mean())
-    assert_true(acc >= 0.9, f"held-out accuracy {acc:.3f} is below 0.9")
+    # 0.87: correct recipes average 0.919 with a standard deviation of 0.011 over seeds (docs/writing-tests.md)
+    assert_true(acc >= 0.87, f"held-out accuracy {acc:.3f} on rings(1000, 1000, seed 1) after training on "
+                             "rings(1000, 1000, seed 0) with train_ring_classifier(X, Y) is below 0.87")
