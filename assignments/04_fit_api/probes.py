@@ -16,8 +16,15 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+from autograder.probe.meta_device import MetaAccelerator
+
 
 # ---------------------------------------------------------------- helpers (no verdicts)
+
+def _placed(device):
+    """On "meta" (a stand-in GPU: a tensor left on the CPU raises there) run under MetaAccelerator."""
+    return MetaAccelerator() if torch.device(device).type == "meta" else contextlib.nullcontext()
+
 
 class MeanMetric(nn.Module):
     """A protocol-following metric: the mean of all prediction elements since the last reset."""
@@ -167,13 +174,14 @@ def metric_run(ns, name, batches, reset_before=(), layout="plain", device="cpu",
 
 def run_epoch_train(ns, state, X, Y, batch_size, lr, momentum=0.0, clip=None, passes=2, device="cpu"):
     """Train an MLP for `passes` calls of run_epoch with SGD; return each call's dict and the final weights."""
-    net = mlp(state).to(device)
-    opt = torch.optim.SGD(net.parameters(), lr=lr, momentum=momentum)
-    metrics = {"pmean": MeanMetric()}
-    results = []
-    for _ in range(passes):
-        results.append(ns["run_epoch"](net, nn.MSELoss(), _loader(X, Y, batch_size), metrics, opt, device, clip))
-    return {"results": results, "state": _state(net), "device": str(next(net.parameters()).device)}
+    with _placed(device):
+        net = mlp(state).to(device)
+        opt = torch.optim.SGD(net.parameters(), lr=lr, momentum=momentum)
+        metrics = {"pmean": MeanMetric()}
+        results = []
+        for _ in range(passes):
+            results.append(ns["run_epoch"](net, nn.MSELoss(), _loader(X, Y, batch_size), metrics, opt, device, clip))
+        return {"results": results, "state": _state(net), "device": str(next(net.parameters()).device)}
 
 
 def run_epoch_eval(ns, state, X, Y, batch_size, device="cpu", passes=2):
@@ -271,15 +279,18 @@ def evaluate(ns, state, X, Y, batch_size, device="cpu"):
 def predict(ns, state, X, batch_size, form, device="cpu"):
     """predict() of a dropout MLP; `form` picks what a batch looks like."""
     net = mlp(state, dropout=0.5)
-    model = ns["KerasModel"](net, nn.MSELoss(), device=device)
-    net.train()
-    if form == "x_loader":
-        data = DataLoader(TensorDataset(X), batch_size=batch_size)
-    elif form == "xy_loader":
-        data = _loader(X, torch.zeros(len(X), 1), batch_size)
-    else:  # a list of plain feature tensors
-        data = list(torch.split(X, batch_size))
-    out = model.predict(data)
+    with _placed(device):
+        model = ns["KerasModel"](net, nn.MSELoss(), device=device)
+        net.train()
+        if form == "x_loader":
+            data = DataLoader(TensorDataset(X), batch_size=batch_size)
+        elif form == "xy_loader":
+            data = _loader(X, torch.zeros(len(X), 1), batch_size)
+        else:  # a list of plain feature tensors
+            data = list(torch.split(X, batch_size))
+        out = model.predict(data)
+    if isinstance(out, torch.Tensor) and out.is_meta:
+        return {"out": {"shape": list(out.shape), "dtype": out.dtype}, "device": "meta"}
     if not isinstance(out, torch.Tensor):
         return {"out": out}
     return {"out": out, "device": str(out.device), "requires_grad": bool(out.requires_grad),
@@ -356,13 +367,17 @@ def fit_mlp(ns, state, Xtr, Ytr, Xva, Yva, batch_size, epochs, lr, momentum=0.0,
 def fit_predict_device(ns, state, X, Y, batch_size, device):
     """fit() then predict() on `device`: where the net and the predictions end up."""
     net = mlp(state)
-    model = ns["KerasModel"](net, nn.MSELoss(), None, torch.optim.SGD(net.parameters(), lr=0.05), device=device)
-    model.fit(_loader(X, Y, batch_size), _loader(X, Y, batch_size), epochs=2, ckpt_path=_tmp("dev.pt"),
-              verbose=False)
-    pred = model.predict(_loader(X, Y, batch_size))
+    with _placed(device):
+        model = ns["KerasModel"](net, nn.MSELoss(), None, torch.optim.SGD(net.parameters(), lr=0.05), device=device)
+        model.fit(_loader(X, Y, batch_size), _loader(X, Y, batch_size), epochs=2, ckpt_path=_tmp("dev.pt"),
+                  verbose=False)
+        pred = model.predict(_loader(X, Y, batch_size))
+        state_after = _state(net)
+    pred_device = str(pred.device) if isinstance(pred, torch.Tensor) else None
+    if isinstance(pred, torch.Tensor) and pred.is_meta:
+        pred = {"shape": list(pred.shape), "dtype": pred.dtype}
     return {"param_device": str(next(net.parameters()).device), "model_device": model.device,
-            "pred": pred, "pred_device": str(pred.device) if isinstance(pred, torch.Tensor) else None,
-            "state": _state(net)}
+            "pred": pred, "pred_device": pred_device, "state": state_after}
 
 
 def resume(ns, state, other_state, Xtr, Ytr, Xva, Yva, batch_size, epochs1, epochs2, lr):

@@ -178,6 +178,11 @@ def test_device_after_fit(student, reference, probes, rng, device):
     assert_equal(got["param_device"].split(":")[0], device, name="the device of the net after fit")
     assert_equal(got["pred_device"], "cpu", name="the device of predict's result")
     assert_close(got["pred"], want["pred"], rtol=1e-4, atol=1e-5, name="predict's result after fit")
+    # on 'meta', a stand-in GPU: a net, batch or checkpoint left on the CPU raises there as on a GPU
+    got, want = student(probes.fit_predict_device, state, X, Y, 4, "meta"), reference(probes.fit_predict_device, state, X, Y, 4, "meta")
+    assert_equal(got["param_device"], "meta", name="the device of the net after fit on 'meta'")
+    assert_equal(got["pred_device"], "cpu", name="the device of predict's result after fit on 'meta'")
+    assert_close(got["pred"], want["pred"], name="predict's result after fit on 'meta' (zeros of the right shape)")
 
 
 @pytest.mark.points(1)

@@ -48,6 +48,9 @@ def test_predict_random(student, reference, probes, rng, device):
             assert_equal(got.get("device"), "cpu", name="the device of predict's result")
             assert_equal(got.get("requires_grad"), False, name="whether predict's result requires grad")
             assert_equal(str(got.get("net_device")).split(":")[0], device, name="the device of the net")
+            meta = student(probes.predict, state, X, bs, form, "meta")  # a stand-in GPU: misplaced tensors raise
+            assert_close(meta, reference(probes.predict, state, X, bs, form, "meta"),
+                         name=f"predict on 'meta' with batches of the kind {form!r} (the result's shape, dtype and device)")
 
 
 @pytest.mark.points(2)

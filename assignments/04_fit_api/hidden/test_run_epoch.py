@@ -25,6 +25,9 @@ def test_training_passes(student, reference, probes, rng, device):
         assert_close(got["results"], want["results"], rtol=1e-4, atol=1e-6, name=f"run_epoch's results, {what}")
         assert_close(got["state"], want["state"], rtol=1e-4, atol=1e-6, name=f"the weights after {what}")
         assert_equal(got["device"].split(":")[0], device, name="the device of the net after training")
+        meta = student(probes.run_epoch_train, state, X, Y, bs, lr, momentum, None, 2, "meta")  # a stand-in GPU
+        assert_close(meta, reference(probes.run_epoch_train, state, X, Y, bs, lr, momentum, None, 2, "meta"),
+                     name=f"run_epoch on 'meta' (batches must be moved to the device), {what}")
 
 
 @pytest.mark.points(3)

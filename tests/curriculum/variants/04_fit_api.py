@@ -79,4 +79,29 @@ MUTANTS = [
         "old": "for split in (\"train\", \"val\"):",
         "new": "for split in (\"train\",):",
     },
+    # device rules, visible on a CPU-only grader through the 'meta' stand-in GPU
+    {
+        "name": "run_epoch calls .to(device) on the batch without assigning the result",
+        "exercise": "run_epoch",
+        "old": "            features, targets = features.to(device), targets.to(device)\n",
+        "new": "            features.to(device)\n            targets.to(device)\n",
+    },
+    {
+        "name": "KerasModel keeps the net where it was instead of moving it to model.device",
+        "exercise": "keras_model",
+        "old": "        self.net = net.to(self.device)\n",
+        "new": "        self.net = net\n",
+    },
+    {
+        "name": "predict leaves its outputs on the device",
+        "exercise": "keras_model",
+        "old": "outputs.append(self.net(features.to(self.device)).detach().cpu())",
+        "new": "outputs.append(self.net(features.to(self.device)).detach())",
+    },
+    {
+        "name": "predict never moves the batches to the device",
+        "exercise": "keras_model",
+        "old": "outputs.append(self.net(features.to(self.device)).detach().cpu())",
+        "new": "outputs.append(self.net(features).detach().cpu())",
+    },
 ]
