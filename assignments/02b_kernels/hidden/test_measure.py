@@ -1,0 +1,37 @@
+import pytest
+
+from autograder.judge.checks import assert_equal, assert_true
+
+
+@pytest.mark.points(3)
+def test_median_not_mean(student, probes, rng, helpers):
+    """time_op reports the median of the timed calls: one slow call among them does not move it"""
+    d = helpers.randint(rng, 10, 20) / 1000
+    repeat = 5
+    slow = helpers.randint(rng, 1, repeat)
+    sleeps = [0.05] + [20 * d if k == slow else d for k in range(1, repeat + 1)]
+    got = student(probes.time_sleeps, sleeps, repeat)
+    assert_equal(got["calls"], repeat + 1, name=f"the number of calls time_op made with repeat={repeat}")
+    t = got["t"]
+    assert_true(type(t) is float and d <= t < 2.5 * d,
+                "time_op should return the median of the timed calls in seconds (robust to one slow call).")
+
+
+@pytest.mark.points(2)
+def test_warm_up_not_timed(student, probes, rng, helpers):
+    """time_op's first call is a warm-up: not timed, and time_op calls fn exactly repeat + 1 times"""
+    repeat = helpers.randint(rng, 1, 6)
+    got = student(probes.time_sleeps, [0.4] + [0.005] * repeat, repeat)
+    assert_equal(got["calls"], repeat + 1, name=f"the number of calls time_op made with repeat={repeat}")
+    t = got["t"]
+    assert_true(type(t) is float and 0.005 <= t < 0.2,
+                "time_op's result should not include the untimed warm-up call.")
+
+
+@pytest.mark.points(1)
+def test_c_kernel_speed_sanity(student, probes):
+    """the C softmax is within a generous 50x of torch.softmax (timed by the grader, single-threaded)"""
+    got = student(probes.kernel_speed, 128, 256)
+    assert_true(got["c"] <= 50 * got["torch"] + 0.02,
+                f"c_softmax took {got['c'] * 1e3:.2f} ms against torch.softmax's {got['torch'] * 1e3:.2f} ms "
+                "on a 128 x 256 float32 tensor.")

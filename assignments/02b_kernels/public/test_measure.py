@@ -1,0 +1,16 @@
+import pytest
+
+from autograder.judge.checks import assert_equal, assert_true
+
+
+@pytest.mark.points(4)
+@pytest.mark.hint("Call fn once untimed (warm-up), then time repeat calls one by one with time.perf_counter() "
+                  "and return the median of those durations in seconds.")
+def test_time_op_counts_and_median(student, probes):
+    """time_op warms up once, calls fn repeat more times and returns the median duration"""
+    got = student(probes.time_sleeps, [0.3, 0.01, 0.01, 0.01], 3)
+    assert_equal(got["calls"], 4, name="the number of calls time_op made with repeat=3")
+    t = got["t"]
+    assert_true(type(t) is float and 0.01 <= t < 0.2,
+                f"time_op returned {t!r}; with a 0.3 s warm-up call and three 0.01 s calls the median of the "
+                "timed calls is about 0.01 s.")
