@@ -8,6 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import autograder
 from autograder.assignment import AssignmentError, find_kit, list_assignments, load_assignment
 from autograder.intake.submissions import IntakeError, Submission, collect
 from autograder.report.escape import terminal
@@ -20,18 +21,24 @@ class UsageError(Exception):
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="autograder", description=__doc__)
+    p.add_argument("--version", action="version", version=f"%(prog)s {autograder.__version__}",
+                   help="print the kit's version and exit")
     p.add_argument("--kit", type=Path, help="kit root (default: found from the current directory)")
     sub = p.add_subparsers(dest="command", required=True)
 
-    g = sub.add_parser("grade", help="grade notebooks, folders of notebooks, or zips of them")
-    g.add_argument("assignment")
-    g.add_argument("submissions", nargs="+", type=Path)
+    g = sub.add_parser("grade", help="grade notebooks, folders of notebooks, or zips of them",
+                       epilog="example: autograder grade 01_tensors canvas_submissions.zip --roster roster.csv "
+                              "--jobs auto")
+    g.add_argument("assignment", help="assignment id (a folder of assignments/)")
+    g.add_argument("submissions", nargs="+", type=Path,
+                   help="notebooks, folders of notebooks, or zips (Canvas/Moodle downloads included)")
     g.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: results/)")
     g.add_argument("--jobs", type=_jobs, default=1,
                    help="submissions graded in parallel, or 'auto' (one per CPU); capped by --memory-budget")
     g.add_argument("--memory-budget", type=float, metavar="GIB",
                    help="memory the jobs may use together (default: 80%% of the memory available now)")
-    g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="cpu: CPU only; cuda: CUDA variants only (refuses without CUDA); auto: CPU, and CUDA when present")
     g.add_argument("--force", action="store_true", help="regrade even if a valid grade is stored")
     g.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="local processes (--jobs) or a Dask cluster (--scheduler)")
@@ -43,18 +50,22 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--roster", type=Path, help="roster CSV mapping submissions to students")
     g.add_argument("--nb-assignment", help="nbgrader: the assignment's name in the course (default: ASSIGNMENT)")
 
-    r = sub.add_parser("release", help="generate student/ notebooks from solutions/")
+    r = sub.add_parser("release", help="generate student/ notebooks from solutions/",
+                       epilog="example: autograder release 01_tensors && autograder release --check")
     r.add_argument("assignments", nargs="*", help="default: all")
     r.add_argument("--check", action="store_true", help="fail if student/ is stale instead of writing it")
 
-    c = sub.add_parser("check-solutions", help="master must score 100%%, released notebook 0%%")
+    c = sub.add_parser("check-solutions", help="master must score 100%%, released notebook 0%%",
+                       epilog="example: autograder check-solutions 01_tensors 02_autograd")
     c.add_argument("assignments", nargs="*", help="default: all")
-    c.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    c.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="cpu: CPU only; cuda: CUDA variants only (refuses without CUDA); auto: CPU, and CUDA when present")
     c.add_argument("--allow-weak-isolation", action="store_true", help="as for grade")
 
-    sub.add_parser("list", help="list the kit's assignments")
-    v = sub.add_parser("validate", help="students: run a notebook top to bottom in a fresh kernel, then its public checks")
-    v.add_argument("notebook", type=Path)
+    sub.add_parser("list", help="list the kit's assignments", epilog="example: autograder list")
+    v = sub.add_parser("validate", help="students: run a notebook top to bottom in a fresh kernel, then its public checks",
+                       epilog="example: autograder validate 01_tensors.ipynb   (exit 0: ready to submit)")
+    v.add_argument("notebook", type=Path, help="the notebook to check, as you would submit it")
     from autograder.interop.commands import register
 
     p.set_defaults(extra_handlers=register(sub))
