@@ -754,7 +754,7 @@ def _base_attacks() -> list[Attack]:
                      "os.write(fd, wire.encode({'ok': True, 'value': torch.tensor([2.0, 4.0])}))"]),
           # execution events must follow the cells sent: the early 'executed' is refused, the forging cell
           # crashed and skipped on replay, so the forged reply never reaches a probe; double() then
-          # raises NotImplementedError honestly (failed): it costs only the forger
-          0, "crashed", "crashed the worker",
+          # raises NotImplementedError honestly (failed) and the honest ANSWER and later() keep their credit
+          WRONG_DOUBLE, "crashed", "crashed the worker",
           checks=[test_outcomes(test_double_small="failed", test_double_random="failed"), cell_statuses("crashed")]),
     ]
