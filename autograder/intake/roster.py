@@ -9,7 +9,8 @@ Matching a submission to a roster row tries, in order: the LMS user id (Canvas `
 Moodle participant id), the student id, the SIS id, the login, the email, then the name
 normalised (case, accents, punctuation and word order ignored, so Canvas's
 `lastnamefirstname` finds "Firstname Lastname").  Unmatched submissions and students
-without a submission are reported, never dropped.
+without a submission are reported, never dropped.  An `lti_user_id` (or `LTI User ID`, `sub`)
+column holds each student's LTI 1.3 `sub`, the only id LTI passback sends scores under.
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ class Identity:
     submitted_at: datetime | None = None
     late: bool | None = None         # the LMS's own late flag, when it gives one
     time_source: str = ""            # where submitted_at came from: lms | timestamp.txt | mtime | ""
+    lti_user_id: str = ""            # the LTI 1.3 `sub` (AGS userId): only from the roster, never guessed
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -62,6 +64,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "sis_id": ("sis_id", "sis user id", "sis id", "id number", "idnumber", "student number"),
     "login_id": ("login_id", "sis login id", "login", "username", "user name", "netid"),
     "section": ("section", "sections", "group", "groups"),
+    "lti_user_id": ("lti_user_id", "lti user id", "lti id", "lti sub", "sub"),
 }
 
 
@@ -110,7 +113,7 @@ class Roster:
                 continue
             students.append(Identity(student_id=sid, name=name, email=get("email"), sis_id=get("sis_id"),
                                      login_id=get("login_id"), section=get("section"),
-                                     lms_user_id=get("student_id")))
+                                     lms_user_id=get("student_id"), lti_user_id=get("lti_user_id")))
         return cls(students)
 
     def match(self, who: Identity) -> Identity | None:

@@ -27,6 +27,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--roster", type=Path, help="roster CSV (names, emails, SIS ids, sections)")
 
 
+def _missing(p: argparse.ArgumentParser) -> None:
+    from autograder.report.exports import MISSING_POLICIES
+
+    p.add_argument("--missing", choices=MISSING_POLICIES, default="blank",
+                   help="roster students without a submission: blank (default; the LMS grade is left alone) or "
+                        "zero.  Ungradable and provisional results are always blank")
+
+
 def _rows(args: argparse.Namespace, kit: Path):
     from autograder.assignment import load_assignment
     from autograder.intake.roster import Roster, match_roster, read_identities
@@ -59,22 +67,33 @@ def cmd_export(args: argparse.Namespace, kit: Path) -> int:
     from autograder.report.exports import write_generic_csv, write_generic_json
     from autograder.report.moodle_csv import write_moodle_csv
 
-    a, out, _, _, rows = _rows(args, kit)
+    a, out, results, _, rows = _rows(args, kit)
+    if not any(r.result is not None for r in rows):
+        print(terminal(f"error: nothing graded for {a.id} in {out / 'gradebook.sqlite'}: run `autograder grade "
+                       f"{a.id} ...` first (no file written)"), file=sys.stderr)
+        return 2
     fmt = args.format
+    if fmt == "canvas" and not (args.assignment_id or args.new_assignment):
+        print("error: --format canvas needs --assignment-id (the number in the Canvas assignment's URL), or "
+              "--new-assignment to have Canvas create one", file=sys.stderr)
+        return 2
     dest = args.to or out / a.id / {"canvas": "canvas.csv", "moodle": "moodle.csv", "csv": "grades_export.csv",
                                     "json": "grades_export.json"}[fmt]
     skipped: list[str] = []
     if fmt == "canvas":
-        skipped = write_canvas_csv(dest, rows, assignment_name=args.assignment_name or a.title,
-                                   assignment_id=args.assignment_id, points_possible=args.points,
-                                   missing=args.missing).skipped
+        canvas = write_canvas_csv(dest, rows, assignment_name=args.assignment_name or a.title,
+                                  assignment_id=args.assignment_id, points_possible=args.points,
+                                  missing=args.missing)
+        skipped = canvas.skipped
+        for b in canvas.blanks:
+            print(terminal(f"blank: {b}"), file=sys.stderr)
     elif fmt == "moodle":
         skipped = write_moodle_csv(dest, rows, item_name=args.assignment_name or a.title,
-                                   identity=args.moodle_identity, grade_max=args.points).skipped
+                                   identity=args.moodle_identity, grade_max=args.points, missing=args.missing).skipped
     elif fmt == "csv":
-        write_generic_csv(dest, rows)
+        write_generic_csv(dest, rows, args.missing)
     else:
-        write_generic_json(dest, rows, a.id)
+        write_generic_json(dest, rows, a.id, args.missing)
     for s in skipped:
         print(terminal(f"not exported: {s}"), file=sys.stderr)
     print(f"wrote {dest} ({len(rows) - len(skipped)} students)")
@@ -90,7 +109,7 @@ def cmd_passback(args: argparse.Namespace, kit: Path) -> int:
             print("error: --lti-lineitem needs --lti-token-url, --lti-client-id and --lti-key", file=sys.stderr)
             return 2
         tool = LtiTool(args.lti_client_id, args.lti_token_url, args.lti_key.read_bytes(), kid=args.lti_kid or "")
-        rep = publish_scores(tool, args.lti_lineitem, rows, dry_run=args.dry_run)
+        rep = publish_scores(tool, args.lti_lineitem, rows, dry_run=args.dry_run, missing=args.missing)
         for p in rep.planned if args.dry_run else []:
             print(terminal(f"would send: {p}"))
         for u in rep.sent:
@@ -111,7 +130,8 @@ def cmd_passback(args: argparse.Namespace, kit: Path) -> int:
         print(f"error: set the Canvas API token in ${args.token_env}", file=sys.stderr)
         return 2
     rep = passback(rows, base_url=args.canvas_url, token=token, course_id=args.course,
-                   assignment_id=args.canvas_assignment, dry_run=args.dry_run, comments=not args.no_comments)
+                   assignment_id=args.canvas_assignment, dry_run=args.dry_run, comments=not args.no_comments,
+                   missing=args.missing)
     for line in rep.lines():
         print(terminal(line))
     return 1 if rep.failed else 0
@@ -185,15 +205,20 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
                    help="canvas: gradebook import CSV; moodle: grade import CSV; csv/json: every column")
     e.add_argument("--to", type=Path, help="file to write (default: OUT/ASSIGNMENT/<format file>)")
     e.add_argument("--assignment-name", help="LMS column / grade item name (default: the assignment title)")
-    e.add_argument("--assignment-id", help="Canvas assignment id (omit to create a new Canvas assignment)")
+    e.add_argument("--assignment-id", help="Canvas assignment id, the number in its URL (needed for --format canvas: "
+                                           "without it Canvas matches by exact title and silently creates a new "
+                                           "assignment when the title differs)")
+    e.add_argument("--new-assignment", action="store_true",
+                   help="Canvas: no --assignment-id, have the import create a new assignment on purpose")
     e.add_argument("--points", type=float, help="LMS points possible (scores are scaled to it)")
-    e.add_argument("--missing", choices=("blank", "zero"), default="blank", help="Canvas: students without a submission")
+    _missing(e)
     e.add_argument("--moodle-identity", choices=("email", "sis_id", "login_id"), default="email",
                    help="roster field Moodle matches students on (default: email)")
 
     p = subparsers.add_parser("passback", help="send scores and comments to Canvas (REST API) or an LTI 1.3 platform",
                               epilog="example: CANVAS_API_TOKEN=... autograder passback 01_tensors --canvas-url https://canvas.example.edu --course 42 --canvas-assignment 1234 --roster roster.csv --dry-run")
     _common(p)
+    _missing(p)
     p.add_argument("--dry-run", action="store_true", help="show what would be sent; send nothing")
     p.add_argument("--canvas-url", help="Canvas base URL, e.g. https://canvas.example.edu")
     p.add_argument("--course", help="Canvas course id")

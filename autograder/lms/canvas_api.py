@@ -58,18 +58,22 @@ class PassbackReport:
         return out
 
 
-def plan(rows: list[GradeRow], *, comments: bool = True, points_possible: float | None = None) -> PassbackReport:
+def plan(rows: list[GradeRow], *, comments: bool = True, points_possible: float | None = None,
+         missing: str = "blank") -> PassbackReport:
+    """Grades follow the one export policy (`GradeRow.export_score`): a blank grade is not sent."""
     planned, skipped = [], []
+    full = max((r.max_score for r in rows if r.max_score), default=None)   # a missing student's 0 is out of this
     for row in rows:
         who = row.identity
         uid = who.lms_user_id or (f"sis_user_id:{who.sis_id}" if who.sis_id else "")
         label = row.submission_id or who.name or who.student_id
-        if row.score is None or row.max_score is None:
-            skipped.append(f"{label}: {'no submission' if row.result is None else 'not gradable (grader failure)'}")
+        score, max_score = row.export_score(missing), row.max_score or full
+        if score is None or max_score is None:
+            skipped.append(f"{label}: {row.blank_reason or 'no points possible known'}")
         elif not uid:
             skipped.append(f"{label}: no Canvas user id or SIS id")
         else:
-            planned.append(PlannedGrade(uid, row.submission_id, row.score, row.max_score,
+            planned.append(PlannedGrade(uid, row.submission_id, score, max_score,
                                         row.comment(points_possible) if comments else ""))
     return PassbackReport(True, planned, skipped)
 
@@ -80,15 +84,15 @@ def _scaled(p: PlannedGrade, target: float | None) -> float:
 
 def passback(rows: list[GradeRow], *, base_url: str, token: str, course_id: int | str, assignment_id: int | str,
              dry_run: bool = False, comments: bool = True, points_possible: float | None = None,
-             poll_seconds: float = POLL_SECONDS) -> PassbackReport:
+             poll_seconds: float = POLL_SECONDS, missing: str = "blank") -> PassbackReport:
     if dry_run:
-        return plan(rows, comments=comments, points_possible=points_possible)
+        return plan(rows, comments=comments, points_possible=points_possible, missing=missing)
     from canvasapi import Canvas
 
     canvas = Canvas(base_url.rstrip("/"), token)
     assignment = canvas.get_course(course_id).get_assignment(assignment_id)
     target = points_possible if points_possible is not None else getattr(assignment, "points_possible", None)
-    report = plan(rows, comments=comments, points_possible=float(target) if target else None)
+    report = plan(rows, comments=comments, points_possible=float(target) if target else None, missing=missing)
     report.dry_run = False
     existing = {}
     for sub in assignment.get_submissions(include=["submission_comments", "user"]):

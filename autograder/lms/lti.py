@@ -87,16 +87,21 @@ class AgsReport:
 
 
 def publish_scores(tool: LtiTool, lineitem: str, rows, *, dry_run: bool = False,
-                   timestamp: datetime | None = None) -> AgsReport:
-    """One score per gradable row (`exports.GradeRow`); the row's identity `lms_user_id` is the LTI `sub`."""
+                   timestamp: datetime | None = None, missing: str = "blank") -> AgsReport:
+    """One score per row (`exports.GradeRow`) the export policy gives a grade (`GradeRow.export_score`).
+    `userId` is the identity's `lti_user_id` (the platform's `sub`, from the roster): a row without one is
+    skipped, never sent under another id."""
     report = AgsReport()
+    full = max((r.max_score for r in rows if r.max_score), default=None)
     for row in rows:
-        uid = row.identity.lms_user_id
-        if row.score is None or row.max_score is None or not uid:
+        uid = row.identity.lti_user_id
+        score, max_score = row.export_score(missing), row.max_score or full
+        if score is None or max_score is None or not uid:
             report.skipped.append(f"{row.submission_id or row.identity.student_id}: "
-                                  + ("no LTI user id" if not uid else "no trustworthy score"))
+                                  + ("no LTI user id (roster column lti_user_id)" if not uid
+                                     else row.blank_reason or "no points possible known"))
             continue
-        report.planned.append(score_payload(uid, row.score, row.max_score, row.comment(), timestamp))
+        report.planned.append(score_payload(uid, score, max_score, row.comment(), timestamp))
     if dry_run or not report.planned:
         return report
     url = scores_url(lineitem)

@@ -1,10 +1,13 @@
 """Final grades for export: one row per student (score after the late policy, identity, per-test results),
 and the generic CSV / JSON forms.  Canvas and Moodle formats live in `canvas_csv.py` and `moodle_csv.py`.
 
-A grade is left *blank* (never 0) when the grader itself failed on a submission (status
-`crashed` with no tests run): nbgrader's "a failed run shows as 0.0" is exactly what an
-export must not do.  Roster students with no submission are rows with `status = "missing"`
-and a blank score (or 0 with `missing="zero"`).
+One policy for every export (Canvas and Moodle CSV, grades CSV/JSON, Canvas passback, LTI), decided
+here in `GradeRow.export_score` and `GradeRow.blank_reason` and nowhere else:
+- ungradable (the grader itself failed: `crashed` with no test run) and provisional (a grader or host
+  fault touched it) results are always *blank*, never 0 and never a score: nbgrader's "a failed run
+  shows as 0.0" is exactly what an export must not do.  The reason goes where the format has a comment;
+- roster students with no submission (`status = "missing"`) are blank, or 0 with `missing="zero"`.
+A blank grade changes nothing in the LMS (Canvas cell left empty, Moodle row and LMS score not sent).
 """
 from __future__ import annotations
 
@@ -20,6 +23,9 @@ from autograder.report.escape import csv_row
 from autograder.report.files import write_atomic
 from autograder.score.late import LatePolicy, LateResult, apply_late_policy
 from autograder.score.results import SubmissionResult
+
+MISSING_POLICIES = ("blank", "zero")   # what an export gives a roster student with no submission
+
 
 @dataclass
 class GradeRow:
@@ -46,6 +52,23 @@ class GradeRow:
         if not self.gradable:
             return None
         return self.late.score if self.late else self.result.score  # type: ignore[union-attr]
+
+    def export_score(self, missing: str = "blank") -> float | None:
+        """The score an export writes: None means blank (see the module docstring)."""
+        if missing not in MISSING_POLICIES:
+            raise ValueError(f"missing must be one of {', '.join(MISSING_POLICIES)}")
+        if self.result is None:
+            return 0.0 if missing == "zero" else None
+        return self.score
+
+    @property
+    def blank_reason(self) -> str:
+        """Why `score` is blank ("" when it is not): instructor-facing, for comment columns and skip lists."""
+        if self.result is None:
+            return "no submission"
+        if self.result.provisional:
+            return "provisional: a grader or host fault; graded again on the next run"
+        return "" if self.gradable else "not graded: the grader itself failed"
 
     @property
     def max_score(self) -> float | None:
@@ -125,7 +148,7 @@ def per_test_columns(rows: list[GradeRow]) -> list[tuple[str, str]]:
     return list(cols.items())
 
 
-def generic_table(rows: list[GradeRow]) -> tuple[list[str], list[list[str]]]:
+def generic_table(rows: list[GradeRow], missing: str = "blank") -> tuple[list[str], list[list[str]]]:
     tests = per_test_columns(rows)
     header = ["student_id", "name", "email", "sis_id", "section", "submission_id", "status", "raw_score",
               "late_penalty", "score", "max_score", "submitted_at", "late", "late_explanation"]
@@ -137,14 +160,14 @@ def generic_table(rows: list[GradeRow]) -> tuple[list[str], list[list[str]]]:
         who, r = row.identity, row.result
         by_id = {t.id: t for t in r.tests} if r else {}
         line = [who.student_id, who.name, who.email, who.sis_id, who.section, row.submission_id, row.status,
-                _fmt(row.raw_score), _fmt(row.late.penalty if row.late and row.gradable else None), _fmt(row.score),
+                _fmt(row.raw_score), _fmt(row.late.penalty if row.late and row.gradable else None), _fmt(row.export_score(missing)),
                 _fmt(row.max_score), who.submitted_at.isoformat() if who.submitted_at else "",
                 "" if row.late is None and who.late is None else str(bool((row.late and row.late.late) or who.late)).lower(),
                 row.late.explanation if row.late else ""]
         for tid, _ in tests:
             t = by_id.get(tid)
             line += ["" if t is None or t.outcome == "skipped" else f"{t.score:g}", t.outcome if t else ""]
-        line.append(r.message if r else "no submission")
+        line.append("; ".join(x for x in (row.blank_reason, r.message if r else "") if x))
         body.append(line)
     return header, body
 
@@ -158,12 +181,12 @@ def write_csv(path: Path, header: list[str], body: list[list[str]], *, bom: bool
     write_atomic(path, ("\ufeff" if bom else "") + buf.getvalue())
 
 
-def write_generic_csv(path: Path, rows: list[GradeRow]) -> None:
-    header, body = generic_table(rows)
+def write_generic_csv(path: Path, rows: list[GradeRow], missing: str = "blank") -> None:
+    header, body = generic_table(rows, missing)
     write_csv(path, header, body)
 
 
-def generic_json(rows: list[GradeRow], assignment: str) -> dict[str, Any]:
+def generic_json(rows: list[GradeRow], assignment: str, missing: str = "blank") -> dict[str, Any]:
     students = []
     for row in rows:
         r = row.result
@@ -172,7 +195,8 @@ def generic_json(rows: list[GradeRow], assignment: str) -> dict[str, Any]:
             "submission_id": row.submission_id or None,
             "status": row.status,
             "raw_score": row.raw_score,
-            "score": row.score,
+            "score": row.export_score(missing),
+            "blank_reason": row.blank_reason,
             "max_score": row.max_score,
             "late": None if row.late is None else {
                 "late": row.late.late, "penalty": row.late.penalty,
@@ -184,5 +208,5 @@ def generic_json(rows: list[GradeRow], assignment: str) -> dict[str, Any]:
     return {"assignment": assignment, "students": students}
 
 
-def write_generic_json(path: Path, rows: list[GradeRow], assignment: str) -> None:
-    write_atomic(path, json.dumps(generic_json(rows, assignment), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+def write_generic_json(path: Path, rows: list[GradeRow], assignment: str, missing: str = "blank") -> None:
+    write_atomic(path, json.dumps(generic_json(rows, assignment, missing), indent=2, ensure_ascii=False, allow_nan=False) + "\n")

@@ -125,7 +125,7 @@ def test_dry_run_sends_nothing(canvas_server):
     assert FakeCanvas.calls == []
     text = "\n".join(report.lines())
     assert "would send: user 101 (alice): 7/10" in text and "Not passed" in text
-    assert "skipped: dan: not gradable (grader failure)" in text and "skipped: eve: no Canvas user id" in text
+    assert "skipped: dan: not graded: the grader itself failed" in text and "skipped: eve: no Canvas user id" in text
 
 
 def _passback(url, **kw):

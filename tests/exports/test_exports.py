@@ -139,7 +139,8 @@ def test_moodle_csv(tmp_path):
     by_mail = {r["Email address"]: r for r in rows}
     assert by_mail["john@uni.edu"]["Homework 1"] == "9" and "Late:" in by_mail["john@uni.edu"]["Feedback for Homework 1"]
     assert by_mail["maria@uni.edu"]["Full name"].startswith("'=")
-    assert set(export.skipped) == {"ghost_56789", "45678"}   # no trustworthy grade: not sent
+    assert set(export.skipped) == {"ghost_56789: not graded: the grader itself failed",
+                                   "45678: no submission"}   # no trustworthy grade: not sent, with the reason
     with pytest.raises(ValueError):
         write_moodle_csv(path, class_rows(), item_name="x", identity="nickname")
 

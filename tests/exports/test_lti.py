@@ -84,8 +84,8 @@ def platform():
 
 def rows():
     res = [result("alice", (1, 1, 0.5, 1, 0)), result("bob"), grader_failure("carl"), result("dora")]
-    ids = {"alice": Identity("a", "Alice", lms_user_id="lti-user-a"), "bob": Identity("b", lms_user_id="lti-user-bad"),
-           "carl": Identity("c", lms_user_id="lti-user-c"), "dora": Identity("d")}
+    ids = {"alice": Identity("a", "Alice", lti_user_id="lti-user-a"), "bob": Identity("b", lti_user_id="lti-user-bad"),
+           "carl": Identity("c", lti_user_id="lti-user-c"), "dora": Identity("d", lms_user_id="4711")}
     return grade_rows(res, ids)
 
 
