@@ -124,3 +124,17 @@ def test_dry_run(platform):
     base, pem = platform
     report = publish_scores(LtiTool("tool-123", f"{base}/token", pem), f"{base}/x", rows(), dry_run=True)
     assert [p["userId"] for p in report.planned] == ["lti-user-a", "lti-user-bad"] and Platform.assertions == []
+
+
+def test_user_id_is_the_rosters_lti_sub_never_the_canvas_id(platform, tmp_path):
+    """Roster column `LTI User ID` -> AGS userId; a student with only a Canvas id is skipped with the reason."""
+    from autograder.intake.roster import Roster, match_roster
+
+    base, pem = platform
+    (tmp_path / "roster.csv").write_text("Student,ID,LTI User ID\nAlice,101,6f1c-sub-a\nDora,104,\n")
+    found = {"alice": Identity("101", "alice", lms_user_id="101"), "dora": Identity("104", "dora", lms_user_id="104")}
+    match = match_roster(found, Roster.read_csv(tmp_path / "roster.csv"))
+    rows_ = grade_rows([result("alice"), result("dora")], match.matched)
+    report = publish_scores(LtiTool("tool-123", f"{base}/token", pem), f"{base}/courses/5/lineitems/9?type_id=1", rows_)
+    assert report.sent == ["6f1c-sub-a"] and [s["userId"] for s in Platform.scores] == ["6f1c-sub-a"]
+    assert report.skipped == ["dora: no LTI user id (roster column lti_user_id)"]
