@@ -210,8 +210,38 @@ def bilinear(ns, x, W, y):
     return ns["bilinear"](x, W, y)
 
 
+_BROADCASTERS = [(torch, "broadcast_shapes"), (torch, "broadcast_tensors"), (torch, "broadcast_to"),
+                 (np, "broadcast_shapes"), (np, "broadcast"), (np, "broadcast_arrays"), (np, "broadcast_to")]
+
+
 def broadcast_shape(ns, a, b):
-    result = _raises(ns["broadcast_shape"], tuple(a), tuple(b))
+    """The result, and how many torch operations or library broadcasting helpers the call used
+    ("apply the rules yourself": a pure-Python answer uses none).  Names the notebook imported from
+    torch or numpy (`from torch import broadcast_shapes`) are counted too."""
+    used = [0]
+
+    def counting(fn):
+        def wrapper(*args, **kwargs):
+            used[0] += 1
+            return fn(*args, **kwargs)
+        return wrapper
+
+    originals = {(mod, name): getattr(mod, name) for mod, name in _BROADCASTERS if hasattr(mod, name)}
+    by_id = {id(fn): counting(fn) for fn in originals.values()}
+    imported = {k: by_id[id(v)] for k, v in list(ns.items()) if id(v) in by_id}
+    saved = {k: ns[k] for k in imported}
+    counter = _CountTorchCalls()
+    try:
+        for (mod, name), fn in originals.items():
+            setattr(mod, name, by_id[id(fn)])
+        ns.update(imported)
+        with counter:
+            result = _raises(ns["broadcast_shape"], tuple(a), tuple(b))
+    finally:
+        for (mod, name), fn in originals.items():
+            setattr(mod, name, fn)
+        ns.update(saved)
+    result["library_calls"] = used[0] + counter.calls
     if "out" in result and isinstance(result["out"], list):
         result["out"] = tuple(result["out"])  # a list of ints is as good as a tuple
     return result

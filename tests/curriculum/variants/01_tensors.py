@@ -75,4 +75,11 @@ MUTANTS = [
         "old": "ones = torch.ones(X.shape[0], 1, dtype=X.dtype, device=X.device)",
         "new": "ones = torch.ones(X.shape[0], 1, dtype=X.dtype)",
     },
+    {
+        "name": "broadcast_shape asks torch instead of applying the rules itself",
+        "exercise": "broadcast_matmul",
+        "old": "    a, b = tuple(a), tuple(b)\n    rank = max(len(a), len(b))\n",
+        "new": "    try:\n        return tuple(torch.broadcast_shapes(a, b))\n    except RuntimeError as e:\n"
+               "        raise ValueError(str(e))\n    rank = max(len(a), len(b))\n",
+    },
 ]
