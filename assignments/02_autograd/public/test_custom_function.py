@@ -23,3 +23,16 @@ def test_my_sigmoid_gradient_known_values(student, probes):
     assert_equal(got["is_function"], True, name="whether MySigmoid is a subclass of torch.autograd.Function")
     assert_tensor(got["grad"], torch.tensor([0.25, 3 * 0.10499358540350662], dtype=torch.float64),
                   name="the gradient of MySigmoid at [0, 2] with grad_output [1, 3]")
+
+
+@pytest.mark.points(1)
+@pytest.mark.hint("exp(-x) overflows to inf for x = -1000: 1 / (1 + inf) is still 0, but a formula that divides "
+                  "inf by inf (or computes exp(x) / (1 + exp(x))) gives nan.  Pick the form that never overflows, "
+                  "and compute the gradient from the saved output s as s * (1 - s).")
+def test_my_sigmoid_extreme_inputs(student, probes):
+    """MySigmoid stays finite and correct at +-30 and +-1000 (values and gradient)"""
+    x = torch.tensor([-1000.0, -30.0, 0.0, 30.0, 1000.0])
+    got = student(probes.sigmoid_apply, x, torch.ones(5))
+    s = torch.sigmoid(x)
+    assert_tensor(got["y"], s, name="MySigmoid of [-1000, -30, 0, 30, 1000] (float32)")
+    assert_tensor(got["grad"], s * (1 - s), name="the gradient of MySigmoid at [-1000, -30, 0, 30, 1000] (float32)")
