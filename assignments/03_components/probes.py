@@ -143,7 +143,8 @@ def linear_run(ns, weight, bias, x, upstream, layout="c", device="cpu"):
         "out": y.detach(),
         "x_grad": xd.grad,
         "weight_grad": m.weight.grad,
-        "bias_grad": None if bias is None else m.bias.grad,
+        # with bias=False a bias the student registered anyway shows up here
+        "bias_grad": m.bias.grad if isinstance(getattr(m, "bias", None), torch.Tensor) else None,
         "device": str(y.device),
     }
 

@@ -43,7 +43,7 @@ def test_linear_matches_nn_linear(student, probes, rng, device):
                 assert_equal(got["device"], "cuda:0" if device == "cuda" else "cpu", name="the output's device")
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_linear_init_seeding(student, probes, rng):
     """under the same torch.manual_seed, Linear starts with exactly nn.Linear's numbers"""
     for in_f, out_f, bias in [(3, 5, True), (10, 1, True), (1, 7, False), (16, 16, True)]:

@@ -19,6 +19,22 @@ def test_linear_known_values(student, probes):
 
 
 @pytest.mark.points(1)
+@pytest.mark.hint("With bias=False register no bias parameter (self.bias = None) and skip adding it in forward.")
+def test_linear_without_bias(student, probes):
+    """Linear(3, 2, bias=False) with known weights: output and gradients, and no bias"""
+    w = torch.tensor([[1.0, 0.0, -1.0], [2.0, 1.0, 0.5]])
+    x = torch.tensor([[1.0, 2.0, 3.0], [0.0, -1.0, 4.0]])
+    got = student(probes.linear_run, w, None, x, torch.ones(2, 2))
+    assert_tensor(got["out"], torch.tensor([[-2.0, 5.5], [-4.0, 1.0]]), name="the output of Linear(3, 2, bias=False)")
+    assert_tensor(got["weight_grad"], torch.tensor([[1.0, 1.0, 7.0], [1.0, 1.0, 7.0]]),
+                  name="weight's gradient in Linear(3, 2, bias=False)")
+    assert_tensor(got["x_grad"], torch.tensor([[3.0, 1.0, -0.5], [3.0, 1.0, -0.5]]),
+                  name="the input's gradient in Linear(3, 2, bias=False)")
+    assert_true(got["bias_grad"] is None, "Linear(3, 2, bias=False) should have no bias (self.bias = None), "
+                                          "but a bias received a gradient.")
+
+
+@pytest.mark.points(1)
 @pytest.mark.hint("Draw the weight first, then the bias, each with one uniform draw in U(-1/sqrt(in), 1/sqrt(in)).")
 def test_linear_init_like_torch(student, probes):
     """under the same seed, Linear(4, 3) starts with nn.Linear(4, 3)'s numbers"""
