@@ -167,7 +167,12 @@ def metric_run(ns, name, batches, reset_before=(), layout="plain", device="cpu",
         forward.append(out.detach().cpu() if isinstance(out, torch.Tensor) else out)
         c = metric.compute()
         computed.append(c.detach().cpu() if isinstance(c, torch.Tensor) else c)
-    return {"forward": forward, "compute": computed}
+    if not grad:
+        return {"forward": forward, "compute": computed}
+    # "must not keep the graph of preds alive": no state tensor of the metric may still hang on autograd
+    state = [*vars(metric).values(), *metric.buffers()]
+    keeps = any(isinstance(v, torch.Tensor) and (v.requires_grad or v.grad_fn is not None) for v in state)
+    return {"forward": forward, "compute": computed, "keeps_graph": keeps}
 
 
 # ---------------------------------------------------------------- run_epoch

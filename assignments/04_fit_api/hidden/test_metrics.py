@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close
+from autograder.judge.checks import assert_close, assert_true
 
 
 def _batches(rng, shapes, kind):
@@ -56,4 +56,7 @@ def test_metrics_device_and_graph(student, reference, probes, rng, device):
         batches = _batches(rng, shapes, kind)
         got = student(probes.metric_run, name, batches, [1], "plain", device, True)
         want = reference(probes.metric_run, name, batches, [1], "plain", "cpu", False)
+        keeps = got.pop("keeps_graph", None) if isinstance(got, dict) else None
         assert_close(got, want, rtol=1e-5, atol=1e-6, name=f"{name} on {device} with predictions that require grad")
+        assert_true(keeps is False, f"{name} keeps a tensor attached to the autograd graph of preds in its state "
+                                    "(use .item() or .detach() before accumulating), so every batch's graph stays alive.")

@@ -104,4 +104,10 @@ MUTANTS = [
         "old": "outputs.append(self.net(features.to(self.device)).detach().cpu())",
         "new": "outputs.append(self.net(features).detach().cpu())",
     },
+    {
+        "name": "MeanAbsoluteError accumulates a tensor that keeps the graph of preds alive",
+        "exercise": "metrics",
+        "old": "        err = (preds.detach() - targets.detach()).abs().sum().item()\n        n = targets.numel()\n        self.abs_error += err\n",
+        "new": "        err = (preds - targets).abs().sum()\n        n = targets.numel()\n        self.abs_error = self.abs_error + err\n",
+    },
 ]
