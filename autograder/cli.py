@@ -10,6 +10,7 @@ from pathlib import Path
 
 import autograder
 from autograder.assignment import AssignmentError, find_kit, list_assignments, load_assignment
+from autograder.course import CourseError
 from autograder.intake.submissions import IntakeError, Submission, collect
 from autograder.report.escape import terminal
 from autograder.score.late import LatePolicyError
@@ -24,6 +25,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"%(prog)s {autograder.__version__}",
                    help="print the kit's version and exit")
     p.add_argument("--kit", type=Path, help="kit root (default: found from the current directory)")
+    p.add_argument("--course-file", type=Path,
+                   help="course settings (default: the nearest course.toml at or above the current directory); "
+                        "flags on the command line win over it")
     sub = p.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("grade", help="grade notebooks, folders of notebooks, or zips of them",
@@ -32,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("assignment", help="assignment id (a folder of assignments/)")
     g.add_argument("submissions", nargs="+", type=Path,
                    help="notebooks, folders of notebooks, or zips (Canvas/Moodle downloads included)")
-    g.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: results/)")
+    g.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
     g.add_argument("--jobs", type=_jobs, default=1,
                    help="submissions graded in parallel, or 'auto' (one per CPU); capped by --memory-budget")
     g.add_argument("--memory-budget", type=float, metavar="GIB",
@@ -47,7 +51,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="grade even without bubblewrap (rlimits only: student code is NOT sandboxed)")
     g.add_argument("--format", choices=("auto", "canvas", "moodle", "nbgrader", "gradescope", "folder"),
                    default="auto", help="what an LMS handed out (default: detected)")
-    g.add_argument("--roster", type=Path, help="roster CSV mapping submissions to students")
+    g.add_argument("--roster", type=Path, help="roster CSV mapping submissions to students (default: the course "
+                                               "file's, with an LMS download)")
     g.add_argument("--nb-assignment", help="nbgrader: the assignment's name in the course (default: ASSIGNMENT)")
 
     r = sub.add_parser("release", help="generate student/ notebooks from solutions/",
@@ -75,11 +80,14 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        from autograder.course import apply_course, find_course, load_course
+
+        apply_course(args, load_course(args.course_file) if args.course_file else find_course())
         kit = (args.kit or find_kit()).resolve()
         handlers = {"grade": cmd_grade, "release": cmd_release, "check-solutions": cmd_check_solutions,
                     "list": cmd_list, "validate": cmd_validate, **args.extra_handlers}
         return handlers[args.command](args, kit)
-    except (UsageError, AssignmentError, IntakeError, LatePolicyError) as e:
+    except (UsageError, AssignmentError, IntakeError, LatePolicyError, CourseError) as e:
         print(terminal(f"autograder: error: {e}"), file=sys.stderr)
         return 2
 
@@ -188,7 +196,7 @@ def _intake(args: argparse.Namespace, assignment_id: str, out: Path, scratch: Pa
         for line in batch.report():
             print(terminal(line), file=sys.stderr)  # zip member names, roster fields
         return batch.submissions
-    if args.roster:
+    if args.roster and "roster" not in getattr(args, "course_filled", ()):
         raise UsageError("--roster needs one LMS download (Canvas, Moodle, nbgrader or Gradescope)")
     return collect(args.submissions, scratch)
 

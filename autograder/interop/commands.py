@@ -23,8 +23,9 @@ Handler = Callable[[argparse.Namespace, Path], int]
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("assignment", help="assignment id (a folder of assignments/)")
-    p.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: results/)")
-    p.add_argument("--roster", type=Path, help="roster CSV (names, emails, SIS ids, sections)")
+    p.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
+    p.add_argument("--roster", type=Path, help="roster CSV (names, emails, SIS ids, sections; default: the "
+                                               "course file's)")
 
 
 def _missing(p: argparse.ArgumentParser) -> None:
@@ -40,7 +41,8 @@ def _rows(args: argparse.Namespace, kit: Path):
     from autograder.intake.roster import Roster, match_roster, read_identities
     from autograder.report.exports import grade_rows
     from autograder.report.gradebook import Gradebook
-    from autograder.score.late import load_policy
+    from autograder.compat import tomllib
+    from autograder.score.late import LatePolicy, load_policy
 
     a = load_assignment(args.assignment, kit)
     out = args.out.resolve()
@@ -57,7 +59,10 @@ def _rows(args: argparse.Namespace, kit: Path):
     match = match_roster(identities, roster)
     for sid in match.unmatched:
         print(terminal(f"warning: submission {sid} is not on the roster"), file=sys.stderr)
-    policy = load_policy(a.root / "manifest.toml")
+    course = getattr(args, "course_settings", None)   # course.toml: its [deadline] and extensions win
+    manifest = a.root / "manifest.toml"
+    policy = (LatePolicy.from_table(course.deadline(a.id, tomllib.loads(manifest.read_text(encoding="utf-8"))
+                                                    .get("deadline"))) if course else load_policy(manifest))
     rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
     return a, out, results, match, rows
 
@@ -125,9 +130,9 @@ def cmd_passback(args: argparse.Namespace, kit: Path) -> int:
         print("error: Canvas passback needs --canvas-url, --course and --canvas-assignment "
               "(or --lti-lineitem for LTI)", file=sys.stderr)
         return 2
-    token = os.environ.get(args.token_env, "")
+    token = args.token_file.read_text(encoding="utf-8").strip() if args.token_file else os.environ.get(args.token_env, "")
     if not token and not args.dry_run:
-        print(f"error: set the Canvas API token in ${args.token_env}", file=sys.stderr)
+        print(f"error: set the Canvas API token in ${args.token_env} or name a --token-file", file=sys.stderr)
         return 2
     rep = passback(rows, base_url=args.canvas_url, token=token, course_id=args.course,
                    assignment_id=args.canvas_assignment, dry_run=args.dry_run, comments=not args.no_comments,
@@ -223,7 +228,8 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     p.add_argument("--canvas-url", help="Canvas base URL, e.g. https://canvas.example.edu")
     p.add_argument("--course", help="Canvas course id")
     p.add_argument("--canvas-assignment", help="Canvas assignment id (the number in its URL)")
-    p.add_argument("--token-env", default="CANVAS_API_TOKEN", help="environment variable with the API token")
+    p.add_argument("--token-env", help="environment variable with the API token (default: CANVAS_API_TOKEN)")
+    p.add_argument("--token-file", type=Path, help="file holding the API token (instead of --token-env)")
     p.add_argument("--no-comments", action="store_true", help="send scores only, no feedback comments")
     p.add_argument("--lti-lineitem", help="LTI 1.3 AGS line item URL (from the platform's launch claim)")
     p.add_argument("--lti-token-url", help="the platform's OAuth2 token endpoint")
@@ -261,7 +267,7 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     n.add_argument("assignment", help="assignment id (a folder of assignments/)")
     n.add_argument("--course", type=Path, required=True, help="the nbgrader course root")
     n.add_argument("--nb-assignment", help="nbgrader's assignment name (default: the same)")
-    n.add_argument("--out", type=Path, default=Path("results"), help="the kit's results folder (default: results/)")
+    n.add_argument("--out", type=Path, help="the kit's results folder (default: the course file's, else results/)")
     n.add_argument("--allow-weak-isolation", action="store_true",
                    help="grade without bubblewrap (rlimits only: student code can read your files)")
 

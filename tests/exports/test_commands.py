@@ -5,6 +5,7 @@ import io
 import json
 from datetime import datetime, timezone
 
+from autograder.course import apply_course
 from autograder.interop.commands import register
 from autograder.intake.roster import Identity, write_identities
 from autograder.report.gradebook import Gradebook
@@ -33,9 +34,10 @@ def setup_out(tmp_path):
     return out
 
 
-def run(argv, kit):
+def run(argv, kit, course=None):
     p, handlers = parser()
     args = p.parse_args(argv)
+    apply_course(args, course)
     return handlers[args.command](args, kit)
 
 
