@@ -11,7 +11,8 @@ def test_collate(student, probes):
     xs = [torch.tensor([3.0, 4.0]), torch.tensor([0.0, -2.0])]
     ys = [torch.tensor([1.0]), torch.tensor([0.0])]
     got = student(probes.collate_run, xs, ys)
-    assert_true(type(got) is dict, "collate_rings should return a dict")
+    assert_true(type(got) is dict, f"collate_rings on two items ([3, 4] with label 1, [0, -2] with label 0) should "
+                                   f"return a dict, but returned a {type(got).__name__}")
     assert_equal(sorted(got), ["r", "x", "y"], name="the batch's keys")
     assert_tensor(got["x"], torch.tensor([[3.0, 4.0], [0.0, -2.0]]), name="batch['x']")
     assert_tensor(got["y"], torch.tensor([[1.0], [0.0]]), name="batch['y']")

@@ -26,7 +26,8 @@ def test_bce_extreme_logits(student, probes):
     y = torch.tensor([1.0, 0.0, 0.25, 1.0, 0.0, 1.0])
     got = student(probes.loss_run, "bce_with_logits", z, y, "none")
     assert_true(bool(torch.isfinite(got["value"]).all()) if type(got["value"]) is torch.Tensor else False,
-                "bce_with_logits returned inf or nan (or not a tensor) for large logits.")
+                f"bce_with_logits(z, y, reduction='none') for z = {z.tolist()}, y = {y.tolist()} returned {got['value']!r}: "
+                "inf or nan (or not a tensor); expected finite values.")
     expected = torch.tensor([1000.0, 0.0, 0.6269280, 0.4740770, 100.0, 0.0])
     assert_tensor(got["value"], expected, name="bce_with_logits(reduction='none')")
     expected_grad = torch.tensor([-1.0, 0.0, -0.1307971, -0.3775407, 1.0, 0.0])

@@ -39,7 +39,8 @@ def test_accuracy(student, probes):
     Xv, Yv = rings(1000, 1000, 1)
     got = student(probes.ring_classifier_fit, X, Y, Xv, {})
     assert_true(type(got["pred"]) is torch.Tensor and tuple(got["pred"].shape) == (2000, 1),
-                "predict(x) should return a tensor of shape [N, 1]")
+                f"predict(x) on 2000 held-out points should return a tensor of shape [2000, 1], but returned "
+                f"{list(got['pred'].shape) if type(got['pred']) is torch.Tensor else type(got['pred']).__name__}")
     acc = float((got["pred"].float() == Yv).float().mean())
     # 0.87: correct recipes average 0.919 with a standard deviation of 0.011 over seeds (docs/writing-tests.md)
     assert_true(acc >= 0.87, f"held-out accuracy {acc:.3f} on rings(1000, 1000, seed 1) after training on "

@@ -36,4 +36,5 @@ def test_two_rings(student, probes):
                  name="the columns of ring_history")
     logits = got["outputs"].reshape(-1)
     assert_true(bool(logits[0] > 0 and logits[1] > 0 and logits[2] < 0 and logits[3] < 0),
-                "ring_model.net should give a positive logit at radius 5 and a negative one at radius 8.")
+                f"ring_model.net should give positive logits at the first two points (radius 5) and negative ones at the "
+                f"last two (radius 8), but gave {[round(float(v), 3) for v in logits]}.")
