@@ -20,6 +20,7 @@ from autograder.judge.session import GradeOptions, environment, grade_notebook, 
 from autograder.report.files import write_submission
 from autograder.report.gradebook import Gradebook
 from autograder.report.grades_csv import write_grades_csv
+from autograder.score import overrides
 from autograder.score.results import SubmissionResult
 
 REFERENCE_ID = "__reference__"
@@ -223,7 +224,8 @@ def grade_class(
             else:
                 pool = _run_on_pool(pool, jobs, assignment, batch, reruns, options, finish)
             batch, again = again, []
-        write_grades_csv(out / assignment.id / "grades.csv", gradebook.all(assignment.id))
+        write_grades_csv(out / assignment.id / "grades.csv",   # with the instructor overrides in force
+                         overrides.effective(out / "gradebook.sqlite", gradebook.all(assignment.id))[0])
         return ClassRun([results[s.id] for s in submissions], reference, reused, len(reruns), sum(tries.values()))
     finally:
         if pool is not None:

@@ -41,6 +41,7 @@ def _rows(args: argparse.Namespace, kit: Path):
     from autograder.intake.roster import Roster, match_roster, read_identities
     from autograder.report.exports import grade_rows
     from autograder.report.gradebook import Gradebook
+    from autograder.score.overrides import effective
     from autograder.compat import tomllib
     from autograder.score.late import LatePolicy, load_policy
 
@@ -51,6 +52,10 @@ def _rows(args: argparse.Namespace, kit: Path):
         results = gb.all(a.id)
     finally:
         gb.close()
+    results, stale = effective(out / "gradebook.sqlite", results)   # instructor overrides, applied here
+    for o in stale:
+        print(terminal(f"warning: override #{o.id} of {o.submission_id} ({o.target}) is stale: the submission "
+                       f"changed since; not applied (see `autograder override {a.id} --list`)"), file=sys.stderr)
     identities = read_identities(out / a.id / "identities.json")
     from autograder.intake.roster import identities_for
 
@@ -202,6 +207,46 @@ def cmd_nbgrader(args: argparse.Namespace, kit: Path) -> int:
     return 0
 
 
+def cmd_override(args: argparse.Namespace, kit: Path) -> int:
+    """Record one override (trusted side: the gradebook), or print the audit trail with --list."""
+    import getpass
+    from datetime import datetime, timezone
+
+    from autograder.assignment import load_assignment
+    from autograder.report.gradebook import Gradebook
+    from autograder.report.grades_csv import write_grades_csv
+    from autograder.score import overrides as ov
+
+    a = load_assignment(args.assignment, kit)
+    db = args.out.resolve() / "gradebook.sqlite"
+    gb = Gradebook(db)
+    try:
+        if args.list:
+            results = {r.submission_id: r for r in gb.all(a.id)}
+            for o in ov.history(db, a.id, args.submission):
+                r = results.get(o.submission_id)
+                applied, stale = ov.in_force(ov.history(db, a.id, o.submission_id), r) if r else ([], [])
+                state = "in force" if o in applied else "stale" if o in stale else "superseded" if r else "no result"
+                when = datetime.fromtimestamp(o.at, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+                print(terminal(f"#{o.id} {when} {o.by}: {o.submission_id} {o.target}: {o.old_score:g} -> "
+                               f"{o.new_score:g} [{state}] {o.comment}"))
+            return 0
+        if not args.submission or args.score is None or args.comment is None:
+            print("error: override needs SUBMISSION, --score and --comment (or --list)", file=sys.stderr)
+            return 2
+        try:
+            o = ov.record(db, gb.get(a.id, args.submission), test_id=args.test or ov.WHOLE, score=args.score,
+                          comment=args.comment, by=args.by or getpass.getuser())
+        except ov.OverrideError as e:
+            print(terminal(f"error: {e}"), file=sys.stderr)
+            return 2
+        write_grades_csv(args.out.resolve() / a.id / "grades.csv", ov.effective(db, gb.all(a.id))[0])
+    finally:
+        gb.close()
+    print(terminal(f"override #{o.id}: {o.submission_id} {o.target}: {o.old_score:g} -> {o.new_score:g}"))
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     e = subparsers.add_parser("export", help="grades in an LMS import format (Canvas, Moodle, CSV, JSON)",
                               epilog="example: autograder export 01_tensors --format canvas --roster roster.csv --assignment-id 1234")
@@ -271,5 +316,19 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     n.add_argument("--allow-weak-isolation", action="store_true",
                    help="grade without bubblewrap (rlimits only: student code can read your files)")
 
+    o = subparsers.add_parser(
+        "override", help="set one test's or a whole submission's score by hand (kept as an audit trail)",
+        epilog="example: autograder override 01_tensors smithjohn_12345 --test hidden/test_ops.py::test_sum "
+               "--score 2 --comment 'regraded by hand: right idea, dtype off' --by 'TA Kim'; "
+               "autograder override 01_tensors --list")
+    o.add_argument("assignment", help="assignment id (a folder of assignments/)")
+    o.add_argument("submission", nargs="?", help="submission id (as in grades.csv)")
+    o.add_argument("--test", help="test id to override (as in grades.csv's columns); default: the whole score")
+    o.add_argument("--score", type=float, help="the new score, in the grader's points (before the late policy)")
+    o.add_argument("--comment", help="why: shown to the student next to the score, kept in the trail")
+    o.add_argument("--by", help="who made the override (default: the current user)")
+    o.add_argument("--list", action="store_true", help="print every override (all, or SUBMISSION's) and exit")
+    o.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
+
     return {"export": cmd_export, "passback": cmd_passback, "feedback": cmd_feedback, "report": cmd_report,
-            "gradescope": cmd_gradescope, "nbgrader": cmd_nbgrader}
+            "gradescope": cmd_gradescope, "nbgrader": cmd_nbgrader, "override": cmd_override}

@@ -1,0 +1,167 @@
+"""Instructor and TA overrides of one test's score or a whole submission's score: an audit trail.
+
+Each override is a row of the gradebook's `overrides` table (who, when, old -> new, comment), never
+updated or deleted; the latest row for a (submission, test) is the one in force.  It holds while the
+submission's sha256 is the one it was made against, so it survives re-grades of the same notebook; a
+changed notebook makes it *stale*: listed, never applied.  Overrides are applied by the trusted side
+to copies of the results whenever scores are shown or exported (feedback pages, grades.csv, every
+export); the engine's stored result is never changed.  A whole-submission override sets the score
+*before* the late policy (an extension in course.toml waives lateness), through one extra line worth
+the difference, so that everything that sums the tests agrees.  An ungradable or provisional result
+cannot be overridden: grade it again first.
+"""
+from __future__ import annotations
+
+import math
+import sqlite3
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from autograder.score.results import SubmissionResult, TestResult
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS overrides (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    assignment TEXT NOT NULL,
+    submission_id TEXT NOT NULL,
+    test_id TEXT NOT NULL,          -- '' for the whole submission
+    sha256 TEXT NOT NULL,           -- the submission it was made against
+    old_score REAL NOT NULL,
+    new_score REAL NOT NULL,
+    comment TEXT NOT NULL,
+    by TEXT NOT NULL,
+    at REAL NOT NULL
+);
+"""
+WHOLE = ""
+OVERRIDE_LINE_ID = "override::whole-submission"   # the extra line a whole-submission override adds
+MAX_COMMENT = 2000
+
+
+class OverrideError(ValueError):
+    """An override that cannot be recorded."""
+
+
+@dataclass(frozen=True)
+class Override:
+    id: int
+    assignment: str
+    submission_id: str
+    test_id: str
+    sha256: str
+    old_score: float
+    new_score: float
+    comment: str
+    by: str
+    at: float
+
+    @property
+    def target(self) -> str:
+        return self.test_id or "whole submission"
+
+
+def _connect(db: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(db, timeout=60, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout=60000")
+    conn.executescript(SCHEMA)
+    return conn
+
+
+def history(db: Path, assignment: str, submission_id: str | None = None) -> list[Override]:
+    """Every override ever recorded, oldest first (the audit trail)."""
+    if not db.is_file():
+        return []
+    conn = _connect(db)
+    try:
+        q = "SELECT * FROM overrides WHERE assignment=?" + (" AND submission_id=?" if submission_id else "")
+        rows = conn.execute(q + " ORDER BY id", (assignment, submission_id) if submission_id else (assignment,))
+        return [Override(*r) for r in rows.fetchall()]
+    finally:
+        conn.close()
+
+
+def in_force(trail: list[Override], result: SubmissionResult) -> tuple[list[Override], list[Override]]:
+    """(applied, stale): the latest override per test of this submission, split by whether the
+    submission is still the one it was made against."""
+    latest: dict[str, Override] = {}
+    for o in trail:
+        if o.submission_id == result.submission_id and o.assignment == result.assignment:
+            latest[o.test_id] = o
+    applied = [o for o in latest.values() if o.sha256 == result.sha256 and result.sha256]
+    return applied, [o for o in latest.values() if o not in applied]
+
+
+def apply(result: SubmissionResult, applied: list[Override]) -> SubmissionResult:
+    """A copy of `result` with the overrides in force (test ones first, then the whole-submission one)."""
+    if not applied:
+        return result
+    by_test = {o.test_id: o for o in applied if o.test_id}
+    tests = []
+    for t in result.tests:
+        o = by_test.get(t.id)
+        if o is None:
+            tests.append(t)
+            continue
+        outcome = "passed" if o.new_score >= t.max_score else "partial" if o.new_score > 0 else "failed"
+        note = f"Score set to {o.new_score:g}/{t.max_score:g} by {o.by}: {o.comment}"
+        tests.append(replace(t, score=o.new_score, outcome=outcome,
+                             message=(t.message + "\n" if t.message else "") + note))
+    whole = next((o for o in applied if not o.test_id), None)
+    if whole is not None:
+        adjust = round(whole.new_score - sum(t.score for t in tests), 4)
+        tests.append(TestResult(OVERRIDE_LINE_ID, "Instructor override of the total", "", "public", 0.0, adjust,
+                                "passed", f"Total set to {whole.new_score:g} by {whole.by}: {whole.comment}"))
+    return replace(result, tests=tests)
+
+
+def effective(db: Path, results: list[SubmissionResult]) -> tuple[list[SubmissionResult], list[Override]]:
+    """The results as shown and exported, and the stale overrides (to report, never to apply)."""
+    if not results:
+        return results, []
+    trail = history(db, results[0].assignment)
+    out, stale = [], []
+    for r in results:
+        applied, old = in_force(trail, r)
+        out.append(apply(r, applied))
+        stale += old
+    return out, stale
+
+
+def record(db: Path, result: SubmissionResult | None, *, test_id: str = WHOLE, score: float, comment: str,
+           by: str, at: float | None = None) -> Override:
+    """Validate and append one override; `old_score` is the score in force just before it."""
+    if result is None:
+        raise OverrideError("no graded submission by that id: grade it first")
+    if result.provisional or (result.status == "crashed" and not result.tests) or not result.sha256:
+        raise OverrideError("this result is ungradable or provisional: grade it again before overriding it")
+    comment, by = comment.strip(), by.strip()
+    if not comment:
+        raise OverrideError("--comment is required: say why (it is kept in the audit trail)")
+    if len(comment) > MAX_COMMENT:
+        raise OverrideError(f"--comment is longer than {MAX_COMMENT} characters")
+    if not by:
+        raise OverrideError("--by is required (who made the override)")
+    current = apply(result, in_force(history(db, result.assignment, result.submission_id), result)[0])
+    if test_id:
+        test = next((t for t in current.tests if t.id == test_id), None)
+        if test is None or test_id == OVERRIDE_LINE_ID:
+            raise OverrideError(f"no test {test_id!r} in this submission; tests: "
+                                + ", ".join(t.id for t in result.tests))
+        old, top = test.score, test.max_score
+    else:
+        old, top = current.score, result.max_score
+    if not (math.isfinite(score) and 0 <= score <= top):
+        raise OverrideError(f"--score must be between 0 and {top:g}")
+    o = Override(0, result.assignment, result.submission_id, test_id, result.sha256, old, float(score), comment,
+                 by, time.time() if at is None else at)
+    conn = _connect(db)
+    try:
+        with conn:
+            cur = conn.execute("INSERT INTO overrides (assignment, submission_id, test_id, sha256, old_score, "
+                               "new_score, comment, by, at) VALUES (?,?,?,?,?,?,?,?,?)",
+                               (o.assignment, o.submission_id, o.test_id, o.sha256, o.old_score, o.new_score,
+                                o.comment, o.by, o.at))
+        return replace(o, id=int(cur.lastrowid or 0))
+    finally:
+        conn.close()
