@@ -89,8 +89,10 @@ def grad_at(ns, x, name, layout="c", stale_grad=False):
         x.grad = torch.full_like(x, 100.0)
     before = x.detach().clone()
     f, calls = _counted(SCALAR_FUNCS[name])
-    g = ns["grad_at"](f, x)
-    return {"grad": g, "calls": calls[0], "x": x.detach().clone(), "x_before": before, "x_grad": _maybe(x.grad)}
+    with _Recorder() as rec:
+        g = ns["grad_at"](f, x)
+    return {"grad": g, "calls": calls[0], "x": x.detach().clone(), "x_before": before, "x_grad": _maybe(x.grad),
+            "backward_calls": rec.names.count("backward")}
 
 
 def vjp(ns, x, v, name, layout="c", stale_grad=False):
@@ -100,8 +102,10 @@ def vjp(ns, x, v, name, layout="c", stale_grad=False):
         x.grad = torch.full_like(x, 100.0)
     before = x.detach().clone()
     f, calls = _counted(TENSOR_FUNCS[name])
-    g = ns["vjp"](f, x, v)
-    return {"grad": g, "calls": calls[0], "x": x.detach().clone(), "x_before": before, "x_grad": _maybe(x.grad)}
+    with _Recorder() as rec:
+        g = ns["vjp"](f, x, v)
+    return {"grad": g, "calls": calls[0], "x": x.detach().clone(), "x_before": before, "x_grad": _maybe(x.grad),
+            "backward_calls": rec.names.count("backward")}
 
 
 # ---------------------------------------------------------------- 2 higher order

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_equal, assert_tensor
+from autograder.judge.checks import assert_equal, assert_tensor, assert_true
 
 SHAPES = [((5,), "c"), ((3, 4), "c"), ((2, 3, 4), "c"), ((4, 3), "t"), ((3, 8), "s"), ((1,), "c")]
 
@@ -25,6 +25,8 @@ def test_grad_at_random(student, reference, probes, rng):
                 assert_tensor(got["grad"], want["grad"],
                               name=f"grad_at({name}) for a {layout}-layout {dtype} tensor of shape {shape}")
                 assert_equal(got["calls"], 1, name="the number of times grad_at called f")
+                assert_true(got["backward_calls"] >= 1, "grad_at should compute the gradient with y.backward() "
+                                                        "(the contract), not with torch.autograd.grad.")
 
 
 @pytest.mark.points(3)
@@ -41,6 +43,8 @@ def test_vjp_random(student, reference, probes, rng):
                 assert_tensor(got["grad"], want["grad"],
                               name=f"vjp({name}) for a {layout}-layout {dtype} tensor of shape {shape}")
                 assert_equal(got["calls"], 1, name="the number of times vjp called f")
+                assert_true(got["backward_calls"] >= 1, "vjp should compute the product with y.backward(gradient=v) "
+                                                        "(the contract), not with torch.autograd.grad.")
 
 
 @pytest.mark.points(2)

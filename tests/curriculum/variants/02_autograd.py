@@ -49,4 +49,7 @@ MUTANTS = [
      "new": "        x = torch.relu(x.float() @ self.w1.float() + self.b1.float())\n"},
     {"name": "dnn_train_step never zeroes the gradients", "exercise": "dnn",
      "old": "    model.zero_grad()\n", "new": ""},
+    {"name": "grad_at uses torch.autograd.grad although the contract says .backward()", "exercise": "backward",
+     "old": "    y = f(x)\n    y.backward()\n    return x.grad\n",
+     "new": "    y = f(x)\n    return torch.autograd.grad(y, x)[0]\n"},
 ]
