@@ -11,6 +11,7 @@ dangerous:
 | rich renderables (score table, progress bar) | `rich_text` | the above, plus rich markup and emoji codes (a `Text` is never parsed) |
 | CSV (grades.csv, LMS imports) | `csv_cell` | spreadsheet formulas (`=`, `+`, `-`, `@`, tab, CR first), NUL; the `csv` module quotes |
 | HTML (feedback, instructor report) | `html_environment` | Jinja2 autoescape on for every template (no HTML is built outside one) |
+| plot labels (matplotlib, instructor report) | `plot_label` | mathtext (`$`), control glyphs; long labels wrapped |
 | Markdown (feedback .md) | `md_block`, `md_inline`, `md_cell` | raw HTML, links, images, emphasis: student text only inside code fences/spans |
 """
 from __future__ import annotations
@@ -92,6 +93,21 @@ def html_environment(package: str = "autograder.report", folder: str = "template
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters.update(filters)
     return env
+
+
+# -- plots -------------------------------------------------------------------------
+
+def plot_label(text: Any, width: int = 28, lines: int = 2) -> str:
+    """A matplotlib tick/axis label: controls shown escaped, `$` literal (no mathtext parsing), wrapped
+    at `width` characters on at most `lines` lines, the rest cut with an ellipsis."""
+    import textwrap
+
+    body = controls(str(text))
+    parts = textwrap.wrap(body, width, break_long_words=True, break_on_hyphens=False) or [""]
+    if len(parts) > lines:
+        parts = parts[:lines]
+        parts[-1] = parts[-1][:width - 1] + "…"
+    return "\n".join(parts).replace("$", r"\$")
 
 
 # -- Markdown ------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """Per-assignment instructor report: one self-contained HTML file (plots embedded as base64 PNG).
 
-Score distribution, statuses, per-test pass rates and outcomes, tests that errored (likely
-assignment bugs), submissions that need a look (not `graded`, or below full marks with
-cell errors), the slowest submissions.  Opens from disk in any browser: no server, no
-scripts, no external assets.
+Built from the export rows (`exports.grade_rows`) so it shows what the gradebook will: roster names,
+students without a submission, scores after the manifest's late policy.  Sections: statuses counted,
+score distribution, pass rate per exercise (hardest first), the tests failed most often with an example
+message, tests that errored (likely assignment bugs), lateness, time per submission, submissions that
+need a look, every student.  Opens from disk in any browser: no server, no scripts, no external assets.
 """
 from __future__ import annotations
 
@@ -13,104 +14,190 @@ import statistics
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from autograder.intake.roster import Identity
-from autograder.report.escape import controls
+from autograder.report.escape import plot_label
+from autograder.report.exports import GradeRow, grade_rows
 from autograder.report.feedback import environment
 from autograder.report.files import write_atomic
-from autograder.score.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult
+from autograder.score.late import LatePolicy
+from autograder.score.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult, clip
+
+EXAMPLE_MESSAGE_CHARS = 400   # one failing test's example message in "most common failures"
+TOP_FAILURES = 10             # rows in "most common failures"
+SLOWEST = 10                  # rows in "slowest submissions"
+NOT_PASSED = ("partial", "failed", "error", "timeout", "crashed")
 
 
 def _png(fig) -> str:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _plots(results: list[SubmissionResult], tests: list[dict[str, Any]]) -> list[dict[str, str]]:
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    plots = []
-    scores = [r.score for r in results]  # graded ones only (see report_context)
-    fig, ax = plt.subplots(figsize=(5.5, 3.2))
-    top = max([r.max_score for r in results] + [1.0])
-    ax.hist(scores, bins=min(20, max(5, len(set(scores)))), range=(0, top), color="#0969da", edgecolor="white")
-    ax.set_xlabel("score")
+    return plt
+
+
+def histogram_figure(scores: list[float], top: float):
+    """Final scores; counts are whole submissions, so the y axis has integer ticks only."""
+    from matplotlib.ticker import MaxNLocator
+
+    fig, ax = _pyplot().subplots(figsize=(5.5, 3.2))
+    ax.hist(scores, bins=min(20, max(5, len(set(scores)))), range=(0, max(top, 1.0)), color="#0969da",
+            edgecolor="white")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("score (after late penalties)")
     ax.set_ylabel("submissions")
     ax.set_title("Score distribution")
-    plots.append({"alt": "Score distribution", "b64": _png(fig)})
-    plt.close(fig)
-    if tests:
-        fig, ax = plt.subplots(figsize=(5.5, 0.35 * len(tests) + 1.2))
-        labels = [controls(t["name"][:40]).replace("$", r"\$") for t in tests]  # no mathtext, no control glyphs
-        ax.barh(range(len(tests)), [100 * t["pass_rate"] for t in tests], color="#1a7f37")
-        ax.set_yticks(range(len(tests)), labels, fontsize=8)
-        ax.invert_yaxis()
-        ax.set_xlim(0, 100)
-        ax.set_xlabel("% of submissions passing")
-        ax.set_title("Pass rate per test")
-        plots.append({"alt": "Pass rate per test", "b64": _png(fig)})
-        plt.close(fig)
+    return fig
+
+
+def exercise_figure(exercises: list[dict[str, Any]]):
+    """One bar per exercise, in the given order; a 0 % bar is drawn as an outlined stub and every bar
+    has its value printed, so "nobody passed" cannot be mistaken for a missing bar."""
+    fig, ax = _pyplot().subplots(figsize=(6.5, 0.42 * len(exercises) + 1.3))
+    ys = range(len(exercises))
+    rates = [100 * e["pass_rate"] for e in exercises]
+    ax.barh(ys, rates, color="#1a7f37", edgecolor="#116329", height=0.7)
+    for y, rate in zip(ys, rates):
+        if rate < 1:
+            ax.barh(y, 1.5, left=0, height=0.7, facecolor="none", edgecolor="#cf222e", linewidth=1.5)
+        ax.text(min(rate, 88) + 2, y, f"{rate:.0f}%", va="center", fontsize=9,
+                color="#cf222e" if rate < 1 else "#1f2328")
+    ax.set_yticks(list(ys), [plot_label(e["exercise"]) for e in exercises], fontsize=9)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of graded submissions passing every test of the exercise")
+    ax.set_title("Pass rate per exercise (hardest first)")
+    return fig
+
+
+def _plots(scores: list[float], top: float, exercises: list[dict[str, Any]]) -> list[dict[str, str]]:
+    plt = _pyplot()
+    plots = []
+    for alt, fig in (("Score distribution", histogram_figure(scores, top) if scores else None),
+                     ("Pass rate per exercise", exercise_figure(exercises) if exercises else None)):
+        if fig is not None:
+            plots.append({"alt": alt, "b64": _png(fig)})
+            plt.close(fig)
     return plots
 
 
-def report_context(results: list[SubmissionResult], *, title: str, identities: dict[str, Identity] | None = None,
-                   missing: list[Identity] | None = None, slowest: int = 10) -> dict[str, Any]:
-    identities = identities or {}
-    results = [r for r in results if not r.submission_id.startswith("__")]
-    scored = [r for r in results if r.tests]   # a grader failure has no score: keep it out of the statistics
-    scores = [r.score for r in scored]
-    max_score = max((r.max_score for r in scored), default=0.0)
+def _who(row: GradeRow) -> str:
+    return row.identity.name or row.identity.student_id
+
+
+def _tests(results: list[SubmissionResult]) -> list[dict[str, Any]]:
     by_test: dict[str, dict[str, Any]] = {}
-    errors = []
     for r in results:
         for t in r.tests:
-            d = by_test.setdefault(t.id, {"id": t.id, "name": t.name, "kind": t.kind, "max_score": t.max_score,
-                                          "n": 0, "passed": 0, "sum": 0.0, "time": 0.0, "outcomes": Counter()})
+            d = by_test.setdefault(t.id, {"id": t.id, "name": t.name, "exercise": t.exercise, "kind": t.kind,
+                                          "max_score": t.max_score, "n": 0, "passed": 0, "sum": 0.0, "time": 0.0,
+                                          "outcomes": Counter(), "example": ""})
             d["n"] += 1
             d["passed"] += t.outcome == "passed"
             d["sum"] += t.score
             d["time"] += t.duration
             d["outcomes"][t.outcome] += 1
-            if t.outcome == "error":
-                errors.append((r.submission_id, t))
+            if t.outcome in NOT_PASSED and t.message and not d["example"]:
+                d["example"] = clip(t.message, EXAMPLE_MESSAGE_CHARS)
     tests = []
     for d in by_test.values():
         n = d["n"] or 1
         tests.append({**d, "pass_rate": d["passed"] / n, "mean": d["sum"] / n, "duration": d["time"] / n,
+                      "not_passed": sum(d["outcomes"][o] for o in NOT_PASSED),
                       "outcomes": [(o, d["outcomes"][o]) for o in TEST_OUTCOMES if d["outcomes"][o]]})
+    tests.sort(key=lambda t: (t["exercise"], t["id"]))
+    return tests
 
-    def row(r: SubmissionResult) -> dict[str, Any]:
-        who = identities.get(r.submission_id)
-        return {"id": r.submission_id, "who": (who.name or who.student_id) if who else "", "score": r.score,
-                "max_score": r.max_score, "status": r.status, "message": r.message, "time": r.execution_time,
-                "cells": len([c for c in r.cells if c.status != "note"])}
 
-    rows = [row(r) for r in results]
-    failing = [x for x in rows if x["status"] != "graded" or (x["score"] < x["max_score"] and x["cells"])]
-    failing.sort(key=lambda x: (x["status"] == "graded", x["score"]))
-    status_counts = Counter(r.status for r in results)
+def _exercises(results: list[SubmissionResult]) -> list[dict[str, Any]]:
+    """Per exercise: the share of submissions that passed all its tests, and the mean share of its points."""
+    acc: dict[str, dict[str, Any]] = {}
+    for r in results:
+        per: dict[str, list] = {}
+        for t in r.tests:
+            per.setdefault(t.exercise, []).append(t)
+        for ex, ts in per.items():
+            d = acc.setdefault(ex, {"exercise": ex, "n": 0, "passed": 0, "points": 0.0, "tests": len(ts)})
+            d["n"] += 1
+            d["passed"] += all(t.outcome == "passed" for t in ts)
+            mx = sum(t.max_score for t in ts)
+            d["points"] += sum(t.score for t in ts) / mx if mx else 1.0
+            d["tests"] = max(d["tests"], len(ts))
+    out = [{**d, "pass_rate": d["passed"] / d["n"], "mean": d["points"] / d["n"]} for d in acc.values()]
+    out.sort(key=lambda e: (e["pass_rate"], e["mean"], e["exercise"]))
+    return out
+
+
+def report_context(rows: list[GradeRow], *, title: str) -> dict[str, Any]:
+    submitted = [row for row in rows if row.result is not None]
+    results = [row.result for row in submitted if row.result is not None]
+    # a grader failure or provisional result has no trustworthy score: keep it out of the statistics
+    scored = [row for row in submitted if row.gradable and row.result and row.result.tests]
+    scores = [row.score for row in scored if row.score is not None]
+    max_score = max((row.result.max_score for row in scored if row.result), default=0.0)
+    tests = _tests([row.result for row in scored if row.result])
+    exercises = _exercises([row.result for row in scored if row.result])
+    errors = [(_who(row), row.submission_id, t) for row in submitted if row.result
+              for t in row.result.tests if t.outcome == "error"]
+
+    def view(row: GradeRow) -> dict[str, Any]:
+        r = row.result
+        late = row.late if row.late and row.late.late else None
+        return {"id": row.submission_id, "who": _who(row), "student_id": row.identity.student_id,
+                "email": row.identity.email, "status": row.status, "provisional": bool(r and r.provisional),
+                "raw": row.raw_score, "score": row.score, "max_score": row.max_score,
+                "message": row.blank_reason if not row.gradable and r else (r.message if r else ""),
+                "time": r.execution_time if r else None,
+                "cells": len([c for c in r.cells if c.status != "note"]) if r else 0,
+                "late": late and {"penalty": late.penalty, "explanation": late.explanation}}
+
+    views = [view(row) for row in rows]
+    views.sort(key=lambda v: (v["who"].casefold(), v["id"]))
+    present = [v for v in views if v["status"] != "missing"]
+    look = [v for v in present if v["status"] != "graded" or v["provisional"]
+            or (v["score"] is not None and v["max_score"] and v["score"] < v["max_score"] and v["cells"])]
+    look.sort(key=lambda v: (v["status"] == "graded", v["score"] or 0.0))
+    times = [r.execution_time for r in results if r.tests]   # a grader failure ran nothing
+    counts = Counter(r.status for r in results)
     return {
         "title": title, "n": len(results), "generated": time.strftime("%Y-%m-%d %H:%M"),
         "stats": {"mean": round(statistics.fmean(scores), 2) if scores else None,
                   "median": statistics.median(scores) if scores else None,
                   "min": min(scores, default=None), "max": max(scores, default=None),
-                  "full": sum(1 for r in results if r.tests and r.score == r.max_score), "max_score": max_score},
-        "statuses": [(s, status_counts[s]) for s in SUBMISSION_STATUSES],
-        "tests": tests, "errors": errors, "failing": failing,
-        "slowest": sorted(rows, key=lambda x: -x["time"])[:slowest], "rows": rows, "missing": missing or [],
-        "plots": _plots(scored, tests) if scored else [],
+                  "full": sum(1 for s, row in zip(scores, scored) if row.result and s == row.result.max_score),
+                  "max_score": max_score},
+        "statuses": [(s, counts[s]) for s in SUBMISSION_STATUSES]
+                    + [("provisional", sum(1 for r in results if r.provisional)),
+                       ("missing", len(rows) - len(submitted))],
+        "exercises": exercises, "tests": tests, "errors": errors,
+        "failures": sorted((t for t in tests if t["not_passed"]), key=lambda t: (-t["not_passed"], t["id"]))[:TOP_FAILURES],
+        "late": [v for v in views if v["late"]],
+        "time": {"median": statistics.median(times) if times else None, "max": max(times, default=None)},
+        "slowest": sorted(present, key=lambda v: -(v["time"] or 0.0))[:SLOWEST],
+        "look": look, "rows": views, "missing": [v for v in views if v["status"] == "missing"],
+        "plots": _plots(scores, max_score, exercises),
     }
 
 
-def render_report(results: list[SubmissionResult], *, title: str, **kw: Any) -> str:
-    return environment().get_template("instructor_report.html.j2").render(report_context(results, title=title, **kw))
+def render_rows(rows: list[GradeRow], *, title: str) -> str:
+    return environment().get_template("instructor_report.html.j2").render(report_context(rows, title=title))
 
 
-def write_report(path: Path, results: list[SubmissionResult], *, title: str, **kw: Any) -> Path:
-    write_atomic(path, render_report(results, title=title, **kw))
+def render_report(results: Iterable[SubmissionResult], *, title: str, identities: dict[str, Identity] | None = None,
+                  missing: list[Identity] | None = None, policy: LatePolicy | None = None) -> str:
+    """The report straight from results (`missing`: roster students without a submission)."""
+    return render_rows(grade_rows(results, identities, policy=policy, roster=missing), title=title)
+
+
+def write_report(path: Path, rows: list[GradeRow], *, title: str) -> Path:
+    write_atomic(path, render_rows(rows, title=title))
     return path
