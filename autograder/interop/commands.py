@@ -164,9 +164,9 @@ def cmd_feedback(args: argparse.Namespace, kit: Path) -> int:
 def cmd_report(args: argparse.Namespace, kit: Path) -> int:
     from autograder.report.instructor_report import write_report
 
-    a, out, results, match, _ = _rows(args, kit)
+    a, out, _, _, rows = _rows(args, kit)   # roster names, missing students, late penalties: as the exports
     dest = args.to or out / a.id / "report.html"
-    write_report(dest, results, title=a.title, identities=match.matched, missing=match.missing)
+    write_report(dest, rows, title=a.title)
     print(f"wrote {dest}")
     return 0
 
