@@ -36,7 +36,7 @@ def _missing(p: argparse.ArgumentParser) -> None:
                         "zero.  Ungradable and provisional results are always blank")
 
 
-def _rows(args: argparse.Namespace, kit: Path):
+def _rows(args: argparse.Namespace, kit: Path, assignment: str | None = None):
     from autograder.assignment import load_assignment
     from autograder.intake.roster import Roster, match_roster, read_identities
     from autograder.report.exports import grade_rows
@@ -45,7 +45,7 @@ def _rows(args: argparse.Namespace, kit: Path):
     from autograder.compat import tomllib
     from autograder.score.late import LatePolicy, load_policy
 
-    a = load_assignment(args.assignment, kit)
+    a = load_assignment(assignment or args.assignment, kit)
     out = args.out.resolve()
     gb = Gradebook(out / "gradebook.sqlite")
     try:
@@ -247,6 +247,53 @@ def cmd_override(args: argparse.Namespace, kit: Path) -> int:
     return 0
 
 
+def cmd_gradebook(args: argparse.Namespace, kit: Path) -> int:
+    """Every assignment with grades, every roster student: a printed table and one CSV / Canvas / Moodle file."""
+    from autograder.assignment import list_assignments
+    from autograder.report import course_gradebook as cg
+    from autograder.report.exports import write_csv
+    from autograder.report.gradebook import Gradebook
+
+    gb = Gradebook(args.out.resolve() / "gradebook.sqlite")
+    try:
+        graded = [n for n in (args.assignments or list_assignments(kit)) if gb.all(n)]
+    finally:
+        gb.close()
+    if not graded:
+        print("error: nothing graded yet in " + str(args.out / "gradebook.sqlite") + " (no file written)", file=sys.stderr)
+        return 2
+    course = getattr(args, "course_settings", None)
+    columns = []
+    for name in graded:
+        a, _, _, _, rows = _rows(args, kit, name)
+        canvas_id = str(course.assignment(name).get("canvas_assignment", "")) if course else ""
+        columns.append(cg.Column(a.id, a.title, rows, canvas_id))
+    if args.format == "canvas" and not args.new_assignment and any(not c.canvas_id for c in columns):
+        print("error: --format canvas needs each assignment's Canvas id ([assignments.ID] canvas_assignment in "
+              "course.toml), or --new-assignment; missing for: " + ", ".join(c.id for c in columns if not c.canvas_id),
+              file=sys.stderr)
+        return 2
+    from autograder.intake.roster import Roster
+
+    book = cg.build(columns, Roster.read_csv(args.roster).students if args.roster else None)
+    print(f"course gradebook: {len(book.students)} students, {len(columns)} assignments")
+    print(cg.render(*cg.display(book, args.missing)))
+    notes: list[str] = []
+    if args.format == "canvas":
+        header, body, notes = cg.canvas_course(book, args.missing)
+    elif args.format == "moodle":
+        header, body, notes = cg.moodle_course(book, args.moodle_identity, args.missing)
+    else:
+        header, body = cg.table(book, args.missing)
+    dest = args.to or args.out / {"csv": "course_gradebook.csv", "canvas": "course_canvas.csv",
+                                  "moodle": "course_moodle.csv"}[args.format]
+    write_csv(dest, header, body)
+    for n in notes:
+        print(terminal(n), file=sys.stderr)
+    print(f"wrote {dest}")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     e = subparsers.add_parser("export", help="grades in an LMS import format (Canvas, Moodle, CSV, JSON)",
                               epilog="example: autograder export 01_tensors --format canvas --roster roster.csv --assignment-id 1234")
@@ -330,5 +377,24 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     o.add_argument("--list", action="store_true", help="print every override (all, or SUBMISSION's) and exit")
     o.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
 
+    b = subparsers.add_parser(
+        "gradebook", help="every assignment for every roster student: a table, and a CSV, Canvas or Moodle file",
+        epilog="example: autograder gradebook --roster roster.csv --format canvas --to course_canvas.csv")
+    b.add_argument("assignments", nargs="*", help="assignment ids (default: every assignment with grades)")
+    b.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
+    b.add_argument("--roster", type=Path, help="roster CSV: its students are listed even with no work "
+                                               "(default: the course file's)")
+    b.add_argument("--format", choices=("csv", "canvas", "moodle"), default="csv",
+                   help="csv: scores and statuses (default); canvas / moodle: one import file, a column per "
+                        "assignment")
+    b.add_argument("--to", type=Path, help="file to write (default: OUT/course_gradebook.csv, course_canvas.csv "
+                                           "or course_moodle.csv)")
+    b.add_argument("--new-assignment", action="store_true",
+                   help="canvas: let the import create assignments that have no canvas_assignment in course.toml")
+    b.add_argument("--moodle-identity", choices=("email", "sis_id", "login_id"), default="email",
+                   help="roster field Moodle matches students on (default: email)")
+    _missing(b)
+
     return {"export": cmd_export, "passback": cmd_passback, "feedback": cmd_feedback, "report": cmd_report,
-            "gradescope": cmd_gradescope, "nbgrader": cmd_nbgrader, "override": cmd_override}
+            "gradescope": cmd_gradescope, "nbgrader": cmd_nbgrader, "override": cmd_override,
+            "gradebook": cmd_gradebook}
