@@ -62,19 +62,19 @@ def histogram_figure(scores: list[float], top: float):
 def exercise_figure(exercises: list[dict[str, Any]]):
     """One bar per exercise, in the given order; a 0 % bar is drawn as an outlined stub and every bar
     has its value printed, so "nobody passed" cannot be mistaken for a missing bar."""
-    fig, ax = _pyplot().subplots(figsize=(6.5, 0.42 * len(exercises) + 1.3))
+    fig, ax = _pyplot().subplots(figsize=(5.5, 0.4 * len(exercises) + 1.2))
     ys = range(len(exercises))
     rates = [100 * e["pass_rate"] for e in exercises]
     ax.barh(ys, rates, color="#1a7f37", edgecolor="#116329", height=0.7)
     for y, rate in zip(ys, rates):
         if rate < 1:
             ax.barh(y, 1.5, left=0, height=0.7, facecolor="none", edgecolor="#cf222e", linewidth=1.5)
-        ax.text(min(rate, 88) + 2, y, f"{rate:.0f}%", va="center", fontsize=9,
+        ax.text(min(rate, 86) + 2, y, f"{rate:.0f}%", va="center", fontsize=10,
                 color="#cf222e" if rate < 1 else "#1f2328")
-    ax.set_yticks(list(ys), [plot_label(e["exercise"]) for e in exercises], fontsize=9)
+    ax.set_yticks(list(ys), [plot_label(e["exercise"]) for e in exercises], fontsize=10)
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
-    ax.set_xlabel("% of graded submissions passing every test of the exercise")
+    ax.set_xlabel("% of submissions passing every test of the exercise")
     ax.set_title("Pass rate per exercise (hardest first)")
     return fig
 
