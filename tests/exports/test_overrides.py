@@ -87,4 +87,6 @@ def test_refused_overrides(toy_kit, tmp_path, capsys):
         ov.record(db, good, score=1, comment="  ", by="a")
     with pytest.raises(ov.OverrideError, match="between"):
         ov.record(db, good, score=float("nan"), comment="x", by="a")
+    with pytest.raises(ov.OverrideError, match="longer than 2000"):
+        ov.record(db, good, score=1, comment="x" * (ov.MAX_COMMENT + 1), by="a")
     assert ov.history(db, "toy") == []
