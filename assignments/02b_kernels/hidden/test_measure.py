@@ -1,6 +1,7 @@
 import pytest
+import torch
 
-from autograder.judge.checks import assert_equal, assert_true
+from autograder.judge.checks import assert_equal, assert_tensor, assert_true
 
 
 @pytest.mark.points(3)
@@ -20,18 +21,20 @@ def test_median_not_mean(student, probes, rng, helpers):
 @pytest.mark.points(2)
 def test_warm_up_not_timed(student, probes, rng, helpers):
     """time_op's first call is a warm-up: not timed, and time_op calls fn exactly repeat + 1 times"""
-    repeat = helpers.randint(rng, 1, 6)
-    got = student(probes.time_sleeps, [0.4] + [0.005] * repeat, repeat)
-    assert_equal(got["calls"], repeat + 1, name=f"the number of calls time_op made with repeat={repeat}")
-    t = got["t"]
-    assert_true(type(t) is float and 0.005 <= t < 0.2,
-                "time_op's result should not include the untimed warm-up call.")
+    for repeat in (1, helpers.randint(rng, 2, 6)):
+        got = student(probes.time_sleeps, [0.4] + [0.005] * repeat, repeat)
+        assert_equal(got["calls"], repeat + 1, name=f"the number of calls time_op made with repeat={repeat}")
+        t = got["t"]
+        assert_true(type(t) is float and 0.005 <= t < 0.1,
+                    "time_op's result should not include the untimed warm-up call.")
 
 
 @pytest.mark.points(1)
-def test_c_kernel_speed_sanity(student, probes):
-    """the C softmax is within a generous 50x of torch.softmax (timed by the grader, single-threaded)"""
-    got = student(probes.kernel_speed, 128, 256)
+def test_c_kernel_speed_sanity(student, probes, rng):
+    """the C softmax is right and within a generous 50x of torch.softmax (timed by the probe, single-threaded)"""
+    x = torch.randn(128, 256, generator=rng)
+    got = student(probes.kernel_speed, x)
+    assert_tensor(got["y"], torch.softmax(x, -1), name="c_softmax of a 128 x 256 float32 tensor")
     assert_true(got["c"] <= 50 * got["torch"] + 0.02,
                 f"c_softmax took {got['c'] * 1e3:.2f} ms against torch.softmax's {got['torch'] * 1e3:.2f} ms "
                 "on a 128 x 256 float32 tensor.")
