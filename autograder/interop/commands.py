@@ -276,7 +276,9 @@ def cmd_gradebook(args: argparse.Namespace, kit: Path) -> int:
     from autograder.intake.roster import Roster
 
     book = cg.build(columns, Roster.read_csv(args.roster).students if args.roster else None)
-    print(f"course gradebook: {len(book.students)} students, {len(columns)} assignments")
+    title = course.table("course").get("title", "") if course else ""
+    print(terminal(f"{title + ': ' if title else ''}course gradebook: {len(book.students)} students, "
+                   f"{len(columns)} assignments"))
     print(cg.render(*cg.display(book, args.missing)))
     notes: list[str] = []
     if args.format == "canvas":

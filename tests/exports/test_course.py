@@ -110,3 +110,30 @@ def test_secret_file_is_named_to_the_grader_by_path(tmp_path, toy_kit, monkeypat
     import os
 
     assert os.environ["AUTOGRADER_SECRET_FILE"] == str(tmp_path.resolve() / "keys" / "secret")
+
+
+def test_passback_settings_come_from_the_file_and_nbgraders_course_is_left_alone(tmp_path, toy_kit, monkeypatch,
+                                                                                    capsys):
+    root = course_root(tmp_path, '[lti]\ntoken_url = "https://lms.example/token"\nclient_id = "tool-9"\n'
+                                 'key_file = "keys/tool.pem"\n')
+    monkeypatch.chdir(root / "a")
+    assert main(["--kit", str(toy_kit), "passback", "toy", "--dry-run"]) == 0     # url, course, assignment: file
+    assert "would send: user 12345 (smithjohn_12345)" in capsys.readouterr().out
+    from autograder.cli import _parser
+    from autograder.course import apply_course, find_course
+
+    args = _parser().parse_args(["nbgrader", "grade", "toy", "--course", "/srv/nbgrader-course"])
+    apply_course(args, find_course())
+    assert str(args.course) == "/srv/nbgrader-course" and args.out == root / "results"
+    args = _parser().parse_args(["passback", "toy", "--course", "7"])
+    apply_course(args, find_course())
+    assert (args.course, args.canvas_url, args.canvas_assignment, args.token_env) == \
+        ("7", "https://canvas.example.edu", "1234", "MY_CANVAS_TOKEN")          # the flag wins, the rest: file
+    assert (args.lti_client_id, args.lti_key) == ("tool-9", root / "keys" / "tool.pem")
+
+
+def test_title_heads_the_course_gradebook(tmp_path, toy_kit, monkeypatch, capsys):
+    course_root(tmp_path)
+    monkeypatch.chdir(tmp_path / "a" / "b")
+    assert main(["--kit", str(toy_kit), "gradebook"]) == 0
+    assert capsys.readouterr().out.startswith("DL: course gradebook: 3 students, 1 assignments")
