@@ -37,7 +37,7 @@ demo: install
 	$(PY) -m autograder grade 01_tensors examples/submissions/01_tensors --out results --jobs $(JOBS)
 	$(PY) -m autograder feedback 01_tensors --out results
 	$(PY) -m autograder report 01_tensors --out results --roster examples/roster.csv
-	$(PY) -m autograder export 01_tensors --out results --format canvas --roster examples/roster.csv
+	$(PY) -m autograder export 01_tensors --out results --format canvas --roster examples/roster.csv --new-assignment
 	$(PY) -m autograder export 01_tensors --out results --format moodle --roster examples/roster.csv
 
 # The student package (README "For students"): a wheel with each assignment's public checks, no hidden tests.

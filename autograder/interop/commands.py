@@ -381,7 +381,8 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
 
     b = subparsers.add_parser(
         "gradebook", help="every assignment for every roster student: a table, and a CSV, Canvas or Moodle file",
-        epilog="example: autograder gradebook --roster roster.csv --format canvas --to course_canvas.csv")
+        epilog="example: autograder gradebook --roster roster.csv --format canvas --to course_canvas.csv "
+               "(each assignment's Canvas id from course.toml)")
     b.add_argument("assignments", nargs="*", help="assignment ids (default: every assignment with grades)")
     b.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
     b.add_argument("--roster", type=Path, help="roster CSV: its students are listed even with no work "
