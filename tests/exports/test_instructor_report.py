@@ -163,6 +163,13 @@ def test_plot_label_is_literal_and_wrapped():
     assert plot_label("a\x1b[31mb") == "a\\x1b[31mb"
     long = plot_label("word " * 40, width=20, lines=2)
     assert long.count("\n") == 1 and long.endswith("\u2026") and all(len(x) <= 20 for x in long.split("\n"))
+    # a label matplotlib would parse as (broken) mathtext renders as text instead of raising
+    import matplotlib.pyplot as plt
+
+    fig = exercise_figure([{"exercise": "$\\frac{x$", "pass_rate": 0.0}])
+    fig.canvas.draw()
+    assert fig.axes[0].get_yticklabels()[0].get_text() == r"\$\frac{x\$"
+    plt.close(fig)
 
 
 def test_report_command_uses_the_roster(toy_kit, tmp_path):
