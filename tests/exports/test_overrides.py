@@ -90,3 +90,25 @@ def test_refused_overrides(toy_kit, tmp_path, capsys):
     with pytest.raises(ov.OverrideError, match="longer than 2000"):
         ov.record(db, good, score=1, comment="x" * (ov.MAX_COMMENT + 1), by="a")
     assert ov.history(db, "toy") == []
+
+
+def test_grade_writes_grades_csv_with_overrides_in_force(toy_kit, tmp_path):
+    """The pipeline's grades.csv, after a real (sandboxed) re-grade of the same notebook: the override holds."""
+    from autograder.assignment import load_assignment
+    from autograder.intake.submissions import Submission
+    from autograder.judge.session import GradeOptions
+    from autograder.pipeline import grade_class
+
+    a = load_assignment("toy", toy_kit)
+    out = tmp_path / "results"
+    subs = [Submission("master", toy_kit / "solutions" / "toy.ipynb", "master.ipynb")]
+    grade_class(a, subs, out=out, options=GradeOptions())
+    db = out / "gradebook.sqlite"
+    gb = Gradebook(db)
+    stored = gb.get("toy", "master")
+    gb.close()
+    ov.record(db, stored, score=stored.max_score - 1, comment="late slides", by="Prof")
+    run = grade_class(a, subs, out=out, options=GradeOptions(), force=True)
+    assert run.results[0].sha256 == stored.sha256
+    grades = list(csv.DictReader(io.StringIO((out / "toy" / "grades.csv").read_text())))
+    assert [(g["submission_id"], float(g["score"])) for g in grades] == [("master", stored.max_score - 1)]
