@@ -113,3 +113,24 @@ def test_roster_lti_user_id_column(tmp_path):
         (s,) = Roster.read_csv(tmp_path / "r.csv").students
         assert s.lti_user_id == "f00d-1" and s.lms_user_id == "12"
     assert json.loads(json.dumps(s.to_json()))["lti_user_id"] == "f00d-1"
+
+
+@pytest.mark.parametrize("missing", ["blank", "zero"])
+def test_cli_canvas_export_of_an_ungradable_and_a_provisional_submission_is_blank(toy_kit, tmp_path, missing):
+    """Through `export` (gradebook, identities, roster): Rick's grader failure and Jane's provisional result are
+    blank cells, never 0, whatever --missing says."""
+    from autograder.intake.roster import read_identities, write_identities
+
+    out = setup_out(tmp_path)
+    gb = Gradebook(out / "gradebook.sqlite")
+    gb.put(replace(grader_failure("roerick_34567"), assignment="toy"))
+    gb.put(replace(result("doejane_23456"), provisional="worker never started"))
+    gb.close()
+    ids = read_identities(out / "toy" / "identities.json")
+    write_identities(out / "toy" / "identities.json", {**ids, "roerick_34567": Identity("34567", "roerick",
+                                                                                         lms_user_id="34567")})
+    dest = tmp_path / "c.csv"
+    assert run(["export", "toy", "--out", str(out), "--format", "canvas", "--assignment-id", "5", "--to", str(dest),
+                "--roster", str(tmp_path / "roster.csv"), "--missing", missing], toy_kit) == 0
+    rows = list(csv.reader(io.StringIO(dest.read_text())))
+    assert {r[1]: r[-1] for r in rows[2:]} == {"12345": "10", "23456": "", "34567": ""}
