@@ -14,7 +14,7 @@ import statistics
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from autograder.intake.roster import Identity
 from autograder.report.escape import plot_label
@@ -24,19 +24,22 @@ from autograder.report.files import write_atomic
 from autograder.score.late import LatePolicy
 from autograder.score.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult, clip
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 EXAMPLE_MESSAGE_CHARS = 400   # one failing test's example message in "most common failures"
 TOP_FAILURES = 10             # rows in "most common failures"
 SLOWEST = 10                  # rows in "slowest submissions"
 NOT_PASSED = ("partial", "failed", "error", "timeout", "crashed")
 
 
-def _png(fig) -> str:
+def _png(fig: "Figure") -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _pyplot():
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -45,7 +48,7 @@ def _pyplot():
     return plt
 
 
-def histogram_figure(scores: list[float], top: float):
+def histogram_figure(scores: list[float], top: float) -> "Figure":
     """Final scores; counts are whole submissions, so the y axis has integer ticks only."""
     from matplotlib.ticker import MaxNLocator
 
@@ -59,7 +62,7 @@ def histogram_figure(scores: list[float], top: float):
     return fig
 
 
-def exercise_figure(exercises: list[dict[str, Any]]):
+def exercise_figure(exercises: list[dict[str, Any]]) -> "Figure":
     """One bar per exercise, in the given order; a 0 % bar is drawn as an outlined stub and every bar
     has its value printed, so "nobody passed" cannot be mistaken for a missing bar."""
     fig, ax = _pyplot().subplots(figsize=(5.5, 0.4 * len(exercises) + 1.2))
