@@ -1,0 +1,153 @@
+"""The floor of grading one submission: the work grading cannot avoid, with no engine around it.
+
+    .venv/bin/python bench/floor.py 01_tensors 03_components     # JSON per assignment on stdout
+
+For one assignment, in this one warm process (torch imported, probes.py imported, before the clock):
+
+1. `cells_s`: exec the master notebook's code cells in a fresh namespace, each under its cell seed, as
+   the worker does (IPython syntax rewritten the same way; `check()` is a no-op, as in a worker);
+2. `calls_s`: every probe call the assignment's tests make, each made twice (once for the student,
+   once for the reference) by calling the probe function directly on that namespace under the call's
+   seed.  The calls are recorded first, by running the tests with in-process backends (`Recorder`;
+   once to warm up, once timed), and replayed with copies of their arguments made outside the clock.
+   Each part is the best of two (the machine may be shared).
+
+`floor_s = cells_s + calls_s`: a grader that executes the submission, makes every probe call for both
+sides and compares nothing could not be faster on this machine.  `inprocess_pytest_s` is the
+recording run itself (pytest, the plugin and the tests' own comparisons with both sides in process):
+the floor plus pytest, without sandbox, worker or wire.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("AUTOGRADER_WORKER", "1")  # the master's check() cells do nothing, as in a worker
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+BENCH = Path(__file__).resolve().parent
+KIT = BENCH.parent
+sys.path.insert(0, str(KIT))
+
+from autograder.assignment import load_assignment  # noqa: E402
+from autograder.execute.namespace import StudentNamespace, describe_exception  # noqa: E402
+from autograder.execute.worker import _python  # noqa: E402
+from autograder.judge.plugin import GradingPlugin, run_tests  # noqa: E402
+from autograder.judge.session import load_probes  # noqa: E402
+from autograder.notebook.parse import load_cells  # noqa: E402
+from autograder.execute.runner import ProbeError  # noqa: E402
+from autograder.probe.inprocess import _copy  # noqa: E402
+from autograder.probe.seeds import Seeds  # noqa: E402
+
+
+class Direct:
+    """Both sides in process: the probe function on the master's namespace under the call's seed, its
+    value copied through the wire format like a worker's reply (no stub detection, unlike `InProcess`)."""
+
+    def __init__(self, namespace: dict, probes: Any) -> None:
+        self.namespace, self.probes = namespace, probes
+
+    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
+             timeout: float | None = None) -> Any:
+        _seed(seed)
+        try:
+            value = getattr(self.probes, probe)(self.namespace, *_copy(list(args)), **_copy(kwargs or {}))
+        except Exception as exc:  # noqa: BLE001 - reported like a worker would
+            raise ProbeError(describe_exception(exc)) from None
+        return _copy(value)
+
+
+class Recorder:
+    """A backend that forwards to another and remembers every (probe, args, kwargs, seed) it was asked."""
+
+    def __init__(self, inner: Any, calls: list[tuple[str, tuple, dict, int]]) -> None:
+        self.inner, self.calls = inner, calls
+
+    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
+             timeout: float | None = None) -> Any:
+        self.calls.append((probe, _copy(list(args)), _copy(kwargs or {}), seed))
+        return self.inner.call(probe, args, kwargs, seed=seed, timeout=timeout)
+
+
+def _seed(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def run_master(assignment_id: str) -> tuple[dict, float]:
+    """The master's namespace after all its code cells, and the seconds the cells took."""
+    a = load_assignment(assignment_id, KIT)
+    seed = Seeds.for_course(a.id).cells()
+    torch.set_num_threads(max(1, a.limits.threads))
+    ns: dict = StudentNamespace(__name__="__main__")
+    sources = [(c.index, _python(c.source)) for c in load_cells(a.solution)]
+    with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+        t0 = time.perf_counter()
+        for index, source in sources:
+            _seed(seed + index)
+            exec(compile(source, f"<master cell {index}>", "exec"), ns)
+        return ns, time.perf_counter() - t0
+
+
+def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int]:
+    """Run the tests once with both sides in process on a fresh master namespace, recording the calls."""
+    ns, _ = run_master(a.id)
+    student: list = []
+    reference: list = []
+    plugin = GradingPlugin(student=Recorder(Direct(ns, probes), student),
+                           reference=Recorder(Direct(ns, probes), reference), probes=probes,
+                           seeds=Seeds.for_course(a.id), test_timeout=a.limits.test_timeout,
+                           devices=("cpu",), cuda_available=False, hidden_dir=a.hidden_dir)
+    t0 = time.perf_counter()
+    run_tests([a.public_dir, a.hidden_dir], plugin, a.root)
+    seconds = time.perf_counter() - t0
+    return student, reference, seconds, len(plugin.results), sum(r.outcome == "passed" for r in plugin.results)
+
+
+def measure(assignment_id: str, repeat: int = 2) -> dict:
+    """Best of `repeat` for each part (the machine may be shared; the minimum is the least disturbed)."""
+    a = load_assignment(assignment_id, KIT)
+    probes = load_probes(a, a.version())
+    _record(a, probes)  # warm-up: pytest's first session, first imports of the test modules
+    student, reference, inprocess_pytest_s, tests, passed = _record(a, probes)
+    cells, replay, failures = [], [], 0
+    for _ in range(repeat):
+        ns, cells_s = run_master(assignment_id)  # a fresh namespace each time: probes may change it
+        cells.append(cells_s)
+        calls = [(getattr(probes, name), _copy(args), _copy(kw), seed) for name, args, kw, seed in student + reference]
+        failures = 0
+        t0 = time.perf_counter()
+        for fn, args, kw, seed in calls:
+            _seed(seed)
+            try:
+                fn(ns, *args, **kw)
+            except Exception:  # noqa: BLE001 - a probe that raises still did its work
+                failures += 1
+        replay.append(time.perf_counter() - t0)
+    return {"assignment": assignment_id, "cells_s": min(cells), "calls_s": min(replay),
+            "floor_s": min(cells) + min(replay), "probe_calls": len(student) + len(reference),
+            "probe_calls_raised": failures, "tests": tests, "tests_passed_inprocess": passed,
+            "inprocess_pytest_s": inprocess_pytest_s}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("assignments", nargs="+")
+    args = ap.parse_args(argv)
+    out = [measure(x) for x in args.assignments]
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
