@@ -108,11 +108,13 @@ def apply(result: SubmissionResult, applied: list[Override]) -> SubmissionResult
         tests.append(replace(t, score=o.new_score, outcome=outcome,
                              message=(t.message + "\n" if t.message else "") + note))
     whole = next((o for o in applied if not o.test_id), None)
-    if whole is not None:
-        adjust = round(whole.new_score - sum(t.score for t in tests), 4)
-        tests.append(TestResult(OVERRIDE_LINE_ID, "Instructor override of the total", "", "public", 0.0, adjust,
-                                "passed", f"Total set to {whole.new_score:g} by {whole.by}: {whole.comment}"))
-    return replace(result, tests=tests)
+    if whole is None:
+        return replace(result, tests=tests)
+    note = f"Total set to {whole.new_score:g} by {whole.by}: {whole.comment}"
+    adjust = round(whole.new_score - sum(t.score for t in tests), 4)
+    tests.append(TestResult(OVERRIDE_LINE_ID, "Instructor override of the total", "", "public", 0.0, adjust,
+                            "passed", note))
+    return replace(result, tests=tests, message=f"{note} {result.message}".strip())   # LMS comments quote it
 
 
 def effective(db: Path, results: list[SubmissionResult]) -> tuple[list[SubmissionResult], list[Override]]:

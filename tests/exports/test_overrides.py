@@ -32,6 +32,11 @@ def test_test_and_whole_overrides_reach_exports_feedback_and_grades_csv(toy_kit,
     assert run(["override", "toy", "smithjohn_12345", "--score", "7", "--comment", "copied part 3",
                 "--by", "Prof", "--out", str(out)], toy_kit) == 0
     assert export_json(toy_kit, out)["smithjohn_12345"]["score"] == 7
+    capsys.readouterr()
+    assert run(["passback", "toy", "--out", str(out), "--canvas-url", "https://c.example", "--course", "1",
+                "--canvas-assignment", "2", "--dry-run"], toy_kit) == 0
+    assert "(smithjohn_12345): 7/10; comment: Score: 7/10. Total set to 7 by Prof: copied part 3" in \
+        capsys.readouterr().out                                              # the LMS comment says why
     assert run(["feedback", "toy", "--out", str(out)], toy_kit) == 0
     page = (out / "toy" / "feedback" / "smithjohn_12345.md").read_text()
     assert "copied part 3" in page and "Prof" in page
