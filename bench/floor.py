@@ -1,6 +1,6 @@
 """The floor of grading one submission: the work grading cannot avoid, with no engine around it.
 
-    .venv/bin/python bench/floor.py 01_tensors 03_components     # JSON per assignment on stdout
+    .venv/bin/python bench/floor.py 01_tensors 03_components     # a JSON list on stdout
 
 For one assignment, in this one warm process (torch imported, probes.py imported, before the clock):
 
@@ -28,8 +28,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-
-os.environ.setdefault("AUTOGRADER_WORKER", "1")  # the master's check() cells do nothing, as in a worker
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -91,12 +89,20 @@ def run_master(assignment_id: str) -> tuple[dict, float]:
     torch.set_num_threads(max(1, a.limits.threads))
     ns: dict = StudentNamespace(__name__="__main__")
     sources = [(c.index, _python(c.source)) for c in load_cells(a.solution)]
-    with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
-        t0 = time.perf_counter()
-        for index, source in sources:
-            _seed(seed + index)
-            exec(compile(source, f"<master cell {index}>", "exec"), ns)
-        return ns, time.perf_counter() - t0
+    before = os.environ.get("AUTOGRADER_WORKER")
+    os.environ["AUTOGRADER_WORKER"] = "1"  # the master's check() cells do nothing, as in a worker
+    try:
+        with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+            t0 = time.perf_counter()
+            for index, source in sources:
+                _seed(seed + index)
+                exec(compile(source, f"<master cell {index}>", "exec"), ns)
+            return ns, time.perf_counter() - t0
+    finally:
+        if before is None:
+            del os.environ["AUTOGRADER_WORKER"]
+        else:
+            os.environ["AUTOGRADER_WORKER"] = before
 
 
 def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int]:
@@ -144,8 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("assignments", nargs="+")
     args = ap.parse_args(argv)
-    out = [measure(x) for x in args.assignments]
-    print(json.dumps(out, indent=1))
+    print(json.dumps([measure(x) for x in args.assignments]))  # one line: bench/run.py reads the last line
     return 0
 
 

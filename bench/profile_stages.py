@@ -22,6 +22,7 @@ import json
 import pstats
 import shutil
 import sys
+import sysconfig
 import tempfile
 import time
 from collections import defaultdict
@@ -56,6 +57,9 @@ def _cum(stats: pstats.Stats, suffix: str, name: str) -> float:
     return sum(v[3] for (f, _, n), v in stats.stats.items() if n == name and f.endswith(suffix))  # type: ignore[attr-defined]
 
 
+_STDLIB = sysconfig.get_paths()["stdlib"].replace("\\", "/") + "/"
+
+
 def module_of(filename: str) -> str:
     """A profile entry's file as a module group: autograder.<package>, a site-packages top level, ..."""
     f = filename.replace("\\", "/")
@@ -67,9 +71,11 @@ def module_of(filename: str) -> str:
     if "site-packages/" in f:
         top = f.split("site-packages/", 1)[1].split("/")[0].removesuffix(".py")
         return {"pluggy": "_pytest", "pytest": "_pytest", "_pytest": "_pytest"}.get(top, top)
+    if f.startswith("<frozen") or f.startswith(_STDLIB):
+        return "python stdlib"
     if f.startswith("<"):
         return "generated code"
-    return "python stdlib"
+    return "other"
 
 
 def by_module(stats: pstats.Stats) -> dict[str, float]:
@@ -189,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     p = profile(args.assignment, args.notebook, args.copies)
-    print(json.dumps(p, indent=1) if args.json else render(p))
+    print(json.dumps(p) if args.json else render(p))
     return 0
 
 

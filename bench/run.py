@@ -1,13 +1,17 @@
-"""Throughput benchmark: grade one generated class of 01_tensors with this kit, nbgrader and otter-grader.
+"""Throughput benchmark: grade a generated class of every assignment with this kit, nbgrader and otter-grader,
+and measure each assignment's floor and where the kit's time goes.
 
-    make bench                                   # = .venv/bin/python bench/run.py
-    .venv/bin/python bench/run.py --copies 50    # the issue's 300-notebook class
-    .venv/bin/python bench/run.py --only ours,dask
+    make bench                                   # = .venv/bin/python bench/run.py (every assignment)
+    .venv/bin/python bench/run.py --assignments 01_tensors,03_components --copies 2
+    .venv/bin/python bench/run.py --only ours,floor,profile --samples perfect,partial,exception_midway,blank
 
-The class is `--copies` copies of each of the six sample submissions in examples/submissions/01_tensors/
-(perfect, partial, exception_midway, infinite_loop, invalid_json, blank).  Every grader is timed from
+Per assignment the class is `--copies` copies of six notebooks generated from its master (`samples()`:
+perfect, partial, exception_midway, infinite_loop, invalid_json, blank).  Every grader is timed from
 outside (wall clock of the command(s)); memory is sampled from /proc while it runs (see memsample.py).
-Results: a table on stdout and bench/out/bench-<timestamp>.json (+ bench/out/latest.json).
+`floor` runs bench/floor.py (the master's cells and the tests' probe calls in one warm process, no
+engine), `profile` runs bench/profile_stages.py (one judge under cProfile: time by stage and module).
+The peers run only where bench/peer_tests.py has their tests (01_tensors).
+Results: tables on stdout and bench/out/bench-<timestamp>.json (+ bench/out/latest.json).
 """
 from __future__ import annotations
 
@@ -33,9 +37,9 @@ from memsample import Sampler  # noqa: E402
 import peers  # noqa: E402
 
 KIT = BENCH.parent
-ASSIGNMENT = "01_tensors"
-SAMPLES = KIT / "examples" / "submissions" / ASSIGNMENT
-GRADERS = ("ours", "ours-jobs1", "dask", "nbgrader", "nbgrader-batch", "otter")
+SAMPLES = ("perfect", "partial", "exception_midway", "infinite_loop", "invalid_json", "blank")
+GRADERS = ("ours", "ours-jobs1", "dask", "nbgrader", "nbgrader-batch", "otter", "floor", "profile")
+PEERS = ("nbgrader", "nbgrader-batch", "otter")
 
 
 def log(msg: str) -> None:
@@ -71,15 +75,50 @@ def loadavg() -> list[float]:
 
 
 # ------------------------------------------------------------------------------------------- the class
-def make_class(dest: Path, copies: int, samples: list[str] | None = None) -> list[tuple[str, Path]]:
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def samples(assignment: str) -> dict[str, bytes]:
+    """Six submissions made from the master: correct, partial (every second solution cell still the
+    release's stub), broken (the middle solution cell raises first), hanging (it loops first), not a
+    notebook (the file cut in half) and blank (the release).  Cell counts stay the master's, so the
+    peers can map cells by position."""
+    from autograder.notebook.release import BEGIN, strip_solutions
+
+    raw = (KIT / "solutions" / f"{assignment}.ipynb").read_bytes()
+    master = json.loads(raw)
+    sol = [i for i, c in enumerate(master["cells"]) if c.get("cell_type") == "code" and BEGIN in _source(c)]
+    mid = sol[len(sol) // 2]
+
+    def variant(change: dict[int, str]) -> bytes:
+        nb = json.loads(raw)
+        for i, src in change.items():
+            nb["cells"][i]["source"] = src
+            nb["cells"][i]["outputs"] = []
+        return json.dumps(nb, indent=1).encode()
+
+    cells = master["cells"]
+    return {
+        "perfect": raw,
+        "partial": variant({i: strip_solutions(_source(cells[i])) for i in sol[1::2]}),
+        "exception_midway": variant({mid: 'raise RuntimeError("bench: a broken cell")\n' + _source(cells[mid])}),
+        "infinite_loop": variant({mid: "while True:\n    pass\n" + _source(cells[mid])}),
+        "invalid_json": raw[: len(raw) // 2],
+        "blank": variant({i: strip_solutions(_source(cells[i])) for i in sol}),
+    }
+
+
+def make_class(dest: Path, assignment: str, copies: int, chosen: list[str]) -> list[tuple[str, Path]]:
     dest.mkdir(parents=True, exist_ok=True)
+    made = samples(assignment)
     out = []
-    chosen = [nb for nb in sorted(SAMPLES.glob("*.ipynb")) if samples is None or nb.stem in samples]
     for k in range(copies):
-        for nb in chosen:
-            sid = f"{nb.stem}_{k:03d}"
+        for name in chosen:
+            sid = f"{name}_{k:03d}"
             p = dest / f"{sid}.ipynb"
-            shutil.copyfile(nb, p)
+            p.write_bytes(made[name])
             out.append((sid, p))
     return out
 
@@ -130,11 +169,11 @@ def _classify_ours(cmd: str, proc) -> str | None:
     return None
 
 
-def run_ours(klass_dir: Path, n: int, work: Path, *, jobs: int, label: str, scheduler: str | None = None,
-             interval: float = 0.5) -> dict:
+def run_ours(assignment: str, klass_dir: Path, n: int, work: Path, *, jobs: int, label: str,
+             scheduler: str | None = None, interval: float = 0.5) -> dict:
     out = work / f"results-{label}"
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(klass_dir), "--out", str(out), "--jobs", str(jobs)]
+    cmd = [sys.executable, "-m", "autograder", "grade", assignment, str(klass_dir), "--out", str(out), "--jobs", str(jobs)]
     if scheduler:
         cmd += ["--executor", "dask", "--scheduler", scheduler]
     shown = " ".join(["autograder"] + cmd[3:])
@@ -150,7 +189,7 @@ def run_ours(klass_dir: Path, n: int, work: Path, *, jobs: int, label: str, sche
         res["error"] = (p.stderr or p.stdout)[-2000:]
         return res
     per = []
-    adir = out / ASSIGNMENT
+    adir = out / assignment
     for d in sorted(x for x in adir.iterdir() if x.is_dir()):
         try:
             rec = json.loads((d / "instructor.json").read_text())
@@ -163,7 +202,7 @@ def run_ours(klass_dir: Path, n: int, work: Path, *, jobs: int, label: str, sche
     try:  # the gradebook must agree with the files
         with sqlite3.connect(out / "gradebook.sqlite") as db:
             res["gradebook_rows"] = db.execute("select count(*) from submissions where assignment=?",
-                                               (ASSIGNMENT,)).fetchone()[0]
+                                               (assignment,)).fetchone()[0]
     except sqlite3.Error as e:
         res["gradebook_rows"] = f"error: {e}"
     res["per_submission"] = per
@@ -178,6 +217,7 @@ def summarize_ours(r: dict) -> dict:
          "tests_time": dist([x["tests_s"] for x in per]),
          "overhead": dist([x["overhead_s"] for x in per]),
          "overhead_excluding_timeouts": dist([x["overhead_s"] for x in non_hang]),
+         "execution_time_excluding_timeouts": dist([x["execution_time"] for x in non_hang]),
          "by_kind": {}}
     for k in sorted({kind_of(x["id"]) for x in per}):
         xs = [x for x in per if kind_of(x["id"]) == k]
@@ -281,13 +321,137 @@ def worker_memory(name: str, r: dict) -> dict:
     return {"role": key, "rss": m["peak_hwm_mib"] or m["peak_rss_mib"], "pss": m["peak_pss_mib"], "uss": m["peak_uss_mib"]}
 
 
+def run_script(script: str, *args: str) -> dict:
+    """bench/<script> --json in a fresh interpreter; its JSON is the last line of its output."""
+    cmd = [sys.executable, str(BENCH / script), *args]
+    load0 = loadavg()
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, cwd=KIT, capture_output=True, text=True)
+    meta = {"command": " ".join(["bench/" + script, *args]), "wall_s": time.perf_counter() - t0,
+            "load_before": load0, "load_after": loadavg()}
+    lines = p.stdout.strip().splitlines()
+    if p.returncode != 0 or not lines:
+        return {**meta, "error": (p.stderr or p.stdout)[-2000:]}
+    try:
+        data = json.loads(lines[-1])
+    except ValueError:
+        return {**meta, "error": p.stdout[-2000:]}
+    return {**meta, **(data[0] if isinstance(data, list) else data)}
+
+
+def bench_assignment(assignment: str, args, only: list[str], work: Path, chosen: list[str]) -> dict:
+    """Every requested measurement of one assignment, on one generated class."""
+    klass_dir = work / assignment / "class"
+    klass = make_class(klass_dir, assignment, args.copies, chosen)
+    n = len(klass)
+    log(f"{assignment}: {n} notebooks in {klass_dir}; load average {loadavg()}")
+    results: dict[str, dict] = {}
+    skipped: dict[str, str] = {}
+    w = work / assignment
+    if "ours" in only:
+        results["ours"] = run_ours(assignment, klass_dir, n, w, jobs=args.jobs, label="ours", interval=args.interval)
+    if "ours-jobs1" in only:
+        results["ours-jobs1"] = run_ours(assignment, klass_dir, n, w, jobs=1, label="ours-jobs1", interval=args.interval)
+    if "dask" in only:
+        ok, why = dask_available()
+        if not ok:
+            skipped["dask"] = why
+        else:
+            from dask.distributed import LocalCluster
+
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                              dashboard_address=None) as cluster:
+                results["dask"] = run_ours(assignment, klass_dir, n, w, jobs=args.jobs, label="dask",
+                                           scheduler=cluster.scheduler_address, interval=args.interval)
+                results["dask"]["cluster"] = "LocalCluster(n_workers=2, threads_per_worker=1, processes=True) on 127.0.0.1"
+    for peer in PEERS:
+        if peer not in only:
+            continue
+        if assignment != peers.ASSIGNMENT:
+            skipped[peer] = f"bench/peer_tests.py has tests for {peers.ASSIGNMENT} only"
+            continue
+        results[peer] = run_peer(peer, klass, w, timeout=args.peer_timeout, interval=args.interval)
+    extra = {}
+    if "floor" in only:
+        log(f"[floor] bench/floor.py {assignment}")
+        extra["floor"] = run_script("floor.py", assignment)
+    if "profile" in only:
+        log(f"[profile] bench/profile_stages.py {assignment} --copies {args.profile_copies}")
+        extra["profile"] = run_script("profile_stages.py", assignment, "--copies", str(args.profile_copies), "--json")
+
+    summaries = {}
+    for name, r in results.items():
+        if "error" in r:
+            continue
+        summaries[name] = summarize_ours(r) if name.startswith("ours") or name == "dask" else summarize_peer(r)
+    ratios = {}
+    ours = summaries.get("ours", {}).get("submissions_per_min")
+    for peer in PEERS:
+        p = summaries.get(peer, {})
+        if ours and p.get("submissions_per_min"):
+            ratios[f"ours_vs_{peer}"] = ours / p["submissions_per_min"]
+    if ours and summaries.get("dask", {}).get("submissions_per_min"):
+        ratios["dask_slowdown_vs_local_jobs"] = results["dask"]["wall_s"] / results["ours"]["wall_s"] - 1
+    if ours and summaries.get("ours-jobs1", {}).get("submissions_per_min"):
+        ratios["jobs2_speedup_vs_jobs1"] = results["ours-jobs1"]["wall_s"] / results["ours"]["wall_s"]
+    floor = extra.get("floor", {}).get("floor_s")
+    s = summaries.get("ours", {})
+    median = s.get("execution_time_excluding_timeouts", {}).get("median")
+    perfect = s.get("by_kind", {}).get("perfect", {}).get("execution_time_median")
+    if floor and median:
+        ratios["median_per_submission_vs_floor"] = median / floor
+    if floor and perfect:
+        ratios["perfect_vs_floor"] = perfect / floor
+    ov = s.get("overhead_excluding_timeouts", {}).get("median")
+    mem = worker_memory("ours", results["ours"]) if "ours" in results else {}
+    targets = {
+        "throughput >= 5x nbgrader whole-class": None if "ours_vs_nbgrader-batch" not in ratios
+        else ratios["ours_vs_nbgrader-batch"] >= 5,
+        "median per-submission <= 3x floor (non-timeout)": None if "median_per_submission_vs_floor" not in ratios
+        else ratios["median_per_submission_vs_floor"] <= 3,
+        "engine overhead < 0.15 s/submission (median, non-timeout)": None if ov is None else ov < 0.15,
+        "peak memory per worker < 500 MB (PSS)": None if not mem else mem["pss"] * 1.048576 < 500,
+    }
+    return {"assignment": assignment, "notebooks": n, "results": results, "skipped": skipped, **extra,
+            "summaries": summaries, "ratios": ratios, "targets_met": targets}
+
+
+def print_assignment(a: dict, interval: float, peer_timeout: float) -> None:
+    print()
+    print(f"== {a['assignment']}: {a['notebooks']} notebooks")
+    if a["results"]:
+        print(table(a["results"], a["summaries"]))
+    f = a.get("floor", {})
+    if "error" in f:
+        print(f"floor: FAILED: {f['error'].strip().splitlines()[-1] if f['error'].strip() else ''}")
+    elif f:
+        print(f"floor: {f['floor_s']:.3f} s = master cells {f['cells_s']:.3f} s + {f['probe_calls']} probe calls "
+              f"(student + reference) {f['calls_s']:.3f} s; the tests with both sides in process (pytest, no worker): "
+              f"{f['inprocess_pytest_s']:.3f} s, {f['tests_passed_inprocess']}/{f['tests']} passed")
+    p = a.get("profile", {})
+    if "error" in p:
+        print(f"profile: FAILED: {p['error'].strip().splitlines()[-1] if p['error'].strip() else ''}")
+    elif p:
+        from profile_stages import render
+
+        print(render(p))
+    for k, v in a["ratios"].items():
+        print(f"{k}: {v:.2f}")
+    for k, v in a["targets_met"].items():
+        print(f"target {k}: {'met' if v else 'NOT met' if v is not None else 'not measured'}")
+    for k, v in a["skipped"].items():
+        print(f"skipped {k}: {v}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--assignments", help="comma-separated (default: every assignment `autograder list` shows)")
     ap.add_argument("--copies", type=int, default=10, help="copies of each of the 6 samples (default 10: 60 notebooks)")
     ap.add_argument("--only", default=",".join(GRADERS), help=f"comma-separated subset of {','.join(GRADERS)}")
     ap.add_argument("--jobs", type=int, default=2, help="--jobs for this kit's parallel run (default 2)")
-    ap.add_argument("--samples", help="comma-separated subset of the six samples (e.g. leave out infinite_loop "
+    ap.add_argument("--samples", help=f"comma-separated subset of {','.join(SAMPLES)} (e.g. leave out infinite_loop "
                                       "to compare graders without their different cell timeouts)")
+    ap.add_argument("--profile-copies", type=int, default=3, help="gradings profiled per assignment (default 3)")
     ap.add_argument("--peer-timeout", type=float, default=60.0,
                     help="external per-notebook timeout for nbgrader/otter, seconds (default 60)")
     ap.add_argument("--interval", type=float, default=0.5, help="memory sampling interval, seconds")
@@ -298,97 +462,43 @@ def main(argv: list[str] | None = None) -> int:
     bad = set(only) - set(GRADERS)
     if bad:
         ap.error(f"unknown grader(s): {', '.join(sorted(bad))}")
-
-    work = Path(tempfile.mkdtemp(prefix="ag-bench-"))
-    klass_dir = work / "class"
-    samples = [x.strip() for x in args.samples.split(",")] if args.samples else None
-    unknown = set(samples or []) - {nb.stem for nb in SAMPLES.glob("*.ipynb")}
+    chosen = [x.strip() for x in args.samples.split(",")] if args.samples else list(SAMPLES)
+    unknown = set(chosen) - set(SAMPLES)
     if unknown:
         ap.error(f"unknown sample(s): {', '.join(sorted(unknown))}")
-    klass = make_class(klass_dir, args.copies, samples)
-    n = len(klass)
-    info = {"started": dt.datetime.now().isoformat(timespec="seconds"), "machine": machine(),
-            "command": " ".join([".venv/bin/python", "bench/run.py", *(argv if argv is not None else sys.argv[1:])]),
-            "copies": args.copies, "samples": samples or "all", "notebooks": n, "load_at_start": loadavg(), "peer_timeout_s": args.peer_timeout}
-    log(f"class: {n} notebooks in {klass_dir}; load average {info['load_at_start']}")
-    results: dict[str, dict] = {}
-    skipped: dict[str, str] = {}
-    try:
-        if "ours" in only:
-            results["ours"] = run_ours(klass_dir, n, work, jobs=args.jobs, label="ours", interval=args.interval)
-        if "ours-jobs1" in only:
-            results["ours-jobs1"] = run_ours(klass_dir, n, work, jobs=1, label="ours-jobs1", interval=args.interval)
-        if "dask" in only:
-            ok, why = dask_available()
-            if not ok:
-                skipped["dask"] = why
-            else:
-                from dask.distributed import LocalCluster
+    from autograder.assignment import list_assignments
 
-                with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
-                    results["dask"] = run_ours(klass_dir, n, work, jobs=args.jobs, label="dask",
-                                               scheduler=cluster.scheduler_address, interval=args.interval)
-                    results["dask"]["cluster"] = "LocalCluster(n_workers=2, threads_per_worker=1, processes=True) on 127.0.0.1"
-        for peer in ("nbgrader", "nbgrader-batch", "otter"):
-            if peer in only:
-                results[peer] = run_peer(peer, klass, work, timeout=args.peer_timeout, interval=args.interval)
+    known = list_assignments(KIT)
+    assignments = [x.strip() for x in args.assignments.split(",")] if args.assignments else known
+    if set(assignments) - set(known):
+        ap.error(f"unknown assignment(s): {', '.join(sorted(set(assignments) - set(known)))}")
+
+    work = Path(tempfile.mkdtemp(prefix="ag-bench-"))
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=KIT, capture_output=True, text=True).stdout.strip()
+    info = {"started": dt.datetime.now().isoformat(timespec="seconds"), "machine": machine(), "commit": commit,
+            "command": " ".join([".venv/bin/python", "bench/run.py", *(argv if argv is not None else sys.argv[1:])]),
+            "copies": args.copies, "samples": chosen, "load_at_start": loadavg(), "peer_timeout_s": args.peer_timeout}
+    m = info["machine"]
+    print(f"machine: {m['nproc']} cpu ({m['cpu_model']}), {m['ram_gib']} GiB, python {m['python']}, torch {m['torch']}; "
+          f"commit {commit}; load average at start {info['load_at_start']}")
+    per: dict[str, dict] = {}
+    try:
+        for assignment in assignments:
+            per[assignment] = bench_assignment(assignment, args, only, work, chosen)
+            print_assignment(per[assignment], args.interval, args.peer_timeout)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
         else:
             log(f"kept {work}")
-
-    summaries = {}
-    for name, r in results.items():
-        if "error" in r:
-            continue
-        summaries[name] = summarize_ours(r) if name.startswith("ours") or name == "dask" else summarize_peer(r)
-    ratios = {}
-    ours = summaries.get("ours", {}).get("submissions_per_min")
-    for peer in ("nbgrader", "nbgrader-batch", "otter"):
-        p = summaries.get(peer, {})
-        if ours and p.get("submissions_per_min"):
-            ratios[f"ours_vs_{peer}"] = ours / p["submissions_per_min"]
-    # the target is judged against nbgrader's faster way of running
-    nbg = [ratios[k] for k in ("ours_vs_nbgrader", "ours_vs_nbgrader-batch") if k in ratios]
-    if nbg:
-        ratios["ours_vs_nbgrader_best"] = min(nbg)
-    if ours and summaries.get("dask", {}).get("submissions_per_min"):
-        ratios["dask_slowdown_vs_local_jobs"] = results["dask"]["wall_s"] / results["ours"]["wall_s"] - 1
-    if ours and summaries.get("ours-jobs1", {}).get("submissions_per_min"):
-        ratios["jobs2_speedup_vs_jobs1"] = results["ours-jobs1"]["wall_s"] / results["ours"]["wall_s"]
-
-    ov = summaries.get("ours", {}).get("overhead_excluding_timeouts", {}).get("median")
-    mem = worker_memory("ours", results["ours"]) if "ours" in results else {}
-    targets = {
-        "throughput >= 10x nbgrader (its faster mode)": None if "ours_vs_nbgrader_best" not in ratios
-        else ratios["ours_vs_nbgrader_best"] >= 10,
-        "throughput >= 10x otter": None if "ours_vs_otter" not in ratios else ratios["ours_vs_otter"] >= 10,
-        "engine overhead < 0.3 s/submission (median, warm workers, non-timeout)": None if ov is None else ov < 0.3,
-        "peak memory per worker < 500 MB (PSS)": None if not mem else mem["pss"] * 1.048576 < 500,
-        "dask LocalCluster(2) <= 25% slower than --jobs 2": None if "dask_slowdown_vs_local_jobs" not in ratios
-        else ratios["dask_slowdown_vs_local_jobs"] <= 0.25,
-    }
     info["load_at_end"] = loadavg()
-    report = {**info, "skipped": skipped, "results": results, "summaries": summaries, "ratios": ratios,
-              "targets_met": targets}
-
     print()
-    print(f"01_tensors class: {n} notebooks ({args.copies} x {len(samples) if samples else 6} samples); machine: {info['machine']['nproc']} cpu "
-          f"({info['machine']['cpu_model']}), {info['machine']['ram_gib']} GiB; load average at start "
-          f"{info['load_at_start']}, at end {info['load_at_end']}")
-    print(table(results, summaries))
-    print("per-sub = execution_time from results.json (ours) or the wall time of one grading call (peers); "
-          "overhead = execution_time - sum(tests[].duration) (ours only); memory = the peak of one student worker "
-          "(ours) or one notebook kernel (peers): RSS is VmHWM, PSS/USS sampled every "
+    print(f"load average at end {info['load_at_end']}.  per-sub = execution_time from results.json (ours) or the wall "
+          "time of one grading call (peers); overhead = execution_time - sum(tests[].duration) (ours only); memory = "
+          "the peak of one student worker (ours) or one notebook kernel (peers): RSS is VmHWM, PSS/USS sampled every "
           f"{args.interval:g} s.  Peers: external per-notebook timeout {args.peer_timeout:g} s.")
-    for k, v in ratios.items():
-        print(f"{k}: {v:.2f}")
-    for k, v in targets.items():
-        print(f"target {k}: {'met' if v else 'NOT met' if v is not None else 'not measured'}")
-    for k, v in skipped.items():
-        print(f"skipped {k}: {v}")
+    print(summary_table(per))
+    report = {**info, "assignments": per}
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     text = json.dumps(report, indent=1, default=str)
@@ -396,6 +506,24 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "latest.json").write_text(text)
     print(f"json: {args.out / f'bench-{stamp}.json'}")
     return 0
+
+
+def summary_table(per: dict[str, dict]) -> str:
+    """One line per assignment: the kit against its floor and the peers."""
+    rows = [("assignment", "n", "subs/min", "median s (non-timeout)", "perfect s", "floor s", "median/floor",
+             "overhead median s", "vs nbgrader-batch", "vs otter")]
+    for aid, a in per.items():
+        s, r, f = a["summaries"].get("ours", {}), a["ratios"], a.get("floor", {})
+        rows.append((aid, str(a["notebooks"]), fmt(s.get("submissions_per_min")),
+                     fmt(s.get("execution_time_excluding_timeouts", {}).get("median"), ".2f"),
+                     fmt(s.get("by_kind", {}).get("perfect", {}).get("execution_time_median"), ".2f"),
+                     fmt(f.get("floor_s"), ".2f"), fmt(r.get("median_per_submission_vs_floor"), ".1f"),
+                     fmt(s.get("overhead_excluding_timeouts", {}).get("median"), ".2f"),
+                     fmt(r.get("ours_vs_nbgrader-batch"), ".1f"), fmt(r.get("ours_vs_otter"), ".1f")))
+    widths = [max(len(x[i]) for x in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(x, widths)) for x in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,107 @@
+"""The benchmark's own pieces: the generated class, the floor's recording backend, the profile's grouping.
+
+Fast unit tests (no sandbox, no grading run); `bench/run.py --copies 1` is the end-to-end check.
+"""
+from __future__ import annotations
+
+import cProfile
+import json
+import pstats
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import floor  # noqa: E402
+import profile_stages  # noqa: E402
+import run  # noqa: E402
+
+
+@pytest.mark.parametrize("assignment", ["01_tensors", "03_components"])
+def test_samples_are_the_master_varied(assignment: str) -> None:
+    master = (ROOT / "solutions" / f"{assignment}.ipynb").read_bytes()
+    made = run.samples(assignment)
+    assert set(made) == set(run.SAMPLES)
+    assert made["perfect"] == master
+    with pytest.raises(ValueError):
+        json.loads(made["invalid_json"])
+    cells = json.loads(master)["cells"]
+    for name in ("partial", "exception_midway", "infinite_loop", "blank"):
+        nb = json.loads(made[name])
+        assert len(nb["cells"]) == len(cells), name  # the peers map cells by position
+    text = {k: made[k].decode() for k in ("partial", "blank", "exception_midway", "infinite_loop")}
+    assert "BEGIN SOLUTION" not in text["blank"] and "NotImplementedError" in text["blank"]
+    assert "BEGIN SOLUTION" in text["partial"] and "NotImplementedError" in text["partial"]
+    assert "bench: a broken cell" in text["exception_midway"] and "while True" in text["infinite_loop"]
+
+
+def test_make_class_names_copies_by_sample(tmp_path: Path) -> None:
+    klass = run.make_class(tmp_path, "01_tensors", 2, ["perfect", "blank"])
+    assert [sid for sid, _ in klass] == ["perfect_000", "blank_000", "perfect_001", "blank_001"]
+    assert all(p.is_file() for _, p in klass) and run.kind_of("blank_001") == "blank"
+
+
+def test_recorder_keeps_copies_and_direct_runs_the_probe_under_its_seed() -> None:
+    probes = types.ModuleType("probes")
+
+    def draw(ns, xs):
+        xs.append(torch.rand(1).item())  # mutates its argument: the recording must not see that
+        return ns["scale"] * xs[-1]
+
+    def boom(ns):
+        raise ValueError("no")
+
+    probes.draw, probes.boom = draw, boom
+    calls: list = []
+    backend = floor.Recorder(floor.Direct({"scale": 2.0}, probes), calls)
+    a = backend.call("draw", ([1.0],), seed=7)
+    b = backend.call("draw", ([1.0],), seed=7)
+    assert a == b and 0 < a < 2  # the same seed, the same draw
+    assert calls == [("draw", [[1.0]], {}, 7), ("draw", [[1.0]], {}, 7)]
+    with pytest.raises(floor.ProbeError):
+        backend.call("boom", (), seed=1)
+    assert len(calls) == 3
+
+
+def test_module_of_groups_files() -> None:
+    assert profile_stages.module_of("/k/autograder/execute/runner.py") == "autograder.execute"
+    assert profile_stages.module_of("/v/lib/python3.11/site-packages/_pytest/main.py") == "_pytest"
+    assert profile_stages.module_of("/v/lib/python3.11/site-packages/pluggy/_hooks.py") == "_pytest"
+    assert profile_stages.module_of("/v/lib/python3.11/site-packages/torch/nn/modules/module.py") == "torch"
+    assert profile_stages.module_of("/k/assignments/01_tensors/hidden/test_x.py") == "assignment tests"
+    assert profile_stages.module_of(json.__file__) == "python stdlib"
+    assert profile_stages.module_of(__file__) == "other"
+
+
+def _busy_json() -> None:
+    for _ in range(300):
+        json.dumps(list(range(500)))
+
+
+def test_by_module_charges_stdlib_and_c_time_to_the_caller() -> None:
+    prof = cProfile.Profile()
+    prof.enable()
+    _busy_json()
+    prof.disable()
+    stats = pstats.Stats(prof)
+    here = profile_stages.module_of(__file__)
+    modules = profile_stages.by_module(stats)
+    total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
+    assert "python stdlib" not in modules
+    assert modules[here] > 0.8 * total  # json's encoder and its C parts, charged to this test's module
+    assert sum(modules.values()) == pytest.approx(total, rel=1e-6)
+
+
+def test_stages_sum_to_the_total() -> None:
+    prof = cProfile.Profile()
+    prof.enable()
+    _busy_json()
+    prof.disable()
+    row = profile_stages.stages(pstats.Stats(prof), 1, 5.0)
+    assert row["other"] == pytest.approx(5.0)  # nothing of the engine ran: every stage is 0
+    assert sum(row.values()) == pytest.approx(5.0)
