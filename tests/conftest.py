@@ -1,3 +1,4 @@
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,3 +15,23 @@ def kit_root() -> Path:
 @pytest.fixture(scope="session")
 def toy_kit() -> Path:
     return TOY_KIT
+
+
+LATE_POLICY = """
+[deadline]
+due = "2026-10-01T12:00:00+00:00"
+penalty_percent = 10
+period = "day"
+[deadline.extensions]
+"ext@b.c" = 3
+"""
+
+
+@pytest.fixture(scope="session")
+def late_toy_kit(tmp_path_factory) -> Path:
+    """The toy kit with a deadline: 10 % of the maximum per day (or part of one) late; ext@b.c has 3 more days."""
+    kit = tmp_path_factory.mktemp("late") / "kit"
+    shutil.copytree(TOY_KIT, kit)
+    manifest = kit / "assignments" / "toy" / "manifest.toml"
+    manifest.write_text(manifest.read_text() + LATE_POLICY)
+    return kit

@@ -12,24 +12,9 @@ from autograder.interop.gradescope import (TEST_KEYS, TOP_KEYS, MissingSecret, a
 from autograder.probe.seeds import fingerprint
 from tests.nbfactory import edit
 
-DEADLINE = """
-[deadline]
-due = "2026-10-01T12:00:00+00:00"
-penalty_percent = 10
-period = "day"
-[deadline.extensions]
-"ext@b.c" = 3
-"""
-
-
 @pytest.fixture(scope="module")
-def late_kit(toy_kit, tmp_path_factory):
-    """The toy kit with a deadline: 10 % of the maximum per day late; ext@b.c has 3 more days."""
-    kit = tmp_path_factory.mktemp("gskit") / "kit"
-    shutil.copytree(toy_kit, kit)
-    manifest = kit / "assignments" / "toy" / "manifest.toml"
-    manifest.write_text(manifest.read_text() + DEADLINE)
-    return kit
+def late_kit(late_toy_kit):
+    return late_toy_kit
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,6 @@ from tests.nbfactory import edit  # noqa: E402
 
 BIN = Path(sys.executable).parent
 POINTS = {"double": 8.0, "later": 2.0}          # the toy's test files (ANSWER is tested in test_double.py)
-DEADLINE = '\n[deadline]\ndue = "2026-10-01T12:00:00+00:00"\npenalty_percent = 10\nperiod = "day"\n'
 
 
 def nbg(course: Path, *args: str, check=True) -> subprocess.CompletedProcess:
@@ -34,13 +33,9 @@ def options() -> GradeOptions:
 
 
 @pytest.fixture(scope="module")
-def kit(toy_kit, tmp_path_factory):
+def kit(late_toy_kit):
     """The toy kit with a deadline (10 % of the maximum per day late)."""
-    kit = tmp_path_factory.mktemp("nbkit") / "kit"
-    shutil.copytree(toy_kit, kit)
-    manifest = kit / "assignments" / "toy" / "manifest.toml"
-    manifest.write_text(manifest.read_text() + DEADLINE)
-    return kit
+    return late_toy_kit
 
 
 def test_exercise_points_come_from_the_reference(toy_kit):
