@@ -46,7 +46,7 @@ dist: install
 	$(PY) -m pip wheel -q --no-deps --no-build-isolation --wheel-dir dist .
 
 bench: install
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH_ARGS)  # e.g. BENCH_ARGS='--assignments 01_tensors --copies 2'
 
 clean:
 	rm -rf results bench/out .pytest_cache dist build
