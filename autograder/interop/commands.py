@@ -42,8 +42,6 @@ def _rows(args: argparse.Namespace, kit: Path, assignment: str | None = None):
     from autograder.report.exports import grade_rows
     from autograder.report.gradebook import Gradebook
     from autograder.score.overrides import effective
-    from autograder.compat import tomllib
-    from autograder.score.late import LatePolicy, load_policy
 
     a = load_assignment(assignment or args.assignment, kit)
     out = args.out.resolve()
@@ -64,12 +62,21 @@ def _rows(args: argparse.Namespace, kit: Path, assignment: str | None = None):
     match = match_roster(identities, roster)
     for sid in match.unmatched:
         print(terminal(f"warning: submission {sid} is not on the roster"), file=sys.stderr)
-    course = getattr(args, "course_settings", None)   # course.toml: its [deadline] and extensions win
-    manifest = a.root / "manifest.toml"
-    policy = (LatePolicy.from_table(course.deadline(a.id, tomllib.loads(manifest.read_text(encoding="utf-8"))
-                                                    .get("deadline"))) if course else load_policy(manifest))
-    rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
+    rows = grade_rows(results, match.matched, policy=_policy(args, a), roster=roster.students if roster else None)
     return a, out, results, match, rows
+
+
+def _policy(args: argparse.Namespace, a):
+    """The late policy: the manifest's [deadline], with course.toml's deadline and extensions winning."""
+    from autograder.compat import tomllib
+    from autograder.score.late import LatePolicy, load_policy
+
+    course = getattr(args, "course_settings", None)
+    manifest = a.root / "manifest.toml"
+    if not course:
+        return load_policy(manifest)
+    return LatePolicy.from_table(course.deadline(a.id, tomllib.loads(manifest.read_text(encoding="utf-8"))
+                                                 .get("deadline")))
 
 
 def cmd_export(args: argparse.Namespace, kit: Path) -> int:
@@ -200,8 +207,10 @@ def cmd_nbgrader(args: argparse.Namespace, kit: Path) -> int:
         dest = nbg.write_source_notebook(kit, args.assignment, args.course, args.nb_assignment, options=options)
         print(f"wrote {dest}")
         return 0
+    from autograder.assignment import load_assignment
+
     done = nbg.grade_course(kit, args.assignment, args.course, out=args.out.resolve(), options=options,
-                            nb_assignment=args.nb_assignment)
+                            nb_assignment=args.nb_assignment, policy=_policy(args, load_assignment(args.assignment, kit)))
     for student, score in done.items():
         print(terminal(student) + f"\t{score:g}")
     return 0

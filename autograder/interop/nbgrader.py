@@ -98,10 +98,15 @@ class StaleSourceNotebook(RuntimeError):
     """The course's task cells do not match the assignment's exercises: regenerate the source notebook."""
 
 
+_MANIFEST = object()
+
+
 def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options=None,
-                 nb_assignment: str | None = None) -> dict[str, float]:
+                 nb_assignment: str | None = None, policy=_MANIFEST) -> dict[str, float]:
     """Grade every submission of the course; write the scores into its gradebook.db; return
-    {student: score after the late penalty}, as nbgrader computes it."""
+    {student: score after the late penalty}, as nbgrader computes it.  `policy` is the late policy
+    (default: the manifest's; the CLI passes course.toml's); instructor overrides in force
+    (`autograder override`) are applied as in every other export."""
     from nbgrader.api import Gradebook, MissingEntry
 
     from autograder.assignment import load_assignment
@@ -110,13 +115,16 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
     from autograder.pipeline import grade_class
     from autograder.report.exports import grade_rows
     from autograder.score.late import load_policy
+    from autograder.score.overrides import effective
 
     a = load_assignment(assignment, kit)
     name = nb_assignment or assignment
     batch = unpack(course, out / ".intake", fmt="nbgrader", assignment=name)
     run = grade_class(a, batch.submissions, out=out, options=options)
     write_identities(out / a.id / "identities.json", batch.identities)
-    rows = grade_rows(run.results, batch.identities, policy=load_policy(a.root / "manifest.toml"))
+    results, _stale = effective(out / "gradebook.sqlite", run.results)
+    rows = grade_rows(results, batch.identities,
+                      policy=load_policy(a.root / "manifest.toml") if policy is _MANIFEST else policy)
     written: dict[str, float] = {}
     with Gradebook(f"sqlite:///{(course / 'gradebook.db').resolve()}") as gb:
         notebook = gb.find_notebook(assignment, name)  # MissingEntry: run `nbgrader generate_assignment` first
@@ -138,14 +146,20 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
                 gb.find_submission(name, student)
             except MissingEntry:
                 gb.add_submission(name, student, timestamp=row.identity.submitted_at)
-            for exercise in tasks:
+            # an instructor's override of the total is a 0-point line outside every exercise: nbgrader's
+            # own way to adjust a total is extra credit, carried on the first task cell with the reason
+            adjust = round(sum(t.score for t in row.result.tests if t.exercise not in tasks), 4)
+            notes = [t.message for t in row.result.tests if t.exercise not in tasks and t.message]
+            for i, exercise in enumerate(tasks):
                 grade = gb.find_grade(TASK_PREFIX + exercise, assignment, name, student)
                 grade.manual_score = round(by_exercise.get(exercise, 0.0), 4)
+                grade.extra_credit = (adjust or None) if i == 0 else None
                 grade.needs_manual_grade = False
                 comment = gb.find_comment(TASK_PREFIX + exercise, assignment, name, student)
                 failed = [t.name for t in row.result.tests if t.exercise == exercise and t.outcome != "passed"
                           and t.max_score > 0]
-                comment.manual_comment = ("Not passed: " + "; ".join(failed[:10])) if failed else "All tests passed."
+                text = ("Not passed: " + "; ".join(failed[:10])) if failed else "All tests passed."
+                comment.manual_comment = " ".join([text, *notes]) if i == 0 else text
             nb = gb.find_submission_notebook(assignment, name, student)
             nb.late_submission_penalty = row.late.penalty if row.late and row.late.penalty else None
             gb.db.commit()

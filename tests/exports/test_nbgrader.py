@@ -117,6 +117,17 @@ def test_round_trip_survives_nbgrader_autograde_feedback_and_export(course, kit,
     assert again["dave"][0] - again["dave"][1] <= 10.0
     grade_course(kit, "toy", course, out=tmp_path / "results", options=options())   # as documented: the kit last
     assert scores(course) == expected
+    # an instructor's override of carol's total (autograder override) reaches nbgrader too, as extra credit
+    from autograder.report.gradebook import Gradebook as KitGradebook
+    from autograder.score.overrides import record
+
+    db = tmp_path / "results" / "gradebook.sqlite"
+    kit_gb = KitGradebook(db)
+    carol_result = next(r for r in kit_gb.all("toy") if "carol" in r.submission_id)
+    kit_gb.close()
+    record(db, carol_result, score=7.0, comment="regrade request: double() accepted", by="ta")
+    grade_course(kit, "toy", course, out=tmp_path / "results", options=options())
+    assert scores(course) == {**expected, "carol": (7.0, 0.0)}
     nbg(course, "generate_feedback", "toy")
     bob = (course / "feedback" / "bob" / "toy" / "toy.html").read_text()
     assert "0.0 / 10.0" in bob or "0 / 10" in bob
