@@ -105,3 +105,19 @@ def test_stages_sum_to_the_total() -> None:
     row = profile_stages.stages(pstats.Stats(prof), 1, 5.0)
     assert row["other"] == pytest.approx(5.0)  # nothing of the engine ran: every stage is 0
     assert sum(row.values()) == pytest.approx(5.0)
+
+
+def test_summary_table_puts_each_assignment_against_its_floor() -> None:
+    per = {"01_tensors": {
+        "notebooks": 12, "ratios": {"median_per_submission_vs_floor": 3.0, "ours_vs_nbgrader-batch": 6.5},
+        "floor": {"floor_s": 0.15, "cells_s": 0.05, "calls_s": 0.1},
+        "summaries": {"ours": {"submissions_per_min": 50.0, "execution_time_excluding_timeouts": {"median": 0.6},
+                               "overhead_excluding_timeouts": {"median": 0.25},
+                               "by_kind": {"perfect": {"execution_time_median": 0.8}}}}},
+        "00_devices": {"notebooks": 6, "ratios": {}, "summaries": {}}}
+    lines = run.summary_table(per).splitlines()
+    assert len(lines) == 4 and "perfect - student floor s" in lines[0]
+    cols = lines[2].split()
+    assert cols[:8] == ["01_tensors", "12", "50.0", "0.60", "0.80", "0.15", "3.0", "0.70"]  # 0.8 - (0.05 + 0.1/2)
+    assert cols[8:] == ["0.25", "6.5", "NA"]
+    assert lines[3].split()[0] == "00_devices" and lines[3].split()[2] == "NA"
