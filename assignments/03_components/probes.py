@@ -213,6 +213,35 @@ def loss_run_upstream(ns, name, a, b, upstream, device="cpu"):
     return {"value": value.detach(), "grad_a": ad.grad, "grad_b": bd.grad}
 
 
+# ---------------------------------------------------------------- devices
+
+def on_meta(ns, component, shape, dtype_name, bias=True):
+    """`component` ('running_norm', 'linear', 'relu', 'mse_loss', 'bce_with_logits') run forward and
+    backward on 'meta', a stand-in GPU: a tensor left on or made on the CPU raises there as on a GPU.
+    Returns devices, shapes and dtypes (meta tensors hold no values) of outputs, gradients and state."""
+    from autograder.probe.meta_device import MetaAccelerator, describe
+
+    dtype = getattr(torch, dtype_name)
+    x = torch.randn(shape, dtype=dtype).to("meta").requires_grad_(True)
+    with MetaAccelerator():
+        if component in ("mse_loss", "bce_with_logits"):
+            target = torch.rand(shape, dtype=dtype).to("meta")
+            out, module = ns[component](x, target, reduction="none"), None
+        else:
+            module = {"running_norm": lambda: ns["RunningNorm"](shape[-1]),
+                      "linear": lambda: ns["Linear"](shape[-1], 3, bias=bias),
+                      "relu": lambda: ns["ReLU"]()}[component]()
+            module = module.to(device="meta", dtype=dtype)
+            out = module(x)
+            if component == "running_norm":
+                module.eval()  # the running statistics are used now: buffers left on the CPU raise
+                out = out + module(x)
+        out.sum().backward()
+        state = {} if module is None else {k: describe(v) for k, v in module.state_dict().items()}
+        grads = {} if module is None else {k: describe(p.grad) for k, p in module.named_parameters()}
+    return {"out": describe(out), "x_grad": describe(x.grad), "state": state, "grads": grads}
+
+
 # ---------------------------------------------------------------- optimizers
 
 def optimizer_run(ns, name, inits, groups, defaults, grads, device="cpu", access_state_each_step=False):

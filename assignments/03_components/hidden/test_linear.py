@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from autograder.judge.checks import assert_equal, assert_grads, assert_tensor, assert_true
+from autograder.judge.checks import assert_close, assert_equal, assert_grads, assert_tensor, assert_true
 
 
 def _torch_linear(w, b, x, up):
@@ -19,7 +19,7 @@ def _torch_linear(w, b, x, up):
             "bias_grad": None if b is None else m.bias.grad}
 
 
-@pytest.mark.points(5)
+@pytest.mark.points(4)
 def test_linear_matches_nn_linear(student, probes, rng, device):
     """Linear matches nn.Linear (outputs and gradients) on batched, non-contiguous, float32/float64 inputs"""
     cases = [((5,), 3, 4, True), ((7,), 4, 4, True), ((2, 3), 5, 2, False), ((4,), 1, 6, True), ((2, 3, 2), 3, 3, True)]
@@ -121,3 +121,13 @@ def test_sequential_matches_nn_sequential(student, probes, rng):
             assert_tensor(got["out"], ref(x).detach(), name=f"the output of a {sizes} {dtype} network", **tol)
             assert_tensor(got["x_grad"], xr.grad, name=f"the input gradient of a {sizes} {dtype} network")
             assert_grads(got["grads"], {n: p.grad for n, p in ref.named_parameters()})
+
+
+@pytest.mark.points(1)
+def test_linear_relu_on_meta(student, reference, probes):
+    """on 'meta' (a stand-in GPU) Linear (with and without bias) and ReLU make nothing on the CPU"""
+    for component, bias in (("linear", True), ("linear", False), ("relu", True)):
+        for dtype in ("float32", "float64"):
+            got = student(probes.on_meta, component, (5, 4), dtype, bias)
+            want = reference(probes.on_meta, component, (5, 4), dtype, bias)
+            assert_close(got, want, name=f"{component} (bias={bias}) on 'meta' ({dtype}): devices, shapes, dtypes of outputs and gradients")

@@ -2,7 +2,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder.judge.checks import assert_tensor, assert_true
+from autograder.judge.checks import assert_close, assert_tensor, assert_true
 
 SHAPES = [(5,), (3, 4), (2, 3, 5), (1,)]
 
@@ -40,7 +40,7 @@ def test_mse_matches_torch(student, probes, rng, device):
             _compare(got, _torch_loss(F.mse_loss, a, b, "none", up), f"mse_loss(reduction='none') on {dtype} {shape}")
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_bce_matches_torch(student, probes, rng, device):
     """bce_with_logits matches F.binary_cross_entropy_with_logits on random logits and soft targets"""
     for shape in SHAPES:
@@ -77,3 +77,12 @@ def test_bce_extreme_logits(student, probes, rng, device):
                             f"the gradient of bce_with_logits is inf or nan for {dtype} logits of magnitude about {scale:g}.")
                 exp = _torch_loss(F.binary_cross_entropy_with_logits, z, y, reduction)
                 _compare(got, exp, f"bce_with_logits on {dtype} logits of magnitude about {scale:g}", grad_b=False)
+
+
+@pytest.mark.points(1)
+def test_losses_on_meta(student, reference, probes):
+    """on 'meta' (a stand-in GPU) mse_loss and bce_with_logits make no constant on the CPU"""
+    for name in ("mse_loss", "bce_with_logits"):
+        for dtype in ("float32", "float64"):
+            got, want = student(probes.on_meta, name, (3, 4), dtype), reference(probes.on_meta, name, (3, 4), dtype)
+            assert_close(got, want, name=f"{name} on 'meta' ({dtype}): devices, shapes, dtypes of the value and gradient")

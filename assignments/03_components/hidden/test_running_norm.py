@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_equal, assert_state_dict, assert_tensor
+from autograder.judge.checks import assert_close, assert_equal, assert_state_dict, assert_tensor
 
 
 def _batchnorm_steps(F, weight, bias, batches, modes, ups):
@@ -22,7 +22,7 @@ def _batchnorm_steps(F, weight, bias, batches, modes, ups):
     return steps
 
 
-@pytest.mark.points(5)
+@pytest.mark.points(4)
 def test_matches_batchnorm1d(student, probes, rng, device):
     """RunningNorm matches nn.BatchNorm1d over train/eval sequences (outputs, gradients, state_dict)"""
     for F, N, dtype in [(3, 8, torch.float64), (5, 17, torch.float32), (1, 4, torch.float64), (7, 33, torch.float32)]:
@@ -54,3 +54,11 @@ def test_fresh_state_and_modes(student, probes):
     x = torch.ones(2, 2)
     got = student(probes.running_norm_run, 2, torch.ones(2), torch.zeros(2), [x], ["eval"], [x])
     assert_equal(got["training"], [True, False], name="self.training after train() and after eval()")
+
+
+@pytest.mark.points(1)
+def test_on_meta(student, reference, probes):
+    """on 'meta' (a stand-in GPU) RunningNorm runs in train and eval mode with its buffers moved by .to()"""
+    for dtype in ("float32", "float64"):
+        got, want = student(probes.on_meta, "running_norm", (6, 4), dtype), reference(probes.on_meta, "running_norm", (6, 4), dtype)
+        assert_close(got, want, name=f"RunningNorm's outputs, gradients and state_dict on 'meta' ({dtype}): devices, shapes, dtypes")

@@ -14,6 +14,38 @@ MUTANTS = [
         "new": "self.running_mean = torch.zeros(num_features)",
     },
     {
+        "name": "running statistics kept as plain tensors (stay on the CPU after .to(device)), state_dict still right",
+        "exercise": "running_norm",
+        "old": 'self.register_buffer("running_mean", torch.zeros(num_features))\n        self.register_buffer("running_var", torch.ones(num_features))',
+        "new": 'self.running_mean = torch.zeros(num_features)\n        self.running_var = torch.ones(num_features)\n'
+               '        self._register_state_dict_hook(lambda mod, sd, prefix, _: sd.update({prefix + "running_mean": mod.running_mean,'
+               ' prefix + "running_var": mod.running_var}))',
+    },
+    {
+        "name": "RunningNorm's eps made as a tensor on the CPU in forward",
+        "exercise": "running_norm",
+        "old": "return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias",
+        "new": "return (x - mean) / torch.sqrt(var + torch.full((self.num_features,), self.eps)) * self.weight + self.bias",
+    },
+    {
+        "name": "Linear without bias adds zeros made on the CPU in forward",
+        "exercise": "linear",
+        "old": "        if self.bias is not None:\n            y = y + self.bias\n        return y",
+        "new": "        y = y + (self.bias if self.bias is not None else torch.zeros(self.out_features, dtype=x.dtype))\n        return y",
+    },
+    {
+        "name": "ReLU's zeros made on the CPU (torch.zeros(x.shape))",
+        "exercise": "linear",
+        "old": "return torch.where(x > 0, x, torch.zeros_like(x))",
+        "new": "return torch.where(x > 0, x, torch.zeros(x.shape, dtype=x.dtype))",
+    },
+    {
+        "name": "bce_with_logits' clamp as a maximum with zeros made on the CPU",
+        "exercise": "losses",
+        "old": "    loss = z.clamp(min=0) - z * target",
+        "new": "    loss = torch.maximum(z, torch.zeros(z.shape, dtype=z.dtype)) - z * target",
+    },
+    {
         "name": "snapshot returns the live state_dict (no copy)",
         "exercise": "module_tools",
         "old": "    return {k: v.detach().clone() for k, v in module.state_dict().items()}",
