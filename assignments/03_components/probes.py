@@ -215,23 +215,23 @@ def loss_run_upstream(ns, name, a, b, upstream, device="cpu"):
 
 # ---------------------------------------------------------------- devices
 
-def on_meta(ns, component, shape, dtype_name, bias=True):
+def on_device(ns, component, shape, dtype_name, bias=True, device="meta"):
     """`component` ('running_norm', 'linear', 'relu', 'mse_loss', 'bce_with_logits') run forward and
-    backward on 'meta', a stand-in GPU: a tensor left on or made on the CPU raises there as on a GPU.
-    Returns devices, shapes and dtypes (meta tensors hold no values) of outputs, gradients and state."""
+    backward on `device`; on 'meta', a stand-in GPU, a tensor left on or made on the CPU raises as on a
+    GPU.  Returns devices, shapes, dtypes and values (none on meta) of outputs, gradients and state."""
     from autograder.probe.meta_device import MetaAccelerator, describe
 
     dtype = getattr(torch, dtype_name)
-    x = torch.randn(shape, dtype=dtype).to("meta").requires_grad_(True)
+    x = torch.randn(shape, dtype=dtype).to(device).requires_grad_(True)
     with MetaAccelerator():
         if component in ("mse_loss", "bce_with_logits"):
-            target = torch.rand(shape, dtype=dtype).to("meta")
+            target = torch.rand(shape, dtype=dtype).to(device)
             out, module = ns[component](x, target, reduction="none"), None
         else:
             module = {"running_norm": lambda: ns["RunningNorm"](shape[-1]),
                       "linear": lambda: ns["Linear"](shape[-1], 3, bias=bias),
                       "relu": lambda: ns["ReLU"]()}[component]()
-            module = module.to(device="meta", dtype=dtype)
+            module = module.to(device=device, dtype=dtype)
             out = module(x)
             if component == "running_norm":
                 module.eval()  # the running statistics are used now: buffers left on the CPU raise
