@@ -51,7 +51,7 @@ class _Unreadable:
         raise ProbeError({"type": "InvalidNotebook", "message": self.why, "frames": []})
 
 
-_references: dict[tuple[str, str], CachedReference] = {}
+_references: dict[tuple[str, ...], CachedReference] = {}
 _probe_modules: dict[tuple[str, str], ModuleType] = {}
 
 
@@ -72,7 +72,10 @@ def load_probes(assignment: Assignment, version: str) -> ModuleType | None:
 
 
 def reference_for(assignment: Assignment, version: str, options: GradeOptions) -> CachedReference:
-    key = (assignment.id, version)
+    """The master's answers for this assignment version, run in *this* isolation with *this* cache: a
+    reference proven elsewhere (another sandbox, another results folder) must not vouch for this run."""
+    key = (assignment.id, version, type(options.isolation).__qualname__, options.isolation.name,
+           str(options.cache_dir))
     if key not in _references:
         seed = Seeds.for_course(assignment.id).cells()  # the same cell seeds as every student's notebook
         limits = replace(assignment.limits, submission_timeout=10 * assignment.limits.submission_timeout,

@@ -90,6 +90,22 @@ def test_master_that_cannot_run_in_the_sandbox_stops_grading(toy_kit, tmp_path):
     _nothing_for_students(out)
 
 
+def test_a_reference_proven_elsewhere_does_not_vouch_for_this_run(toy_kit, tmp_path):
+    """A reference held by this process from a run in a working sandbox (another results folder) must
+    not let a sandbox that cannot run the kit through the gate (the full suite used to hide it)."""
+    kit = _kit_copy(toy_kit, tmp_path)
+    assignment = load_assignment("toy", kit)
+    subs = [Submission("alice", kit / "solutions" / "toy.ipynb", "alice.ipynb")]
+    try:
+        ok = grade_class(assignment, subs, out=tmp_path / "first", options=GradeOptions(isolation=RlimitsOnly()))
+        assert ok.reference.score == ok.reference.max_score
+        with pytest.raises(MasterFailed, match="master notebook scores 0/10"):
+            grade_class(assignment, subs, out=tmp_path / "second", options=GradeOptions(isolation=_NoKitSandbox()))
+    finally:
+        close_references()
+    _nothing_for_students(tmp_path / "second")
+
+
 def test_sound_master_grades_the_class(toy_kit, tmp_path):
     kit = _kit_copy(toy_kit, tmp_path)
     subs = _class(kit, tmp_path)
