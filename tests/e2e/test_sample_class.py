@@ -15,7 +15,9 @@ EXPECTED = {  # submission: (score, status, exercises that lose points)
     "invalid_json": (0, "invalid", None),
     "exception_midway": (88, "graded", {"indexing"}),
     "infinite_loop": (90, "timeout", {"reductions"}),
-    "partial": (59, "graded", {"views", "broadcast_matmul", "gather_scatter", "reductions", "vectorised"}),
+    # 57, not 59 before the how-and-what rule: its wrong gather_scatter/vectorised answers no longer earn the
+    # "no Python loops" points (a fact about how code ran counts only with correct values from the same call)
+    "partial": (57, "graded", {"views", "broadcast_matmul", "gather_scatter", "reductions", "vectorised"}),
 }
 
 
