@@ -183,10 +183,9 @@ def batch(toy_kit: Path, tmp_path_factory: pytest.TempPathFactory):
             "scratch": scratch, "isolation": default.name, "results": {r.submission_id: r for r in run.results}, "elapsed": elapsed}
 
 
-def _params():
-    for a in ATTACKS:
-        marks = [pytest.mark.xfail(strict=True, reason=a.xfail)] if a.xfail else []
-        yield pytest.param(a, id=a.name, marks=marks)
+def _params() -> list:
+    return [pytest.param(a, id=a.name, marks=[pytest.mark.xfail(strict=True, reason=a.xfail)] if a.xfail else [])
+            for a in ATTACKS]
 
 
 @pytest.mark.parametrize("attack", _params())
