@@ -4,7 +4,7 @@ import torch
 from autograder.judge.checks import assert_equal, assert_tensor, assert_true
 
 
-@pytest.mark.points(6)
+@pytest.mark.points(5)
 def test_triton_softmax_random(student, reference, probes, rng, helpers, device):
     """triton_softmax matches torch.softmax on random shapes, dtypes and layouts (interpreter on CPU)"""
     for dtype in (torch.float32, torch.float64):
@@ -43,3 +43,16 @@ def test_op_dispatches_by_device(student, probes, rng, helpers, device):
         assert_equal(got["device"].split(":")[0], device, name="the device of the op's output")
         got = student(probes.triton_apply, x, device, "t")
         assert_tensor(got["y"], want, name=f"triton_softmax of a transposed {dtype} tensor on {device}")
+
+
+@pytest.mark.points(1)
+def test_triton_is_the_ops_cuda_kernel(student, probes, rng, helpers):
+    """kernels::softmax has a CUDA implementation, and it computes the softmax (checked without a GPU:
+    the registered function runs on a CPU tensor through Triton's interpreter)"""
+    x = torch.randn(helpers.random_shape(rng, "t", max_cols=40), generator=rng)
+    got = student(probes.cuda_kernel_apply, x, "t")
+    assert_true(got["registered"] is True,
+                "kernels::softmax has no CUDA implementation: the Triton kernel should be registered as the "
+                "op's CUDA kernel, so that one torch.ops call dispatches by device.")
+    assert_tensor(got["y"], torch.softmax(helpers.laid_out(x, "t"), -1),
+                  name=f"the op's CUDA implementation on a transposed float32 tensor of shape {tuple(x.T.shape)}")

@@ -1,6 +1,9 @@
 """Plausible student mistakes for 02b_kernels; each must lose points on its exercise's tests."""
 
 MUTANTS = [
+    {"name": "the Triton kernel is never registered as the op's CUDA implementation (caught without a GPU)",
+     "exercise": "triton",
+     "old": "softmax.register_kernel(\"cuda\")(triton_softmax)\n", "new": "pass\n"},
     {"name": "contiguous strides multiply by the size itself (size-0 dims give zero strides)", "exercise": "strides",
      "old": "        step *= max(size, 1)\n", "new": "        step *= size\n"},
     {"name": "element_offset bound check off by one (i <= size accepted)", "exercise": "strides",
