@@ -227,6 +227,7 @@ def cmd_release(args: argparse.Namespace, kit: Path) -> int:
 
 
 def cmd_check_solutions(args: argparse.Namespace, kit: Path) -> int:
+    from autograder.execute import limits
     from autograder.judge.session import close_references, grade_notebook
     from autograder.notebook.release import release
 
@@ -238,11 +239,15 @@ def cmd_check_solutions(args: argparse.Namespace, kit: Path) -> int:
             student_nb = release(kit, name, Path(tmp))[0]
             master = grade_notebook(a, a.solution, submission_id="master", options=options)
             blank = grade_notebook(a, student_nb, submission_id="student", options=options)
-        good = (master.score == master.max_score == a.total_points and blank.score == 0 and not master.problems)
+        # a correct solution a few times slower than the master must not time out (cell_timeout counts CPU)
+        tight = master.slowest_cell_cpu * limits.CELL_TIMEOUT_MARGIN > a.limits.cell_timeout
+        good = (master.score == master.max_score == a.total_points and blank.score == 0 and not master.problems
+                and not tight)
         ok &= good
         print(f"{'ok  ' if good else 'FAIL'} {name}: master {master.score:g}/{master.max_score:g} "
               f"({master.status}), student notebook {blank.score:g}/{blank.max_score:g}, expected "
-              f"{a.total_points:g} and 0")
+              f"{a.total_points:g} and 0; slowest master cell {master.slowest_cell_cpu:.2f} s of CPU "
+              f"(cell_timeout {a.limits.cell_timeout:g} s)")
         for t in master.tests:
             if t.outcome not in ("passed", "skipped"):
                 print(f"     master {t.outcome}: {t.id}: {t.message[:300]}")
@@ -251,5 +256,8 @@ def cmd_check_solutions(args: argparse.Namespace, kit: Path) -> int:
                 print(f"     student notebook earns {t.score:g} on {t.id}")
         for prob in master.problems:
             print(f"     problem: {prob[:500]}")
+        if tight:
+            print(f"     problem: cell_timeout = {a.limits.cell_timeout:g} s is under {limits.CELL_TIMEOUT_MARGIN}x the master's "
+                  f"slowest cell ({master.slowest_cell_cpu:.2f} s of CPU): raise it in the manifest's [limits]")
         close_references()
     return 0 if ok else 1

@@ -69,7 +69,8 @@ class Checker:
 
     def results(self, exercise: str, namespace: dict) -> list[dict[str, Any]]:
         """Each public test of `exercise` on `namespace`: name, outcome, message, hint."""
-        from autograder.judge.plugin import GradingPlugin, run_tests
+        from autograder.judge.plugin import GradingPlugin
+        from autograder.judge.suite import run_tests
         from autograder.probe.inprocess import InProcess
         from autograder.probe.seeds import Seeds
 

@@ -39,7 +39,8 @@ sys.path.insert(0, str(KIT))
 from autograder.assignment import load_assignment  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, describe_exception  # noqa: E402
 from autograder.execute.worker import _python  # noqa: E402
-from autograder.judge.plugin import GradingPlugin, run_tests  # noqa: E402
+from autograder.judge.plugin import GradingPlugin
+from autograder.judge.suite import run_tests  # noqa: E402
 from autograder.judge.session import load_probes  # noqa: E402
 from autograder.notebook.parse import load_cells  # noqa: E402
 from autograder.execute.runner import ProbeError  # noqa: E402

@@ -42,7 +42,7 @@ _FUNCS = {
     "execute": [("autograder/execute/runner.py", "execute")],
     "runner_close": [("autograder/execute/runner.py", "close")],
     "parse": [("autograder/notebook/parse.py", "load_cells"), ("autograder/intake/submissions.py", "file_sha256")],
-    "pytest": [("autograder/judge/plugin.py", "run_tests")],
+    "pytest": [("autograder/judge/suite.py", "run")],
     "collection": [("_pytest/main.py", "perform_collect")],
     "test_functions": [("_pytest/python.py", "pytest_pyfunc_call")],
     "probe_calls": [("autograder/probe/client.py", "__call__")],

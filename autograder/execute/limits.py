@@ -4,6 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+# `check-solutions` fails an assignment whose cell_timeout is under this many times the CPU time of its
+# master's slowest cell: a correct solution that much slower than the master must not time out.
+CELL_TIMEOUT_MARGIN = 5
+
 
 @dataclass(frozen=True)
 class Limits:

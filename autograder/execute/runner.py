@@ -54,6 +54,8 @@ class CellRecord:
     error: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     source: str = ""
+    wall: float = 0.0         # seconds from the cell's start to its end, on the trusted side's clock
+    cpu: float | None = None  # CPU seconds of the worker's process tree meanwhile (None: not readable)
 
 
 @dataclass
@@ -96,6 +98,7 @@ class NotebookRunner:
         self.host_retries = 0      # faults of the host (a starved probe, a worker that never started) retried
         self.host_fault = ""       # one that could not be retried away: the result is provisional
         self.wire_limits = wire.Limits(max_bytes=limits.payload_mb * 2**20)
+        self.cell_time = 0.0       # wall seconds the notebook's cells took, replays after a hang or crash included
 
     # -- notebook execution -------------------------------------------------------
     def execute(self) -> None:
@@ -111,6 +114,7 @@ class NotebookRunner:
     def _run_cells(self) -> None:
         current: int | None = None  # the cell running now
         last: int | None = None     # the cell that started last
+        started, cpu0 = 0.0, None   # when and at what CPU time the current cell started
         worker: WorkerProcess | None = None
         try:
             worker = self._spawn()
@@ -133,12 +137,16 @@ class NotebookRunner:
                     if current is not None or idx != next(expected, None):
                         raise wire.PayloadError(f"cell {idx} announced out of turn")
                     current = last = idx
-                    deadline, extend = self._cell_clock(worker)
+                    started, cpu0 = time.monotonic(), worker.cpu_seconds()
+                    deadline, extend = self._cell_clock(worker, cpu0)
                 elif event == "cell_end":
                     idx, err, notes = messages.cell_end(msg)
                     if idx != current:
                         raise wire.PayloadError(f"cell {idx} reported as finished while cell {current} runs")
-                    self.records[idx] = CellRecord(idx, "error" if err else "ok", err, notes, self._original(idx))
+                    wall, cpu = time.monotonic() - started, worker.cpu_seconds()
+                    self.cell_time += wall
+                    self.records[idx] = CellRecord(idx, "error" if err else "ok", err, notes, self._original(idx),
+                                                   wall, None if cpu is None or cpu0 is None else cpu - cpu0)
                     current = None
                 else:
                     if current is not None or next(expected, None) is not None:
@@ -150,6 +158,8 @@ class NotebookRunner:
             if worker is not None:
                 self._retire(worker)
             self.restarts += 1
+            if current is not None:
+                self.cell_time += time.monotonic() - started
             current = current if current is not None else last
             if current is None:
                 if isinstance(exc, WorkerTimeout) and self._budget_left() <= 0:
@@ -174,7 +184,7 @@ class NotebookRunner:
             if self.out_of_time:
                 raise ProbeTimeout("the submission used up its time limit") from None
 
-    def _cell_clock(self, worker: WorkerProcess) -> tuple[float, Callable[[], float | None]]:
+    def _cell_clock(self, worker: WorkerProcess, cpu0: float | None) -> tuple[float, Callable[[], float | None]]:
         """A cell's deadline: `cell_timeout` seconds of the worker's CPU time, and at most
         `_WALL_FACTOR` times that in wall time (for a cell that sleeps or waits).
 
@@ -183,7 +193,6 @@ class NotebookRunner:
         loop on an idle machine still stops after `cell_timeout` seconds.  Where the worker's
         CPU time cannot be read the limit is plain wall time."""
         limit = self.limits.cell_timeout
-        cpu0 = worker.cpu_seconds()
         hard = self._bounded(_WALL_FACTOR * limit)
 
         def extend() -> float | None:

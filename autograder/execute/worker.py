@@ -18,7 +18,6 @@ from __future__ import annotations
 import builtins
 import glob
 import os
-import random
 import resource
 import shlex
 import signal
@@ -32,12 +31,13 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 if not glob.glob("/dev/nvidia[0-9]*"):
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
-import numpy as np  # noqa: E402  (imported before student code on purpose)
+import numpy as np  # noqa: E402,F401  (imported before student code on purpose)
 import torch  # noqa: E402
 
 from IPython.core.inputtransformer2 import TransformerManager  # noqa: E402
 
 from autograder.execute import wire  # noqa: E402
+from autograder.execute.rng import seed_all  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
 
 # ---------------------------------------------------------------- process set-up
@@ -149,12 +149,6 @@ def _strip_magic_options(line: str) -> str:
 
 # ---------------------------------------------------------------- main loop
 
-def _seed(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
 def _compile_probes(path: str | None) -> Any:
     """probes.py compiled once, before any cell runs (its imports too, by one run of it)."""
     if not path:
@@ -207,7 +201,7 @@ def serve(inp: Any, out: Any) -> None:
         if index in skip:
             continue
         wire.write_message(out, {"event": "cell_start", "index": index})
-        _seed(start.get("seed", 0) + index)
+        seed_all(start.get("seed", 0) + index)
         del notes[:]
         error = None
         try:
@@ -224,7 +218,7 @@ def serve(inp: Any, out: Any) -> None:
             req = wire.decode(wire.read_frame(inp), wire.FROM_GRADER)
         except EOFError:
             return
-        _seed(int(req.get("seed", 0)))
+        seed_all(int(req.get("seed", 0)))
         rid = req.get("id")
         try:
             fn = getattr(_fresh_probes(probe_code), req["probe"])

@@ -64,7 +64,12 @@ class GradingPlugin:
         self.cuda_available = torch.cuda.is_available() if cuda_available is None else cuda_available
         self.hidden_dir = hidden_dir.resolve() if hidden_dir else None
         self.results: list[TestResult] = []
-        self.problems: list[str] = []  # collection problems: a broken assignment, reported loudly
+        self.problems: list[str] = []  # collection problems: a broken assignment, reported with every result
+
+    def bind(self, student: Backend, reference: Backend | None, seeds: Seeds) -> None:
+        """Start a new submission's run on the same collected tests (`judge.suite`)."""
+        self.student_backend, self.reference_backend, self.seeds = student, reference, seeds
+        self.results = []
 
     # -- configuration -------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -139,9 +144,18 @@ class GradingPlugin:
         return c
 
     def _is_hidden(self, item: pytest.Item) -> bool:
-        return self.hidden_dir is not None and Path(item.path).resolve().is_relative_to(self.hidden_dir)
+        if _HIDDEN not in item.stash:  # resolved once per collected item, not once per submission
+            item.stash[_HIDDEN] = self.hidden_dir is not None and Path(item.path).resolve().is_relative_to(self.hidden_dir)
+        return item.stash[_HIDDEN]
 
     # -- outcomes ------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        """An item runs once per submission: nothing of the last run may reach this one."""
+        if _CREDIT in item.stash:
+            del item.stash[_CREDIT]
+        item._report_sections = []  # captured output of the last run's phases
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
         outcome = yield
@@ -189,6 +203,7 @@ class GradingPlugin:
 
 
 _CREDIT = pytest.StashKey[Credit]()
+_HIDDEN = pytest.StashKey[bool]()
 
 
 def _test_id(item: pytest.Item) -> str:
@@ -220,55 +235,3 @@ def _classify(exc: BaseException | None) -> tuple[str, str]:
     if isinstance(exc, AssertionError):
         return "failed", str(exc) or "a check failed"
     return "error", f"the grader could not check this answer: {type(exc).__name__}: {exc}"[:2000]
-
-
-def _empty_ini() -> Path:
-    """A config file with nothing in it, so no surrounding pytest.ini/pyproject applies."""
-    import tempfile
-
-    path = Path(tempfile.gettempdir()) / "autograder-empty-pytest.ini"
-    if not path.is_file():
-        path.write_text("[pytest]\n")
-    return path
-
-
-def _forget_modules_under(root: Path, before: set[str]) -> None:
-    """Drop test modules this run imported from `root`: pytest's importlib mode would otherwise hand the
-    next run (another submission, or another assignment with a same-named test file) the cached module.
-    Only modules new since `before` are looked at (resolving every loaded module's path costs 0.1 s)."""
-    import os
-    import sys
-
-    prefix = os.path.realpath(root) + os.sep
-    for name in set(sys.modules) - before:
-        f = getattr(sys.modules.get(name), "__file__", None)
-        if f and os.path.realpath(f).startswith(prefix):
-            del sys.modules[name]
-
-
-def run_tests(paths: list[Path], plugin: GradingPlugin, rootdir: Path) -> str:
-    """Run pytest on `paths` with `plugin`, isolated from any surrounding pytest configuration."""
-    import contextlib
-    import io
-
-    args = [
-        *map(str, paths), "--import-mode=importlib",
-        # plugins that cost time per run and add nothing here (unraisableexception alone runs gc 2-3 times)
-        *[a for p in ("cacheprovider", "randomly", "unraisableexception", "threadexception", "faulthandler",
-                      "doctest", "junitxml", "pastebin", "nose", "legacypath", "stepwise", "lsp", "logging")
-          for a in ("-p", f"no:{p}")],
-        "-c", str(_empty_ini()), "--rootdir", str(rootdir), "--confcutdir", str(rootdir),
-        "-q", "--no-header", "-W", "ignore", "--tb=no", "-o", "python_files=test_*.py",
-    ]
-    import sys
-
-    buf = io.StringIO()
-    start = time.monotonic()
-    before = set(sys.modules)
-    try:
-        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-            pytest.main(args, plugins=[plugin])
-    finally:
-        _forget_modules_under(rootdir, before)
-    buf.write(f"\n[pytest ran in {time.monotonic() - start:.2f}s]")
-    return buf.getvalue()

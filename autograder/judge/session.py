@@ -24,7 +24,8 @@ from autograder.assignment import Assignment
 from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.execute.sandbox import Isolation, choose_isolation
 from autograder.intake.submissions import file_sha256
-from autograder.judge.plugin import GradingPlugin, run_tests
+from autograder.judge.plugin import GradingPlugin
+from autograder.judge.suite import close_suite, open_suite
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
 from autograder.probe.seeds import Seeds, course_secret, fingerprint
@@ -97,6 +98,8 @@ def reference_for(assignment: Assignment, version: str, options: GradeOptions) -
 
 
 def close_references() -> None:
+    """Forget this process's references and collected tests (the next grade starts afresh)."""
+    close_suite()
     for ref in _references.values():
         ref.close()
     _references.clear()
@@ -167,14 +170,22 @@ def grade_notebook(
             except (ProbeTimeout, ProbeCrashed) as e:
                 setup_message = str(e)
 
-    plugin = GradingPlugin(
-        student=student_backend, reference=reference, probes=probes, seeds=seeds,
-        test_timeout=assignment.limits.test_timeout, devices=options.devices(), hidden_dir=assignment.hidden_dir,
-    )
+    paths = [assignment.public_dir, assignment.hidden_dir] if test_files is None else \
+        [assignment.root / f for f in test_files]
     try:
-        paths = [assignment.public_dir, assignment.hidden_dir] if test_files is None else \
-            [assignment.root / f for f in test_files]
-        log = run_tests(paths, plugin, assignment.root) if paths else ""
+        if paths:
+            suite = open_suite(
+                (assignment.id, version, tuple(map(str, paths)), options.devices(), str(assignment.root)), paths,
+                lambda: GradingPlugin(student=student_backend, reference=reference, probes=probes, seeds=seeds,
+                                      test_timeout=assignment.limits.test_timeout, devices=options.devices(),
+                                      hidden_dir=assignment.hidden_dir),
+                assignment.root)
+            plugin = suite.plugin
+            plugin.bind(student_backend, reference, seeds)
+            log = suite.run()
+            results, problems = plugin.results, list(plugin.problems)
+        else:
+            log, results, problems = "", [], []
     finally:
         if runner is not None:
             runner.close()
@@ -187,19 +198,20 @@ def grade_notebook(
                 cells.append(CellIssue(cell=rec.index, status=rec.status if rec.status != "ok" else "note",
                                        type=str(err.get("type", "")), message=str(err.get("message", "")),
                                        code=rec.source, frames=list(err.get("frames") or []), notes=rec.notes))
-    status = submission_status(invalid=bool(invalid), tests=plugin.results, cells=cells,
+    status = submission_status(invalid=bool(invalid), tests=results, cells=cells,
                                out_of_time=bool(runner and runner.out_of_time))
     message = invalid or setup_message or _status_message(status, cells)
-    problems = list(plugin.problems)
-    if not plugin.results and not problems and test_files is None:
+    if not results and not problems and test_files is None:
         problems.append("no tests were collected")
     return SubmissionResult(
         assignment=assignment.id, submission_id=submission_id, source=source or notebook.name, sha256=sha,
-        status=status, message=message, tests=plugin.results, cells=cells,
+        status=status, message=message, tests=results, cells=cells,
         execution_time=time.monotonic() - t0, environment=env, hidden_policy=assignment.hidden_feedback,
         stdout=runner.stdout if runner else "", stderr=runner.stderr if runner else "",
         problems=problems + ([log[-3000:]] if problems else []),
         provisional=runner.host_fault if runner else "",
+        cell_time=round(runner.cell_time, 4) if runner else 0.0,
+        slowest_cell_cpu=round(max((r.cpu or 0.0 for r in runner.cell_records), default=0.0), 4) if runner else 0.0,
     )
 
 

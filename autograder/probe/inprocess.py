@@ -22,6 +22,7 @@ import torch
 
 from autograder.execute import wire
 from autograder.execute.namespace import StudentNamespace, describe_exception
+from autograder.execute.rng import seed_all
 from autograder.execute.runner import ProbeError
 
 NOT_ANSWERED = "not answered yet"
@@ -78,9 +79,7 @@ class InProcess:
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
              timeout: float | None = None) -> Any:
         state = (random.getstate(), np.random.get_state(), torch.get_rng_state())
-        random.seed(seed)
-        np.random.seed(seed % 2**32)
-        torch.manual_seed(seed)
+        seed_all(seed)
         ns = _Recording(self.namespace)
         try:
             value, error = _copy(getattr(self.probes, probe)(ns, *_copy(list(args)), **_copy(kwargs or {}))), None

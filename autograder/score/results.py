@@ -124,6 +124,8 @@ class SubmissionResult:
     stderr: str = ""
     problems: list[str] = field(default_factory=list)  # assignment problems found while grading
     provisional: str = ""  # why this result is not final (a grader or host fault): re-graded on the next run
+    cell_time: float = 0.0  # of execution_time, wall seconds in the notebook's own cells (the rest: tests, engine)
+    slowest_cell_cpu: float = 0.0  # CPU seconds of the notebook's slowest finished cell (check-solutions vs cell_timeout)
 
     def __post_init__(self) -> None:
         """Bound everything the result holds (see MAX_*), whatever the submission sent."""

@@ -55,3 +55,16 @@ def test_a_cell_that_blocks_forever_stops_at_the_wall_backstop(isolation):
     status, _, elapsed = _run(isolation, SLEEP.format(s=10_000), cell_timeout=1)
     assert status == "timeout"
     assert elapsed >= _WALL_FACTOR * 1 - 0.1  # not before the backstop (how long after depends on the load)
+
+
+def test_each_cell_records_its_wall_and_cpu_time(isolation):
+    """What `check-solutions` compares with cell_timeout, and what the bench subtracts as the student's own time."""
+    cells = [Cell(index=1, source=SPIN.format(s=0.3)), Cell(index=2, source=SLEEP.format(s=0.3)), Cell(index=3, source="x = 1")]
+    limits = Limits(cell_timeout=10, submission_timeout=120, max_restarts=1)
+    with NotebookRunner(cells, probes=None, limits=limits, isolation=isolation) as runner:
+        runner.execute()
+        spin, sleep, quick = runner.cell_records
+    assert spin.cpu is not None and 0.25 <= spin.cpu <= spin.wall + 0.05
+    assert sleep.wall >= 0.3 and sleep.cpu is not None and sleep.cpu < 0.2
+    assert quick.wall < 0.3
+    assert abs(runner.cell_time - (spin.wall + sleep.wall + quick.wall)) < 1e-6

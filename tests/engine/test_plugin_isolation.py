@@ -6,7 +6,8 @@
 import importlib.util
 from pathlib import Path
 
-from autograder.judge.plugin import GradingPlugin, run_tests
+from autograder.judge.plugin import GradingPlugin
+from autograder.judge.suite import run_tests
 from autograder.probe.seeds import Seeds
 
 

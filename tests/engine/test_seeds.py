@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_assignment
-from autograder.judge.plugin import GradingPlugin, run_tests
+from autograder.judge.plugin import GradingPlugin
+from autograder.judge.suite import run_tests
 from autograder.judge.session import GradeOptions, close_references, grade_notebook
 from autograder.probe.seeds import Seeds, fingerprint
 from autograder.report.files import write_submission

@@ -1,0 +1,110 @@
+"""The peers' tests (bench/peer_tests.py) and how bench/peers.py lays them out, checked without running a peer.
+
+`bench/run.py --only nbgrader-batch,otter --copies 1 --samples perfect,partial,blank` is the end-to-end check
+(master full marks, blank 0, partial in between, in both graders).
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import peer_tests  # noqa: E402
+import peers  # noqa: E402
+
+ASSIGNMENTS = sorted(p.name for p in (ROOT / "assignments").iterdir() if (p / "manifest.toml").is_file())
+# top-level modules a master imports -> the distribution that provides it
+DISTRIBUTIONS = {"torch": "torch", "numpy": "numpy", "triton": "triton", "pandas": "pandas", "matplotlib": "matplotlib"}
+
+
+def _code_cells(assignment: str) -> list[str]:
+    nb = json.loads((ROOT / "solutions" / f"{assignment}.ipynb").read_text())
+    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def _checked_exercises(assignment: str) -> list[str]:
+    return [ex for ex in map(peer_tests.exercise_of_check_cell, _code_cells(assignment)) if ex]
+
+
+def test_every_assignment_has_peer_tests() -> None:
+    assert ASSIGNMENTS and sorted(peer_tests.TESTS) == ASSIGNMENTS
+    assert peers.ASSIGNMENTS == tuple(peer_tests.TESTS)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_one_peer_test_per_checked_exercise_in_notebook_order(assignment: str) -> None:
+    checked = _checked_exercises(assignment)
+    assert checked and len(set(checked)) == len(checked)
+    assert [ex for ex, _ in peer_tests.TESTS[assignment]] == checked
+
+
+def test_check_cells_alone_or_after_demo_code() -> None:
+    assert peer_tests.exercise_of_check_cell('check("views")') == "views"
+    assert peer_tests.exercise_of_check_cell('net = make()\nprint(net)\ncheck("linear")\n') == "linear"
+    assert peer_tests.exercise_of_check_cell('from autograder.selfcheck import Checker\ncheck = Checker("x")') is None
+    assert peer_tests.exercise_of_check_cell('# check("views") later') is None
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_lines_are_single_statements_doctest_can_run(assignment: str) -> None:
+    for ex, lines in peer_tests.TESTS[assignment]:
+        assert lines, ex
+        for line in lines:
+            where = f"{assignment}/{ex}: {line}"
+            assert "\n" not in line, where
+            compile(line, "<peer test>", "single")  # one interactive statement, as doctest runs a `>>>` line
+            for stmt in ast.parse(line).body:
+                # a simple statement; no bare expression (its value would be doctest output: a failure in otter)
+                assert isinstance(stmt, (ast.Assert, ast.Assign, ast.Import)), where
+                if isinstance(stmt, ast.Assign):
+                    names = [n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                             and isinstance(n.ctx, ast.Store)]
+                    assert all(n.startswith("_") for n in names), f"helpers start with '_': {where}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_nbgrader_source_has_a_graded_cell_after_each_check(assignment: str) -> None:
+    nb = peers._nbgrader_source_notebook(assignment)
+    cells = nb["cells"]
+    graded = [(i, c) for i, c in enumerate(cells) if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+    assert [c["metadata"]["nbgrader"]["grade_id"] for _, c in graded] == [f"test_{ex}" for ex in _checked_exercises(assignment)]
+    assert sum(c["metadata"]["nbgrader"]["points"] for _, c in graded) == peer_tests.POINTS * len(peer_tests.TESTS[assignment])
+    for i, c in graded:
+        ex = c["metadata"]["nbgrader"]["grade_id"][len("test_"):]
+        assert peer_tests.exercise_of_check_cell("".join(cells[i - 1]["source"])) == ex
+    assert any(c.get("metadata", {}).get("nbgrader", {}).get("solution") for c in cells)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_otter_tests_are_doctests_of_the_same_lines(assignment: str, tmp_path: Path) -> None:
+    peers._otter_tests(assignment, tmp_path)
+    for ex, lines in peer_tests.TESTS[assignment]:
+        ns: dict = {}
+        exec((tmp_path / f"{ex}.py").read_text(), ns)
+        test = ns["test"]
+        assert ns["OK_FORMAT"] is True and test["name"] == ex and test["points"] == peer_tests.POINTS
+        (suite,) = test["suites"]
+        assert suite["type"] == "doctest" and suite["cases"][0]["code"] == "".join(f">>> {x}\n" for x in lines)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_peer_venvs_have_what_the_master_imports(assignment: str) -> None:
+    installed = {re.split(r"[=<>]", p)[0] for p in peers.NOTEBOOK_PACKAGES}
+    for name in ("nbgrader", "otter"):
+        assert set(peers.NOTEBOOK_PACKAGES) <= set(peers.PACKAGES[name])
+    for src in _code_cells(assignment):
+        for node in ast.walk(ast.parse(src)):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            for mod in mods:
+                top = mod.split(".")[0]
+                if top in sys.stdlib_module_names or top == "autograder":  # the stub provides autograder.selfcheck
+                    continue
+                assert DISTRIBUTIONS.get(top) in installed, f"{assignment} imports {mod}: not in the peers' venvs"
