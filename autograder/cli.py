@@ -135,14 +135,30 @@ def _jobs(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number or 'auto': {text!r}") from None
 
 
+def _prestart_workers(args: argparse.Namespace, assignment) -> None:  # type: ignore[no-untyped-def]
+    """Start the sandbox's torch-loaded zygote before this process imports torch, so the two imports
+    overlap.  Whether workers see a GPU is guessed from the device files; `_options` decides it again
+    from torch, and a wrong guess only leaves an idle zygote behind."""
+    import glob
+
+    from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
+
+    gpu = args.device != "cpu" and bool(glob.glob("/dev/nvidia[0-9]*"))
+    try:
+        choose_isolation(args.allow_weak_isolation, gpu=gpu).prestart(assignment.probes, assignment.limits)
+    except SandboxUnavailable:
+        pass  # `_options` reports it
+
+
 def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
+    assignment = load_assignment(args.assignment, kit)
+    _prestart_workers(args, assignment)
     import torch
 
     from autograder.pipeline import JUDGE_MB, MasterFailed, available_mb, grade_class, jobs_within
     from autograder.report.progress import progress
     from autograder.report.table import print_table
 
-    assignment = load_assignment(args.assignment, kit)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     budget = int(args.memory_budget * 1024) if args.memory_budget else int(0.8 * available_mb())

@@ -46,6 +46,16 @@ Rerun = tuple[list[str], dict]
 
 JUDGE_MB = 512   # a judge process (torch, pytest, reference answers): ~250 MiB PSS measured, with room
 ZYGOTE_MB = 512  # the one warm zygote all jobs share: ~290 MiB PSS measured
+# torch threads of a judge (tests compare small tensors there).  More threads only wait for each other:
+# while the workers keep the cores busy, every parallel region of a 2-thread judge waited for a
+# descheduled thread (03_components: a BatchNorm comparison took 54 ms per call instead of 0.2 ms).
+JUDGE_THREADS = 1
+
+
+def judge_threads() -> None:
+    import torch
+
+    torch.set_num_threads(JUDGE_THREADS)
 
 
 def jobs_within(requested: int, worker_mb: int, budget_mb: int) -> int:
@@ -76,6 +86,12 @@ def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions,
         return grade_notebook(assignment, sub.path, submission_id=sub.id, source=sub.source, options=options).to_record()
     except Exception:  # noqa: BLE001 - a grader bug must cost one submission, not the batch
         return _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
+
+
+def _start_judge() -> None:
+    """In each judge process, first: die with the grader, one torch thread."""
+    _die_with_grader()
+    judge_threads()
 
 
 def _die_with_grader() -> None:
@@ -147,6 +163,7 @@ def grade_class(
     """
     options = options or GradeOptions()
     options.cache_dir = options.cache_dir or out / ".cache" / "reference"
+    judge_threads()  # this process judges too: the reference pass, and every submission with jobs=1
     version = assignment.version()
     pool = _start_judges(jobs) if jobs > 1 and not scheduler else None
     client, warming = _dask_client(scheduler) if scheduler else (None, [])  # noqa: F841 - held, see there
@@ -278,7 +295,7 @@ def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, t
 def _start_judges(jobs: int) -> ProcessPoolExecutor:
     """`jobs` judge processes, started now so that their imports overlap the reference pass."""
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_die_with_grader)
+                               initializer=_start_judge)
     for _ in range(jobs):
         pool.submit(_ready)
     return pool
@@ -286,6 +303,8 @@ def _start_judges(jobs: int) -> ProcessPoolExecutor:
 
 def _ready() -> None:
     import autograder.judge.plugin  # noqa: F401 - torch and pytest, the judge's slow imports
+
+    judge_threads()
 
 
 def _dask_client(address: str) -> tuple:

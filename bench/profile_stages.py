@@ -34,6 +34,7 @@ sys.path.insert(0, str(KIT))
 
 from autograder.assignment import load_assignment  # noqa: E402
 from autograder.judge.session import GradeOptions, close_references, grade_notebook  # noqa: E402
+from autograder.pipeline import judge_threads  # noqa: E402
 from autograder.report.files import write_submission  # noqa: E402
 
 # (stage, [(file suffix, function name)]): cumulative time of the first function found that matches.
@@ -141,6 +142,7 @@ def profile(assignment_id: str, notebook: Path | None, copies: int) -> dict:
         nb = work / "submission.ipynb"
         shutil.copyfile(notebook or a.solution, nb)
         options = GradeOptions(cache_dir=work / "cache")
+        judge_threads()  # as in a judge process
         t0 = time.perf_counter()
         grade_notebook(a, a.solution, submission_id="reference", as_reference=True, options=options)
         reference_pass = time.perf_counter() - t0

@@ -36,9 +36,14 @@ import uuid
 from pathlib import Path
 
 import autograder
-from autograder.execute import scratch, wire
+from typing import TYPE_CHECKING
+
+from autograder.execute import scratch
 from autograder.execute.limits import Limits
-from autograder.execute.process import WorkerProcess
+
+if TYPE_CHECKING:  # imported where a worker is spawned: they import torch, which the zygote is told to
+    from autograder.execute import wire  # import first (`prestart`), so the grader's import overlaps it
+    from autograder.execute.process import WorkerProcess
 
 
 class SandboxUnavailable(RuntimeError):
@@ -60,6 +65,9 @@ class Isolation:
               wire_limits: wire.Limits) -> WorkerProcess:
         raise NotImplementedError
 
+    def prestart(self, probes: Path | None, limits: Limits) -> None:
+        """Start what workers for `probes` are made from, without waiting (nothing, unless warm)."""
+
     def rlimits(self, limits: Limits) -> dict[str, int]:
         """The rlimits the worker sets on itself under this isolation."""
         return limits.rlimits()
@@ -79,6 +87,8 @@ class RlimitsOnly(Isolation):
 
     def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str],
               wire_limits: wire.Limits) -> WorkerProcess:
+        from autograder.execute.process import WorkerProcess
+
         return WorkerProcess.launch(argv_prefix=[], workdir=workdir, env=env,
                                     output_cap=limits.output_kb * 1024, limits=wire_limits)
 
@@ -227,6 +237,8 @@ class Bubblewrap(Isolation):
             # join the cgroups *before* bwrap forks anything, then become bwrap
             joins = " && ".join(f'echo $$ > "{g}/cgroup.procs"' for g in groups)
             argv = ["/bin/sh", "-c", f'{joins} && exec "$@"', "autograder-sandbox", *argv]
+        from autograder.execute.process import WorkerProcess
+
         worker = WorkerProcess.launch(argv_prefix=argv, workdir=workdir, env=env,
                                       output_cap=limits.output_kb * 1024, limits=wire_limits)
         worker.cgroups = groups  # type: ignore[attr-defined]
@@ -264,20 +276,31 @@ class _Zygote:
         self.control.settimeout(timeout)
         self.lock = threading.Lock()
         self.broken = False
-        try:
-            if self._line() != b"ready":
-                raise OSError("no greeting")
-        except OSError as e:
-            self.proc.kill()
-            self._home.close()
-            err = self.proc.stderr.read().decode(errors="replace")[-1500:] if self.proc.stderr else ""
-            raise SandboxUnavailable(f"the warm worker zygote did not start ({e}): {err}") from None
+        self._greeted = False  # the zygote imports torch meanwhile: `ready()` waits for it, once
+
+    def ready(self) -> "_Zygote":
+        """Wait until the zygote has started (torch imported); raises SandboxUnavailable if it did not."""
+        with self.lock:
+            if self._greeted:
+                return self
+            try:
+                if self._line() != b"ready":
+                    raise OSError("no greeting")
+            except OSError as e:
+                self.broken = True
+                assert self.proc is not None
+                self.proc.kill()
+                self._home.close()
+                err = self.proc.stderr.read().decode(errors="replace")[-1500:] if self.proc.stderr else ""
+                raise SandboxUnavailable(f"the warm worker zygote did not start ({e}): {err}") from None
+            self._greeted = True
+        return self
 
     @classmethod
     def connect(cls, address: str, timeout: float) -> "_Zygote":
         """A client of a zygote another process of this run started (raises OSError if it is gone)."""
         self = cls.__new__(cls)
-        self.address, self.proc, self.lock, self.broken = address, None, threading.Lock(), False
+        self.address, self.proc, self.lock, self.broken, self._greeted = address, None, threading.Lock(), False, True
         self.control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.control.settimeout(timeout)
         try:
@@ -407,11 +430,20 @@ class WarmBubblewrap(Bubblewrap):
                 self._zygotes[key] = z
             return z
 
+    def prestart(self, probes: Path | None, limits: Limits) -> None:
+        """Start the zygote for `probes` without waiting for it: its torch import then overlaps with
+        whatever the caller imports meanwhile (the grade command's own torch, ~2-5 s)."""
+        if not self._cold:
+            try:
+                self._zygote(probes, limits)
+            except (SandboxUnavailable, OSError):
+                pass  # the first spawn tries again and reports it
+
     def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str],
               wire_limits: wire.Limits) -> WorkerProcess:
         if not self._cold:
             try:
-                zygote = self._zygote(probes, limits)
+                zygote = self._zygote(probes, limits).ready()
             except SandboxUnavailable as e:
                 print(f"WARNING: {e}; falling back to one cold sandbox per worker", file=sys.stderr)
                 self._cold = True
@@ -424,6 +456,8 @@ class WarmBubblewrap(Bubblewrap):
             _Cgroups.join(groups, pid)
         except OSError:
             pass
+        from autograder.execute.process import WorkerProcess
+
         worker = WorkerProcess(channel=channel, stdout_fd=out_r, stderr_fd=err_r, pid=pid,
                                output_cap=limits.output_kb * 1024, limits=wire_limits)
         worker.cgroups = groups  # type: ignore[attr-defined]
