@@ -1,14 +1,23 @@
-"""The tests the peer graders run: one test per exercise of 01_tensors, 10 points each.
+"""The tests the peer graders run: for every assignment, one test per exercise, 10 points each.
 
-They are assertions on fixed inputs taken from the kit's public tests (assignments/01_tensors/public/),
-written as straight-line statements so that the same list becomes an nbgrader test cell (the lines as
-they are) and an otter doctest (each line prefixed with `>>> `).  They are deliberately simpler than
-the kit's tests (no hidden random inputs, no cost checks, no device variants): the benchmark gives the
-peers the cheapest reasonable test suite, not a handicap.
+`TESTS[assignment]` lists `(exercise, lines)` in the order of the master's `check("<exercise>")` cells.
+The lines are assertions on fixed inputs taken from the kit's public tests (assignments/<id>/public/) or
+the notebook's instructions, written as straight-line statements (one statement per line, `;` allowed,
+no bare expressions: a value would be doctest output) so that the same list becomes an nbgrader test
+cell (the lines as they are) and an otter doctest (each line prefixed with `>>> `).  They are
+deliberately simpler than the kit's tests (no hidden random inputs, no cost checks, no device variants):
+the benchmark gives the peers the cheapest reasonable test suite, not a handicap.  Tests that train
+use small fixed-seed inputs and check properties that hold for any reasonable seed (the loss went
+down, shapes, an accuracy above a low bar).  Helper names start with `_` so they do not clobber the
+student's.  A test calls its own exercise's functions and the notebook's provided code, and another
+exercise's only where the exercise builds on it (04's `fit` is a method of `KerasModel`, its
+`book_tasks` trains with the whole house).
 """
 from __future__ import annotations
 
-TESTS: list[tuple[str, list[str]]] = [
+import re
+
+TENSORS: list[tuple[str, list[str]]] = [
     ("dtypes", [
         "_t = to_float32(np.array([1, 2, 3]))",
         "assert _t.dtype == torch.float32 and torch.equal(_t, torch.tensor([1.0, 2.0, 3.0]))",
@@ -83,6 +92,378 @@ TESTS: list[tuple[str, list[str]]] = [
     ]),
 ]
 
+DEVICES: list[tuple[str, list[str]]] = [
+    ("pick_device", [
+        "assert pick_device('cpu') == torch.device('cpu') and type(pick_device('cpu')) is torch.device",
+        "assert pick_device(torch.device('cpu')) == torch.device('cpu')",
+        "assert pick_device() == torch.device('cuda' if torch.cuda.is_available() else 'cpu') and type(pick_device()) is torch.device",
+        "assert pick_device('cuda:1') == (torch.device('cuda:1') if torch.cuda.is_available() else torch.device('cpu'))",
+    ]),
+    ("to_device", [
+        "_X = torch.tensor([[1.0, 2.0], [3.0, 4.0]]); _y = torch.tensor([0, 1])",
+        "_o = to_device((_X, _y), 'cpu')",
+        "assert type(_o) is tuple and torch.equal(_o[0], _X) and torch.equal(_o[1], _y)",
+        "_d = to_device({'x': _X, 'label': [_y], 'id': 'sample-7', 'n': 3}, 'meta')",
+        "assert _d['x'].device.type == 'meta' and type(_d['label']) is list and _d['label'][0].device.type == 'meta'",
+        "assert _d['label'][0].dtype == torch.int64 and _d['id'] == 'sample-7' and _d['n'] == 3",
+        "assert next(to_device(nn.Linear(2, 1), 'meta').parameters()).device.type == 'meta'",
+    ]),
+    ("add_bias_column", [
+        "assert add_bias_column(torch.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist() == [[1.0, 1.0, 2.0], [1.0, 3.0, 4.0]]",
+        "assert add_bias_column(torch.zeros(2, 2, dtype=torch.float64)).dtype == torch.float64",
+        "_m = add_bias_column(torch.zeros(4, 2, 3, device='meta'))",
+        "assert _m.device.type == 'meta' and tuple(_m.shape) == (4, 2, 4)",
+    ]),
+    ("predict", [
+        "_net = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 1))",
+        "_ = _net.load_state_dict({'0.weight': torch.linspace(-1.0, 1.0, 64).reshape(16, 4), '0.bias': torch.linspace(-0.5, 0.5, 16), '3.weight': torch.linspace(1.0, -1.0, 16).reshape(1, 16), '3.bias': torch.tensor([0.25])})",
+        "_X = torch.arange(40.0).reshape(10, 4) / 10 - 2",
+        "_p = predict(_net, DataLoader(TensorDataset(_X, torch.zeros(10, 1)), batch_size=4), 'cpu')",
+        "assert tuple(_p.shape) == (10, 1) and _p.device.type == 'cpu' and not _p.requires_grad and not _net.training",
+        "assert torch.allclose(_p.flatten(), torch.tensor([20.106083, 15.500793, 10.895502, 6.2902107, 1.6849204, -3.0558195, -7.6611109, -12.266401, -16.871693, -21.476982]))",
+    ]),
+    ("timing", [
+        "_calls = []",
+        "_r = time_it(lambda: _calls.append(1), 'cpu', 4)",
+        "assert len(_calls) == 5 and type(_r) is float and _r >= 0",
+        "_s = time_it(lambda: time.sleep(0.05), 'cpu', 2)",
+        "assert 0.04 <= _s < 0.5",
+        "_m = time_matmul(64, 'cpu', 2)",
+        "assert type(_m) is float and _m > 0",
+    ]),
+    ("linear_regression", [
+        "_m = LinearRegression()",
+        "assert [n for n, _ in _m.named_parameters()] == ['w', 'b'] and tuple(_m.w.shape) == (1, 2) and _m.b.tolist() == [[0.0]]",
+        "_ = _m.w.data.copy_(torch.tensor([[2.0, -3.0]])); _ = _m.b.data.fill_(10.0)",
+        "_X = torch.tensor([[1.0, 2.0], [-1.0, 0.5], [0.0, 0.0]])",
+        "assert _m(_X).tolist() == [[6.0], [6.5], [10.0]]",
+        "_h = train_full_batch(_m, _X, torch.tensor([[6.0], [7.0], [9.0]]), 'cpu', epochs=3, lr=0.1)",
+        "assert len(_h) == 3 and all(type(v) is float for v in _h) and abs(_h[0] - 1.25 / 3) < 1e-5 and _h[2] < _h[0]",
+    ]),
+]
+
+AUTOGRAD: list[tuple[str, list[str]]] = [
+    ("backward", [
+        "assert torch.allclose(grad_at(lambda t: (t ** 2).sum(), torch.tensor([1.0, 2.0, 3.0])), torch.tensor([2.0, 4.0, 6.0]))",
+        "_x = torch.tensor([1.0, 2.0, 3.0])",
+        "assert torch.allclose(vjp(lambda t: t ** 2, _x, torch.tensor([1.0, 0.5, -1.0])), torch.tensor([2.0, 2.0, -6.0]))",
+        "assert _x.grad is None and not _x.requires_grad and _x.tolist() == [1.0, 2.0, 3.0]",
+    ]),
+    ("higher_order", [
+        "_y, _d1, _d2 = derivatives(lambda t: t ** 3, torch.tensor([1.0, 2.0, -1.0]))",
+        "assert _y.tolist() == [1.0, 8.0, -1.0] and _d1.tolist() == [3.0, 12.0, 3.0] and _d2.tolist() == [6.0, 12.0, -6.0]",
+        "assert not (_y.requires_grad or _d1.requires_grad or _d2.requires_grad)",
+    ]),
+    ("several_io", [
+        "_g = multi_grads(lambda a, b: ((a * b).sum(), (a ** 2).sum()), torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))",
+        "assert [t.tolist() for t in _g['u']] == [[3.0, 4.0], [1.0, 2.0]]",
+        "assert [t.tolist() for t in _g['w']] == [[2.0, 4.0], [0.0, 0.0]]",
+        "assert [t.tolist() for t in _g['sum']] == [[5.0, 8.0], [1.0, 2.0]]",
+    ]),
+    ("leaf_hooks", [
+        "_x, _w, _b = torch.tensor([[1.0, 2.0]]), torch.tensor([[1.0], [1.0]]), torch.tensor([0.5])",
+        "_r = inspect_graph(_x, _w, _b)",
+        "assert _r['is_leaf'] == [True, True, True, False, False] and _r['requires_grad'] == [False, True, True, True, True]",
+        "assert _r['grad_fn'] == [None, None, None, 'AddBackward0', 'MeanBackward0']",
+        "assert _r['z_grad'].tolist() == [[7.0]] and _r['w_grad'].tolist() == [[7.0], [14.0]] and _r['b_grad'].tolist() == [7.0]",
+        "_wg, _bg = scaled_grads(_x, _w, _b, 0.5)",
+        "assert _wg.tolist() == [[3.5], [7.0]] and _bg.tolist() == [3.5]",
+    ]),
+    ("detach_retain", [
+        "_x = torch.tensor([0.4, 1.6, -2.3], requires_grad=True)",
+        "_r = straight_through_round(_x); _ = _r.backward(torch.tensor([1.0, 2.0, 3.0]))",
+        "assert _r.tolist() == [0.0, 2.0, -2.0] and _x.grad.tolist() == [1.0, 2.0, 3.0]",
+        "_p = predict(torch.tensor([[1.0], [2.0]], requires_grad=True), torch.tensor([[1.0, 1.0], [2.0, 0.0]]))",
+        "assert _p.tolist() == [[3.0], [2.0]] and not _p.requires_grad",
+        "assert backward_twice(lambda t: (t ** 2).sum(), torch.tensor([1.0, -2.0])).tolist() == [4.0, -8.0]",
+    ]),
+    ("custom_function", [
+        "assert issubclass(MySigmoid, torch.autograd.Function)",
+        "assert torch.allclose(my_sigmoid(torch.tensor([0.0, 1.0, -1.0])), torch.tensor([0.5, 0.7310586, 0.2689414]))",
+        "_x = torch.tensor([0.0, 2.0], dtype=torch.float64, requires_grad=True)",
+        "_ = MySigmoid.apply(_x).backward(torch.tensor([1.0, 3.0], dtype=torch.float64))",
+        "assert torch.allclose(_x.grad, torch.tensor([0.25, 3 * 0.10499358540350662], dtype=torch.float64))",
+        "_e = torch.tensor([-1000.0, 1000.0], requires_grad=True)",
+        "_s = my_sigmoid(_e); _ = _s.sum().backward()",
+        "assert _s.tolist() == [0.0, 1.0] and _e.grad.tolist() == [0.0, 0.0]",
+    ]),
+    ("minimize", [
+        "_p = minimize_quadratic(0.0, 0.1, 3, 'sgd')",
+        "assert _p.dtype == torch.float32 and tuple(_p.shape) == (3,) and torch.allclose(_p, torch.tensor([0.2, 0.36, 0.488]))",
+        "_a = minimize_quadratic(3.0, 0.5, 2, optimizer='adam')",
+        "assert torch.allclose(_a, torch.tensor([2.5, 2.0087125]))",
+    ]),
+    ("linreg", [
+        "assert abs(float(linreg_loss(torch.tensor([[1.0], [2.0]]), torch.zeros(2, 1))) - 1.25) < 1e-6",
+        "_w = torch.zeros(2, 1, requires_grad=True); _b = torch.zeros(1, 1, requires_grad=True)",
+        "_l = [linreg_step(torch.tensor([[1.0, 0.0], [0.0, 1.0]]), torch.tensor([[1.0], [2.0]]), _w, _b, 0.5) for _ in range(2)]",
+        "assert all(type(v) is float for v in _l) and abs(_l[0] - 1.25) < 1e-6 and abs(_l[1] - 0.140625) < 1e-6 and _w.is_leaf and _w.requires_grad",
+        "assert torch.allclose(_w.detach(), torch.tensor([[0.25], [0.6875]])) and torch.allclose(_b.detach(), torch.tensor([[0.9375]]))",
+        "_X, _Y = make_linreg_data(200, seed=1)",
+        "_ = torch.manual_seed(0); _w = torch.randn(2, 1, requires_grad=True); _b = torch.zeros(1, 1, requires_grad=True)",
+        "_h = fit_linreg(_X, _Y, _w, _b, 0.01, 5, 10, torch.Generator().manual_seed(0))",
+        "assert len(_h) == 5 and all(type(v) is float for v in _h) and _h[-1] < _h[0]",
+    ]),
+    ("bce", [
+        "assert abs(float(bce_loss(torch.tensor([0.5, 0.9]), torch.tensor([1.0, 0.0]))) - (math.log(2) + math.log(10)) / 2) < 1e-5",
+        "_l = bce_loss(torch.tensor([0.0, 1.0], dtype=torch.float64), torch.tensor([1.0, 1.0], dtype=torch.float64))",
+        "assert _l.dtype == torch.float64 and _l.dim() == 0 and abs(float(_l) - (-math.log(1e-7) - math.log(1 - 1e-7)) / 2) < 1e-9",
+    ]),
+    ("dnn", [
+        "_m = DNNModel()",
+        "assert [(n, tuple(p.shape)) for n, p in _m.named_parameters()] == [('w1', (2, 4)), ('b1', (1, 4)), ('w2', (4, 8)), ('b2', (1, 8)), ('w3', (8, 1)), ('b3', (1, 1))]",
+        "assert list(_m.children()) == [] and all(p.dtype == torch.float32 for p in _m.parameters())",
+        "_ = _m.load_state_dict({'w1': torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]), 'b1': torch.zeros(1, 4), 'w2': torch.full((4, 8), 0.5), 'b2': torch.zeros(1, 8), 'w3': torch.full((8, 1), 0.25), 'b3': torch.zeros(1, 1)})",
+        "assert torch.allclose(_m(torch.tensor([[1.0, -2.0], [-1.0, 3.0]])), torch.tensor([[0.7310586], [0.9525741]]))",
+        "_X, _Y = make_rings(200, 200, seed=1)",
+        "_ = torch.manual_seed(0); _h = fit_dnn(DNNModel(), _X, _Y, 0.05, 3, 20, torch.Generator().manual_seed(0))",
+        "assert len(_h) == 3 and all(type(v) is float for v in _h) and _h[-1] < _h[0]",
+    ]),
+]
+
+KERNELS: list[tuple[str, list[str]]] = [
+    ("strides", [
+        "import unittest",
+        "assert contiguous_strides((2, 3, 4)) == (12, 4, 1) and contiguous_strides((2, 0, 3)) == (3, 3, 1) and contiguous_strides(()) == ()",
+        "assert element_offset((4, 3), (1, 4), 2, (3, 1)) == 9",
+        "_ = unittest.TestCase().assertRaises(IndexError, element_offset, (4, 3), (1, 4), 0, (4, 0))",
+        "assert transpose_view((2, 3), (3, 1), 0, 0, 1) == ((3, 2), (1, 3), 0)",
+        "assert narrow_view((2, 3), (3, 1), 0, 1, 1, 2) == ((2, 2), (3, 1), 1)",
+        "_g = gather_view(torch.arange(6.0), (3, 2), (1, 3), 0)",
+        "assert _g.tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]] and _g.is_contiguous()",
+    ]),
+    ("c_kernel", [
+        "import ctypes, unittest",
+        "_lib = build_kernels('long add_constant(long a) { return a + 7; }')",
+        "_lib.add_constant.restype = ctypes.c_long; _lib.add_constant.argtypes = [ctypes.c_long]",
+        "assert _lib.add_constant(1000) == 1007",
+        "_x = torch.tensor([-2.0, 0.0, 1.0, 3.0], dtype=torch.float64)",
+        "assert torch.allclose(c_silu(_x), torch.nn.functional.silu(_x)) and torch.allclose(c_silu(_x.float()), torch.nn.functional.silu(_x.float()))",
+        "_s = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 1000.0]])",
+        "assert torch.allclose(c_softmax(_s), torch.softmax(_s, -1)) and torch.allclose(c_softmax(_s.t()), torch.softmax(_s.t(), -1))",
+        "assert c_softmax(_s.t()).is_contiguous() and c_softmax(_s.double()).dtype == torch.float64",
+        "_ = unittest.TestCase().assertRaises(TypeError, c_softmax, torch.ones(2, 2, dtype=torch.int64))",
+    ]),
+    ("custom_op", [
+        "_x = torch.tensor([[1.0, 2.0, 3.0], [3.0, 1.0, 0.0]], dtype=torch.float64, requires_grad=True)",
+        "_y = torch.ops.kernels.softmax(_x)",
+        "assert torch.allclose(_y, torch.softmax(_x, -1)) and _y.is_contiguous()",
+        "_v = torch.tensor([[1.0, -2.0, 0.5], [0.0, 1.0, 0.0]], dtype=torch.float64)",
+        "assert torch.allclose(torch.autograd.grad(_y, _x, _v)[0], torch.autograd.grad(torch.softmax(_x, -1), _x, _v)[0])",
+        "_m = torch.ops.kernels.softmax(torch.empty(3, 5, device='meta').t())",
+        "assert tuple(_m.shape) == (5, 3) and _m.device.type == 'meta' and _m.stride() == (3, 1) and _m.dtype == torch.float32",
+    ]),
+    ("triton", [
+        "_x = torch.tensor([[1.0, 2.0, 3.0, 4.0, 5.0], [0.0, -1.0, 0.0, 1.0, 0.0]]); _x0 = _x.clone()",
+        "assert torch.allclose(triton_softmax(_x), torch.softmax(_x, -1)) and torch.equal(_x, _x0)",
+        "_t = torch.arange(12.0).reshape(3, 4) / 4",
+        "assert torch.allclose(triton_softmax(_t.t()), torch.softmax(_t.t(), -1)) and triton_softmax(_t.t()).is_contiguous()",
+        "assert type(softmax_kernel).__module__.split('.')[0] == 'triton'",
+    ]),
+    ("measure", [
+        "_calls = []",
+        "_t = time_op(lambda x: (_calls.append(1), time.sleep(0.3 if len(_calls) == 1 else 0.01)), torch.zeros(1), 3)",
+        "assert len(_calls) == 4 and type(_t) is float and 0.01 <= _t < 0.2",
+    ]),
+]
+
+COMPONENTS: list[tuple[str, list[str]]] = [
+    ("running_norm", [
+        "_n = RunningNorm(2)",
+        "assert [k for k, _ in _n.named_parameters()] == ['weight', 'bias'] and [k for k, _ in _n.named_buffers()] == ['running_mean', 'running_var', 'num_batches_tracked']",
+        "assert list(_n.state_dict()) == list(nn.BatchNorm1d(2).state_dict()) and _n.num_batches_tracked.dtype == torch.long",
+        "_ = _n.load_state_dict({'weight': torch.tensor([2.0, 1.0]), 'bias': torch.tensor([0.5, -1.0]), 'running_mean': torch.zeros(2), 'running_var': torch.ones(2), 'num_batches_tracked': torch.tensor(0)})",
+        "_x = torch.tensor([[1.0, 2.0], [3.0, 6.0], [5.0, 7.0]])",
+        "_out = _n(_x)",
+        "assert torch.allclose(_out, torch.tensor([[-1.9494852, -2.3887286], [0.5, -0.5370905], [2.9494848, -0.0741809]]), atol=1e-4)",
+        "assert torch.allclose(_n.running_mean, torch.tensor([0.3, 0.5])) and torch.allclose(_n.running_var, torch.tensor([1.3, 1.6])) and int(_n.num_batches_tracked) == 1",
+        "_ = _n.eval(); _e = _n(_x)",
+        "assert torch.allclose(_e, (_x - torch.tensor([0.3, 0.5])) / torch.sqrt(torch.tensor([1.3, 1.6]) + 1e-5) * torch.tensor([2.0, 1.0]) + torch.tensor([0.5, -1.0]), atol=1e-5)",
+        "assert int(_n.num_batches_tracked) == 1",
+    ]),
+    ("module_tools", [
+        "_net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1, bias=False))",
+        "assert count_parameters(_net) == 12 and count_parameters(_net, trainable_only=True) == 12 and type(count_parameters(_net)) is int",
+        "assert freeze(_net, ['0.']) == ['0.weight', '0.bias']",
+        "assert count_parameters(_net, trainable_only=True) == 3 and count_parameters(_net) == 12",
+        "_snap = snapshot(_net); _w0 = _net[2].weight.detach().clone(); _p = _net[2].weight",
+        "_ = _net[2].weight.data.add_(1.0)",
+        "assert list(_snap) == list(_net.state_dict()) and torch.equal(_snap['2.weight'], _w0)",
+        "_ = restore(_net, _snap)",
+        "assert torch.equal(_net[2].weight.detach(), _w0) and _net[2].weight is _p",
+    ]),
+    ("linear", [
+        "_l = Linear(3, 2)",
+        "_ = _l.weight.data.copy_(torch.tensor([[1.0, 0.0, -1.0], [2.0, 1.0, 0.5]])); _ = _l.bias.data.copy_(torch.tensor([0.5, -1.0]))",
+        "_x = torch.tensor([[1.0, 2.0, 3.0], [0.0, -1.0, 4.0]], requires_grad=True)",
+        "_out = _l(_x); _ = _out.sum().backward()",
+        "assert _out.tolist() == [[-1.5, 4.5], [-3.5, 0.0]] and _l.bias.grad.tolist() == [2.0, 2.0]",
+        "assert _l.weight.grad.tolist() == [[1.0, 1.0, 7.0], [1.0, 1.0, 7.0]] and _x.grad.tolist() == [[3.0, 1.0, -0.5], [3.0, 1.0, -0.5]]",
+        "assert Linear(3, 2, bias=False).bias is None and [k for k, _ in Linear(3, 2, bias=False).named_parameters()] == ['weight']",
+        "_ = torch.manual_seed(0); _mine = Linear(4, 3); _ = torch.manual_seed(0); _ref = nn.Linear(4, 3)",
+        "assert torch.allclose(_mine.weight, _ref.weight) and torch.allclose(_mine.bias, _ref.bias)",
+        "assert torch.equal(ReLU()(torch.tensor([-1.0, 0.0, 2.0])), torch.tensor([0.0, 0.0, 2.0]))",
+        "_s = Sequential(Linear(2, 3), ReLU(), Linear(3, 1))",
+        "assert [k for k, _ in _s.named_parameters()] == ['0.weight', '0.bias', '2.weight', '2.bias'] and tuple(_s(torch.zeros(5, 2)).shape) == (5, 1)",
+    ]),
+    ("losses", [
+        "_a = torch.tensor([[1.0, 2.0], [3.0, 4.0]]); _b = torch.tensor([[0.0, 2.0], [5.0, 1.0]])",
+        "assert float(mse_loss(_a, _b)) == 3.5 and float(mse_loss(_a, _b, 'sum')) == 14.0 and mse_loss(_a, _b, reduction='none').tolist() == [[1.0, 0.0], [4.0, 9.0]]",
+        "_z = torch.tensor([-1000.0, -100.0, -2.0, 0.5, 100.0, 1000.0], requires_grad=True); _y = torch.tensor([1.0, 0.0, 0.25, 1.0, 0.0, 1.0])",
+        "_l = bce_with_logits(_z, _y, reduction='none'); _ = _l.sum().backward()",
+        "assert torch.allclose(_l, torch.tensor([1000.0, 0.0, 0.6269280, 0.4740770, 100.0, 0.0])) and torch.allclose(_z.grad, torch.tensor([-1.0, 0.0, -0.1307971, -0.3775407, 1.0, 0.0]))",
+        "assert torch.allclose(bce_with_logits(_z, _y), _l.mean()) and torch.allclose(bce_with_logits(_z, _y, 'sum'), _l.sum())",
+    ]),
+    ("sgd", [
+        "_p = torch.tensor([1.0, -2.0], requires_grad=True); _o = SGD([_p], lr=0.1, momentum=0.9, dampening=0.5, weight_decay=0.1)",
+        "assert isinstance(_o, torch.optim.Optimizer)",
+        "_p.grad = torch.tensor([0.5, 1.0]); _ = _o.step()",
+        "assert torch.allclose(_p.detach(), torch.tensor([0.94, -2.08])) and torch.allclose(_o.state[_p]['momentum_buffer'], torch.tensor([0.6, 0.8]))",
+        "_p.grad = torch.tensor([-1.0, 2.0]); _ = _o.step()",
+        "assert torch.allclose(_o.state[_p]['momentum_buffer'], torch.tensor([0.087, 1.616])) and torch.allclose(_p.detach(), torch.tensor([0.9313, -2.2416]))",
+    ]),
+    ("adam", [
+        "_p = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True); _o = Adam([_p], lr=0.1)",
+        "assert isinstance(_o, torch.optim.Optimizer)",
+        "_p.grad = torch.tensor([0.5, -1.0], dtype=torch.float64); _ = _o.step()",
+        "assert torch.allclose(_p.detach(), torch.tensor([0.9, -1.9], dtype=torch.float64))",
+        "_p.grad = torch.tensor([0.1, 2.0], dtype=torch.float64); _ = _o.step()",
+        "assert float(_o.state[_p]['step']) == 2.0 and torch.allclose(_o.state[_p]['exp_avg'], torch.tensor([0.055, 0.11], dtype=torch.float64))",
+        "assert torch.allclose(_o.state[_p]['exp_avg_sq'], torch.tensor([0.00025975, 0.004999], dtype=torch.float64))",
+        "assert torch.allclose(_p.detach(), torch.tensor([0.8196959063846518, -1.9366103534720749], dtype=torch.float64))",
+    ]),
+    ("ring_dataset", [
+        "_ds = RingDataset(3, 2, seed=0)",
+        "assert isinstance(_ds, Dataset) and len(_ds) == 5 and _ds.X.dtype == torch.float32 and _ds.Y.tolist() == [[1.0], [1.0], [1.0], [0.0], [0.0]]",
+        "assert torch.allclose(_ds.X, torch.tensor([[-6.2884288, 1.8000810], [-3.1718161, -3.4772682], [-1.6423575, 2.2938812], [-8.5104733, -0.9949105], [-2.6511736, -7.7701392]]), atol=1e-5)",
+        "_x4, _y4 = _ds[4]",
+        "assert torch.allclose(_x4, torch.tensor([-2.6511736, -7.7701392]), atol=1e-5) and _y4.tolist() == [0.0]",
+    ]),
+    ("loaders", [
+        "_b = collate_rings([(torch.tensor([3.0, 4.0]), torch.tensor([1.0])), (torch.tensor([0.0, -2.0]), torch.tensor([0.0]))])",
+        "assert sorted(_b) == ['r', 'x', 'y'] and _b['x'].tolist() == [[3.0, 4.0], [0.0, -2.0]] and _b['y'].tolist() == [[1.0], [0.0]] and _b['r'].tolist() == [[5.0], [2.0]]",
+        "_ds = TensorDataset(torch.arange(20.0).reshape(10, 2), torch.arange(10.0).reshape(10, 1))",
+        "_tr, _va = make_loaders(_ds, 0.3, 4, 0)",
+        "assert (len(_tr.dataset), len(_va.dataset)) == (7, 3) and [b['x'].shape[0] for b in _tr] == [4, 3] and [b['x'].shape[0] for b in _va] == [3]",
+        "assert next(iter(_va))['y'].tolist() == [[8.0], [6.0], [2.0]]",
+        "_ = torch.manual_seed(123); _ys1 = [b['y'].tolist() for b in make_loaders(_ds, 0.3, 4, 0)[0]]",
+        "_ = torch.manual_seed(7); _ys2 = [b['y'].tolist() for b in make_loaders(_ds, 0.3, 4, 0)[0]]",
+        "assert _ys1 == _ys2",
+    ]),
+    ("linear_regression", [
+        "_X, _y = make_linear_data(400, seed=0)",
+        "_ = torch.manual_seed(0); _m = train_linear_regression(_X, _y)",
+        "assert type(_m) is nn.Linear and tuple(_m.weight.shape) == (1, 2)",
+        "assert abs(_m.weight[0, 0].item() - 2) < 0.2 and abs(_m.weight[0, 1].item() + 3) < 0.2 and abs(_m.bias.item() - 10) < 0.5",
+    ]),
+    ("ring_classifier", [
+        "_ = torch.manual_seed(0); _c = RingClassifier()",
+        "assert [(k, tuple(p.shape)) for k, p in _c.named_parameters()] == [('fc1.weight', (4, 2)), ('fc1.bias', (4,)), ('fc2.weight', (8, 4)), ('fc2.bias', (8,)), ('fc3.weight', (1, 8)), ('fc3.bias', (1,))]",
+        "assert isinstance(_c.loss_fn, nn.BCEWithLogitsLoss) and isinstance(_c.optimizer, torch.optim.Adam) and _c.optimizer is _c.optimizer",
+        "_l = train_step(_c, torch.tensor([[5.0, 0.0], [0.0, 8.0]]), torch.tensor([[1.0], [0.0]]))",
+        "assert type(_l) is float and all(int(_c.optimizer.state[p]['step']) == 1 for p in _c.parameters())",
+        "_g = torch.Generator().manual_seed(0); _r = torch.cat([5 + torch.randn(1000, 1, generator=_g), 8 + torch.randn(1000, 1, generator=_g)]); _t = 2 * math.pi * torch.rand(2000, 1, generator=_g)",
+        "_X = torch.cat([_r * torch.cos(_t), _r * torch.sin(_t)], 1); _Y = torch.cat([torch.ones(1000, 1), torch.zeros(1000, 1)])",
+        "_ = torch.manual_seed(0); _c = train_ring_classifier(_X, _Y)",
+        "assert not _c.training and tuple(_c.predict(_X).shape) == (2000, 1) and (_c.predict(_X) == _Y).float().mean().item() >= 0.85",
+    ]),
+]
+
+FIT_API: list[tuple[str, list[str]]] = [
+    ("metrics", [
+        "_a = BinaryAccuracy()",
+        "_r1 = _a(torch.tensor([[2.0], [-1.0], [0.3], [0.0]]), torch.tensor([[1.0], [0.0], [0.0], [0.0]])); _r2 = _a(torch.tensor([[-0.2]]), torch.tensor([[1.0]]))",
+        "assert _r1.dtype == torch.float32 and _r1.dim() == 0 and abs(_r1.item() - 0.75) < 1e-6 and _r2.item() == 0.0 and abs(_a.compute().item() - 0.6) < 1e-6",
+        "_ = _a.reset(); _ = _a(torch.tensor([0.4, -3.0]), torch.tensor([1.0, 0.0]))",
+        "assert _a.compute().item() == 1.0",
+        "_e = MeanAbsoluteError()",
+        "_r1 = _e(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.zeros(2, 2)); _r2 = _e(torch.tensor([[-1.0]]), torch.tensor([[1.0]]))",
+        "assert abs(_r1.item() - 2.5) < 1e-6 and abs(_r2.item() - 2.0) < 1e-6 and abs(_e.compute().item() - 2.4) < 1e-6 and _e.compute().dtype == torch.float32",
+        "_ = _e.reset(); _ = _e(torch.tensor([0.5, 0.5]), torch.tensor([0.0, 1.5]))",
+        "assert abs(_e.compute().item() - 0.75) < 1e-6",
+    ]),
+    ("run_epoch", [
+        "_net = nn.Linear(1, 1); _ = _net.weight.data.fill_(1.0); _ = _net.bias.data.zero_()",
+        "_M = type('_M', (), {'reset': lambda self: setattr(self, 'n', 0), '__call__': lambda self, p, t: setattr(self, 'n', self.n + len(t)), 'compute': lambda self: self.n})",
+        "_data = [(torch.ones(4, 1), torch.zeros(4, 1)), (torch.full((1, 1), 2.0), torch.zeros(1, 1))]; _md = {'count': _M()}",
+        "_r = run_epoch(_net, nn.MSELoss(), _data, _md); _r2 = run_epoch(_net, nn.MSELoss(), _data, _md)",
+        "assert _r == {'loss': 2.5, 'count': 5.0} and list(_r) == ['loss', 'count'] and _r2 == _r and not _net.training and _net.weight.item() == 1.0",
+        "_o = torch.optim.SGD(_net.parameters(), lr=0.1)",
+        "_t = run_epoch(_net, nn.MSELoss(), [(torch.ones(4, 1), torch.zeros(4, 1))], None, _o)",
+        "assert _t == {'loss': 1.0} and _net.training and abs(_net.weight.item() - 0.8) < 1e-6",
+    ]),
+    ("early_stopping", [
+        "import unittest",
+        "assert [best_index([5.0, 3.0, 4.0, 4.0][:k]) for k in range(1, 5)] == [0, 1, 1, 1]",
+        "assert [should_stop([5.0, 3.0, 4.0, 4.0][:k], 2) for k in range(1, 5)] == [False, False, False, True]",
+        "assert [best_index([1.0, 3.0, 3.0, 2.0][:k], 'max') for k in range(1, 5)] == [0, 1, 1, 1]",
+        "assert [should_stop([1.0, 3.0, 3.0, 2.0][:k], 1, mode='max') for k in range(1, 5)] == [False, False, True, True]",
+        "assert best_index(np.array([2.0, 1.0, 1.0])) == 1 and best_index(pd.Series([2.0, 1.0, 1.0])) == 1",
+        "_ = unittest.TestCase().assertRaises(ValueError, best_index, [1.0], 'avg')",
+    ]),
+    ("keras_model", [
+        "import io, os, sys, tempfile",
+        "_net = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Dropout(0.5), nn.Linear(3, 1))",
+        "_ = _net.load_state_dict({'0.weight': torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]), '0.bias': torch.zeros(3), '3.weight': torch.ones(1, 3), '3.bias': torch.zeros(1)})",
+        "_km = KerasModel(_net, nn.MSELoss(), device='cpu')",
+        "assert _km.net is _net and _km.device == torch.device('cpu') and isinstance(_km.optimizer, torch.optim.Adam) and _km.metrics_dict == {} and _km.lr_scheduler is None",
+        "_o = torch.optim.SGD(_net.parameters(), lr=0.05); _k2 = KerasModel(_net, device='cpu')",
+        "assert _k2.compile(nn.L1Loss(), None, _o) is _k2 and _k2.optimizer is _o and isinstance(_k2.loss_fn, nn.L1Loss)",
+        "_X = torch.linspace(-2.0, 2.0, 14).reshape(7, 2); _want = torch.tanh(_X).sum(dim=1, keepdim=True)",
+        "_p = _km.predict(DataLoader(TensorDataset(_X), batch_size=3))",
+        "assert torch.allclose(_p, _want, atol=1e-6) and _p.device.type == 'cpu' and not _p.requires_grad",
+        "assert torch.allclose(_km.predict([_X[:4], _X[4:]]), _want, atol=1e-6)",
+        "_ev = _km.evaluate(DataLoader(TensorDataset(_X, torch.zeros(7, 1)), batch_size=7))",
+        "assert list(_ev) == ['val_loss'] and abs(_ev['val_loss'] - (_want ** 2).mean().item()) < 1e-5",
+        "_stdout, sys.stdout = sys.stdout, io.StringIO()",
+        "_s = _km.summary(); _printed = sys.stdout.getvalue(); sys.stdout = _stdout",
+        "assert list(_s.columns) == ['name', 'shape', 'numel', 'trainable'] and _s['name'].tolist() == ['0.weight', '0.bias', '3.weight', '3.bias'] and _s['numel'].tolist() == [6, 3, 3, 1]",
+        "assert _printed.strip().splitlines()[-1] == 'total parameters: 13 (trainable: 13)'",
+        "_ckpt = os.path.join(tempfile.mkdtemp(), 'zeros.pt'); _ = torch.save({k: torch.zeros_like(v) for k, v in _net.state_dict().items()}, _ckpt)",
+        "_ = _km.load_ckpt(_ckpt)",
+        "assert _net[3].weight.detach().abs().sum().item() == 0.0",
+    ]),
+    ("fit", [
+        "import os, tempfile",
+        "_ckpt = os.path.join(tempfile.mkdtemp(), 'best.pt')",
+        "_net = nn.Linear(1, 1, bias=False); _ = _net.weight.data.zero_()",
+        "_km = KerasModel(_net, nn.MSELoss(), optimizer=torch.optim.SGD(_net.parameters(), lr=0.25), device='cpu')",
+        "_h = _km.fit([(torch.ones(4, 1), torch.ones(4, 1))], [(torch.ones(4, 1), torch.zeros(4, 1))], epochs=10, ckpt_path=_ckpt, patience=2, verbose=False)",
+        "assert type(_h) is pd.DataFrame and list(_h.columns) == ['epoch', 'train_loss', 'lr', 'val_loss'] and _h['epoch'].tolist() == [1, 2, 3]",
+        "assert _h['train_loss'].tolist() == [1.0, 0.25, 0.0625] and _h['val_loss'].tolist() == [0.25, 0.5625, 0.765625] and _h['lr'].tolist() == [0.25] * 3",
+        "assert _net.weight.item() == 0.5 and os.path.isfile(_ckpt)",
+        "_h = _km.fit([(torch.ones(4, 1), torch.ones(4, 1))], epochs=2, ckpt_path=_ckpt, verbose=False)",
+        "assert list(_h.columns) == ['epoch', 'train_loss', 'lr'] and _h['epoch'].tolist() == [1, 2] and _net.weight.item() == 0.875",
+    ]),
+    ("plot_history", [
+        "_fig = plot_history(pd.DataFrame({'epoch': [1, 2, 3], 'train_loss': [3.0, 2.0, 1.5], 'lr': [0.1, 0.1, 0.1], 'val_loss': [3.5, 2.5, 2.0]}), 'loss')",
+        "_ax = _fig.axes[0]",
+        "assert isinstance(_fig, matplotlib.figure.Figure) and len(_fig.axes) == 1 and [l.get_label() for l in _ax.get_lines()] == ['train_loss', 'val_loss']",
+        "assert list(_ax.get_lines()[0].get_xdata()) == [1, 2, 3] and list(_ax.get_lines()[1].get_ydata()) == [3.5, 2.5, 2.0]",
+        "assert _ax.get_xlabel() == 'epoch' and _ax.get_ylabel() == 'loss' and _ax.get_legend() is not None",
+        "_ = plt.close(_fig)",
+    ]),
+    ("book_tasks", [
+        "assert type(linreg_model).__name__ == 'KerasModel' and isinstance(linreg_model.net, nn.Linear)",
+        "assert list(linreg_history.columns) == ['epoch', 'train_loss', 'train_mae', 'lr', 'val_loss', 'val_mae']",
+        "assert (linreg_model.net.weight.detach().cpu() - torch.tensor([[2.0, -3.0]])).abs().max().item() <= 0.25 and abs(linreg_model.net.bias.item() - 10.0) <= 1.0",
+        "assert type(ring_model).__name__ == 'KerasModel' and [type(m).__name__ for m in ring_model.net] == ['Linear', 'ReLU', 'Linear', 'ReLU', 'Linear'] and isinstance(ring_model.loss_fn, nn.BCEWithLogitsLoss)",
+        "assert list(ring_history.columns) == ['epoch', 'train_loss', 'train_acc', 'lr', 'val_loss', 'val_acc']",
+        "_g = torch.Generator().manual_seed(99); _r = torch.cat([5 + torch.randn(1000, 1, generator=_g), 8 + torch.randn(1000, 1, generator=_g)]); _t = 2 * np.pi * torch.rand(2000, 1, generator=_g)",
+        "_X = torch.cat([_r * torch.cos(_t), _r * torch.sin(_t)], 1); _Y = torch.cat([torch.ones(1000, 1), torch.zeros(1000, 1)])",
+        "assert ((ring_model.net.to('cpu')(_X).detach() > 0).float() == _Y).float().mean().item() >= 0.88",
+    ]),
+]
+
+TESTS: dict[str, list[tuple[str, list[str]]]] = {
+    "00_devices": DEVICES,
+    "01_tensors": TENSORS,
+    "02_autograd": AUTOGRAD,
+    "02b_kernels": KERNELS,
+    "03_components": COMPONENTS,
+    "04_fit_api": FIT_API,
+}
+
 POINTS = 10
 
 # The kit's notebooks start with `from autograder.selfcheck import Checker; check = Checker(...)`;
@@ -99,8 +480,11 @@ class Checker:
 '''
 
 
+_CHECK_LINE = re.compile(r'^check\("([^"]+)"\)\s*$', re.M)
+
+
 def exercise_of_check_cell(source: str) -> str | None:
-    s = source.strip()
-    if s.startswith('check("') and s.endswith('")'):
-        return s[len('check("'):-2]
-    return None
+    """The exercise a master's code cell checks: a line `check("<exercise>")` (alone, or after the
+    exercise's demo code as in 03_components), else None."""
+    found = _CHECK_LINE.findall(source)
+    return found[-1] if found else None

@@ -1,13 +1,20 @@
 """Set up and drive the peer graders (nbgrader, otter-grader), each in a venv of its own under bench/.
 
-Both venvs are created on first use with `pip install <grader> torch==2.13.0 numpy` (torch pinned: the
-CPU wheel from the local wheel folder; numpy because the notebooks import it and neither grader depends
-on it; for otter also ipykernel, which it needs to execute a notebook but does not depend on), plus a stub `autograder.selfcheck` module (the notebooks' `check()` does nothing, as in the kit's
-own workers).
+Both venvs are created on first use with `pip install <grader>` plus what the masters import
+(NOTEBOOK_PACKAGES: torch pinned to the CPU wheel from the local wheel folder, numpy, triton, pandas,
+matplotlib, pinned as the kit's pyproject pins them; neither grader depends on them; for otter also
+ipykernel, which it needs to execute a notebook but does not depend on), plus a stub
+`autograder.selfcheck` module (the notebooks' `check()` does nothing, as in the kit's own workers).
+
+Every function takes the assignment id; its tests are `peer_tests.TESTS[assignment]`, the source of
+its nbgrader course is the master `solutions/<id>.ipynb` with a test cell after each `check(...)` cell.
+On a machine without `/dev/nvidia*` the graders run with `TRITON_INTERPRET=1`, as the kit's workers do
+(02b_kernels runs its Triton kernel in Triton's CPU interpreter).
 """
 from __future__ import annotations
 
 import copy
+import glob
 import json
 import os
 import shutil
@@ -20,10 +27,13 @@ from peer_tests import POINTS, SELFCHECK_STUB, TESTS, exercise_of_check_cell
 
 BENCH = Path(__file__).resolve().parent
 KIT = BENCH.parent
-ASSIGNMENT = "01_tensors"
-PACKAGES = {"nbgrader": ["nbgrader", "torch==2.13.0", "numpy"],
+ASSIGNMENTS = tuple(TESTS)  # the assignments the peers can grade
+# What the masters import besides torch (pinned as the kit's pyproject pins them): numpy (01, 04), triton
+# (02b; torch's CPU wheel does not bring it, the kit's `instructor` extra does), pandas and matplotlib (04).
+NOTEBOOK_PACKAGES = ["torch==2.13.0", "numpy", "triton>=3.4", "pandas>=2.0", "matplotlib>=3.7"]
+PACKAGES = {"nbgrader": ["nbgrader", *NOTEBOOK_PACKAGES],
             # otter executes notebooks through a Jupyter kernel but does not depend on ipykernel
-            "otter": ["otter-grader", "torch==2.13.0", "numpy", "ipykernel"]}
+            "otter": ["otter-grader", *NOTEBOOK_PACKAGES, "ipykernel"]}
 
 
 def venv_dir(name: str) -> Path:
@@ -79,8 +89,18 @@ def _run_timed(cmd: list[str], *, cwd: Path, timeout: float, env: dict | None = 
     return {"wall_s": time.perf_counter() - t0, "rc": p.returncode, "timed_out": timed_out, "output": out[-3000:]}
 
 
-def _master_cells() -> list[dict]:
-    return json.loads((KIT / "solutions" / f"{ASSIGNMENT}.ipynb").read_text())["cells"]
+def _master_cells(assignment: str) -> list[dict]:
+    return json.loads((KIT / "solutions" / f"{assignment}.ipynb").read_text())["cells"]
+
+
+def _peer_env(bin_dir: Path) -> dict:
+    """The environment of a peer grader's commands: its venv first on PATH, no kit-worker marker, and
+    Triton's CPU interpreter where there is no GPU (what the kit's workers set)."""
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    env.pop("AUTOGRADER_WORKER", None)
+    if not glob.glob("/dev/nvidia[0-9]*"):
+        env.setdefault("TRITON_INTERPRET", "1")
+    return env
 
 
 def _test_source(lines: list[str]) -> str:
@@ -88,11 +108,11 @@ def _test_source(lines: list[str]) -> str:
 
 
 # ------------------------------------------------------------------------------------------- nbgrader
-def _nbgrader_source_notebook() -> dict:
+def _nbgrader_source_notebook(assignment: str) -> dict:
     """The master with nbgrader metadata: setup cell locked, solution cells marked, and after every
     `check("exercise")` cell an autograder test cell worth POINTS."""
-    nb = json.loads((KIT / "solutions" / f"{ASSIGNMENT}.ipynb").read_text())
-    tests = dict(TESTS)
+    nb = json.loads((KIT / "solutions" / f"{assignment}.ipynb").read_text())
+    tests = dict(TESTS[assignment])
     cells = []
     for i, c in enumerate(nb["cells"]):
         c = copy.deepcopy(c)
@@ -137,7 +157,8 @@ def _nbgrader_submission(release: dict, student_path: Path) -> bytes:
     return json.dumps(nb, indent=1).encode()
 
 
-def run_nbgrader(klass: list[tuple[str, Path]], work: Path, *, timeout: float, log, batch: bool = False) -> dict:
+def run_nbgrader(assignment: str, klass: list[tuple[str, Path]], work: Path, *, timeout: float, log,
+                 batch: bool = False) -> dict:
     """`batch`: one `nbgrader autograde` over the whole class (how instructors usually run it; it
     saves nbgrader's start-up per notebook); otherwise one call per student with a timeout each."""
     bin_dir, why = ensure_venv("nbgrader", log)
@@ -145,57 +166,57 @@ def run_nbgrader(klass: list[tuple[str, Path]], work: Path, *, timeout: float, l
         return {"grader": "nbgrader", "error": why}
     course = work / "nbgrader-course"
     shutil.rmtree(course, ignore_errors=True)
-    (course / "source" / ASSIGNMENT).mkdir(parents=True)
+    (course / "source" / assignment).mkdir(parents=True)
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(course)!r}\n"
         f"c.CourseDirectory.course_id = 'bench'\n"
         # keep nbgrader from treating a missing student as an error
         "c.Autograde.create_student = True\n")
-    (course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").write_text(json.dumps(_nbgrader_source_notebook(), indent=1))
-    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
-    env.pop("AUTOGRADER_WORKER", None)
+    (course / "source" / assignment / f"{assignment}.ipynb").write_text(
+        json.dumps(_nbgrader_source_notebook(assignment), indent=1))
+    env = _peer_env(bin_dir)
     nbg = str(bin_dir / "nbgrader")
-    gen = _run_timed([nbg, "generate_assignment", ASSIGNMENT, "--force"], cwd=course, timeout=600, env=env)
+    gen = _run_timed([nbg, "generate_assignment", assignment, "--force"], cwd=course, timeout=600, env=env)
     if gen["rc"] != 0:
         return {"grader": "nbgrader", "error": "nbgrader generate_assignment failed: " + gen["output"][-1500:]}
-    release = json.loads((course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
+    release = json.loads((course / "release" / assignment / f"{assignment}.ipynb").read_text())
     for sid, path in klass:
-        d = course / "submitted" / sid / ASSIGNMENT
+        d = course / "submitted" / sid / assignment
         d.mkdir(parents=True)
-        (d / f"{ASSIGNMENT}.ipynb").write_bytes(_nbgrader_submission(release, path))
+        (d / f"{assignment}.ipynb").write_bytes(_nbgrader_submission(release, path))
     if batch:
-        return _nbgrader_batch(klass, course, nbg, bin_dir, env, timeout=timeout, log=log)
+        return _nbgrader_batch(assignment, klass, course, nbg, bin_dir, env, timeout=timeout, log=log)
     # One `nbgrader autograde` per student so that an external per-notebook timeout can be applied
     # (a hanging notebook would otherwise hang the whole batch).
     per = []
     for sid, _ in klass:
-        r = _run_timed([nbg, "autograde", ASSIGNMENT, "--student", sid, "--force"], cwd=course, timeout=timeout, env=env)
+        r = _run_timed([nbg, "autograde", assignment, "--student", sid, "--force"], cwd=course, timeout=timeout, env=env)
         r["id"] = sid
         per.append(r)
         log(f"[nbgrader] {sid}: {r['wall_s']:.1f} s rc={r['rc']}{' TIMEOUT' if r['timed_out'] else ''}")
-    scores = _nbgrader_scores(bin_dir, course, env)
+    scores = _nbgrader_scores(assignment, bin_dir, course, env)
     for r in per:
         r["score"] = scores.get(r["id"])
         r.pop("output") if r["rc"] == 0 else None
     return {"grader": "nbgrader", "version": _version(bin_dir, "nbgrader"), "per_submission": per,
-            "command": f"nbgrader autograde {ASSIGNMENT} --student <id> --force (one call per student, "
+            "command": f"nbgrader autograde {assignment} --student <id> --force (one call per student, "
                        f"killed after {timeout:g} s)"}
 
 
-def _nbgrader_batch(klass: list[tuple[str, Path]], course: Path, nbg: str, bin_dir: Path, env: dict, *,
-                    timeout: float, log) -> dict:
+def _nbgrader_batch(assignment: str, klass: list[tuple[str, Path]], course: Path, nbg: str, bin_dir: Path,
+                    env: dict, *, timeout: float, log) -> dict:
     """One call for the class, killed after `timeout` per notebook in all.  nbgrader grades students one
     after the other; a student's time is estimated as the gap between consecutive autograded files."""
     start = time.time()
-    r = _run_timed([nbg, "autograde", ASSIGNMENT, "--force"], cwd=course, timeout=timeout * len(klass), env=env)
+    r = _run_timed([nbg, "autograde", assignment, "--force"], cwd=course, timeout=timeout * len(klass), env=env)
     log(f"[nbgrader-batch] {len(klass)} notebooks: {r['wall_s']:.1f} s rc={r['rc']}{' TIMEOUT' if r['timed_out'] else ''}")
     done = {}
     for sid, _ in klass:
-        f = course / "autograded" / sid / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        f = course / "autograded" / sid / assignment / f"{assignment}.ipynb"
         if f.is_file():
             done[sid] = f.stat().st_mtime
-    scores = _nbgrader_scores(bin_dir, course, env)
+    scores = _nbgrader_scores(assignment, bin_dir, course, env)
     per, last = [], start
     for sid, t in sorted(done.items(), key=lambda kv: kv[1]):
         per.append({"id": sid, "wall_s": t - last, "rc": r["rc"], "timed_out": False, "score": scores.get(sid),
@@ -207,15 +228,15 @@ def _nbgrader_batch(klass: list[tuple[str, Path]], course: Path, nbg: str, bin_d
                         "estimated": True, "not_autograded": True})
     return {"grader": "nbgrader-batch", "version": _version(bin_dir, "nbgrader"), "per_submission": per,
             "wall_s": r["wall_s"], "output_tail": r["output"][-1500:] if r["rc"] else "",
-            "command": f"nbgrader autograde {ASSIGNMENT} --force (one call for the class, nbgrader's own "
+            "command": f"nbgrader autograde {assignment} --force (one call for the class, nbgrader's own "
                        f"30 s cell timeout; per-student times estimated from the autograded files' mtimes)"}
 
 
-def _nbgrader_scores(bin_dir: Path, course: Path, env: dict) -> dict:
+def _nbgrader_scores(assignment: str, bin_dir: Path, course: Path, env: dict) -> dict:
     code = ("from nbgrader.api import Gradebook\n"
             f"gb = Gradebook('sqlite:///{course}/gradebook.db')\n"
             "import json; out = {}\n"
-            f"for s in gb.assignment_submissions({ASSIGNMENT!r}):\n"
+            f"for s in gb.assignment_submissions({assignment!r}):\n"
             "    out[s.student.id] = s.score\n"
             "print(json.dumps(out)); gb.close()\n")
     r = subprocess.run([str(bin_dir / "python"), "-c", code], capture_output=True, text=True, env=env, cwd=course)
@@ -226,9 +247,9 @@ def _nbgrader_scores(bin_dir: Path, course: Path, env: dict) -> dict:
 
 
 # ------------------------------------------------------------------------------------------- otter
-def _otter_tests(tests_dir: Path) -> None:
+def _otter_tests(assignment: str, tests_dir: Path) -> None:
     tests_dir.mkdir(parents=True, exist_ok=True)
-    for name, lines in TESTS:
+    for name, lines in TESTS[assignment]:
         code = "".join(f">>> {line}\n" for line in lines)
         test = {"name": name, "points": POINTS,
                 "suites": [{"cases": [{"code": code, "hidden": False, "locked": False}],
@@ -236,16 +257,16 @@ def _otter_tests(tests_dir: Path) -> None:
         (tests_dir / f"{name}.py").write_text("OK_FORMAT = True\n\ntest = " + repr(test) + "\n")
 
 
-def run_otter(klass: list[tuple[str, Path]], work: Path, *, timeout: float, log) -> dict:
+def run_otter(assignment: str, klass: list[tuple[str, Path]], work: Path, *, timeout: float, log) -> dict:
     bin_dir, why = ensure_venv("otter", log)
     if bin_dir is None:
         return {"grader": "otter", "error": why}
     root = work / "otter"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    _otter_tests(root / "tests")
+    _otter_tests(assignment, root / "tests")
     (root / "requirements.txt").write_text("")
-    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    env = _peer_env(bin_dir)
     otter = str(bin_dir / "otter")
     zip_path = root / "autograder.zip"
     gen = _run_timed([otter, "generate", "-t", "tests", "-o", str(zip_path), "-r", "requirements.txt",

@@ -10,7 +10,7 @@ perfect, partial, exception_midway, infinite_loop, invalid_json, blank).  Every 
 outside (wall clock of the command(s)); memory is sampled from /proc while it runs (see memsample.py).
 `floor` runs bench/floor.py (the master's cells and the tests' probe calls in one warm process, no
 engine), `profile` runs bench/profile_stages.py (one judge under cProfile: time by stage and module).
-The peers run only where bench/peer_tests.py has their tests (01_tensors).
+The peers run for every assignment bench/peer_tests.py has tests for (all of the kit's).
 Results: tables on stdout and bench/out/bench-<timestamp>.json (+ bench/out/latest.json).
 """
 from __future__ import annotations
@@ -236,13 +236,14 @@ def _classify_peer(cmd: str, proc) -> str | None:
     return None
 
 
-def run_peer(name: str, klass: list[tuple[str, Path]], work: Path, *, timeout: float, interval: float) -> dict:
+def run_peer(name: str, assignment: str, klass: list[tuple[str, Path]], work: Path, *, timeout: float,
+             interval: float) -> dict:
     load0 = loadavg()
     fn = {"nbgrader": peers.run_nbgrader, "otter": peers.run_otter,
           "nbgrader-batch": functools.partial(peers.run_nbgrader, batch=True)}[name]
     with Sampler(os.getpid(), _classify_peer, interval=interval) as sampler:
         t0 = time.perf_counter()
-        res = fn(klass, work, timeout=timeout, log=log)
+        res = fn(assignment, klass, work, timeout=timeout, log=log)
         total = time.perf_counter() - t0
     res.update({"n": len(klass), "load_before": load0, "load_after": loadavg(), "memory": sampler.summary(),
                 "timeout_s": timeout, "setup_and_total_s": total})
@@ -367,10 +368,10 @@ def bench_assignment(assignment: str, args, only: list[str], work: Path, chosen:
     for peer in PEERS:
         if peer not in only:
             continue
-        if assignment != peers.ASSIGNMENT:
-            skipped[peer] = f"bench/peer_tests.py has tests for {peers.ASSIGNMENT} only"
+        if assignment not in peers.ASSIGNMENTS:
+            skipped[peer] = f"bench/peer_tests.py has no tests for {assignment}"
             continue
-        results[peer] = run_peer(peer, klass, w, timeout=args.peer_timeout, interval=args.interval)
+        results[peer] = run_peer(peer, assignment, klass, w, timeout=args.peer_timeout, interval=args.interval)
     extra = {}
     if "floor" in only:
         log(f"[floor] bench/floor.py {assignment}")

@@ -62,11 +62,11 @@ def test_lines_are_single_statements_doctest_can_run(assignment: str) -> None:
             compile(line, "<peer test>", "single")  # one interactive statement, as doctest runs a `>>>` line
             for stmt in ast.parse(line).body:
                 # a simple statement; no bare expression (its value would be doctest output: a failure in otter)
-                assert isinstance(stmt, (ast.Assert, ast.Assign, ast.Import)), where
-                if isinstance(stmt, ast.Assign):
-                    names = [n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)
-                             and isinstance(n.ctx, ast.Store)]
-                    assert all(n.startswith("_") for n in names), f"helpers start with '_': {where}"
+                assert isinstance(stmt, (ast.Assert, ast.Assign, ast.AugAssign, ast.Import)), where
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+                    if isinstance(stmt, ast.AugAssign) else []
+                names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+                assert all(n.startswith("_") for n in names), f"helpers start with '_': {where}"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
