@@ -196,9 +196,11 @@ def run_ours(assignment: str, klass_dir: Path, n: int, work: Path, *, jobs: int,
         except (OSError, ValueError):
             continue
         tests = sum(float(t.get("duration") or 0.0) for t in rec.get("tests", []))
+        cells = float(rec.get("cell_time") or 0.0)  # the notebook's own cells, on the judge's clock
+        # engine overhead: what is neither the student's cells nor inside a test (fork, pytest, results)
         per.append({"id": rec["submission_id"], "status": rec["status"], "score": rec["score"],
-                    "execution_time": rec["execution_time"], "tests_s": tests,
-                    "overhead_s": rec["execution_time"] - tests})
+                    "execution_time": rec["execution_time"], "tests_s": tests, "cells_s": cells,
+                    "overhead_s": rec["execution_time"] - tests - cells})
     try:  # the gradebook must agree with the files
         with sqlite3.connect(out / "gradebook.sqlite") as db:
             res["gradebook_rows"] = db.execute("select count(*) from submissions where assignment=?",
@@ -495,7 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     info["load_at_end"] = loadavg()
     print()
     print(f"load average at end {info['load_at_end']}.  per-sub = execution_time from results.json (ours) or the wall "
-          "time of one grading call (peers); overhead = execution_time - sum(tests[].duration) (ours only); memory = "
+          "time of one grading call (peers); overhead = execution_time - cell_time - sum(tests[].duration) (ours only); memory = "
           "the peak of one student worker (ours) or one notebook kernel (peers): RSS is VmHWM, PSS/USS sampled every "
           f"{args.interval:g} s.  Peers: external per-notebook timeout {args.peer_timeout:g} s.")
     print(summary_table(per))

@@ -210,6 +210,15 @@ class NotebookRunner:
     # -- probes -------------------------------------------------------------------
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None) -> Any:
         """Run `probe(ns, *args, **kwargs)` in the worker and return its (validated) result."""
+        [(ok, value)] = self.call_many([(probe, args, kwargs or {}, seed)], timeout=timeout)
+        if ok:
+            return value
+        raise ProbeError(value)
+
+    def call_many(self, calls: list[tuple[str, tuple, dict, int]], *, timeout: float | None = None) -> list[tuple[bool, Any]]:
+        """Run each `(probe, args, kwargs, seed)` in the worker, in order, in one round trip; the
+        (ok, value) or (False, error) of each.  The deadline covers the whole batch: a batch that hangs
+        or kills its worker costs what one such call would."""
         self.execute()
         assert self.worker is not None
         worker = self.worker
@@ -218,13 +227,15 @@ class NotebookRunner:
         self._request_id += 1
         t0, cpu0 = time.monotonic(), worker.cpu_seconds()
         at_deadline: list[float | None] = [None]
+        what = repr(calls[0][0]) if len(calls) == 1 else f"{calls[0][0]!r} and {len(calls) - 1} more"
 
         def read_cpu() -> None:  # at the deadline, before the worker is killed: did it get to run?
             at_deadline[0] = worker.cpu_seconds(rescan=True)
 
         try:
-            worker.send({"op": "probe", "id": self._request_id, "probe": probe, "args": list(args),
-                         "kwargs": kwargs or {}, "seed": seed}, deadline)
+            worker.send({"op": "probe", "id": self._request_id,
+                         "calls": [{"probe": p, "args": list(a), "kwargs": k, "seed": s} for p, a, k, s in calls]},
+                        deadline)
             reply = worker.recv(deadline, read_cpu)
         except WorkerTimeout:
             cpu = at_deadline[0]
@@ -237,10 +248,10 @@ class NotebookRunner:
                 # the deadline passed while the worker hardly ran: an overloaded host, or a probe that
                 # sleeps; retry on a fresh worker before charging the student, and if it still happens
                 # charge it but keep the result provisional (graded again on the next run)
-                starved = f"probe {probe!r} got {cpu - cpu0:.1f} s of CPU in {wall:.1f} s of wall time"
+                starved = f"probe {what} got {cpu - cpu0:.1f} s of CPU in {wall:.1f} s of wall time"
                 if self.host_retries < HOST_RETRIES:
                     self.host_retries += 1
-                    return self.call(probe, args, kwargs, seed=seed, timeout=timeout)
+                    return self.call_many(calls, timeout=timeout)
                 self.host_fault = f"{starved} ({HOST_RETRIES} retries): the host may be overloaded"
             raise ProbeTimeout(f"no answer within {seconds:g} s") from None
         except (WorkerDied, EOFError) as exc:
@@ -251,13 +262,13 @@ class NotebookRunner:
             raise ProbeCrashed(f"the result could not be accepted: {exc}") from None
         try:
             ok, value = messages.reply(reply, self._request_id)
+            if not ok:  # the batch as a whole failed (its answers could not be sent)
+                return [(False, value)] * len(calls)
+            return messages.answers(value, len(calls))
         except wire.PayloadError as exc:
             # a forged, stray or malformed frame: this worker's channel can no longer be trusted to stay in step
             self._lose(worker)
             raise ProbeCrashed(str(exc)) from None
-        if ok:
-            return value
-        raise ProbeError(value)
 
     # -- helpers ------------------------------------------------------------------
     def _spawn(self) -> WorkerProcess:

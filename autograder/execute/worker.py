@@ -9,7 +9,8 @@ student code runs, so a stray `torch.py` beside the notebook cannot shadow them.
 
 Protocol (all messages in `wire` format): the trusted side sends one `start` message
 (the cells' sources as the student wrote them), the worker answers `cell_start`/`cell_end`
-events and `executed`, then serves `probe` requests until its input closes.  IPython syntax
+events and `executed`, then serves `probe` requests (a batch of calls each, answered in one reply)
+until its input closes.  IPython syntax
 (`%magic`, `!shell`) is rewritten here, after `cell_start`, so IPython's transformer (whose
 cost grows quadratically in a cell of magic lines) runs under the cell's CPU deadline.
 """
@@ -218,13 +219,18 @@ def serve(inp: Any, out: Any) -> None:
             req = wire.decode(wire.read_frame(inp), wire.FROM_GRADER)
         except EOFError:
             return
-        seed_all(int(req.get("seed", 0)))
         rid = req.get("id")
+        answers = []
+        for call in req.get("calls", ()):  # a test's batch of calls, each as if it came alone
+            seed_all(int(call.get("seed", 0)))
+            try:
+                fn = getattr(_fresh_probes(probe_code), call["probe"])
+                answers.append({"ok": True, "value": fn(ns, *call.get("args", ()), **call.get("kwargs", {}))})
+            except BaseException as exc:  # noqa: BLE001
+                answers.append({"ok": False, "error": describe_exception(exc)})
         try:
-            fn = getattr(_fresh_probes(probe_code), req["probe"])
-            value = fn(ns, *req.get("args", ()), **req.get("kwargs", {}))
-            reply = wire.encode({"id": rid, "ok": True, "value": value})
-        except BaseException as exc:  # noqa: BLE001
+            reply = wire.encode({"id": rid, "ok": True, "value": answers})
+        except BaseException as exc:  # noqa: BLE001 - e.g. a value that cannot be encoded
             reply = wire.encode({"id": rid, "ok": False, "error": describe_exception(exc)})
         _flush_output()
         out.write(reply)

@@ -1,0 +1,71 @@
+"""`student.map(probe, [args, ...])` makes a test's calls in one round trip to the worker, with the
+seeds, results and failures the same calls would have had one by one."""
+import pytest
+import torch
+
+from autograder.execute.limits import Limits
+from autograder.execute.runner import NotebookRunner, ProbeError
+from autograder.execute.sandbox import choose_isolation
+from autograder.notebook.parse import Cell
+from autograder.probe.client import ProbeClient, TestContext
+from autograder.probe.seeds import Seeds
+
+CELLS = [Cell(1, "import torch\ndef double(x):\n    if x == 13:\n        raise ValueError('unlucky')\n    return x * 2\n"
+                 "def noise(n):\n    return torch.randn(n)\n")]
+PROBES = "def double(ns, x):\n    return ns['double'](x)\n\ndef noise(ns, n):\n    return ns['noise'](n)\n"
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory):
+    probes = tmp_path_factory.mktemp("probes") / "probes.py"
+    probes.write_text(PROBES)
+    with NotebookRunner(CELLS, probes=probes, limits=Limits(cell_timeout=20, submission_timeout=300),
+                        isolation=choose_isolation(allow_weak=True)) as r:
+        yield r
+
+
+class _Probes:
+    @staticmethod
+    def double(ns, x): ...
+
+    @staticmethod
+    def noise(ns, n): ...
+
+
+def _client(backend, test="test_x"):
+    return ProbeClient(backend, _Probes, TestContext(Seeds(b"secret", "a"), test, 30), "student")
+
+
+def test_a_batch_answers_each_call_as_one_by_one_calls_would(runner):
+    one_by_one = _client(runner)
+    singles = [one_by_one(_Probes.noise, 3) for _ in range(4)]
+    batched = _client(runner).map(_Probes.noise, [(3,)] * 4)
+    assert len(batched) == 4 and all(torch.equal(a, b) for a, b in zip(singles, batched))  # same seeds, in order
+    assert not torch.equal(batched[0], batched[1])  # each call its own seed
+    assert _client(runner).map(_Probes.double, [(1,), (2,), (5,)]) == [2, 4, 10]
+    assert _client(runner).map(_Probes.double, []) == []
+
+
+def test_a_failing_call_fails_the_batch_with_its_own_error_and_keeps_the_worker(runner):
+    answers = runner.call_many([("double", (1,), {}, 0), ("double", (13,), {}, 0), ("double", (3,), {}, 0)])
+    assert answers[0] == (True, 2) and answers[2] == (True, 6)
+    assert answers[1][0] is False and answers[1][1]["type"] == "ValueError"
+    with pytest.raises(ProbeError, match="unlucky"):
+        _client(runner).map(_Probes.double, [(1,), (13,), (3,)])
+    assert runner.call("double", (21,)) == 42  # the same worker goes on
+
+
+def test_backends_without_batches_get_the_calls_one_by_one():
+    class Local:
+        def __init__(self):
+            self.seeds = []
+
+        def call(self, probe, args=(), kwargs=None, *, seed=0, timeout=None):
+            self.seeds.append(seed)
+            return args[0] * 2
+
+    a, b = Local(), Local()
+    assert _client(a).map(_Probes.double, [(1,), (2,)]) == [2, 4]
+    c = _client(b)
+    assert [c(_Probes.double, 1), c(_Probes.double, 2)] == [2, 4]
+    assert a.seeds == b.seeds and a.seeds[0] != a.seeds[1]
