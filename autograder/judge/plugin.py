@@ -163,6 +163,21 @@ class GradingPlugin:
         if rep.when == "call" or (rep.when == "setup" and not rep.passed):
             self.results.append(self._result(item, call, rep))
 
+    @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
+    def pytest_runtest_makereport_plain(self, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+        """pytest's report without its formatted traceback: building that took 12-37 ms per failing test
+        (a blank notebook's 38 failures: 0.6-1.0 s, more than grading a correct one).  Nothing reads it:
+        a result's message comes from the exception (`_classify`)."""
+        exc = call.excinfo
+        if exc is None:
+            outcome, longrepr = "passed", None
+        elif isinstance(exc.value, pytest.skip.Exception):
+            outcome, longrepr = "skipped", (str(item.path), 0, exc.exconly())
+        else:
+            outcome, longrepr = "failed", exc.exconly()[:2000]
+        return pytest.TestReport(item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome, longrepr,
+                                 call.when, [], call.duration, call.start, call.stop, item.user_properties)
+
     def _result(self, item: pytest.Item, call: pytest.CallInfo, rep: pytest.TestReport) -> TestResult:
         points = item.stash.get(_POINTS, 0.0)
         credit: Credit | None = item.stash.get(_CREDIT, None)

@@ -108,3 +108,24 @@ def test_open_suite_keeps_one_suite_and_recollects_for_another_key(tmp_path):
         assert a_items and a._config is None  # the replaced suite was closed
     finally:
         close_suite()
+
+
+def test_failures_are_reported_without_formatting_a_traceback(tmp_path, monkeypatch):
+    """pytest's traceback formatting cost 12-37 ms per failing test (a blank notebook fails them all);
+    the plugin's plain report skips it, and the result's message still says what failed."""
+    import _pytest.nodes
+
+    calls, original = [], _pytest.nodes.Node._repr_failure_py
+
+    def formatted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    probes = _kit(tmp_path)
+    plugin = _plugin(probes, _Fixed(ProbeError({"type": "NotImplementedError", "message": "stub", "frames": []})))
+    with monkeypatch.context() as m:
+        m.setattr(_pytest.nodes.Node, "_repr_failure_py", formatted)
+        run_tests([tmp_path / "public"], plugin, tmp_path)
+    assert calls == []
+    assert [(r.outcome, r.message) for r in plugin.results][0] == (
+        "failed", "your code raised NotImplementedError: stub")
