@@ -16,7 +16,8 @@ from typing import Callable
 import autograder
 from autograder.assignment import Assignment, load_assignment
 from autograder.intake.submissions import Submission, file_sha256
-from autograder.judge.session import GradeOptions, environment, grade_notebook, regrade_notebook, tests_to_rerun
+from autograder.judge.session import (GradeOptions, environment, grade_notebook, prepare_tests, regrade_notebook,
+                                      tests_to_rerun)
 from autograder.report.files import write_submission
 from autograder.report.gradebook import Gradebook
 from autograder.report.grades_csv import write_grades_csv
@@ -88,10 +89,10 @@ def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions,
         return _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
 
 
-def _start_judge() -> None:
-    """In each judge process, first: die with the grader, one torch thread."""
+def _start_judge(kit: str, assignment_id: str, options: GradeOptions) -> None:
+    """In each judge process, first: die with the grader, then get ready while the reference pass runs."""
     _die_with_grader()
-    judge_threads()
+    _ready(kit, assignment_id, options)
 
 
 def _die_with_grader() -> None:
@@ -165,8 +166,8 @@ def grade_class(
     options.cache_dir = options.cache_dir or out / ".cache" / "reference"
     judge_threads()  # this process judges too: the reference pass, and every submission with jobs=1
     version = assignment.version()
-    pool = _start_judges(jobs) if jobs > 1 and not scheduler else None
-    client, warming = _dask_client(scheduler) if scheduler else (None, [])  # noqa: F841 - held, see there
+    pool = _start_judges(jobs, assignment, options) if jobs > 1 and not scheduler else None
+    client, warming = _dask_client(scheduler, assignment, options) if scheduler else (None, [])  # noqa: F841 - held, see there
     gradebook: Gradebook | None = None
     try:
         # 1. the master through the reference: fills the cache every judge process reads, and
@@ -288,32 +289,36 @@ def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, t
         if left:
             restarts -= 1
             pool.shutdown(wait=False, cancel_futures=True)
-            pool = _start_judges(jobs)
+            pool = _start_judges(jobs, assignment, options)
     return pool
 
 
-def _start_judges(jobs: int) -> ProcessPoolExecutor:
-    """`jobs` judge processes, started now so that their imports overlap the reference pass."""
+def _start_judges(jobs: int, assignment: Assignment, options: GradeOptions) -> ProcessPoolExecutor:
+    """`jobs` judge processes, started now so that their start overlaps the reference pass."""
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_start_judge)
+                               initializer=_start_judge, initargs=(str(assignment.kit), assignment.id, options))
     for _ in range(jobs):
-        pool.submit(_ready)
+        pool.submit(int)  # the pool starts a process per task it cannot hand to an idle one
     return pool
 
 
-def _ready() -> None:
-    import autograder.judge.plugin  # noqa: F401 - torch and pytest, the judge's slow imports
-
+def _ready(kit: str, assignment_id: str, options: GradeOptions) -> None:
+    """A judge's slow start: torch and pytest imported, one torch thread, the assignment's tests collected."""
     judge_threads()
+    try:
+        prepare_tests(load_assignment(assignment_id, Path(kit)), options)
+    except Exception:  # noqa: BLE001 - only a head start: grading the first submission reports it
+        pass
 
 
-def _dask_client(address: str) -> tuple:
+def _dask_client(address: str, assignment: Assignment, options: GradeOptions) -> tuple:
     """Connect, and have every worker import the judge's modules while the reference pass runs
     (the futures are returned to be held: dask drops a task whose future nobody holds)."""
     from dask.distributed import Client
 
     client = Client(address)
-    return client, [client.submit(_ready, workers=[w], pure=False) for w in client.scheduler_info()["workers"]]
+    return client, [client.submit(_ready, str(assignment.kit), assignment.id, options, workers=[w], pure=False)
+                    for w in client.scheduler_info()["workers"]]
 
 
 def _run_on_dask(client, assignment: Assignment, todo: list[Submission], reruns: dict[str, Rerun],

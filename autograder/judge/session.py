@@ -25,7 +25,7 @@ from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, 
 from autograder.execute.sandbox import Isolation, choose_isolation
 from autograder.intake.submissions import file_sha256
 from autograder.judge.plugin import GradingPlugin
-from autograder.judge.suite import close_suite, open_suite
+from autograder.judge.suite import TestSuite, close_suite, open_suite
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
 from autograder.probe.seeds import Seeds, course_secret, fingerprint
@@ -126,6 +126,23 @@ def environment(assignment: Assignment, version: str, options: GradeOptions) -> 
     }
 
 
+def prepare_tests(assignment: Assignment, options: GradeOptions, test_files: list[str] | None = None) -> TestSuite | None:
+    """The assignment's tests, collected (once per process: a judge warms it up while the reference
+    pass runs); `test_files` (relative to the assignment folder) for only those.  None: no test files."""
+    version = assignment.version()
+    paths = [assignment.public_dir, assignment.hidden_dir] if test_files is None else \
+        [assignment.root / f for f in test_files]
+    if not paths:
+        return None
+    probes = load_probes(assignment, version)
+    return open_suite(
+        (assignment.id, version, tuple(map(str, paths)), options.devices(), str(assignment.root)), paths,
+        lambda: GradingPlugin(student=_Unreadable("no submission yet"), reference=None, probes=probes,
+                              seeds=Seeds.for_course(assignment.id), test_timeout=assignment.limits.test_timeout,
+                              devices=options.devices(), hidden_dir=assignment.hidden_dir),
+        assignment.root)
+
+
 def grade_notebook(
     assignment: Assignment,
     notebook: Path,
@@ -170,16 +187,9 @@ def grade_notebook(
             except (ProbeTimeout, ProbeCrashed) as e:
                 setup_message = str(e)
 
-    paths = [assignment.public_dir, assignment.hidden_dir] if test_files is None else \
-        [assignment.root / f for f in test_files]
     try:
-        if paths:
-            suite = open_suite(
-                (assignment.id, version, tuple(map(str, paths)), options.devices(), str(assignment.root)), paths,
-                lambda: GradingPlugin(student=student_backend, reference=reference, probes=probes, seeds=seeds,
-                                      test_timeout=assignment.limits.test_timeout, devices=options.devices(),
-                                      hidden_dir=assignment.hidden_dir),
-                assignment.root)
+        suite = prepare_tests(assignment, options, test_files)
+        if suite is not None:
             plugin = suite.plugin
             plugin.bind(student_backend, reference, seeds)
             log = suite.run()
