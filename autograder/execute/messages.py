@@ -11,8 +11,7 @@ charged with it (`crashed`), never the grader.
     {"event": "cell_start", "index": int}
     {"event": "cell_end", "index": int, "error": None | ERROR, "notes": [str]}
     {"event": "executed"}
-    {"id": int, "ok": True, "value": [ANSWER, ...]}  |  {"id": int, "ok": False, "error": ERROR}
-    ANSWER = {"ok": True, "value": any}  |  {"ok": False, "error": ERROR}   (one per call of the request)
+    {"id": int, "ok": True, "value": any}  |  {"id": int, "ok": False, "error": ERROR}   (one per call of a request)
     {"event": "exit", "code": int | None, "signal": int | None, "error": str | None}   (zygote)
     ERROR = {"type": str, "message": str, "frames": [{"cell": int, "line": int | None, "code": str}]}
 """
@@ -86,18 +85,6 @@ def reply(msg: Any, request_id: int) -> tuple[bool, Any]:
     if _field(msg, "ok", bool, what="reply"):
         return True, msg.get("value")
     return False, error(msg.get("error"))
-
-
-def answers(value: Any, calls: int) -> list[tuple[bool, Any]]:
-    """The (ok, value or error) of each of the `calls` calls a probe request carried, in order."""
-    if type(value) is not list or len(value) != calls:
-        raise PayloadError(f"the worker did not answer the {calls} call(s) of this request one by one")
-    out = []
-    for a in value:
-        a = _message(a, "an answer")
-        ok = _field(a, "ok", bool, what="answer")
-        out.append((True, a.get("value")) if ok else (False, error(a.get("error"))))
-    return out
 
 
 def exit_report(msg: dict) -> dict[str, Any]:

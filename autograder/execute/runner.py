@@ -47,6 +47,19 @@ class ProbeCrashed(Exception):
     """The worker died during the probe, or sent back something that is not valid data."""
 
 
+class _Refused(Exception):
+    """A reply that does not fit the protocol (see `messages.reply`)."""
+
+
+def answer(ok: bool | None, value: Any) -> Any:
+    """The value of one `call_many` entry, or the exception it stands for."""
+    if ok:
+        return value
+    if ok is None:
+        raise value
+    raise ProbeError(value)
+
+
 @dataclass
 class CellRecord:
     index: int
@@ -211,14 +224,14 @@ class NotebookRunner:
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None) -> Any:
         """Run `probe(ns, *args, **kwargs)` in the worker and return its (validated) result."""
         [(ok, value)] = self.call_many([(probe, args, kwargs or {}, seed)], timeout=timeout)
-        if ok:
-            return value
-        raise ProbeError(value)
+        return answer(ok, value)
 
-    def call_many(self, calls: list[tuple[str, tuple, dict, int]], *, timeout: float | None = None) -> list[tuple[bool, Any]]:
-        """Run each `(probe, args, kwargs, seed)` in the worker, in order, in one round trip; the
-        (ok, value) or (False, error) of each.  The deadline covers the whole batch: a batch that hangs
-        or kills its worker costs what one such call would."""
+    def call_many(self, calls: list[tuple[str, tuple, dict, int]], *, timeout: float | None = None) -> list[tuple[bool | None, Any]]:
+        """Run each `(probe, args, kwargs, seed)` in the worker, in order, sent in one request; the worker
+        answers each call as it returns.  One entry per call: (True, value), (False, the student's
+        error), or (None, ProbeTimeout / ProbeCrashed) for the call the worker hung or died in and every
+        call after it, whose answers never came.  The deadline covers the whole batch, as it covers
+        one test's calls made one by one (`answer` turns an entry into its value or exception)."""
         self.execute()
         assert self.worker is not None
         worker = self.worker
@@ -227,7 +240,7 @@ class NotebookRunner:
         self._request_id += 1
         t0, cpu0 = time.monotonic(), worker.cpu_seconds()
         at_deadline: list[float | None] = [None]
-        what = repr(calls[0][0]) if len(calls) == 1 else f"{calls[0][0]!r} and {len(calls) - 1} more"
+        answers: list[tuple[bool | None, Any]] = []
 
         def read_cpu() -> None:  # at the deadline, before the worker is killed: did it get to run?
             at_deadline[0] = worker.cpu_seconds(rescan=True)
@@ -236,39 +249,43 @@ class NotebookRunner:
             worker.send({"op": "probe", "id": self._request_id,
                          "calls": [{"probe": p, "args": list(a), "kwargs": k, "seed": s} for p, a, k, s in calls]},
                         deadline)
-            reply = worker.recv(deadline, read_cpu)
+            for _ in calls:
+                reply = worker.recv(deadline, read_cpu)
+                try:
+                    answers.append(messages.reply(reply, self._request_id))
+                except wire.PayloadError as exc:
+                    # a forged, stray or malformed frame: this channel can no longer be trusted to stay in step
+                    raise _Refused(str(exc)) from None
+            return answers
         except WorkerTimeout:
             cpu = at_deadline[0]
             self._lose(worker)
             if self._budget_left() <= 0:
                 self.out_of_time = True
-                raise ProbeTimeout("the submission used up its time limit") from None
-            wall = time.monotonic() - t0
-            if host_starved(None if cpu0 is None or cpu is None else cpu - cpu0, wall):
-                # the deadline passed while the worker hardly ran: an overloaded host, or a probe that
-                # sleeps; retry on a fresh worker before charging the student, and if it still happens
-                # charge it but keep the result provisional (graded again on the next run)
-                starved = f"probe {what} got {cpu - cpu0:.1f} s of CPU in {wall:.1f} s of wall time"
-                if self.host_retries < HOST_RETRIES:
-                    self.host_retries += 1
-                    return self.call_many(calls, timeout=timeout)
-                self.host_fault = f"{starved} ({HOST_RETRIES} retries): the host may be overloaded"
-            raise ProbeTimeout(f"no answer within {seconds:g} s") from None
+                failure: Exception = ProbeTimeout("the submission used up its time limit")
+            else:
+                wall = time.monotonic() - t0
+                probe = calls[len(answers)][0]
+                if host_starved(None if cpu0 is None or cpu is None else cpu - cpu0, wall):
+                    # the deadline passed while the worker hardly ran: an overloaded host, or a probe that
+                    # sleeps; retry the calls not answered on a fresh worker before charging the student,
+                    # and if it still happens charge it but keep the result provisional (graded again)
+                    starved = f"probe {probe!r} got {cpu - cpu0:.1f} s of CPU in {wall:.1f} s of wall time"
+                    if self.host_retries < HOST_RETRIES:
+                        self.host_retries += 1
+                        return answers + self.call_many(calls[len(answers):], timeout=timeout)
+                    self.host_fault = f"{starved} ({HOST_RETRIES} retries): the host may be overloaded"
+                failure = ProbeTimeout(f"no answer within {seconds:g} s")
         except (WorkerDied, EOFError) as exc:
             self._lose(worker)
-            raise ProbeCrashed(self._why(exc, worker)) from None
+            failure = ProbeCrashed(self._why(exc, worker))
         except wire.PayloadError as exc:
             self._lose(worker)
-            raise ProbeCrashed(f"the result could not be accepted: {exc}") from None
-        try:
-            ok, value = messages.reply(reply, self._request_id)
-            if not ok:  # the batch as a whole failed (its answers could not be sent)
-                return [(False, value)] * len(calls)
-            return messages.answers(value, len(calls))
-        except wire.PayloadError as exc:
-            # a forged, stray or malformed frame: this worker's channel can no longer be trusted to stay in step
+            failure = ProbeCrashed(f"the result could not be accepted: {exc}")
+        except _Refused as exc:
             self._lose(worker)
-            raise ProbeCrashed(str(exc)) from None
+            failure = ProbeCrashed(str(exc))
+        return answers + [(None, failure)] * (len(calls) - len(answers))
 
     # -- helpers ------------------------------------------------------------------
     def _spawn(self) -> WorkerProcess:

@@ -9,8 +9,8 @@ student code runs, so a stray `torch.py` beside the notebook cannot shadow them.
 
 Protocol (all messages in `wire` format): the trusted side sends one `start` message
 (the cells' sources as the student wrote them), the worker answers `cell_start`/`cell_end`
-events and `executed`, then serves `probe` requests (a batch of calls each, answered in one reply)
-until its input closes.  IPython syntax
+events and `executed`, then serves `probe` requests (a batch of calls each, every call answered as soon
+as it returns) until its input closes.  IPython syntax
 (`%magic`, `!shell`) is rewritten here, after `cell_start`, so IPython's transformer (whose
 cost grows quadratically in a cell of magic lines) runs under the cell's CPU deadline.
 """
@@ -220,21 +220,17 @@ def serve(inp: Any, out: Any) -> None:
         except EOFError:
             return
         rid = req.get("id")
-        answers = []
-        for call in req.get("calls", ()):  # a test's batch of calls, each as if it came alone
+        for call in req.get("calls", ()):  # a test's batch: each call as if it came alone, answered at once
             seed_all(int(call.get("seed", 0)))
             try:
                 fn = getattr(_fresh_probes(probe_code), call["probe"])
-                answers.append({"ok": True, "value": fn(ns, *call.get("args", ()), **call.get("kwargs", {}))})
+                value = fn(ns, *call.get("args", ()), **call.get("kwargs", {}))
+                reply = wire.encode({"id": rid, "ok": True, "value": value})
             except BaseException as exc:  # noqa: BLE001
-                answers.append({"ok": False, "error": describe_exception(exc)})
-        try:
-            reply = wire.encode({"id": rid, "ok": True, "value": answers})
-        except BaseException as exc:  # noqa: BLE001 - e.g. a value that cannot be encoded
-            reply = wire.encode({"id": rid, "ok": False, "error": describe_exception(exc)})
-        _flush_output()
-        out.write(reply)
-        out.flush()
+                reply = wire.encode({"id": rid, "ok": False, "error": describe_exception(exc)})
+            _flush_output()
+            out.write(reply)
+            out.flush()
 
 
 def main() -> None:

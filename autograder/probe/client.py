@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import time
 from types import ModuleType
+from collections.abc import Sequence
 from typing import Any, Callable, Iterable, Protocol
 
-from autograder.execute.runner import ProbeError, ProbeTimeout
+from autograder.execute.runner import ProbeCrashed, ProbeError, ProbeTimeout, answer
 from autograder.probe.seeds import Seeds
 
 
@@ -53,10 +54,12 @@ class ProbeClient:
     def __call__(self, probe: Callable | str, *args: Any, **kwargs: Any) -> Any:
         return self._run(self._name(probe), [(args, kwargs)])[0]
 
-    def map(self, probe: Callable | str, arg_tuples: Iterable[tuple]) -> list[Any]:
-        """`[client(probe, *args) for args in arg_tuples]`, the same seeds and results, in one round trip
-        to the worker instead of one each (a probe call's fixed cost is ~0.5 ms).  Every call runs; the
-        first one that raised, in order, raises here, as the loop would have."""
+
+    def map(self, probe: Callable | str, arg_tuples: Iterable[tuple]) -> Sequence[Any]:
+        """`[client(probe, *args) for args in arg_tuples]` in one round trip to the worker instead of one
+        each (a call's fixed cost is ~0.5 ms): the same seeds and values.  Reading an item whose call
+        raised, hung or crashed raises what that call would have, so a test that checks the items in
+        order fails where the loop would have (an earlier item's wrong value first)."""
         return self._run(self._name(probe), [(tuple(a), {}) for a in arg_tuples])
 
     def _name(self, probe: Callable | str) -> str:
@@ -65,19 +68,22 @@ class ProbeClient:
             raise LookupError(f"{name!r} is not a function of this assignment's probes.py")
         return name
 
-    def _run(self, name: str, calls: list[tuple[tuple, dict]]) -> list[Any]:
+    def _run(self, name: str, calls: list[tuple[tuple, dict]]) -> Sequence[Any]:
         batch = [(name, a, k, self.context.next_seed(self.role)) for a, k in calls]
         if self.role != "student":
             return [self.backend.call(p, a, k, seed=s, timeout=None) for p, a, k, s in batch]
         many = getattr(self.backend, "call_many", None)
-        if many is None or len(batch) <= 1:  # one call, or a backend without a worker to batch for
-            return [self._timed(lambda p=p, a=a, k=k, s=s: self.backend.call(p, a, k, seed=s, timeout=self.context.time_left()))
-                    for p, a, k, s in batch]
-        answers = self._timed(lambda: many(batch, timeout=self.context.time_left()))
-        for ok, value in answers:
-            if not ok:
-                raise ProbeError(value)
-        return [value for _, value in answers]
+        if many is not None and len(batch) > 1:
+            return Answers(self._timed(lambda: many(batch, timeout=self.context.time_left())))
+        answers: list[tuple[bool | None, Any]] = []  # one call, or a backend without a worker to batch for
+        for p, a, k, s in batch:
+            try:
+                answers.append((True, self._timed(lambda: self.backend.call(p, a, k, seed=s,
+                                                                            timeout=self.context.time_left()))))
+            except (ProbeError, ProbeTimeout, ProbeCrashed) as exc:  # what a loop would have met here
+                answers += [(None, exc)] * (len(batch) - len(answers))
+                break
+        return Answers(answers)
 
     def _timed(self, run: Callable[[], Any]) -> Any:
         """The student's time inside probes counts against the test's time limit."""
@@ -86,3 +92,26 @@ class ProbeClient:
             return run()
         finally:
             self.context.student_time += time.monotonic() - t0
+
+
+class Answers(Sequence):
+    """The results of a `map`: item k is call k's value, or raises its error when read."""
+
+    def __init__(self, answers: list[tuple[bool | None, Any]]) -> None:
+        self._answers = answers
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def __getitem__(self, k):  # type: ignore[no-untyped-def, override]
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        return answer(*self._answers[k])
+
+    def __eq__(self, other: object) -> bool:  # compares the values (raising the first error, as reading does)
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Answers({len(self)} calls)"

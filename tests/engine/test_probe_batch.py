@@ -1,16 +1,18 @@
 """`student.map(probe, [args, ...])` makes a test's calls in one round trip to the worker, with the
-seeds, results and failures the same calls would have had one by one."""
+seeds, results and failures the same calls would have had one by one: an item whose call raised,
+hung or crashed raises that when read, so the items before it are checked first, as in a loop."""
 import pytest
 import torch
 
 from autograder.execute.limits import Limits
-from autograder.execute.runner import NotebookRunner, ProbeError
+from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.execute.sandbox import choose_isolation
 from autograder.notebook.parse import Cell
 from autograder.probe.client import ProbeClient, TestContext
 from autograder.probe.seeds import Seeds
 
-CELLS = [Cell(1, "import torch\ndef double(x):\n    if x == 13:\n        raise ValueError('unlucky')\n    return x * 2\n"
+CELLS = [Cell(1, "import os, torch\ndef double(x):\n    if x == 13:\n        raise ValueError('unlucky')\n"
+                 "    while x == 99:\n        pass\n    if x == 66:\n        os._exit(3)\n    return x * 2\n"
                  "def noise(n):\n    return torch.randn(n)\n")]
 PROBES = "def double(ns, x):\n    return ns['double'](x)\n\ndef noise(ns, n):\n    return ns['noise'](n)\n"
 
@@ -42,17 +44,32 @@ def test_a_batch_answers_each_call_as_one_by_one_calls_would(runner):
     batched = _client(runner).map(_Probes.noise, [(3,)] * 4)
     assert len(batched) == 4 and all(torch.equal(a, b) for a, b in zip(singles, batched))  # same seeds, in order
     assert not torch.equal(batched[0], batched[1])  # each call its own seed
-    assert _client(runner).map(_Probes.double, [(1,), (2,), (5,)]) == [2, 4, 10]
-    assert _client(runner).map(_Probes.double, []) == []
+    assert list(_client(runner).map(_Probes.double, [(1,), (2,), (5,)])) == [2, 4, 10]
+    assert list(_client(runner).map(_Probes.double, [])) == []
 
 
-def test_a_failing_call_fails_the_batch_with_its_own_error_and_keeps_the_worker(runner):
+def test_a_failing_call_raises_when_its_item_is_read_and_keeps_the_worker(runner):
     answers = runner.call_many([("double", (1,), {}, 0), ("double", (13,), {}, 0), ("double", (3,), {}, 0)])
     assert answers[0] == (True, 2) and answers[2] == (True, 6)
     assert answers[1][0] is False and answers[1][1]["type"] == "ValueError"
+    got = _client(runner).map(_Probes.double, [(1,), (13,), (3,)])
+    assert got[0] == 2 and got[2] == 6
     with pytest.raises(ProbeError, match="unlucky"):
-        _client(runner).map(_Probes.double, [(1,), (13,), (3,)])
+        got[1]
+    with pytest.raises(ProbeError, match="unlucky"):
+        list(got)  # a loop over the items stops where the one-by-one calls would have
     assert runner.call("double", (21,)) == 42  # the same worker goes on
+
+
+@pytest.mark.parametrize("bad, error", [(99, ProbeTimeout), (66, ProbeCrashed)])
+def test_a_call_that_hangs_or_kills_the_worker_keeps_the_answers_before_it(runner, bad, error):
+    client = ProbeClient(runner, _Probes, TestContext(Seeds(b"secret", "a"), "test_y", 3), "student")
+    got = client.map(_Probes.double, [(1,), (2,), (bad,), (4,)])
+    assert got[0] == 2 and got[1] == 4  # answered before the worker hung or died
+    for k in (2, 3):
+        with pytest.raises(error):
+            got[k]
+    assert runner.call("double", (5,)) == 10  # a fresh worker, the notebook replayed
 
 
 def test_backends_without_batches_get_the_calls_one_by_one():

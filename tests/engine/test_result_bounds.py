@@ -117,17 +117,6 @@ def test_replies_are_checked():
             messages.reply(msg, 3)
 
 
-
-def test_batch_answers_are_checked_one_by_one():
-    good = [{"ok": True, "value": 1}, {"ok": False, "error": GOOD_ERROR}]
-    assert messages.answers(good, 2) == [(True, 1), (False, GOOD_ERROR)]
-    for value, n, why in [(good, 3, "one by one"), (good[:1], 2, "one by one"), ({"ok": True}, 1, "one by one"),
-                          ([{"ok": "yes"}], 1, "field 'ok' is str"), ([[True, 1]], 1, "not a message"),
-                          ([{"ok": False, "error": {**GOOD_ERROR, "frames": "x"}}], 1, "field 'frames' is str")]:
-        with pytest.raises(wire.PayloadError, match=why):
-            messages.answers(value, n)
-
-
 # ---------------------------------------------------------------- the trusted side's reads
 
 @pytest.fixture
