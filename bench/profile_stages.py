@@ -46,8 +46,8 @@ _FUNCS = {
     "pytest": [("autograder/judge/suite.py", "run")],
     "collection": [("_pytest/main.py", "perform_collect")],
     "test_functions": [("_pytest/python.py", "pytest_pyfunc_call")],
-    "probe_calls": [("autograder/probe/client.py", "__call__")],
-    "student_round_trips": [("autograder/execute/runner.py", "call")],
+    "probe_calls": [("autograder/probe/client.py", "_run")],  # student(...) and student.map(...)
+    "student_round_trips": [("autograder/execute/runner.py", "call_many")],  # call() goes through it
     "reference": [("autograder/probe/reference.py", "call")],
     "write": [("autograder/report/files.py", "write_submission")],
     "to_record": [("autograder/score/results.py", "to_record")],
