@@ -160,7 +160,6 @@ def grade_notebook(
     version = assignment.version()
     env = environment(assignment, version, options)
     seeds = Seeds.for_course(assignment.id)
-    probes = load_probes(assignment, version)
     reference = reference_for(assignment, version, options)
     sha = file_sha256(notebook) if notebook.is_file() else hashlib.sha256(b"").hexdigest()  # streamed: any size
 

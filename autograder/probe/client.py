@@ -11,8 +11,8 @@ inside probes is charged against the test's time limit; the reference's is not.
 from __future__ import annotations
 
 import time
-from types import ModuleType
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any, Callable, Iterable, Protocol
 
 from autograder.execute.runner import ProbeCrashed, ProbeError, ProbeTimeout, answer
@@ -54,7 +54,6 @@ class ProbeClient:
     def __call__(self, probe: Callable | str, *args: Any, **kwargs: Any) -> Any:
         return self._run(self._name(probe), [(args, kwargs)])[0]
 
-
     def map(self, probe: Callable | str, arg_tuples: Iterable[tuple]) -> Sequence[Any]:
         """`[client(probe, *args) for args in arg_tuples]` in one round trip to the worker instead of one
         each (a call's fixed cost is ~0.5 ms): the same seeds and values.  Reading an item whose call
@@ -72,10 +71,12 @@ class ProbeClient:
         batch = [(name, a, k, self.context.next_seed(self.role)) for a, k in calls]
         if self.role != "student":
             return [self.backend.call(p, a, k, seed=s, timeout=None) for p, a, k, s in batch]
+        if not batch:
+            return []
         many = getattr(self.backend, "call_many", None)
-        if many is not None and len(batch) > 1:
+        if many is not None:
             return Answers(self._timed(lambda: many(batch, timeout=self.context.time_left())))
-        answers: list[tuple[bool | None, Any]] = []  # one call, or a backend without a worker to batch for
+        answers: list[tuple[bool | None, Any]] = []  # a backend without a worker to batch for: one by one
         for p, a, k, s in batch:
             try:
                 answers.append((True, self._timed(lambda: self.backend.call(p, a, k, seed=s,

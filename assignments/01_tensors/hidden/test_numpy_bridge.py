@@ -7,26 +7,26 @@ from autograder.judge.checks import assert_close
 SHAPES = [(4,), (3, 5), (2, 3, 4)]
 
 
+def _agrees_on_tensors(student, reference, probe, rng):
+    """`probe` agrees with the reference on float32/float64 tensors, with and without requires_grad."""
+    cases = [(dtype, shape, rg) for dtype in (torch.float32, torch.float64) for shape in SHAPES for rg in (False, True)]
+    calls = [(torch.randn(shape, generator=rng, dtype=dtype), rg) for dtype, shape, rg in cases]
+    results, answers = student.map(probe, calls), reference.map(probe, calls)
+    for (dtype, shape, rg), got, want in zip(cases, results, answers):
+        assert_close(got, want,
+                     name=f"{probe.__name__} of a {dtype} tensor" + (" that requires grad" if rg else "") + ", after an in-place change")
+
+
 @pytest.mark.points(2)
 def test_share_to_numpy_random(student, reference, probes, rng):
     """share_to_numpy shares memory on float32/float64 tensors, with and without requires_grad"""
-    cases = [(dtype, shape, rg) for dtype in (torch.float32, torch.float64) for shape in SHAPES for rg in (False, True)]
-    calls = [(torch.randn(shape, generator=rng, dtype=dtype), rg) for dtype, shape, rg in cases]
-    results, answers = student.map(probes.share_to_numpy, calls), reference.map(probes.share_to_numpy, calls)
-    for (dtype, shape, rg), got, want in zip(cases, results, answers):
-        assert_close(got, want,
-                     name=f"share_to_numpy of a {dtype} tensor" + (" that requires grad" if rg else "") + ", after an in-place change")
+    _agrees_on_tensors(student, reference, probes.share_to_numpy, rng)
 
 
 @pytest.mark.points(1)
 def test_copy_to_numpy_random(student, reference, probes, rng):
     """copy_to_numpy does not share memory, with and without requires_grad"""
-    cases = [(dtype, shape, rg) for dtype in (torch.float32, torch.float64) for shape in SHAPES for rg in (False, True)]
-    calls = [(torch.randn(shape, generator=rng, dtype=dtype), rg) for dtype, shape, rg in cases]
-    results, answers = student.map(probes.copy_to_numpy, calls), reference.map(probes.copy_to_numpy, calls)
-    for (dtype, shape, rg), got, want in zip(cases, results, answers):
-        assert_close(got, want,
-                     name=f"copy_to_numpy of a {dtype} tensor" + (" that requires grad" if rg else "") + ", after an in-place change")
+    _agrees_on_tensors(student, reference, probes.copy_to_numpy, rng)
 
 
 @pytest.mark.points(1)
