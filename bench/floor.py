@@ -23,13 +23,12 @@ import argparse
 import contextlib
 import json
 import os
-import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
@@ -38,6 +37,7 @@ sys.path.insert(0, str(KIT))
 
 from autograder.assignment import load_assignment  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, describe_exception  # noqa: E402
+from autograder.execute.rng import seed_all  # noqa: E402  (as the worker seeds: the floor owes no more)
 from autograder.execute.worker import _python  # noqa: E402
 from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import run_tests  # noqa: E402
@@ -57,7 +57,7 @@ class Direct:
 
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
              timeout: float | None = None) -> Any:
-        _seed(seed)
+        seed_all(seed)
         try:
             value = getattr(self.probes, probe)(self.namespace, *_copy(list(args)), **_copy(kwargs or {}))
         except Exception as exc:  # noqa: BLE001 - reported like a worker would
@@ -77,12 +77,6 @@ class Recorder:
         return self.inner.call(probe, args, kwargs, seed=seed, timeout=timeout)
 
 
-def _seed(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
 def run_master(assignment_id: str) -> tuple[dict, float]:
     """The master's namespace after all its code cells, and the seconds the cells took."""
     a = load_assignment(assignment_id, KIT)
@@ -96,7 +90,7 @@ def run_master(assignment_id: str) -> tuple[dict, float]:
         with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
             t0 = time.perf_counter()
             for index, source in sources:
-                _seed(seed + index)
+                seed_all(seed + index)
                 exec(compile(source, f"<master cell {index}>", "exec"), ns)
             return ns, time.perf_counter() - t0
     finally:
@@ -135,7 +129,7 @@ def measure(assignment_id: str, repeat: int = 2) -> dict:
         failures = 0
         t0 = time.perf_counter()
         for fn, args, kw, seed in calls:
-            _seed(seed)
+            seed_all(seed)
             try:
                 fn(ns, *args, **kw)
             except Exception:  # noqa: BLE001 - a probe that raises still did its work
@@ -151,7 +145,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("assignments", nargs="+")
     args = ap.parse_args(argv)
-    print(json.dumps([measure(x) for x in args.assignments]))  # one line: bench/run.py reads the last line
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="ag-floor-") as work:
+        os.chdir(work)  # what the cells and probes save (checkpoints) lands there, as in a worker's own folder
+        try:
+            floors = [measure(x) for x in args.assignments]
+        finally:
+            os.chdir(cwd)
+    print(json.dumps(floors))  # one line: bench/run.py reads the last line
     return 0
 
 
