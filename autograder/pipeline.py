@@ -134,7 +134,9 @@ def check_master(reference: SubmissionResult) -> None:
     if reference.tests and not bad and not reference.problems and not reference.provisional \
             and reference.score == reference.max_score:
         return
-    why = [f"the master notebook scores {reference.score:g}/{reference.max_score:g} against its own tests "
+    # a fault of the grader or the host says nothing about the master: name it first
+    why = [f"grader or host fault: {reference.provisional}"] if reference.provisional else []
+    why += [f"the master notebook scores {reference.score:g}/{reference.max_score:g} against its own tests "
            f"({reference.status}{': ' + reference.message if reference.message else ''})"]
     if not reference.tests:
         why.append("no test ran")
@@ -142,8 +144,6 @@ def check_master(reference: SubmissionResult) -> None:
     if len(bad) > 3:
         why.append(f"... and {len(bad) - 3} more tests")
     why += [p.strip()[:800] for p in reference.problems[:1]]
-    if reference.provisional:
-        why.append(f"grader or host fault: {reference.provisional}")
     raise MasterFailed("\n  ".join(why))
 
 

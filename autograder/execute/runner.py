@@ -20,6 +20,7 @@ from autograder.execute.process import WorkerDied, WorkerProcess, WorkerTimeout
 from autograder.execute.sandbox import Isolation
 
 _WALL_FACTOR = 3  # a cell may take this many times its CPU budget in wall time
+_NO_WORKER = "a worker could not be started"
 HOST_RETRIES = 2  # calls (and worker starts) retried per submission after a fault of the host, not the student
 STARVED = 0.5     # a probe that used less CPU than this share of its wall time was starved by the host
 
@@ -45,6 +46,11 @@ class ProbeTimeout(Exception):
 
 class ProbeCrashed(Exception):
     """The worker died during the probe, or sent back something that is not valid data."""
+
+
+class HostFault(ProbeCrashed):
+    """No worker could be started (no student code ran), even after `HOST_RETRIES` tries: the host or
+    the sandbox failed, so no test may charge the submission for it; its result stays provisional."""
 
 
 class _Refused(Exception):
@@ -117,6 +123,8 @@ class NotebookRunner:
     def execute(self) -> None:
         """Bring up a worker that has run every cell not known to hang or crash."""
         while self.worker is None:
+            if self.host_fault.startswith(_NO_WORKER):  # every later test would meet the same host
+                raise HostFault(self.host_fault)
             if self._budget_left() <= 0:
                 self.out_of_time = True
                 raise ProbeTimeout("the submission used up its time limit")
@@ -182,8 +190,8 @@ class NotebookRunner:
                 if self.host_retries < HOST_RETRIES:
                     self.host_retries += 1
                     return
-                self.host_fault = f"a worker could not be started: {why}"
-                raise ProbeCrashed(f"the worker failed before running any cell: {why}") from None
+                self.host_fault = why if why.startswith(_NO_WORKER) else f"{_NO_WORKER}: {why}"
+                raise HostFault(self.host_fault) from None
             timed_out = isinstance(exc, WorkerTimeout)
             if timed_out and self._budget_left() <= 0:
                 self.out_of_time = True
@@ -302,7 +310,7 @@ class NotebookRunner:
         try:
             return self.isolation.spawn(self.workdir, self.probes, self.limits, env, self.wire_limits)
         except OSError as e:
-            raise WorkerDied(f"could not start a worker: {e}") from None
+            raise WorkerDied(f"{_NO_WORKER}: {e}") from None
 
     def _lose(self, worker: WorkerProcess) -> None:
         self._retire(worker)

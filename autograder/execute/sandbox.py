@@ -168,6 +168,22 @@ class _Cgroups:
                     time.sleep(0.02)
 
 
+@functools.cache
+def _bwrap() -> str | None:
+    """The absolute path of a bubblewrap that can create namespaces here, or None.  Sandboxes run this
+    very file: workers get a minimal PATH, which may miss where the check found it (/usr/local/bin)."""
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return None
+    bwrap = os.path.abspath(bwrap)
+    try:
+        ok = subprocess.run([bwrap, "--unshare-all", "--ro-bind", "/", "/", "true"],
+                            capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return bwrap if ok else None
+
+
 def _readonly_paths(probes: Path | None) -> list[str]:
     paths = {"/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc/ld.so.cache", "/etc/alternatives",
              "/etc/localtime", sys.prefix, sys.base_prefix, sys.exec_prefix,
@@ -182,22 +198,16 @@ class Bubblewrap(Isolation):
     name = "bubblewrap"
 
     def __init__(self, *, gpu: bool = False) -> None:
-        if not self.available():
+        bwrap = _bwrap()
+        if bwrap is None:
             raise SandboxUnavailable("bubblewrap (bwrap) is not installed or cannot create namespaces here")
+        self.bwrap = bwrap
         self.gpu = gpu
         _Cgroups.prune()
 
     @staticmethod
-    @functools.cache
     def available() -> bool:
-        bwrap = shutil.which("bwrap")
-        if not bwrap:
-            return False
-        try:
-            return subprocess.run([bwrap, "--unshare-all", "--ro-bind", "/", "/", "true"],
-                                  capture_output=True, timeout=20).returncode == 0
-        except (OSError, subprocess.TimeoutExpired):
-            return False
+        return _bwrap() is not None
 
     def _binds(self, probes: Path | None) -> list[str]:
         argv = ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run"]
@@ -227,7 +237,7 @@ class Bubblewrap(Isolation):
               wire_limits: wire.Limits) -> WorkerProcess:
         # CAP_SYS_ADMIN in the sandbox's user namespace only, for `disk.py` to mount the worker's
         # bounded disk (at `workdir`, /tmp, /dev/shm); it drops every capability before the worker
-        argv = ["bwrap", "--die-with-parent", "--unshare-all", "--new-session", "--cap-drop", "ALL",
+        argv = [self.bwrap, "--die-with-parent", "--unshare-all", "--new-session", "--cap-drop", "ALL",
                 "--cap-add", "CAP_SYS_ADMIN", "--uid", "65534", "--gid", "65534", "--hostname", "grader",
                 *self._binds(probes), "--dir", str(workdir),
                 sys.executable, "-I", "-m", "autograder.execute.disk", str(limits.disk_mb * 2**20),
@@ -419,7 +429,7 @@ class WarmBubblewrap(Bubblewrap):
                     z = None
             if z is None or not z.alive():
                 # no host folder is writable inside: workers get their own tmpfs (disk.py)
-                argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+                argv = [self.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
                         "--unshare-uts", "--unshare-cgroup-try", "--new-session", "--cap-drop", "ALL",
                         "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
                         "--hostname", "grader", *self._binds(probes), "--dir", "/submission"]

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.execute.runner import ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.execute.runner import HostFault, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.probe.client import Backend, ProbeClient, TestContext
 from autograder.probe.reference import ReferenceFailed
 from autograder.probe.seeds import Seeds
@@ -64,12 +64,14 @@ class GradingPlugin:
         self.cuda_available = torch.cuda.is_available() if cuda_available is None else cuda_available
         self.hidden_dir = hidden_dir.resolve() if hidden_dir else None
         self.results: list[TestResult] = []
+        self.host_fault = ""  # a test met a worker (student's or master's) that could not be started
         self.problems: list[str] = []  # collection problems: a broken assignment, reported with every result
 
     def bind(self, student: Backend, reference: Backend | None, seeds: Seeds) -> None:
         """Start a new submission's run on the same collected tests (`judge.suite`)."""
         self.student_backend, self.reference_backend, self.seeds = student, reference, seeds
         self.results = []
+        self.host_fault = ""
 
     # -- configuration -------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -192,6 +194,8 @@ class GradingPlugin:
         else:
             exc = call.excinfo.value if call.excinfo else None
             outcome, message = _classify(exc)
+            if isinstance(exc, HostFault):
+                self.host_fault = str(exc)
             if credit and credit.fraction:
                 fraction = credit.fraction
                 outcome = "partial" if outcome == "failed" else outcome
@@ -235,6 +239,8 @@ def _relative_nodeid(item: pytest.Item) -> str:
 def _classify(exc: BaseException | None) -> tuple[str, str]:
     if isinstance(exc, ProbeTimeout):
         return "timeout", f"timed out: {exc}"
+    if isinstance(exc, HostFault):
+        return "error", f"grader error (not your fault): {exc}"
     if isinstance(exc, ProbeCrashed):
         return "crashed", f"your code crashed the grading worker: {exc}"
     if isinstance(exc, ProbeError):

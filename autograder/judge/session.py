@@ -193,8 +193,9 @@ def grade_notebook(
             plugin.bind(student_backend, reference, seeds)
             log = suite.run()
             results, problems = plugin.results, list(plugin.problems)
+            host_fault = plugin.host_fault
         else:
-            log, results, problems = "", [], []
+            log, results, problems, host_fault = "", [], [], ""
     finally:
         if runner is not None:
             runner.close()
@@ -218,7 +219,7 @@ def grade_notebook(
         execution_time=time.monotonic() - t0, environment=env, hidden_policy=assignment.hidden_feedback,
         stdout=runner.stdout if runner else "", stderr=runner.stderr if runner else "",
         problems=problems + ([log[-3000:]] if problems else []),
-        provisional=runner.host_fault if runner else "",
+        provisional=(runner.host_fault if runner else "") or host_fault,
         cell_time=round(runner.cell_time, 4) if runner else 0.0,
         slowest_cell_cpu=round(max((r.cpu or 0.0 for r in runner.cell_records), default=0.0), 4) if runner else 0.0,
     )

@@ -397,3 +397,47 @@ def test_a_fault_outside_the_judging_still_costs_only_its_submission(toy_kit, tm
     res = {r.submission_id: r for r in run.results}
     assert res["alice"].score == 10 and not res["alice"].provisional
     assert res["bob"].message.startswith("grader error") and "Input/output error" in res["bob"].provisional
+
+
+
+def test_a_worker_that_never_starts_is_the_hosts_fault_in_every_test(toy_kit, tmp_path, monkeypatch):
+    """No worker can be started (here: the sandbox's program is missing, as a bwrap found on one PATH and
+    run with another was): no student code ran, so every test is a grader error, never a crash charged to
+    the notebook; the result is provisional (not exported, graded again on the next run).  For the master
+    the same fault stops grading and is named first."""
+    from autograder import pipeline
+    from autograder.execute.runner import HOST_RETRIES
+    from autograder.execute.sandbox import RlimitsOnly
+    from autograder.judge.session import GradeOptions
+
+    class NoWorkers(RlimitsOnly):
+        broken, spawns = True, 0
+
+        def spawn(self, *args, **kwargs):
+            if not NoWorkers.broken:
+                return super().spawn(*args, **kwargs)
+            NoWorkers.spawns += 1
+            raise FileNotFoundError(2, "No such file or directory", "bwrap")
+
+    assignment, subs = _toy(toy_kit, tmp_path, ["alice"])
+    with pytest.raises(pipeline.MasterFailed, match="^grader or host fault.*could not be started.*bwrap"):
+        pipeline.grade_class(assignment, subs, out=tmp_path / "out1", options=GradeOptions(isolation=NoWorkers()))
+
+    NoWorkers.broken, real = False, pipeline.check_master
+
+    def then_break(reference):  # the master is graded on working workers, then the host breaks
+        real(reference)
+        NoWorkers.broken = True
+
+    monkeypatch.setattr(pipeline, "check_master", then_break)
+    NoWorkers.spawns = 0
+    run = pipeline.grade_class(assignment, subs, out=tmp_path / "out2", options=GradeOptions(isolation=NoWorkers()))
+    alice = run.results[0]
+    assert alice.score == 0 and "could not be started" in alice.provisional
+    ran = [t for t in alice.tests if t.outcome != "skipped"]  # (the CUDA variant, on a machine without CUDA)
+    assert ran
+    wrong = [(t.id, t.outcome, t.message) for t in ran
+             if t.outcome != "error" or not t.message.startswith("grader error (not your fault)") or "bwrap" not in t.message]
+    assert not wrong, wrong
+    assert not any("crash" in t.message for t in alice.tests)
+    assert NoWorkers.spawns <= (1 + HOST_RETRIES) * (1 + pipeline.GRADER_RETRIES)  # given up, not hammered
