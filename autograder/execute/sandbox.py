@@ -12,6 +12,7 @@ Three levels, best first (`choose_isolation` picks):
 
 In the two bubblewrap levels the worker sees `/usr`, `/lib`, `/bin`, the Python
 environment, the grader package and the assignment's `probes.py`, all read-only, plus its
+own `/etc/passwd` and `/etc/group` (two accounts: root and nobody, the worker; none of the host's), and its
 own disk: its work folder, `/tmp` and `/dev/shm` on one tmpfs bounded in bytes and files
 (`disk.py`), gone with the worker; no host folder is writable inside (under rlimits the
 worker writes to a host folder, bounded only per file).  Hidden tests, `solutions/`,
@@ -168,6 +169,9 @@ class _Cgroups:
                     time.sleep(0.02)
 
 
+_ETC = Path(__file__).resolve().parent / "etc"  # the sandbox's /etc/passwd and /etc/group
+
+
 @functools.cache
 def _bwrap() -> str | None:
     """The absolute path of a bubblewrap that can create namespaces here, or None.  Sandboxes run this
@@ -220,6 +224,10 @@ class Bubblewrap(Isolation):
             argv += ["--perms", "0755", "--dir", q]
         for p in paths:
             argv += ["--ro-bind", p, p]
+        # who the sandbox's uids are (no host account is shown): libraries ask, e.g. torch's compile
+        # cache names its folder with getpass.getuser(), which fails for a uid /etc/passwd lacks
+        for name in ("passwd", "group"):
+            argv += ["--ro-bind", str(_ETC / name), f"/etc/{name}"]
         if self.gpu:
             for dev in sorted(glob.glob("/dev/nvidia*")):
                 argv += ["--dev-bind", dev, dev]

@@ -161,6 +161,7 @@ def grade_notebook(
     env = environment(assignment, version, options)
     seeds = Seeds.for_course(assignment.id)
     reference = reference_for(assignment, version, options)
+    reference.new_submission()
     sha = file_sha256(notebook) if notebook.is_file() else hashlib.sha256(b"").hexdigest()  # streamed: any size
 
     runner: NotebookRunner | None = None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from autograder.execute import wire
-from autograder.execute.runner import NotebookRunner, ProbeError
+from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
 
 
 class ReferenceFailed(RuntimeError):
@@ -29,6 +29,13 @@ class CachedReference:
         self.cache_dir = cache_dir
         self._memory: dict[str, bytes] = {}
         self.hits = self.misses = 0
+        self._failed_start: Exception | None = None
+
+    def new_submission(self) -> None:
+        """Try the master's worker again if it could not be started (a host fault may have passed).
+        Within one submission a failed start is not retried per call: each start retries on its own,
+        and a broken master would otherwise run again for every test."""
+        self._failed_start = None
 
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
              timeout: float | None = None) -> Any:
@@ -39,7 +46,13 @@ class CachedReference:
         if blob is None:
             self.misses += 1
             if self._runner is None:
-                self._runner = self._make_runner()
+                if self._failed_start is not None:
+                    raise type(self._failed_start)(*self._failed_start.args)
+                try:
+                    self._runner = self._make_runner()
+                except (ProbeCrashed, ProbeTimeout) as e:  # a HostFault, or a master that fails
+                    self._failed_start = e
+                    raise
             try:
                 value = self._runner.call(probe, args, kwargs, seed=seed, timeout=timeout)
             except ProbeError as e:

@@ -422,6 +422,7 @@ def test_a_worker_that_never_starts_is_the_hosts_fault_in_every_test(toy_kit, tm
     assignment, subs = _toy(toy_kit, tmp_path, ["alice"])
     with pytest.raises(pipeline.MasterFailed, match="^grader or host fault.*could not be started.*bwrap"):
         pipeline.grade_class(assignment, subs, out=tmp_path / "out1", options=GradeOptions(isolation=NoWorkers()))
+    assert NoWorkers.spawns <= 1 + HOST_RETRIES  # one failed start of the master, not one per reference call
 
     NoWorkers.broken, real = False, pipeline.check_master
 
