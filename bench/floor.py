@@ -36,7 +36,7 @@ KIT = BENCH.parent
 sys.path.insert(0, str(KIT))
 
 from autograder.assignment import load_assignment  # noqa: E402
-from autograder.execute.namespace import StudentNamespace, describe_exception  # noqa: E402
+from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
 from autograder.execute.rng import seed_all  # noqa: E402  (as the worker seeds: the floor owes no more)
 from autograder.execute.worker import _python  # noqa: E402
 from autograder.judge.plugin import GradingPlugin
@@ -91,7 +91,7 @@ def run_master(assignment_id: str) -> tuple[dict, float]:
             t0 = time.perf_counter()
             for index, source in sources:
                 seed_all(seed + index)
-                exec(compile(source, f"<master cell {index}>", "exec"), ns)
+                exec(compile(source, cell_filename(index, source), "exec"), ns)  # registered: Triton reads it
             return ns, time.perf_counter() - t0
     finally:
         if before is None:

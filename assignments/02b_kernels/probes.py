@@ -165,16 +165,16 @@ def triton_is_jit(ns):
     return type(k).__module__.split(".")[0] == "triton" and hasattr(k, "__getitem__")
 
 
-def cuda_kernel_apply(ns, x, layout="c"):
-    """The function registered as kernels::softmax's CUDA implementation, called on a CPU tensor (without a
-    GPU, Triton's interpreter runs it there): whether one is registered, and what it computes."""
+def cuda_kernel_apply(ns, x, device, layout="c"):
+    """The function registered as kernels::softmax's CUDA implementation, called on `device` (without a
+    GPU, on a CPU tensor: Triton's interpreter runs it there): whether one is registered, and what it computes."""
     from torch._library.custom_ops import OPDEFS
 
     opdef = OPDEFS.get("kernels::softmax")
     fn = (getattr(opdef, "_backend_fns", None) or {}).get("cuda") if opdef is not None else None
     if fn is None:
         return {"registered": False, "y": None}
-    y = fn(_layout(x, layout))
+    y = fn(_layout(x.to(device), layout))
     return {"registered": True, "y": y.cpu() if isinstance(y, torch.Tensor) else y}
 
 

@@ -15,7 +15,7 @@ class Limits:
     test_timeout: float = 60.0        # wall seconds for one test (all its probe calls)
     submission_timeout: float = 600.0  # wall seconds for everything of one submission
     startup_timeout: float = 120.0    # wall seconds for a worker to import torch and say hello
-    memory_mb: int = 4096             # address space of the worker (RLIMIT_AS)
+    memory_mb: int = 4096             # the worker's memory: RLIMIT_AS, on a GPU RLIMIT_DATA (`rlimits`)
     cpu_seconds: int = 900            # CPU time of the worker (RLIMIT_CPU)
     file_mb: int = 64                 # largest file the worker may write (RLIMIT_FSIZE)
     disk_mb: int = 512                # all it writes: work folder + /tmp + /dev/shm, one tmpfs (RAM, in memory_mb)
@@ -36,10 +36,13 @@ class Limits:
         base = cls()
         return replace(base, **{k: type(getattr(base, k))(v) for k, v in (table or {}).items()})
 
-    def rlimits(self) -> dict[str, int]:
-        """What the worker applies to itself before student code runs."""
+    def rlimits(self, *, gpu: bool = False) -> dict[str, int]:
+        """What the worker applies to itself before student code runs.  With a GPU, memory is capped as
+        private writable data (RLIMIT_DATA), not address space: CUDA's start-up reserves far more address
+        space than any RLIMIT_AS we would set ("cudaGetDeviceCount(): out of memory" on an H100), while
+        that reservation holds no data.  What the notebook allocates on the host is counted either way."""
         return {
-            "memory_bytes": self.memory_mb * 2**20,
+            "data_bytes" if gpu else "memory_bytes": self.memory_mb * 2**20,
             "cpu_seconds": self.cpu_seconds,
             "file_bytes": self.file_mb * 2**20,
             "open_files": self.open_files,

@@ -69,9 +69,14 @@ class Isolation:
     def prestart(self, probes: Path | None, limits: Limits) -> None:
         """Start what workers for `probes` are made from, without waiting (nothing, unless warm)."""
 
+    def sees_gpu(self) -> bool:
+        """Whether workers see an NVIDIA GPU: then CUDA works in them and Triton compiles kernels for it
+        (the worker runs Triton's CPU interpreter where it sees none)."""
+        return bool(glob.glob("/dev/nvidia[0-9]*"))
+
     def rlimits(self, limits: Limits) -> dict[str, int]:
         """The rlimits the worker sets on itself under this isolation."""
-        return limits.rlimits()
+        return limits.rlimits(gpu=self.sees_gpu())
 
     def release(self, worker: WorkerProcess) -> None:
         """Free what `spawn` set up for this (dead) worker."""
@@ -233,10 +238,13 @@ class Bubblewrap(Isolation):
                 argv += ["--dev-bind", dev, dev]
         return argv
 
+    def sees_gpu(self) -> bool:
+        return self.gpu and super().sees_gpu()  # /dev/nvidia* is bound only for GPU grading
+
     def rlimits(self, limits: Limits) -> dict[str, int]:
         # The sandbox uid maps to the grader's uid outside, whose other processes would count
         # against RLIMIT_NPROC; the pids cgroup caps processes instead, where we have one.
-        caps = limits.rlimits()
+        caps = limits.rlimits(gpu=self.sees_gpu())
         if _Cgroups.layout():
             caps.pop("processes", None)
         return caps
@@ -423,7 +431,7 @@ class WarmBubblewrap(Bubblewrap):
     def rlimits(self, limits: Limits) -> dict[str, int]:
         if self._cold:
             return super().rlimits(limits)
-        return limits.rlimits()  # workers run as the real uid 65534: RLIMIT_NPROC means what it says
+        return limits.rlimits(gpu=self.sees_gpu())  # workers run as the real uid 65534: RLIMIT_NPROC means what it says
 
     def _zygote(self, probes: Path | None, limits: Limits) -> _Zygote:
         key = str(probes)

@@ -58,6 +58,7 @@ def _apply_limits(limits: dict[str, int]) -> None:
     """rlimits the worker puts on itself before student code runs (the sandbox adds more)."""
     table = {
         "memory_bytes": resource.RLIMIT_AS,
+        "data_bytes": resource.RLIMIT_DATA,  # with a GPU (Limits.rlimits)
         "cpu_seconds": resource.RLIMIT_CPU,
         "file_bytes": resource.RLIMIT_FSIZE,
         "open_files": resource.RLIMIT_NOFILE,

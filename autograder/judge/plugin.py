@@ -54,6 +54,7 @@ class GradingPlugin:
         devices: tuple[str, ...] = ("cpu", "cuda"),
         cuda_available: bool | None = None,
         hidden_dir: Path | None = None,
+        kernel_device: str | None = None,
     ) -> None:
         self.student_backend = student
         self.reference_backend = reference
@@ -62,6 +63,9 @@ class GradingPlugin:
         self.test_timeout = test_timeout
         self.devices = devices
         self.cuda_available = torch.cuda.is_available() if cuda_available is None else cuda_available
+        # where the student's GPU-style (Triton) kernels can run: on the GPU where the workers see one,
+        # else on CPU tensors through Triton's interpreter (never both: Triton picks its mode at import)
+        self._kernel_device = kernel_device or ("cuda" if self.cuda_available else "cpu")
         self.hidden_dir = hidden_dir.resolve() if hidden_dir else None
         self.results: list[TestResult] = []
         self.host_fault = ""  # a test met a worker (student's or master's) that could not be started
@@ -122,6 +126,11 @@ class GradingPlugin:
         if self.reference_backend is None or not self._is_hidden(request.node):
             raise RuntimeError("the `reference` fixture is only available to hidden tests")
         return ProbeClient(self.reference_backend, self.probes_module, _grading_context, "reference")
+
+    @pytest.fixture
+    def kernel_device(self) -> str:
+        """'cuda' where the workers see a GPU, else 'cpu': the device Triton kernels are tested on."""
+        return self._kernel_device
 
     @pytest.fixture
     def probes(self) -> ModuleType | None:

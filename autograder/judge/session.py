@@ -135,11 +135,12 @@ def prepare_tests(assignment: Assignment, options: GradeOptions, test_files: lis
     if not paths:
         return None
     probes = load_probes(assignment, version)
+    kernels = "cuda" if options.isolation.sees_gpu() and torch.cuda.is_available() else "cpu"
     return open_suite(
-        (assignment.id, version, tuple(map(str, paths)), options.devices(), str(assignment.root)), paths,
+        (assignment.id, version, tuple(map(str, paths)), options.devices(), kernels, str(assignment.root)), paths,
         lambda: GradingPlugin(student=_Unreadable("no submission yet"), reference=None, probes=probes,
                               seeds=Seeds.for_course(assignment.id), test_timeout=assignment.limits.test_timeout,
-                              devices=options.devices(), hidden_dir=assignment.hidden_dir),
+                              devices=options.devices(), hidden_dir=assignment.hidden_dir, kernel_device=kernels),
         assignment.root)
 
 

@@ -142,7 +142,7 @@ def test_result_files_gradebook_and_csv(graded):
                 "device", "secret_fingerprint", "torch_version", "cell_errors", "determinism", "isolation"):
         assert key in data
     assert "seed" not in data and "seed_source" not in data  # nothing a hidden test's seed derives from
-    assert data["score"] == 10 and data["device"] == "cpu"
+    assert data["score"] == 10 and data["device"] == ("cpu+cuda" if torch.cuda.is_available() else "cpu")
     hidden = [t for t in data["tests"] if "hidden" in t["tags"] and t["outcome"] == "failed"]
     assert not hidden  # master
     blank = json.loads((out / "toy" / "blank" / "results.json").read_text())

@@ -1,0 +1,39 @@
+"""A worker's memory is capped with or without a GPU.  Without one the cap is its address space; with one it
+is its private writable data (CUDA reserves far more address space at start than any cap: on an H100 an
+address-space cap made every CUDA test fail with "cudaGetDeviceCount(): out of memory").  Either way a
+notebook that allocates past `memory_mb` fails in that cell, and the next cell runs."""
+import pytest
+
+from autograder.execute.limits import Limits
+from autograder.execute.runner import NotebookRunner
+from autograder.execute.sandbox import Bubblewrap, SandboxUnavailable, WarmBubblewrap
+from autograder.notebook.parse import Cell
+
+LIMITS = Limits(memory_mb=1024, cell_timeout=60, submission_timeout=180, max_restarts=1)
+BOMB = "import torch\nx = torch.empty(3 * 2**30, dtype=torch.uint8)\nx.fill_(1)"
+CAPS = "import resource\nprint('CAPS', resource.getrlimit(resource.RLIMIT_AS)[0], resource.getrlimit(resource.RLIMIT_DATA)[0])"
+
+
+@pytest.mark.parametrize("gpu", [False, True], ids=["cpu", "gpu"])
+@pytest.mark.parametrize("kind", ["warm", "cold"])
+def test_memory_is_capped_with_and_without_a_gpu(kind, gpu):
+    if not Bubblewrap.available():
+        pytest.skip("bubblewrap is not available here")
+    try:
+        iso = Bubblewrap(gpu=gpu) if kind == "cold" else WarmBubblewrap(gpu=gpu)
+    except SandboxUnavailable as e:
+        pytest.skip(str(e))
+    iso.sees_gpu = lambda: gpu  # which cap is chosen for a GPU; no GPU is needed to see that it holds
+    cells = [Cell(index=1, source=BOMB), Cell(index=2, source=CAPS)]
+    try:
+        with NotebookRunner(cells, probes=None, limits=LIMITS, isolation=iso) as runner:
+            runner.execute()
+            bomb, caps = runner.cell_records
+    finally:
+        iso.close()
+    assert bomb.status == "error" and "allocate" in bomb.error["message"], bomb.error
+    assert caps.status == "ok"
+    line = next(x for x in runner.stdout.splitlines() if x.startswith("CAPS "))
+    address_space, data = (int(v) for v in line.split()[1:])
+    cap = LIMITS.memory_mb * 2**20
+    assert (address_space, data) == ((-1, cap) if gpu else (cap, -1)), line
