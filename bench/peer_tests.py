@@ -254,9 +254,10 @@ KERNELS: list[tuple[str, list[str]]] = [
         "assert tuple(_m.shape) == (5, 3) and _m.device.type == 'meta' and _m.stride() == (3, 1) and _m.dtype == torch.float32",
     ]),
     ("triton", [
-        "_x = torch.tensor([[1.0, 2.0, 3.0, 4.0, 5.0], [0.0, -1.0, 0.0, 1.0, 0.0]]); _x0 = _x.clone()",
+        "_d = 'cuda' if torch.cuda.is_available() else 'cpu'  # compiled Triton reads CUDA tensors only",
+        "_x = torch.tensor([[1.0, 2.0, 3.0, 4.0, 5.0], [0.0, -1.0, 0.0, 1.0, 0.0]], device=_d); _x0 = _x.clone()",
         "assert torch.allclose(triton_softmax(_x), torch.softmax(_x, -1)) and torch.equal(_x, _x0)",
-        "_t = torch.arange(12.0).reshape(3, 4) / 4",
+        "_t = torch.arange(12.0, device=_d).reshape(3, 4) / 4",
         "assert torch.allclose(triton_softmax(_t.t()), torch.softmax(_t.t(), -1)) and triton_softmax(_t.t()).is_contiguous()",
         "assert type(softmax_kernel).__module__.split('.')[0] == 'triton'",
     ]),
