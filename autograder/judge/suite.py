@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from _pytest.config import _prepareconfig  # the parse step of pytest.main, without its session loop
@@ -32,6 +33,32 @@ from autograder.judge.plugin import GradingPlugin
 # plugins that cost time per test and add nothing here (unraisableexception alone runs gc 2-3 times)
 _DISABLED = ("cacheprovider", "randomly", "unraisableexception", "threadexception", "faulthandler", "doctest",
              "junitxml", "pastebin", "nose", "legacypath", "stepwise", "lsp", "logging", "capture", "warnings", "terminal")
+
+
+# what pytest reads from the environment while it configures itself: extra options, plugins to import,
+# and (unless told not to) every installed package's `pytest11` entry-point plugin
+_PYTEST_ENVIRONMENT = {"PYTEST_ADDOPTS": None, "PYTEST_PLUGINS": None, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+@contextlib.contextmanager
+def _isolated_from_environment() -> Iterator[None]:
+    """Grades must not depend on what the grading machine has installed or set: a pytest-timeout,
+    -rerunfailures, -randomly or -xdist found there, or a PYTEST_ADDOPTS of the shell, could rerun,
+    reorder, reseed or cut tests.  Only pytest's own plugins and the kit's run in a judge."""
+    saved = {k: os.environ.get(k) for k in _PYTEST_ENVIRONMENT}
+    try:
+        for k, v in _PYTEST_ENVIRONMENT.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _empty_ini() -> Path:
@@ -60,7 +87,7 @@ class TestSuite:
         ]
         start = time.monotonic()
         self._config: pytest.Config | None = None
-        with self._output():
+        with self._output(), _isolated_from_environment():
             self._config = _prepareconfig(args, plugins=[plugin])
             self._session = Session.from_config(self._config)
             self._config._do_configure()

@@ -129,3 +129,30 @@ def test_failures_are_reported_without_formatting_a_traceback(tmp_path, monkeypa
     assert calls == []
     assert [(r.outcome, r.message) for r in plugin.results][0] == (
         "failed", "your code raised NotImplementedError: stub")
+
+
+def test_the_grading_machines_pytest_environment_cannot_change_grades(tmp_path, monkeypatch):
+    """A plugin on the grading machine (here one named by PYTEST_PLUGINS that passes every test, and every
+    installed entry-point plugin such as hypothesis') and options in PYTEST_ADDOPTS do not reach a judge."""
+    probes = _kit(tmp_path)
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "everything_passes.py").write_text(
+        "import pytest\n"
+        "@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n"
+        "    outcome.get_result().outcome = 'passed'\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setenv("PYTEST_PLUGINS", "everything_passes")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "--maxfail=1 -p no:autograder-does-not-exist")
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    wrong = _Fixed(ProbeError({"type": "ValueError", "message": "no", "frames": []}))
+    with TestSuite([tmp_path / "public"], _plugin(probes, wrong), tmp_path) as suite:
+        plugins = {name for name, _ in suite._config.pluginmanager.list_name_plugin()}
+        suite.run()
+        results = _outcomes(suite.plugin.results)
+    assert "everything_passes" not in plugins and not any("hypothesis" in p for p in plugins), plugins
+    assert [r[0] for r in results] == ["test_partial", "test_setup_can_fail", "test_credit_after_a_fixture"]  # no --maxfail
+    assert all(outcome == "failed" and score == 0 for _, outcome, score in results), results
+    import os
+    assert os.environ["PYTEST_PLUGINS"] == "everything_passes"  # the judge's own environment is restored
