@@ -17,34 +17,35 @@ def _laid_out(shape, layout):
 @pytest.mark.points(3)
 def test_grad_at_random(student, reference, probes, rng):
     """grad_at agrees with the reference for several scalar functions, shapes, layouts and dtypes"""
-    for name in ("poly", "logsumexp", "sin_mean", "norm"):
-        for shape, layout in SHAPES:
-            for dtype in (torch.float32, torch.float64):
-                x = torch.randn(shape, generator=rng, dtype=dtype)
-                got, want = student(probes.grad_at, x, name, layout), reference(probes.grad_at, x, name, layout)
-                assert_tensor(got["grad"], want["grad"],
-                              name=f"grad_at({name}) for a {layout}-layout {dtype} tensor of shape {shape}")
-                assert_equal(got["calls"], 1, name="the number of times grad_at called f")
-                assert_true(got["backward_calls"] >= 1, "grad_at should compute the gradient with y.backward() "
-                                                        "(the contract), not with torch.autograd.grad.")
+    cases = [(torch.randn(shape, generator=rng, dtype=dtype), name, layout)
+             for name in ("poly", "logsumexp", "sin_mean", "norm") for shape, layout in SHAPES
+             for dtype in (torch.float32, torch.float64)]
+    for (x, name, layout), got, want in zip(cases, student.map(probes.grad_at, cases),
+                                            reference.map(probes.grad_at, cases)):
+        assert_tensor(got["grad"], want["grad"],
+                      name=f"grad_at({name}) for a {layout}-layout {x.dtype} tensor of shape {tuple(x.shape)}")
+        assert_equal(got["calls"], 1, name="the number of times grad_at called f")
+        assert_true(got["backward_calls"] >= 1, "grad_at should compute the gradient with y.backward() "
+                                                "(the contract), not with torch.autograd.grad.")
 
 
 @pytest.mark.points(3)
 def test_vjp_random(student, reference, probes, rng):
     """vjp agrees with the reference for elementwise and non-elementwise functions and random v"""
+    cases = []
     for name in ("square", "sin_x", "cumsum", "softmax", "gram"):
         for shape, layout in SHAPES[1:]:
             for dtype in (torch.float32, torch.float64):
                 x = torch.randn(shape, generator=rng, dtype=dtype)
                 s = _laid_out(shape, layout)
                 out_shape = (s[0], s[0]) if name == "gram" else s
-                v = torch.randn(out_shape, generator=rng, dtype=dtype)
-                got, want = student(probes.vjp, x, v, name, layout), reference(probes.vjp, x, v, name, layout)
-                assert_tensor(got["grad"], want["grad"],
-                              name=f"vjp({name}) for a {layout}-layout {dtype} tensor of shape {shape}")
-                assert_equal(got["calls"], 1, name="the number of times vjp called f")
-                assert_true(got["backward_calls"] >= 1, "vjp should compute the product with y.backward(gradient=v) "
-                                                        "(the contract), not with torch.autograd.grad.")
+                cases.append((x, torch.randn(out_shape, generator=rng, dtype=dtype), name, layout))
+    for (x, v, name, layout), got, want in zip(cases, student.map(probes.vjp, cases), reference.map(probes.vjp, cases)):
+        assert_tensor(got["grad"], want["grad"],
+                      name=f"vjp({name}) for a {layout}-layout {x.dtype} tensor of shape {tuple(x.shape)}")
+        assert_equal(got["calls"], 1, name="the number of times vjp called f")
+        assert_true(got["backward_calls"] >= 1, "vjp should compute the product with y.backward(gradient=v) "
+                                                "(the contract), not with torch.autograd.grad.")
 
 
 @pytest.mark.points(2)
