@@ -53,7 +53,7 @@ def test_train_steps_random(student, reference, probes, rng):
 
 @pytest.mark.points(2)
 def test_fit_dnn(student, reference, probes, rng, seed):
-    """fit_dnn: two epochs agree with the reference (float64), and a short run separates the rings (accuracy >= 0.9)"""
+    """fit_dnn: two epochs agree with the reference (float64), and a short run separates the rings (accuracy >= 0.85)"""
     X, Y = probes.make_rings(300, 300, seed % 10_000, torch.float64)
     state = {k: v.double() for k, v in book_state(rng).items()}
     args = (state, X, Y, 0.02, 2, 25, seed % 997)
@@ -69,7 +69,9 @@ def test_fit_dnn(student, reference, probes, rng, seed):
     assert_true(type(pred) is torch.Tensor and pred.shape == (4000, 1),
                 "after fit_dnn the model should predict one probability per point.")
     acc = float(((pred > 0.5).float() == Y).float().mean())
-    assert_true(acc >= 0.9, f"after 10 epochs on the two rings the accuracy is {acc:.3f}; it should reach 0.9.")
+    # the master reaches 0.929 here; 1e-6 relative changes of the start give 0.924-0.929, and 24 other batch
+    # orders 0.895-0.930: 0.85 keeps correct code clear of that spread (a broken fit stays near 0.5)
+    assert_true(acc >= 0.85, f"after 10 epochs on the two rings the accuracy is {acc:.3f}; it should reach 0.85.")
 
 
 STATE_SEED = 0
