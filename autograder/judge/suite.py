@@ -47,18 +47,19 @@ def _isolated_from_environment() -> Iterator[None]:
     reorder, reseed or cut tests.  Only pytest's own plugins and the kit's run in a judge."""
     saved = {k: os.environ.get(k) for k in _PYTEST_ENVIRONMENT}
     try:
-        for k, v in _PYTEST_ENVIRONMENT.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        _set_environment(_PYTEST_ENVIRONMENT)
         yield
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        _set_environment(saved)
+
+
+def _set_environment(values: dict[str, str | None]) -> None:
+    """Set each variable to its value; None unsets it."""
+    for k, v in values.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 def _empty_ini() -> Path:
