@@ -139,11 +139,10 @@ def _prestart_workers(args: argparse.Namespace, assignment) -> None:  # type: ig
     """Start the sandbox's torch-loaded zygote before this process imports torch, so the two imports
     overlap.  Whether workers see a GPU is guessed from the device files; `_options` decides it again
     from torch, and a wrong guess only leaves an idle zygote behind."""
-    import glob
-
+    from autograder.execute import nvidia
     from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
 
-    gpu = args.device != "cpu" and bool(glob.glob("/dev/nvidia[0-9]*"))
+    gpu = args.device != "cpu" and nvidia.visible()
     try:
         choose_isolation(args.allow_weak_isolation, gpu=gpu).prestart(assignment.probes, assignment.limits)
     except SandboxUnavailable:

@@ -39,7 +39,7 @@ from pathlib import Path
 import autograder
 from typing import TYPE_CHECKING
 
-from autograder.execute import scratch
+from autograder.execute import nvidia, scratch
 from autograder.execute.limits import Limits
 
 if TYPE_CHECKING:  # imported where a worker is spawned: they import torch, which the zygote is told to
@@ -72,7 +72,7 @@ class Isolation:
     def sees_gpu(self) -> bool:
         """Whether workers see an NVIDIA GPU: then CUDA works in them and Triton compiles kernels for it
         (the worker runs Triton's CPU interpreter where it sees none)."""
-        return bool(glob.glob("/dev/nvidia[0-9]*"))
+        return nvidia.visible()
 
     def rlimits(self, limits: Limits) -> dict[str, int]:
         """The rlimits the worker sets on itself under this isolation."""

@@ -17,7 +17,6 @@ cost grows quadratically in a cell of magic lines) runs under the cell's CPU dea
 from __future__ import annotations
 
 import builtins
-import glob
 import os
 import resource
 import shlex
@@ -26,11 +25,10 @@ import sys
 import types
 from typing import Any
 
+from autograder.execute import nvidia
+
 os.environ.setdefault("MPLBACKEND", "Agg")
-# Triton decides when first imported (torch._inductor imports it before any student code) whether
-# its kernels run in its CPU interpreter: they must where the sandbox shows no GPU (02b_kernels).
-if not glob.glob("/dev/nvidia[0-9]*"):
-    os.environ.setdefault("TRITON_INTERPRET", "1")
+nvidia.choose_triton_mode()
 
 import numpy as np  # noqa: E402,F401  (imported before student code on purpose)
 import torch  # noqa: E402

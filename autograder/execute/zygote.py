@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import array
 import ctypes
-import glob
 import json
 import os
 import selectors
@@ -35,7 +34,7 @@ import socket
 import struct
 import sys
 
-from autograder.execute import disk
+from autograder.execute import disk, nvidia
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
@@ -203,10 +202,7 @@ def main() -> None:
     keep = json.loads(sys.argv[3])
     _die_with_parent()
     os.environ.setdefault("MPLBACKEND", "Agg")
-    # Triton decides when first imported (torch._inductor imports it before any student code) whether
-    # its kernels run in its CPU interpreter: they must where the sandbox shows no GPU (02b_kernels).
-    if not glob.glob("/dev/nvidia[0-9]*"):
-        os.environ.setdefault("TRITON_INTERPRET", "1")
+    nvidia.choose_triton_mode()
     # What students import, imported once here, shared copy-on-write by every worker.
     import numpy  # noqa: F401
     import torch
