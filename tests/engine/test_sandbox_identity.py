@@ -7,7 +7,6 @@ import pytest
 
 from autograder.execute.limits import Limits
 from autograder.execute.runner import NotebookRunner
-from autograder.execute.sandbox import Bubblewrap, SandboxUnavailable, WarmBubblewrap
 from autograder.notebook.parse import Cell
 
 LIMITS = Limits(cell_timeout=60, submission_timeout=180, max_restarts=1)
@@ -22,20 +21,11 @@ print("WHO", me)
 
 
 @pytest.mark.parametrize("kind", ["warm", "cold"])
-def test_the_sandbox_user_has_a_name_and_the_hosts_accounts_are_hidden(kind):
-    if not Bubblewrap.available():
-        pytest.skip("bubblewrap is not available here")
-    try:
-        iso = Bubblewrap() if kind == "cold" else WarmBubblewrap()
-    except SandboxUnavailable as e:
-        pytest.skip(str(e))
-    try:
-        with NotebookRunner([Cell(index=1, source=WHO)], probes=None, limits=LIMITS, isolation=iso) as runner:
-            runner.execute()
-            (rec,) = runner.cell_records
-            assert rec.status == "ok", rec.error
-    finally:
-        iso.close()
+def test_the_sandbox_user_has_a_name_and_the_hosts_accounts_are_hidden(kind, sandbox):
+    with NotebookRunner([Cell(index=1, source=WHO)], probes=None, limits=LIMITS, isolation=sandbox(kind)) as runner:
+        runner.execute()
+        (rec,) = runner.cell_records
+        assert rec.status == "ok", rec.error
     line = next(x for x in runner.stdout.splitlines() if x.startswith("WHO "))
     user, name, group, accounts, cache = ast.literal_eval(line[4:])
     assert (user, name, group, accounts) == ("nobody", "nobody", "nogroup", ["nobody", "root"])

@@ -6,7 +6,6 @@ import pytest
 
 from autograder.execute.limits import Limits
 from autograder.execute.runner import NotebookRunner
-from autograder.execute.sandbox import Bubblewrap, SandboxUnavailable, WarmBubblewrap
 from autograder.notebook.parse import Cell
 
 LIMITS = Limits(memory_mb=1024, cell_timeout=60, submission_timeout=180, max_restarts=1)
@@ -16,21 +15,13 @@ CAPS = "import resource\nprint('CAPS', resource.getrlimit(resource.RLIMIT_AS)[0]
 
 @pytest.mark.parametrize("gpu", [False, True], ids=["cpu", "gpu"])
 @pytest.mark.parametrize("kind", ["warm", "cold"])
-def test_memory_is_capped_with_and_without_a_gpu(kind, gpu):
-    if not Bubblewrap.available():
-        pytest.skip("bubblewrap is not available here")
-    try:
-        iso = Bubblewrap(gpu=gpu) if kind == "cold" else WarmBubblewrap(gpu=gpu)
-    except SandboxUnavailable as e:
-        pytest.skip(str(e))
+def test_memory_is_capped_with_and_without_a_gpu(kind, gpu, sandbox):
+    iso = sandbox(kind, gpu=gpu)
     iso.sees_gpu = lambda: gpu  # which cap is chosen for a GPU; no GPU is needed to see that it holds
     cells = [Cell(index=1, source=BOMB), Cell(index=2, source=CAPS)]
-    try:
-        with NotebookRunner(cells, probes=None, limits=LIMITS, isolation=iso) as runner:
-            runner.execute()
-            bomb, caps = runner.cell_records
-    finally:
-        iso.close()
+    with NotebookRunner(cells, probes=None, limits=LIMITS, isolation=iso) as runner:
+        runner.execute()
+        bomb, caps = runner.cell_records
     assert bomb.status == "error" and "allocate" in bomb.error["message"], bomb.error
     assert caps.status == "ok"
     line = next(x for x in runner.stdout.splitlines() if x.startswith("CAPS "))
