@@ -73,7 +73,7 @@ class CellRecord:
     error: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     source: str = ""
-    wall: float = 0.0         # seconds from the cell's start to its end, on the trusted side's clock
+    wall: float = 0.0         # seconds from the cell's start to its end, on the trusted side's clock (as read: exact to its scheduling delay)
     cpu: float | None = None  # CPU seconds of the worker's process tree meanwhile (None: not readable)
 
 

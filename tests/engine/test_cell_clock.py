@@ -15,6 +15,9 @@ from autograder.notebook.parse import Cell
 
 SPIN = "import time\nt = time.process_time()\nwhile time.process_time() - t < {s}:\n    pass\nDONE = True"
 SLEEP = "import time\ntime.sleep({s})\nDONE = True"
+# the trusted side stamps an event when it reads it, so a cell's wall time is exact only to the
+# reader's scheduling delay, which on a loaded 2-core box reaches a few milliseconds
+READ_DELAY = 0.02
 
 
 @pytest.fixture(scope="module", params=["chosen", "cold-bubblewrap", "rlimits"])
@@ -65,6 +68,6 @@ def test_each_cell_records_its_wall_and_cpu_time(isolation):
         runner.execute()
         spin, sleep, quick = runner.cell_records
     assert spin.cpu is not None and 0.25 <= spin.cpu <= spin.wall + 0.05
-    assert sleep.wall >= 0.3 and sleep.cpu is not None and sleep.cpu < 0.2
+    assert sleep.wall >= 0.3 - READ_DELAY and sleep.cpu is not None and sleep.cpu < 0.2
     assert quick.wall < 0.3
     assert abs(runner.cell_time - (spin.wall + sleep.wall + quick.wall)) < 1e-6
