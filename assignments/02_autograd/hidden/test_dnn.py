@@ -64,14 +64,15 @@ def test_fit_dnn(student, reference, probes, rng, seed):
     # quality, from a fixed and known-good start on the book's data
     X, Y = probes.make_rings(2000, 2000, 2024, torch.float32)
     state = book_state(torch.Generator().manual_seed(STATE_SEED))
-    got = student(probes.dnn_fit, state, X, Y, 0.05, 10, 20, 7)
+    got = student(probes.dnn_fit, state, X, Y, 0.05, 5, 20, 7)
     pred = got["pred"]
     assert_true(type(pred) is torch.Tensor and pred.shape == (4000, 1),
                 "after fit_dnn the model should predict one probability per point.")
     acc = float(((pred > 0.5).float() == Y).float().mean())
-    # the master reaches 0.929 here; 1e-6 relative changes of the start give 0.924-0.929, and 24 other batch
-    # orders 0.895-0.930: 0.85 keeps correct code clear of that spread (a broken fit stays near 0.5)
-    assert_true(acc >= 0.85, f"after 10 epochs on the two rings the accuracy is {acc:.3f}; it should reach 0.85.")
+    # five epochs (1000 steps): the master reaches 0.900 here, unchanged by 1e-6 relative changes of the start;
+    # 24 other batch orders give 0.870-0.922. 0.85 keeps correct code clear of that spread (a broken fit stays
+    # near 0.5). Ten epochs cost twice the time for 0.929 (docs/writing-tests.md)
+    assert_true(acc >= 0.85, f"after 5 epochs on the two rings the accuracy is {acc:.3f}; it should reach 0.85.")
 
 
 STATE_SEED = 0

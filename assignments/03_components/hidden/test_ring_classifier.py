@@ -6,7 +6,9 @@ import torch
 from autograder.judge.checks import assert_close, assert_equal, assert_true
 
 
-MARGIN = 0.055  # ~4 standard deviations (0.0133) of the accuracy difference between two correct runs
+# the accuracy difference between two correct runs on the same data: most lie within 0.03, a stuck start's
+# tail goes further (the second seed below covers it; measured in docs/writing-tests.md)
+MARGIN = 0.055
 
 
 def rings(n_pos, n_neg, g):
@@ -37,21 +39,25 @@ def test_adam_state_accumulates(student, reference, probes, rng):
 @pytest.mark.points(4)
 def test_heldout_accuracy(student, reference, probes, rng):
     """trained on fresh rings, the classifier's held-out accuracy is within a margin of the reference's"""
-    X, Y = rings(1000, 1000, rng)
+    X, Y = rings(500, 500, rng)
     Xv, Yv = rings(1000, 1000, rng)
-    seed = int(torch.randint(0, 1000, (1,), generator=rng))
-    got = student(probes.ring_classifier_fit, X, Y, Xv, {"seed": seed})
-    exp = reference(probes.ring_classifier_fit, X, Y, Xv, {"seed": seed})
-    assert_true(not got["training"], "train_ring_classifier should return the model in eval mode")
-    logits, pred = got["logits"], got["pred"]
-    assert_true(type(logits) is torch.Tensor and tuple(logits.shape) == (2000, 1), "forward should return logits of shape [N, 1]")
-    assert_true(type(pred) is torch.Tensor and tuple(pred.shape) == (2000, 1), "predict should return a tensor of shape [N, 1]")
-    assert_true(bool(((logits > 0).float() == pred.float()).float().mean() > 0.99),
-                "predict should be 1 exactly where sigmoid(logit) > 0.5 (forward returns logits, not probabilities)")
-    acc = float((pred.float() == Yv).float().mean())
-    ref_acc = float((exp["pred"].float() == Yv).float().mean())
-    # judged against the reference on the same data and seed; MARGIN covers a correct recipe whose random
-    # draws differ from the reference's (measured in docs/writing-tests.md, "Trained results")
-    need = ref_acc - MARGIN
+    seeds = [int(s) for s in torch.randint(0, 1000, (2,), generator=rng)]
+    for seed in seeds:
+        got = student(probes.ring_classifier_fit, X, Y, Xv, {"seed": seed})
+        exp = reference(probes.ring_classifier_fit, X, Y, Xv, {"seed": seed})
+        assert_true(not got["training"], "train_ring_classifier should return the model in eval mode")
+        logits, pred = got["logits"], got["pred"]
+        assert_true(type(logits) is torch.Tensor and tuple(logits.shape) == (2000, 1), "forward should return logits of shape [N, 1]")
+        assert_true(type(pred) is torch.Tensor and tuple(pred.shape) == (2000, 1), "predict should return a tensor of shape [N, 1]")
+        assert_true(bool(((logits > 0).float() == pred.float()).float().mean() > 0.99),
+                    "predict should be 1 exactly where sigmoid(logit) > 0.5 (forward returns logits, not probabilities)")
+        acc = float((pred.float() == Yv).float().mean())
+        ref_acc = float((exp["pred"].float() == Yv).float().mean())
+        # judged against the reference on the same data and seed; MARGIN covers a correct recipe whose random
+        # draws differ from the reference's. The 2-4-8-1 net sometimes starts stuck, so such a recipe can fall
+        # out of the margin once; a second seed makes that a second, independent draw (docs/writing-tests.md)
+        need = ref_acc - MARGIN
+        if acc >= need:
+            break
     assert_true(acc >= need, f"held-out accuracy {acc:.3f} is below {need:.3f} (the reference reached {ref_acc:.3f} "
-                             f"on the same data with the same seed, minus a margin of {MARGIN})")
+                             f"on the same data with the same seed, minus a margin of {MARGIN}), with two different seeds")

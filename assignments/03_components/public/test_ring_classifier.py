@@ -37,11 +37,17 @@ def test_accuracy(student, probes):
     """trained on 2000 ring points, the classifier reaches 0.87 accuracy on held-out rings"""
     X, Y = rings(1000, 1000, 0)
     Xv, Yv = rings(1000, 1000, 1)
-    got = student(probes.ring_classifier_fit, X, Y, Xv, {})
-    assert_true(type(got["pred"]) is torch.Tensor and tuple(got["pred"].shape) == (2000, 1),
-                f"predict(x) on 2000 held-out points should return a tensor of shape [2000, 1], but returned "
-                f"{list(got['pred'].shape) if type(got['pred']) is torch.Tensor else type(got['pred']).__name__}")
-    acc = float((got["pred"].float() == Yv).float().mean())
-    # 0.87: correct recipes average 0.919 with a standard deviation of 0.011 over seeds (docs/writing-tests.md)
+    # the 2-4-8-1 net sometimes starts stuck: a correct recipe whose random draws differ from the master's can
+    # land below the bar once in ~40 runs, so it gets a second run with another seed (docs/writing-tests.md)
+    for kwargs in ({}, {"seed": 1}):
+        got = student(probes.ring_classifier_fit, X, Y, Xv, kwargs)
+        assert_true(type(got["pred"]) is torch.Tensor and tuple(got["pred"].shape) == (2000, 1),
+                    f"predict(x) on 2000 held-out points should return a tensor of shape [2000, 1], but returned "
+                    f"{list(got['pred'].shape) if type(got['pred']) is torch.Tensor else type(got['pred']).__name__}")
+        acc = float((got["pred"].float() == Yv).float().mean())
+        # 0.87: the master's recipe averages 0.917 over draws of data and seed; 1 run in 80 fell below it
+        if acc >= 0.87:
+            break
     assert_true(acc >= 0.87, f"held-out accuracy {acc:.3f} on rings(1000, 1000, seed 1) after training on "
-                             "rings(1000, 1000, seed 0) with train_ring_classifier(X, Y) is below 0.87")
+                             "rings(1000, 1000, seed 0) with train_ring_classifier(X, Y), and again with seed=1, "
+                             "is below 0.87")
