@@ -152,6 +152,10 @@ def _prestart_workers(args: argparse.Namespace, assignment) -> None:  # type: ig
 def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     assignment = load_assignment(args.assignment, kit)
     _prestart_workers(args, assignment)
+    if args.jobs > 1 and args.executor == "local":
+        from autograder import judges
+
+        judges.prestart()  # the judges' imports, beside ours
     import torch
 
     from autograder.pipeline import JUDGE_MB, MasterFailed, available_mb, grade_class, jobs_within

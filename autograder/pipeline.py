@@ -4,7 +4,6 @@ needs to care about resuming, incremental grading and parallelism.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -15,6 +14,7 @@ from typing import Callable
 
 import autograder
 from autograder.assignment import Assignment, load_assignment
+from autograder import judges
 from autograder.intake.submissions import Submission, file_sha256
 from autograder.judge.session import (GradeOptions, environment, grade_notebook, prepare_tests, regrade_notebook,
                                       tests_to_rerun)
@@ -166,20 +166,24 @@ def grade_class(
     options.cache_dir = options.cache_dir or out / ".cache" / "reference"
     judge_threads()  # this process judges too: the reference pass, and every submission with jobs=1
     version = assignment.version()
-    pool = _start_judges(jobs, assignment, options) if jobs > 1 and not scheduler else None
+    pool: ProcessPoolExecutor | None = None
+    if jobs > 1 and not scheduler:
+        judges.prestart()  # the judges' imports, beside the reference pass (already running: a no-op)
     client, warming = _dask_client(scheduler, assignment, options) if scheduler else (None, [])  # noqa: F841 - held, see there
     gradebook: Gradebook | None = None
     try:
         # 1. the master through the reference: fills the cache every judge process reads, and
         #    proves the assignment (and the sandbox) sound before a single student is graded: a
         #    master short of full marks stops here, before anything is written for students.
-        #    (The judge processes import torch meanwhile.)
+        #    (The judges' forkserver imports torch meanwhile; judges are forked once the master passed.)
         try:
             reference = grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID,
                                        options=options, as_reference=True)
         except Exception as e:  # noqa: BLE001 - reported as what failed, not as a traceback
             raise MasterFailed(f"grading the master notebook failed: {type(e).__name__}: {e}") from e
         check_master(reference)
+        if jobs > 1 and not scheduler:
+            pool = _start_judges(jobs, assignment, options)
         gradebook = Gradebook(out / "gradebook.sqlite")
         results: dict[str, SubmissionResult] = {}
         todo: list[Submission] = []
@@ -294,8 +298,8 @@ def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, t
 
 
 def _start_judges(jobs: int, assignment: Assignment, options: GradeOptions) -> ProcessPoolExecutor:
-    """`jobs` judge processes, started now so that their start overlaps the reference pass."""
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+    """`jobs` judge processes, forked from the forkserver (see judges.py); each collects the tests first."""
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=judges.judge_context(),
                                initializer=_start_judge, initargs=(str(assignment.kit), assignment.id, options))
     for _ in range(jobs):
         pool.submit(int)  # the pool starts a process per task it cannot hand to an idle one

@@ -442,3 +442,25 @@ def test_a_worker_that_never_starts_is_the_hosts_fault_in_every_test(toy_kit, tm
     assert not wrong, wrong
     assert not any("crash" in t.message for t in alice.tests)
     assert NoWorkers.spawns <= (1 + HOST_RETRIES) * (1 + pipeline.GRADER_RETRIES)  # given up, not hammered
+
+
+def _parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_judges_are_forked_from_a_forkserver_that_imported_torch(toy_kit):
+    """Judges come from one process that imported torch once (judges.py): not the grader itself (its
+    threads and handlers must not leak into judges), and not one fresh import per judge."""
+    from autograder.assignment import load_assignment
+    from autograder.judge.session import GradeOptions
+    from autograder.pipeline import _start_judges
+
+    pool = _start_judges(2, load_assignment("toy", toy_kit), GradeOptions())
+    try:
+        judges = {pool.submit(os.getpid).result(timeout=300) for _ in range(6)}
+        servers = {_parent_of(pid) for pid in judges}
+        assert len(servers) == 1 and os.getpid() not in servers, (judges, servers)
+        (server,) = servers
+        assert "libtorch" in Path(f"/proc/{server}/maps").read_text()  # loaded there, shared by every fork
+    finally:
+        pool.shutdown()

@@ -1,0 +1,31 @@
+"""Where judge processes come from: forked from a forkserver that imported their modules once.
+
+A judge imports torch, pytest and the engine (~2 s of CPU).  Spawned judges did that each, all at
+once and beside the reference pass: on 2 cores two judges took 4-6 s to be ready while the
+reference pass took 2-3 s, so every class waited on them.  A forkserver is a fresh single-threaded
+process (none of the grader's threads, locks or signal handlers) that imports them once; each judge
+forked from it is ready in milliseconds and shares those pages.  It exits when the grader does
+(multiprocessing's own liveness pipe), and judges die with it (`pipeline._die_with_grader`).
+
+Kept free of torch imports so the grade command can start the forkserver before importing torch.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.context
+
+JUDGE_MODULES = ["autograder.pipeline"]  # imports the judge's torch, pytest and engine
+
+
+def judge_context() -> multiprocessing.context.BaseContext:
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(JUDGE_MODULES)
+    return ctx
+
+
+def prestart() -> None:
+    """Start the forkserver (and its imports) now, beside the grade command's own and the zygote's."""
+    from multiprocessing import forkserver
+
+    judge_context()
+    forkserver.ensure_running()
