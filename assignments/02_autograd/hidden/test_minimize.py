@@ -24,6 +24,8 @@ def test_adam_paths_and_convergence(student, reference, probes, rng):
         assert_tensor(student(probes.minimize, x0, lr, 30, "adam"), reference(probes.minimize, x0, lr, 30, "adam"),
                       name="the Adam path from a random start", rtol=1e-5, atol=1e-6)
     x0 = float(torch.empty(()).uniform_(-5.0, 5.0, generator=rng))
-    path = student(probes.minimize, x0, 0.05, 800, "adam")
-    assert_true(type(path) is torch.Tensor and path.numel() == 800 and abs(float(path[-1]) - 1.0) < 1e-2,
-                "after 800 Adam steps with lr 0.05, x should have settled near the minimum x = 1.")
+    # 400 steps: the master ends within 5e-4 of 1 from every start in [-5, 5] (a grid of 201; 300 steps
+    # leave 0.02 at the edges), well inside the 1e-2 asked
+    path = student(probes.minimize, x0, 0.05, 400, "adam")
+    assert_true(type(path) is torch.Tensor and path.numel() == 400 and abs(float(path[-1]) - 1.0) < 1e-2,
+                "after 400 Adam steps with lr 0.05, x should have settled near the minimum x = 1.")
