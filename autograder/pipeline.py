@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Callable
 
 import autograder
-from autograder.assignment import Assignment, load_assignment
 from autograder import judges
+from autograder.assignment import Assignment, load_assignment
 from autograder.intake.submissions import Submission, file_sha256
 from autograder.judge.session import (GradeOptions, environment, grade_notebook, prepare_tests, regrade_notebook,
                                       tests_to_rerun)
@@ -90,7 +90,7 @@ def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions,
 
 
 def _start_judge(kit: str, assignment_id: str, options: GradeOptions) -> None:
-    """In each judge process, first: die with the grader, then get ready while the reference pass runs."""
+    """In each judge process, first: die with the grader, then collect the tests before the first submission."""
     _die_with_grader()
     _ready(kit, assignment_id, options)
 
