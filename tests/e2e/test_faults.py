@@ -86,6 +86,10 @@ def test_two_graders_on_one_results_folder(toy_kit, tmp_path):
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+def _parent_of(pid: int | str) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
 def _zygotes(probes: Path) -> list[int]:
     """Warm zygotes serving `probes` running now: `autograder.execute.zygote` processes whose parent is
     bwrap (this test process may hold zygotes of other assignments graded by earlier tests)."""
@@ -93,8 +97,7 @@ def _zygotes(probes: Path) -> list[int]:
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            ppid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
-            parent = Path(f"/proc/{ppid}/cmdline").read_bytes().split(b"\0")[0]
+            parent = Path(f"/proc/{_parent_of(pid)}/cmdline").read_bytes().split(b"\0")[0]
         except OSError:
             continue
         if (b"autograder.execute.zygote" in cmd and not cmd[0].endswith(b"bwrap") and parent.endswith(b"bwrap")
@@ -442,10 +445,6 @@ def test_a_worker_that_never_starts_is_the_hosts_fault_in_every_test(toy_kit, tm
     assert not wrong, wrong
     assert not any("crash" in t.message for t in alice.tests)
     assert NoWorkers.spawns <= (1 + HOST_RETRIES) * (1 + pipeline.GRADER_RETRIES)  # given up, not hammered
-
-
-def _parent_of(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def test_judges_are_forked_from_a_forkserver_that_imported_torch(toy_kit):
