@@ -167,7 +167,8 @@ def grade_class(
     judge_threads()  # this process judges too: the reference pass, and every submission with jobs=1
     version = assignment.version()
     pool: ProcessPoolExecutor | None = None
-    if jobs > 1 and not scheduler:
+    local_judges = jobs > 1 and not scheduler
+    if local_judges:
         judges.prestart()  # the judges' imports, beside the reference pass (already running: a no-op)
     client, warming = _dask_client(scheduler, assignment, options) if scheduler else (None, [])  # noqa: F841 - held, see there
     gradebook: Gradebook | None = None
@@ -182,7 +183,7 @@ def grade_class(
         except Exception as e:  # noqa: BLE001 - reported as what failed, not as a traceback
             raise MasterFailed(f"grading the master notebook failed: {type(e).__name__}: {e}") from e
         check_master(reference)
-        if jobs > 1 and not scheduler:
+        if local_judges:
             pool = _start_judges(jobs, assignment, options)
         gradebook = Gradebook(out / "gradebook.sqlite")
         results: dict[str, SubmissionResult] = {}
