@@ -7,12 +7,18 @@ process (none of the grader's threads, locks or signal handlers) that imports th
 forked from it is ready in milliseconds and shares those pages.  It exits when the grader does
 (multiprocessing's own liveness pipe), and judges die with it (`pipeline._die_with_grader`).
 
+A fork inherits the forkserver's environment, frozen when it started; a spawned judge had the grader's
+as of its start.  Seeds (the course secret) and scratch folders (TMPDIR) derive from it, so each judge
+first `adopt`s the grader's environment as it is when the pool starts.
+
 Kept free of torch imports so the grade command can start the forkserver before importing torch.
 """
 from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.context
+import os
+import tempfile
 
 JUDGE_MODULES = ["autograder.pipeline"]  # imports the judge's torch, pytest and engine
 
@@ -29,3 +35,10 @@ def prestart() -> None:
 
     judge_context()
     forkserver.ensure_running()
+
+
+def adopt(environ: dict[str, str]) -> None:
+    """In a judge: the grader's environment of now (`environ`), and the temporary folder it names."""
+    os.environ.clear()
+    os.environ.update(environ)
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again

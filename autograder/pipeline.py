@@ -89,9 +89,11 @@ def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions,
         return _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
 
 
-def _start_judge(kit: str, assignment_id: str, options: GradeOptions) -> None:
-    """In each judge process, first: die with the grader, then collect the tests before the first submission."""
+def _start_judge(kit: str, assignment_id: str, options: GradeOptions, environ: dict[str, str]) -> None:
+    """In each judge process, first: die with the grader, take its environment, then collect the tests
+    before the first submission."""
     _die_with_grader()
+    judges.adopt(environ)
     _ready(kit, assignment_id, options)
 
 
@@ -301,7 +303,8 @@ def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, t
 def _start_judges(jobs: int, assignment: Assignment, options: GradeOptions) -> ProcessPoolExecutor:
     """`jobs` judge processes, forked from the forkserver (see judges.py); each collects the tests first."""
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=judges.judge_context(),
-                               initializer=_start_judge, initargs=(str(assignment.kit), assignment.id, options))
+                               initializer=_start_judge,
+                               initargs=(str(assignment.kit), assignment.id, options, dict(os.environ)))
     for _ in range(jobs):
         pool.submit(int)  # the pool starts a process per task it cannot hand to an idle one
     return pool

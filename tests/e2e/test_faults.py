@@ -467,3 +467,29 @@ def test_judges_are_forked_from_a_forkserver_that_imported_torch(toy_kit):
         assert "libtorch" in Path(f"/proc/{server}/maps").read_text()  # loaded there, shared by every fork
     finally:
         pool.shutdown()
+
+
+def test_judges_take_the_graders_environment_of_now_not_the_forkservers(toy_kit, tmp_path, monkeypatch):
+    """The forkserver keeps the environment it started with; judges must see the grader's as it is when
+    they start, since seeds (the course secret) and scratch folders (TMPDIR) derive from it.  A grader
+    process that grades twice (the test suite, a notebook of an instructor) changes it in between."""
+    import tempfile
+
+    from autograder import judges
+    from autograder.assignment import load_assignment
+    from autograder.judge.session import GradeOptions
+    from autograder.pipeline import _start_judges
+
+    judges.prestart()  # running already, with the environment of before
+    monkeypatch.setenv("AUTOGRADER_SECRET", "a-secret-set-after-the-forkserver-started")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.delenv("HOME", raising=False)
+    pool = _start_judges(2, load_assignment("toy", toy_kit), GradeOptions())
+    try:
+        for _ in range(4):
+            assert pool.submit(os.getenv, "AUTOGRADER_SECRET").result(timeout=300) == \
+                "a-secret-set-after-the-forkserver-started"
+            assert pool.submit(tempfile.gettempdir).result(timeout=300) == str(tmp_path)
+            assert pool.submit(os.getenv, "HOME").result(timeout=300) is None
+    finally:
+        pool.shutdown()
