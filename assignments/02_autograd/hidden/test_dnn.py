@@ -12,6 +12,20 @@ def random_state(gen, dtype, bias_scale=0.5, weight_scale=1.0):
             for n, s in zip(NAMES, SHAPES)}
 
 
+# Logits at most this large: there every textbook sigmoid (torch.sigmoid, 1/(1+exp(-z)), the student's own
+# MySigmoid) and its gradient agree in float32; beyond about -88, exp(-z) overflows float32 and the plain formula's
+# gradient is nan. Saturation is custom_function's subject, where the notebook states it; here it would be luck.
+LOGIT_BOUND = 10.0
+
+
+def bounded_logits(state, X):
+    """`state` with w3 and b3 scaled so the network's logits on `X` stay within +-LOGIT_BOUND (trusted-side maths)."""
+    h = torch.relu(torch.relu(X @ state["w1"] + state["b1"]) @ state["w2"] + state["b2"])
+    peak = float((h @ state["w3"] + state["b3"]).abs().max())
+    factor = min(1.0, LOGIT_BOUND / peak) if peak > 0 else 1.0
+    return {**state, "w3": state["w3"] * factor, "b3": state["b3"] * factor}
+
+
 def book_state(gen):
     """The book's initialisation: standard normal weights, zero biases (float32)."""
     return {n: torch.zeros(s) if n[0] == "b" else torch.randn(s, generator=gen) for n, s in zip(NAMES, SHAPES)}
@@ -22,11 +36,14 @@ def test_forward_and_grads_random(student, reference, probes, rng):
     """DNNModel's forward and parameter gradients agree with the reference, float32 and float64"""
     for n in (1, 9, 64):
         for dtype in (torch.float32, torch.float64):
-            state = random_state(rng, dtype)
             X = torch.randn(n, 2, generator=rng, dtype=dtype) * 4
+            state = bounded_logits(random_state(rng, dtype), X)
             v = torch.randn(n, 1, generator=rng, dtype=dtype)
             got, want = student(probes.dnn_forward, state, X, v), reference(probes.dnn_forward, state, X, v)
-            assert_close(got, want, name=f"DNNModel on a {dtype} batch of {n}")
+            # float32: a gradient sums 64 products of activations up to ~40, so two valid sigmoid formulas differ
+            # by ~1e-5 there; over 2000 seeds the alternative solution's largest difference is 0.21 of this tolerance
+            f32 = dict(rtol=1e-5, atol=1e-4) if dtype == torch.float32 else {}
+            assert_close(got, want, name=f"DNNModel on a {dtype} batch of {n}", **f32)
 
 
 @pytest.mark.points(3)
