@@ -126,14 +126,10 @@ def environment(assignment: Assignment, version: str, options: GradeOptions) -> 
     }
 
 
-def prepare_tests(assignment: Assignment, options: GradeOptions, test_files: list[str] | None = None) -> TestSuite | None:
-    """The assignment's tests, collected (once per process: a judge warms it up while the reference
-    pass runs); `test_files` (relative to the assignment folder) for only those.  None: no test files."""
+def prepare_tests(assignment: Assignment, options: GradeOptions) -> TestSuite:
+    """The assignment's tests, collected once per process (a judge does it before its first task)."""
     version = assignment.version()
-    paths = [assignment.public_dir, assignment.hidden_dir] if test_files is None else \
-        [assignment.root / f for f in test_files]
-    if not paths:
-        return None
+    paths = [assignment.public_dir, assignment.hidden_dir]
     probes = load_probes(assignment, version)
     kernels = "cuda" if options.isolation.sees_gpu() and torch.cuda.is_available() else "cpu"
     return open_suite(
@@ -189,15 +185,11 @@ def grade_notebook(
                 setup_message = str(e)
 
     try:
-        suite = prepare_tests(assignment, options, test_files)
-        if suite is not None:
-            plugin = suite.plugin
-            plugin.bind(student_backend, reference, seeds)
-            log = suite.run()
-            results, problems = plugin.results, list(plugin.problems)
-            host_fault = plugin.host_fault
-        else:
-            log, results, problems, host_fault = "", [], [], ""
+        suite = prepare_tests(assignment, options)
+        suite.plugin.bind(student_backend, reference, seeds)
+        log = suite.run(None if test_files is None else [assignment.root / f for f in test_files])
+        results, problems = suite.plugin.results, list(suite.plugin.problems)
+        host_fault = suite.plugin.host_fault
     finally:
         if runner is not None:
             runner.close()
@@ -254,6 +246,19 @@ def tests_to_rerun(stored: SubmissionResult, assignment: Assignment) -> list[str
     old, now = env.get("test_files") or {}, assignment.test_files()
     flaky = {t.file for t in stored.tests if t.outcome in ("timeout", "crashed")}
     return [f for f, digest in now.items() if old.get(f) != digest or f in flaky]
+
+
+def combine(assignment: Assignment, parts: list[SubmissionResult]) -> SubmissionResult:
+    """One result from gradings of the same notebook on disjoint sets of test files (the reference
+    pass split over the judges): tests in the assignment's file order, the worst status, every problem."""
+    order = {f: i for i, f in enumerate(assignment.test_files())}
+    tests = sorted((t for p in parts for t in p.tests), key=lambda t: order.get(t.file, len(order)))
+    status = max((p.status for p in parts), key=_WORSE.__getitem__)
+    return replace(parts[0], tests=tests, status=status,
+                   message=next((p.message for p in parts if p.message), ""),
+                   problems=[x for p in parts for x in p.problems] or ([] if tests else ["no tests were collected"]),
+                   provisional=next((p.provisional for p in parts if p.provisional), ""),
+                   execution_time=max(p.execution_time for p in parts))
 
 
 def regrade_notebook(assignment: Assignment, notebook: Path, stored: SubmissionResult, test_files: list[str], *,

@@ -105,17 +105,23 @@ class TestSuite:
         with contextlib.redirect_stdout(self._log), contextlib.redirect_stderr(self._log):
             yield
 
-    def run(self) -> str:
-        """Every collected test against the backends the plugin is bound to now; pytest's output."""
+    def run(self, files: list[Path] | None = None) -> str:
+        """Every collected test (or those in `files`) against the backends the plugin is bound to now;
+        pytest's output.  A subset runs from the same collection: a partial re-grade or a share of the
+        reference pass costs no second collection."""
         if self._config is None:
             raise RuntimeError("this test suite is closed")
+        items = self.items
+        if files is not None:
+            wanted = {os.path.realpath(f) for f in files}
+            items = [item for item in self.items if os.path.realpath(item.path) in wanted]
         mark = self._log.tell()
         start = time.monotonic()
         try:
             with self._output():
                 if not self.broken:
-                    for i, item in enumerate(self.items):
-                        nextitem = self.items[i + 1] if i + 1 < len(self.items) else None
+                    for i, item in enumerate(items):
+                        nextitem = items[i + 1] if i + 1 < len(items) else None
                         item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
         except BaseException:
             self.close()  # interrupted between set-up and tear-down: its fixture stack cannot be trusted

@@ -87,12 +87,14 @@ class ProbeClient:
         return Answers(answers)
 
     def _timed(self, run: Callable[[], Any]) -> Any:
-        """The student's time inside probes counts against the test's time limit."""
-        t0 = time.monotonic()
+        """The student's time inside probes counts against the test's time limit; starting the master's
+        worker does not (the master graded as the student: its cells are no test's work, as a
+        student's cells, run before any test, are not)."""
+        t0, started = time.monotonic(), getattr(self.backend, "start_time", 0.0)
         try:
             return run()
         finally:
-            self.context.student_time += time.monotonic() - t0
+            self.context.student_time += time.monotonic() - t0 - (getattr(self.backend, "start_time", 0.0) - started)
 
 
 class Answers(Sequence):

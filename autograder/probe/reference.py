@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -29,6 +30,7 @@ class CachedReference:
         self.cache_dir = cache_dir
         self._memory: dict[str, bytes] = {}
         self.hits = self.misses = 0
+        self.start_time = 0.0  # seconds spent starting the master's worker (its cells): no test's time
         self._failed_start: Exception | None = None
 
     def new_submission(self) -> None:
@@ -48,11 +50,14 @@ class CachedReference:
             if self._runner is None:
                 if self._failed_start is not None:
                     raise type(self._failed_start)(*self._failed_start.args)
+                t0 = time.monotonic()
                 try:
                     self._runner = self._make_runner()
                 except (ProbeCrashed, ProbeTimeout) as e:  # a HostFault, or a master that fails
                     self._failed_start = e
                     raise
+                finally:
+                    self.start_time += time.monotonic() - t0
             try:
                 value = self._runner.call(probe, args, kwargs, seed=seed, timeout=timeout)
             except ProbeError as e:

@@ -109,7 +109,7 @@ def _zygotes(probes: Path) -> list[int]:
 def test_killed_judge_process_loses_nothing(toy_kit, tmp_path):
     """A judge process killed from outside (the OOM killer, an admin) breaks the whole process pool:
     its unfinished submissions are graded again on a fresh pool, none is recorded as a failure.
-    Under warm isolation all judges share the one zygote the reference pass started."""
+    Under warm isolation all judges share the one zygote the grader started."""
     import multiprocessing
 
     from autograder.assignment import load_assignment

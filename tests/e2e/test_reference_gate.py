@@ -113,3 +113,58 @@ def test_sound_master_grades_the_class(toy_kit, tmp_path):
     done = _grade_cli(kit, subs, out)
     assert done.returncode == 0, done.stderr[-3000:]
     assert (out / "toy" / "alice" / "results.json").is_file() and (out / "gradebook.sqlite").is_file()
+
+
+def test_the_reference_pass_is_shared_by_the_judges(toy_kit, tmp_path):
+    """With judges, each test file of the reference pass is a task for them (the pass used every core's
+    idle time but one): this process starts no master worker, and the combined pass is the one-process
+    pass, test for test and in the assignment's order."""
+    from autograder.judge import session
+
+    kit = _kit_copy(toy_kit, tmp_path)
+    assignment = load_assignment("toy", kit)
+    subs = [Submission("alice", kit / "solutions" / "toy.ipynb", "alice.ipynb")]
+    try:
+        alone = grade_class(assignment, subs, out=tmp_path / "alone", options=GradeOptions(isolation=RlimitsOnly()))
+        close_references()
+        shared = grade_class(assignment, subs, out=tmp_path / "shared", jobs=2,
+                             options=GradeOptions(isolation=RlimitsOnly()))
+        assert not session._references, "the reference pass ran in the grader, not in the judges"
+    finally:
+        close_references()
+    as_rows = lambda r: [(t.id, t.outcome, t.score, t.max_score) for t in r.tests]  # noqa: E731
+    assert as_rows(shared.reference) == as_rows(alone.reference)
+    assert [t.file for t in shared.reference.tests] == sorted((t.file for t in shared.reference.tests),
+                                                              key=list(assignment.test_files()).index)
+    assert len({t.file for t in shared.reference.tests}) == len(assignment.test_files()) >= 2
+    assert shared.reference.score == shared.reference.max_score == 10
+    assert shared.results[0].score == 10
+
+
+def test_starting_the_master_is_no_tests_time(toy_kit, tmp_path):
+    """The master's cells run when its worker starts, inside the first test that needs an answer; a
+    student's cells run before any test.  That start must not use up the test's time limit (on a busy
+    machine it did, and a sound master failed the gate)."""
+    kit = _kit_copy(toy_kit, tmp_path)
+    manifest = kit / "assignments" / "toy" / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace("test_timeout = 5", "test_timeout = 2"))
+    nb = kit / "solutions" / "toy.ipynb"
+    nb.write_text(edit_first_cell(nb.read_text(), "import time\ntime.sleep(3)\n"))
+    assignment = load_assignment("toy", kit)
+    try:
+        # two judges: the largest test file (hidden/test_double.py, several calls) is the first task, so
+        # the master starts inside a test that calls again after the start
+        run = grade_class(assignment, [], out=tmp_path / "out", jobs=2, options=GradeOptions(isolation=RlimitsOnly()))
+    finally:
+        close_references()
+    assert run.reference.score == run.reference.max_score == 10
+
+
+def edit_first_cell(notebook_json: str, prefix: str) -> str:
+    """The notebook with `prefix` put before its first code cell's source."""
+    import json
+
+    nb = json.loads(notebook_json)
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    cell["source"] = prefix + "".join(cell["source"])
+    return json.dumps(nb)
