@@ -2,10 +2,10 @@
 
 A judge imports torch, pytest and the engine (~2 s of CPU).  Spawned judges did that each, all at
 once and beside the reference pass (then run by the grader): on 2 cores two judges took 4-6 s to be
-ready while the reference pass took 2-3 s, so every class waited on them.  Now the judges run the
-reference pass themselves, one test file per task (`pipeline._reference_pass`).  A forkserver is a fresh single-threaded
-process (none of the grader's threads, locks or signal handlers) that imports them once; each judge
-forked from it is ready in milliseconds and shares those pages.  It exits when the grader does
+ready while the reference pass took 2-3 s, so every class waited on them.  (The judges now run the
+reference pass themselves, one test file per task: `pipeline._reference_pass`.)  A forkserver is a
+fresh single-threaded process (none of the grader's threads, locks or signal handlers) that imports
+them once; each judge forked from it is ready in milliseconds and shares those pages.  It exits when the grader does
 (multiprocessing's own liveness pipe), and judges die with it (`pipeline._die_with_grader`).
 
 A fork inherits the forkserver's environment, frozen when it started; a spawned judge had the grader's
