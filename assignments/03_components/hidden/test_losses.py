@@ -2,7 +2,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder.judge.checks import assert_close, assert_tensor, assert_true
+from autograder.judge.checks import assert_close, assert_tensor, assert_true, tolerance
 
 SHAPES = [(5,), (3, 4), (2, 3, 5), (1,)]
 
@@ -18,8 +18,8 @@ def _torch_loss(fn, a, b, reduction, upstream=None):
     return {"value": v.detach(), "grad_a": a.grad, "grad_b": b.grad}
 
 
-def _compare(got, exp, what, grad_b=True):
-    assert_tensor(got["value"], exp["value"], name=f"the value of {what}")
+def _compare(got, exp, what, grad_b=True, value_atol=None):
+    assert_tensor(got["value"], exp["value"], name=f"the value of {what}", atol=value_atol)
     assert_tensor(got["grad_a"], exp["grad_a"], name=f"the gradient of {what} w.r.t. its first argument")
     if grad_b:
         assert_tensor(got["grad_b"], exp["grad_b"], name=f"the gradient of {what} w.r.t. the target")
@@ -76,7 +76,12 @@ def test_bce_extreme_logits(student, probes, rng, device):
                 assert_true(type(g) is torch.Tensor and bool(torch.isfinite(g).all()),
                             f"the gradient of bce_with_logits is inf or nan for {dtype} logits of magnitude about {scale:g}.")
                 exp = _torch_loss(F.binary_cross_entropy_with_logits, z, y, reduction)
-                _compare(got, exp, f"bce_with_logits on {dtype} logits of magnitude about {scale:g}", grad_b=False)
+                # the loss is a difference of terms as large as the logits (max(z, 0) - z * y), so valid formulas
+                # round differently by up to 1.28 eps * scale (3000 draws, the master's against torch's): more
+                # than float32's default atol at 1000 (a course secret failed the master on it).  8 eps * scale
+                atol = max(tolerance(dtype)[1], 8 * torch.finfo(dtype).eps * scale)
+                _compare(got, exp, f"bce_with_logits on {dtype} logits of magnitude about {scale:g}", grad_b=False,
+                         value_atol=atol)
 
 
 @pytest.mark.points(1)
