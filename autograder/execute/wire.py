@@ -136,8 +136,12 @@ def _enc_tensor(t: torch.Tensor, blobs: list[bytes]) -> Any:
     name = str(t.dtype).removeprefix("torch.")
     if name not in _DTYPES:
         return {"t": "unsupported", "type": "Tensor", "detail": f"dtype {name}"}
-    data = t.detach().resolve_conj().resolve_neg().to("cpu").contiguous()
-    blobs.append(data.reshape(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b"")
+    data = t.detach().resolve_conj().resolve_neg().to("cpu").contiguous().reshape(-1)
+    if data.numel() and data.stride(0) != 1:
+        # one element with a stride other than 1 (x[1:, ::2] of a 2 x 2 tensor): contiguous to torch, whose
+        # view(uint8) still refuses it
+        data = data.clone(memory_format=torch.contiguous_format)
+    blobs.append(data.view(torch.uint8).numpy().tobytes() if data.numel() else b"")
     return {
         "t": "tensor", "dtype": name, "shape": list(t.shape), "blob": len(blobs) - 1,
         "rg": bool(t.requires_grad), "device": str(t.device),
