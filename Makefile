@@ -24,19 +24,19 @@ test: install check-student
 	$(PY) -m autograder check-solutions
 	$(PY) -m pytest -q
 
-check-# Each course secret draws other hidden inputs, and a test's verdict must not depend on the draw
+check-student: install
+	$(PY) -m autograder release --check
+
+check-solutions: install
+	$(PY) -m autograder check-solutions
+
+# Each course secret draws other hidden inputs, and a test's verdict must not depend on the draw
 # (docs/writing-tests.md): every master and alternative solution under 12 secrets (~16 min), then the
 # whole curriculum (mutants and stubs too) under 4 more (~25 min).
 SECRETS ?= 1 2 3 4
 check-secrets: install
 	$(PY) tests/curriculum/sweep_secrets.py --secrets 12
 	for s in $(SECRETS); do AUTOGRADER_SECRET="check-secrets-$$s" $(PY) -m pytest -q tests/curriculum || exit 1; done
-
-student: install
-	$(PY) -m autograder release --check
-
-check-solutions: install
-	$(PY) -m autograder check-solutions
 
 student: install
 	$(PY) -m autograder release
