@@ -17,7 +17,7 @@ from autograder import judges
 from autograder.assignment import Assignment, load_assignment
 from autograder.intake.submissions import Submission, file_sha256
 from autograder.judge.session import (GradeOptions, combine, environment, grade_notebook, prepare_tests,
-                                      regrade_notebook, tests_to_rerun)
+                                      regrade_notebook, release_reference_workers, tests_to_rerun)
 from autograder.report.files import write_submission
 from autograder.report.gradebook import Gradebook
 from autograder.report.grades_csv import write_grades_csv
@@ -76,8 +76,15 @@ def available_mb() -> int:
     return (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) // 2**20
 
 
+_holds_master = False  # in a judge: its share of the reference pass left the master's worker running
+
+
 def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions, rerun: Rerun | None = None) -> dict:
     """One submission, in a judge process; returns a plain record (picklable, no live objects)."""
+    global _holds_master
+    if _holds_master:  # the pass is over and its answers are cached: a judge holds one worker, not two
+        release_reference_workers()
+        _holds_master = False
     assignment = load_assignment(assignment_id, Path(kit))
     try:
         if rerun is not None:
@@ -276,6 +283,8 @@ def _reference_pass(assignment: Assignment, options: GradeOptions, pool: Process
 
 def _judge_reference(kit: str, assignment_id: str, options: GradeOptions, files: list[str]) -> dict:
     """A share of the reference pass, in a judge process: the master through the reference on `files`."""
+    global _holds_master
+    _holds_master = True
     assignment = load_assignment(assignment_id, Path(kit))
     return grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
                           as_reference=True, test_files=files).to_record()

@@ -168,3 +168,25 @@ def edit_first_cell(notebook_json: str, prefix: str) -> str:
     cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
     cell["source"] = prefix + "".join(cell["source"])
     return json.dumps(nb)
+
+
+def test_a_judge_stops_the_masters_worker_once_students_come(toy_kit, tmp_path):
+    """A share of the reference pass starts the master's worker in the judge; its answers are cached, so
+    the judge stops it before its first student (else each judge would hold two workers for the class)."""
+    from autograder import pipeline
+    from autograder.judge import session
+
+    kit = _kit_copy(toy_kit, tmp_path)
+    assignment = load_assignment("toy", kit)
+    options = GradeOptions(isolation=RlimitsOnly(), cache_dir=tmp_path / "cache")
+    try:
+        for f in assignment.test_files():  # the whole pass, as the judges share it
+            share = pipeline._judge_reference(str(kit), "toy", options, [f])
+            assert share["score"] == share["max_score"] > 0
+        running = lambda: [r for r in session._references.values() if r._runner is not None]  # noqa: E731
+        assert running(), "the share should have started the master's worker"
+        sub = Submission("alice", kit / "solutions" / "toy.ipynb", "alice.ipynb")
+        record = pipeline._judge(str(kit), "toy", sub, options)
+        assert not running() and record["score"] == record["max_score"] == 10
+    finally:
+        close_references()
