@@ -16,8 +16,8 @@ import autograder
 from autograder import judges
 from autograder.assignment import Assignment, load_assignment
 from autograder.intake.submissions import Submission, file_sha256
-from autograder.judge.session import (GradeOptions, combine, environment, grade_notebook, prepare_tests,
-                                      regrade_notebook, release_reference_workers, tests_to_rerun)
+from autograder.judge.session import (GradeOptions, close_references, combine, environment, grade_notebook,
+                                      prepare_tests, regrade_notebook, release_reference_workers, tests_to_rerun)
 from autograder.report.files import write_submission
 from autograder.report.gradebook import Gradebook
 from autograder.report.grades_csv import write_grades_csv
@@ -101,7 +101,17 @@ def _start_judge(kit: str, assignment_id: str, options: GradeOptions, environ: d
     before the first task (a share of the reference pass)."""
     _die_with_grader()
     judges.adopt(environ)
+    _close_references_at_exit()
     _ready(kit, assignment_id, options)
+
+
+def _close_references_at_exit() -> None:
+    """A judge's share of the reference pass may leave the master's worker running until the judge ends
+    (a judge that gets no student): stop it then, with its scratch folder, before the zygote closes
+    (multiprocessing runs higher exit priorities first; the isolation's is 100)."""
+    from multiprocessing import util
+
+    util.Finalize(None, close_references, exitpriority=200)
 
 
 def _die_with_grader() -> None:

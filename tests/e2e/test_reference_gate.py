@@ -190,3 +190,26 @@ def test_a_judge_stops_the_masters_worker_once_students_come(toy_kit, tmp_path):
         assert not running() and record["score"] == record["max_score"] == 10
     finally:
         close_references()
+
+
+def test_judges_that_only_shared_the_pass_leave_nothing_behind(toy_kit, tmp_path, monkeypatch):
+    """A class with no student to grade: each judge ends holding the master's worker its share started,
+    and stops it (with its scratch folder) as it exits, before the zygote goes."""
+    import tempfile
+
+    from autograder.execute.scratch import PREFIXES
+
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("TMPDIR", str(work))
+    monkeypatch.setattr(tempfile, "tempdir", str(work))
+    kit = _kit_copy(toy_kit, tmp_path)
+    options = GradeOptions()
+    try:
+        run = grade_class(load_assignment("toy", kit), [], out=tmp_path / "out", jobs=2, options=options)
+    finally:
+        close_references()
+        options.isolation.close()
+    assert run.reference.score == run.reference.max_score == 10
+    left = [p.name for p in work.iterdir() if p.name.startswith(PREFIXES)]
+    assert left == [], f"scratch left behind by the judges: {left}"
