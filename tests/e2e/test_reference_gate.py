@@ -205,6 +205,7 @@ def test_judges_that_only_shared_the_pass_leave_nothing_behind(toy_kit, tmp_path
     monkeypatch.setattr(tempfile, "tempdir", str(work))
     kit = _kit_copy(toy_kit, tmp_path)
     options = GradeOptions()
+    before = _worker_cgroups()
     try:
         run = grade_class(load_assignment("toy", kit), [], out=tmp_path / "out", jobs=2, options=options)
     finally:
@@ -213,3 +214,10 @@ def test_judges_that_only_shared_the_pass_leave_nothing_behind(toy_kit, tmp_path
     assert run.reference.score == run.reference.max_score == 10
     left = [p.name for p in work.iterdir() if p.name.startswith(PREFIXES)]
     assert left == [], f"scratch left behind by the judges: {left}"
+    assert sorted(map(str, _worker_cgroups() - before)) == [], "the master's workers' cgroups were left behind"
+
+
+def _worker_cgroups() -> set[Path]:
+    """The per-worker cgroups the sandbox made (cgroup v1 controllers or v2), as they are now."""
+    root = Path("/sys/fs/cgroup")
+    return {p for pattern in ("*/autograder/*", "autograder/*") for p in root.glob(pattern) if p.is_dir()}
