@@ -31,7 +31,7 @@ check-solutions: install
 	$(PY) -m autograder check-solutions
 
 # Each course secret draws other hidden inputs, and a test's verdict must not depend on the draw
-# (docs/writing-tests.md): every master and alternative solution under 12 secrets (~16 min), then the
+# (docs/writing-tests.md): every master and alternative solution under 12 secrets (~8 min), then the
 # whole curriculum (mutants and stubs too) under 4 more (~25 min).
 SECRETS ?= 1 2 3 4
 check-secrets: install

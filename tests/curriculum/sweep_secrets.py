@@ -4,7 +4,7 @@ many course secrets; exit 1 if either loses a point under any of them.
 Each secret draws its own hidden inputs, so a test whose verdict depends on the draw fails some
 courses' masters (the gate then grades nobody) or their correct students.  The curriculum test
 (`test_curriculum.py`) grades mutants and stubs too, under one secret; this is the cheap wide check
-(~80 s per secret for the six assignments on 2 cores).  `make check-secrets` runs both.
+(~40 s per secret for the six assignments on 2 cores).  `make check-secrets` runs both.
 
     python tests/curriculum/sweep_secrets.py [--secrets 12] [--assignments 02_autograd,03_components]
 """
