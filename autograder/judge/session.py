@@ -29,7 +29,7 @@ from autograder.judge.suite import TestSuite, close_suite, open_suite
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
 from autograder.probe.seeds import Seeds, course_secret, fingerprint
-from autograder.score.results import CellIssue, SubmissionResult, submission_status
+from autograder.score.results import CellIssue, SubmissionResult, TestResult, submission_status
 
 
 @dataclass
@@ -256,11 +256,16 @@ def tests_to_rerun(stored: SubmissionResult, assignment: Assignment) -> list[str
     return [f for f, digest in now.items() if old.get(f) != digest or f in flaky]
 
 
+def _in_file_order(assignment: Assignment, tests: list[TestResult]) -> list[TestResult]:
+    """`tests` in the assignment's test-file order (stable: each file keeps its own order)."""
+    order = {f: i for i, f in enumerate(assignment.test_files())}
+    return sorted(tests, key=lambda t: order.get(t.file, len(order)))
+
+
 def combine(assignment: Assignment, parts: list[SubmissionResult]) -> SubmissionResult:
     """One result from gradings of the same notebook on disjoint sets of test files (the reference
     pass split over the judges): tests in the assignment's file order, the worst status, every problem."""
-    order = {f: i for i, f in enumerate(assignment.test_files())}
-    tests = sorted((t for p in parts for t in p.tests), key=lambda t: order.get(t.file, len(order)))
+    tests = _in_file_order(assignment, [t for p in parts for t in p.tests])
     status = max((p.status for p in parts), key=_WORSE.__getitem__)
     return replace(parts[0], tests=tests, status=status,
                    message=next((p.message for p in parts if p.message), ""),
@@ -274,10 +279,9 @@ def regrade_notebook(assignment: Assignment, notebook: Path, stored: SubmissionR
     """Run `test_files` on the notebook again and keep the stored results of every other current test."""
     fresh = grade_notebook(assignment, notebook, submission_id=stored.submission_id, source=stored.source,
                            options=options, test_files=test_files)
-    order = {f: i for i, f in enumerate(assignment.test_files())}
-    rerun = set(test_files)
-    kept = [t for t in stored.tests if t.file in order and t.file not in rerun]
-    tests = sorted(kept + fresh.tests, key=lambda t: order[t.file])  # stable: keeps each file's order
+    current, rerun = assignment.test_files(), set(test_files)
+    kept = [t for t in stored.tests if t.file in current and t.file not in rerun]
+    tests = _in_file_order(assignment, kept + fresh.tests)
     status = max(fresh.status, submission_status(invalid=False, tests=kept, cells=[], out_of_time=False),
                  key=_WORSE.__getitem__)
     fresh.environment["tests_kept"] = len(kept)

@@ -16,6 +16,7 @@ from autograder.execute.sandbox import RlimitsOnly
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions, close_references
 from autograder.pipeline import MasterFailed, grade_class
+from tests.nbfactory import edit
 
 
 def _kit_copy(toy_kit: Path, tmp: Path) -> Path:
@@ -149,7 +150,7 @@ def test_starting_the_master_is_no_tests_time(toy_kit, tmp_path):
     manifest = kit / "assignments" / "toy" / "manifest.toml"
     manifest.write_text(manifest.read_text().replace("test_timeout = 5", "test_timeout = 2"))
     nb = kit / "solutions" / "toy.ipynb"
-    nb.write_text(edit_first_cell(nb.read_text(), "import time\ntime.sleep(3)\n"))
+    edit(nb, nb, insert={0: "import time\ntime.sleep(3)"})
     assignment = load_assignment("toy", kit)
     try:
         # two judges: the largest test file (hidden/test_double.py, several calls) is the first task, so
@@ -158,16 +159,6 @@ def test_starting_the_master_is_no_tests_time(toy_kit, tmp_path):
     finally:
         close_references()
     assert run.reference.score == run.reference.max_score == 10
-
-
-def edit_first_cell(notebook_json: str, prefix: str) -> str:
-    """The notebook with `prefix` put before its first code cell's source."""
-    import json
-
-    nb = json.loads(notebook_json)
-    cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
-    cell["source"] = prefix + "".join(cell["source"])
-    return json.dumps(nb)
 
 
 def test_a_judge_stops_the_masters_worker_once_students_come(toy_kit, tmp_path):
