@@ -197,9 +197,47 @@ def serve_forever(control: socket.socket, listener: socket.socket, keep: list[st
                 sock.close()
 
 
+def _warm_up(probes: str) -> None:
+    """Run the assignment's `warm_up()` (a function in its probes.py), if it defines one.
+
+    Some first uses cost every fresh process the same seconds (torch.compile's first trace, ~1.4 s
+    of lazy set-up); paid here once, every worker inherits them by fork.  The hook is trusted course
+    code and runs before any student code.  What it leaves must not change a worker's results:
+    torch.compile's caches and counters are cleared after it, and it may leave no thread behind
+    (a thread does not survive fork, and a lock it held would stay held in every worker)."""
+    if not probes:
+        return
+    namespace = {"__name__": "probes_warm_up", "__file__": probes}
+    with open(probes, encoding="utf-8") as f:
+        exec(compile(f.read(), probes, "exec"), namespace)
+    hook = namespace.get("warm_up")
+    if not callable(hook):
+        return
+    threads = _thread_count()
+    hook()
+    if "torch._dynamo" in sys.modules:
+        import torch._dynamo
+        from torch._dynamo.utils import counters
+
+        torch._dynamo.reset()
+        counters.clear()
+    tqdm = sys.modules.get("tqdm.std")  # torch.fx opens a (disabled) tqdm bar; tqdm starts a monitor thread
+    if tqdm is not None and tqdm.tqdm.monitor is not None:
+        tqdm.tqdm.monitor.exit()
+        tqdm.tqdm.monitor = None
+    if _thread_count() > threads:
+        raise RuntimeError(f"{probes}: warm_up() left {_thread_count() - threads} thread(s) running; "
+                           "a fork server must not")
+
+
+def _thread_count() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
 def main() -> None:
     control_fd, listen_fd = int(sys.argv[1]), int(sys.argv[2])
     keep = json.loads(sys.argv[3])
+    probes = sys.argv[4]
     _die_with_parent()
     os.environ.setdefault("MPLBACKEND", "Agg")
     nvidia.choose_triton_mode()
@@ -222,6 +260,7 @@ def main() -> None:
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True, warn_only=True)  # imports torch._inductor once, here
     torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)  # and torch._dynamo (first optimizer)
+    _warm_up(probes)
     serve_forever(socket.socket(fileno=control_fd), socket.socket(fileno=listen_fd), keep)
 
 

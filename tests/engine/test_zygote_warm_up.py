@@ -1,0 +1,84 @@
+"""An assignment's `warm_up()` (in its probes.py) runs once in the zygote, before any worker exists.
+
+Workers forked from it inherit what it set up (02b_kernels: torch.compile's first trace, ~1.4 s a
+worker) but nothing that could change their results: torch.compile's caches and counters are
+cleared after it, and a warm-up that leaves a thread running is refused (a thread does not survive
+fork), so grading goes on in cold sandboxes with a warning that names the hook.
+"""
+import pytest
+
+from autograder.execute.limits import Limits
+from autograder.execute.runner import NotebookRunner
+from autograder.notebook.parse import Cell
+
+LIMITS = Limits(cell_timeout=30, submission_timeout=120, max_restarts=1)
+
+PROBES = '''
+import torch
+
+
+def warm_up():
+    torch.warm_up_runs = getattr(torch, "warm_up_runs", 0) + 1
+    compiled = torch.compile(lambda t: (t.sin() * 2.0).sum(), backend="aot_eager", fullgraph=True)
+    compiled(torch.ones(3, requires_grad=True)).backward()
+{extra}
+
+def state(ns):
+    from torch._dynamo.utils import counters
+
+    return {{"runs": getattr(torch, "warm_up_runs", 0), "counters": sorted(k for k, v in counters.items() if v),
+             "x": ns["x"]}}
+'''
+
+LEAVES_A_THREAD = '''
+    import threading, time
+    threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+'''
+
+
+def _states(isolation, probes, n: int = 2) -> list[dict]:
+    out = []
+    for k in range(n):
+        with NotebookRunner([Cell(index=1, source=f"x = {k}")], probes=probes, limits=LIMITS,
+                            isolation=isolation) as runner:
+            runner.execute()
+            out.append(runner.call("state"))
+    return out
+
+
+def test_warm_up_runs_once_for_all_workers_and_leaves_no_compile_state(sandbox, tmp_path):
+    probes = tmp_path / "probes.py"
+    probes.write_text(PROBES.format(extra=""))
+    states = _states(sandbox("warm"), probes)
+    assert [s["x"] for s in states] == [0, 1]
+    assert [s["runs"] for s in states] == [1, 1], "each worker inherits the one run in the zygote"
+    assert [s["counters"] for s in states] == [[], []], "torch.compile's counters are cleared"
+
+
+def test_cold_sandboxes_do_not_run_it(sandbox, tmp_path):
+    probes = tmp_path / "probes.py"
+    probes.write_text(PROBES.format(extra=""))
+    assert [s["runs"] for s in _states(sandbox("cold"), probes, 1)] == [0]
+
+
+def test_a_warm_up_that_leaves_a_thread_is_refused(sandbox, tmp_path, capfd):
+    probes = tmp_path / "probes.py"
+    probes.write_text(PROBES.format(extra=LEAVES_A_THREAD))
+    states = _states(sandbox("warm"), probes)
+    assert [s["runs"] for s in states] == [0, 0], "workers come from cold sandboxes, which never ran it"
+    assert [s["x"] for s in states] == [0, 1]
+    err = capfd.readouterr().err
+    assert "warm_up() left 1 thread(s) running" in err and "falling back to one cold sandbox per worker" in err
+
+
+@pytest.mark.parametrize("source", ["", "def warm_up():\n    raise RuntimeError('broken hook')\n"])
+def test_without_a_hook_or_with_a_broken_one_grading_goes_on(sandbox, tmp_path, capfd, source):
+    probes = tmp_path / "probes.py"
+    probes.write_text(source + "def state(ns):\n    return ns['x']\n")
+    iso = sandbox("warm")
+    for k in range(2):
+        with NotebookRunner([Cell(index=1, source=f"x = {k}")], probes=probes, limits=LIMITS,
+                            isolation=iso) as runner:
+            runner.execute()
+            assert runner.call("state") == k
+    assert ("broken hook" in capfd.readouterr().err) == bool(source)
