@@ -249,7 +249,7 @@ def grade_class(
             if on_result:
                 on_result(r, False)
 
-        batch = [s for s in todo if not s.problem]
+        batch = _longest_first([s for s in todo if not s.problem])
         for sub in todo:
             if sub.problem:
                 finish(_unreadable(reference, sub).to_record())
@@ -276,6 +276,18 @@ def grade_class(
             client.close()
         if gradebook is not None:
             gradebook.close()
+
+
+def _longest_first(batch: list[Submission]) -> list[Submission]:
+    """Largest notebooks first, a guess at the longest to grade: the last ones to start then are the
+    short ones, so the judges finish together instead of one grading a full notebook while the rest wait
+    (a class in name order can end with its ten complete notebooks)."""
+    def size(sub: Submission) -> int:
+        try:
+            return sub.path.stat().st_size
+        except OSError:
+            return 0
+    return sorted(batch, key=size, reverse=True)
 
 
 def _reference_pass(assignment: Assignment, options: GradeOptions, pool: ProcessPoolExecutor | None) -> SubmissionResult:

@@ -176,3 +176,19 @@ def test_cli_usage_errors_and_grading(toy_kit, tmp_path):
                         capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
     assert "10/10" in ok.stdout and (tmp_path / "r" / "toy" / "toy" / "results.json").is_file()
+
+
+def test_largest_notebooks_are_graded_first(toy_kit, tmp_path):
+    """A class is judged largest notebook first (a guess at the longest to grade: the judges then end on
+    short ones instead of one grading a full notebook while the rest wait); results keep the class order."""
+    master = toy_kit / "solutions" / "toy.ipynb"
+    mid = edit(master, tmp_path / "mid.ipynb", insert={1: "# " + "x" * 5_000})
+    big = edit(master, tmp_path / "big.ipynb", insert={1: "# " + "x" * 20_000})
+    subs = [Submission("master", master, "master.ipynb"), Submission("mid", mid, "mid.ipynb"),
+            Submission("big", big, "big.ipynb")]
+    seen: list[str] = []
+    run = grade_class(load_assignment("toy", toy_kit), subs, out=tmp_path / "results", options=GradeOptions(),
+                      on_result=lambda r, reused: seen.append(r.submission_id))
+    assert seen == ["big", "mid", "master"]
+    assert [r.submission_id for r in run.results] == ["master", "mid", "big"]
+    assert all(r.score == r.max_score for r in run.results)
