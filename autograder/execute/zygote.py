@@ -1,8 +1,9 @@
 """A warm fork server for student workers, itself running inside bubblewrap.
 
 Importing torch costs about 2 s of CPU; forking a process that has already imported it
-costs milliseconds.  The zygote imports torch (and the usual course libraries) once, never
-runs student code, and forks one worker per request, for every trusted process of a grading
+costs milliseconds.  The zygote imports torch (and the usual course libraries) once, runs the
+assignment's `warm_up()` hook if its probes.py has one (`_warm_up`), never runs student code, and
+forks one worker per request, for every trusted process of a grading
 run (the process that started it, over a socketpair; the `--jobs` judge processes, over an
 owner-only Unix socket that no worker can see).  Each worker, before any student code
 runs, gets a sandbox of its own *inside* the zygote's bubblewrap sandbox:
@@ -204,7 +205,9 @@ def _warm_up(probes: str) -> None:
     of lazy set-up); paid here once, every worker inherits them by fork.  The hook is trusted course
     code and runs before any student code.  What it leaves must not change a worker's results:
     torch.compile's caches and counters are cleared after it, and it may leave no thread behind
-    (a thread does not survive fork, and a lock it held would stay held in every worker)."""
+    (a thread does not survive fork, and a lock it held would stay held in every worker) and must not
+    initialize CUDA (forked workers could not use the GPU; `main` makes `torch.cuda.is_available()`
+    ask NVML here, which does not initialize it)."""
     if not probes:
         return
     namespace = {"__name__": "probes_warm_up", "__file__": probes}
@@ -215,6 +218,10 @@ def _warm_up(probes: str) -> None:
         return
     threads = _thread_count()
     hook()
+    import torch
+
+    if torch.cuda.is_initialized():
+        raise RuntimeError(f"{probes}: warm_up() initialized CUDA; a worker forked after that cannot use the GPU")
     if "torch._dynamo" in sys.modules:
         import torch._dynamo
         from torch._dynamo.utils import counters
@@ -240,6 +247,7 @@ def main() -> None:
     probes = sys.argv[4]
     _die_with_parent()
     os.environ.setdefault("MPLBACKEND", "Agg")
+    os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"  # here only: workers get their own environment
     nvidia.choose_triton_mode()
     # What students import, imported once here, shared copy-on-write by every worker.
     import numpy  # noqa: F401

@@ -3,7 +3,8 @@
 Workers forked from it inherit what it set up (02b_kernels: torch.compile's first trace, ~1.4 s a
 worker) but nothing that could change their results: torch.compile's caches and counters are
 cleared after it, and a warm-up that leaves a thread running is refused (a thread does not survive
-fork), so grading goes on in cold sandboxes with a warning that names the hook.
+fork), as is one that initialized CUDA (forked workers could not use the GPU), so grading goes on in
+cold sandboxes with a warning that names the hook.
 """
 import pytest
 
@@ -34,6 +35,10 @@ LEAVES_A_THREAD = '''
     import threading, time
     threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
 '''
+# (no GPU here: the hook reports CUDA as initialized, as a hook that made a CUDA tensor would)
+INITIALIZES_CUDA = '''
+    torch.cuda.is_initialized = lambda: True
+'''
 
 
 def _states(isolation, probes, n: int = 2) -> list[dict]:
@@ -61,14 +66,16 @@ def test_cold_sandboxes_do_not_run_it(sandbox, tmp_path):
     assert [s["runs"] for s in _states(sandbox("cold"), probes, 1)] == [0]
 
 
-def test_a_warm_up_that_leaves_a_thread_is_refused(sandbox, tmp_path, capfd):
+@pytest.mark.parametrize("extra, why", [(LEAVES_A_THREAD, "warm_up() left 1 thread(s) running"),
+                                        (INITIALIZES_CUDA, "warm_up() initialized CUDA")])
+def test_a_warm_up_that_leaves_a_thread_or_cuda_is_refused(sandbox, tmp_path, capfd, extra, why):
     probes = tmp_path / "probes.py"
-    probes.write_text(PROBES.format(extra=LEAVES_A_THREAD))
+    probes.write_text(PROBES.format(extra=extra))
     states = _states(sandbox("warm"), probes)
     assert [s["runs"] for s in states] == [0, 0], "workers come from cold sandboxes, which never ran it"
     assert [s["x"] for s in states] == [0, 1]
     err = capfd.readouterr().err
-    assert "warm_up() left 1 thread(s) running" in err and "falling back to one cold sandbox per worker" in err
+    assert why in err and "falling back to one cold sandbox per worker" in err
 
 
 @pytest.mark.parametrize("source", ["", "def warm_up():\n    raise RuntimeError('broken hook')\n"])
