@@ -26,6 +26,7 @@ the kit starts a cold bubblewrap sandbox per worker instead.
 from __future__ import annotations
 
 import array
+import ast
 import ctypes
 import json
 import os
@@ -210,14 +211,15 @@ def _warm_up(probes: str) -> None:
     ask NVML here, which does not initialize it)."""
     if not probes:
         return
-    namespace = {"__name__": "probes_warm_up", "__file__": probes}
     with open(probes, encoding="utf-8") as f:
-        exec(compile(f.read(), probes, "exec"), namespace)
-    hook = namespace.get("warm_up")
-    if not callable(hook):
-        return
+        source = f.read()
+    tree = ast.parse(source, probes)
+    if not any(isinstance(node, ast.FunctionDef) and node.name == "warm_up" for node in tree.body):
+        return  # probes.py is not even run here without a hook
     threads = _thread_count()
-    hook()
+    namespace = {"__name__": "probes_warm_up", "__file__": probes}
+    exec(compile(tree, probes, "exec"), namespace)
+    namespace["warm_up"]()
     import torch
 
     if torch.cuda.is_initialized():

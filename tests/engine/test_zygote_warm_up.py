@@ -66,11 +66,13 @@ def test_cold_sandboxes_do_not_run_it(sandbox, tmp_path):
     assert [s["runs"] for s in _states(sandbox("cold"), probes, 1)] == [0]
 
 
-@pytest.mark.parametrize("extra, why", [(LEAVES_A_THREAD, "warm_up() left 1 thread(s) running"),
-                                        (INITIALIZES_CUDA, "warm_up() initialized CUDA")])
-def test_a_warm_up_that_leaves_a_thread_or_cuda_is_refused(sandbox, tmp_path, capfd, extra, why):
+@pytest.mark.parametrize("prefix, extra, why", [
+    ("", LEAVES_A_THREAD, "warm_up() left 1 thread(s) running"),
+    (LEAVES_A_THREAD.replace("\n    ", "\n"), "", "warm_up() left 1 thread(s) running"),  # probes.py's own import
+    ("", INITIALIZES_CUDA, "warm_up() initialized CUDA")], ids=["hook-thread", "import-thread", "cuda"])
+def test_a_warm_up_that_leaves_a_thread_or_cuda_is_refused(sandbox, tmp_path, capfd, prefix, extra, why):
     probes = tmp_path / "probes.py"
-    probes.write_text(PROBES.format(extra=extra))
+    probes.write_text(prefix + PROBES.format(extra=extra))
     states = _states(sandbox("warm"), probes)
     assert [s["runs"] for s in states] == [0, 0], "workers come from cold sandboxes, which never ran it"
     assert [s["x"] for s in states] == [0, 1]
