@@ -35,6 +35,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 
 from autograder.execute import disk, nvidia
 
@@ -234,6 +235,9 @@ def _warm_up(probes: str) -> None:
     if tqdm is not None and tqdm.tqdm.monitor is not None:
         tqdm.tqdm.monitor.exit()
         tqdm.tqdm.monitor = None
+    deadline = time.monotonic() + 2.0
+    while _thread_count() > threads and time.monotonic() < deadline:
+        time.sleep(0.01)  # a thread just joined (tqdm's monitor) is listed until the kernel has reaped it
     if _thread_count() > threads:
         raise RuntimeError(f"{probes}: warm_up() left {_thread_count() - threads} thread(s) running; "
                            "a fork server must not")
