@@ -279,8 +279,7 @@ class _Zygote:
     starting zygotes of their own: one torch start-up, and one copy of its memory, per class.
     """
 
-    def __init__(self, argv: list[str], env: dict[str, str], timeout: float, keep: list[str],
-                 probes: Path | None) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], timeout: float, probes: Path | None) -> None:
         ours, theirs = socket.socketpair()
         # In a folder of its own (mode 0700, under /tmp: socket paths must be short), outside
         # anything a worker sees (workers get a private /tmp); pruned if this process is killed.
@@ -293,8 +292,8 @@ class _Zygote:
         fds = (theirs.fileno(), listener.fileno())
         try:
             self.proc: subprocess.Popen | None = subprocess.Popen(
-                [*argv, sys.executable, "-I", "-m", "autograder.execute.zygote", *map(str, fds), json.dumps(keep),
-                 str(probes.resolve()) if probes else ""],
+                [*argv, sys.executable, "-I", "-m", "autograder.execute.zygote", *map(str, fds),
+                 json.dumps(_readonly_paths(probes)), str(probes.resolve()) if probes else ""],
                 pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 env=env, start_new_session=True)
         finally:
@@ -454,7 +453,7 @@ class WarmBubblewrap(Bubblewrap):
                 env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "HOME": "/tmp",
                        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
                 # one start-up serves a whole class: give it more room than a single worker gets
-                z = _Zygote(argv, env, timeout=timeout, keep=_readonly_paths(probes), probes=probes)
+                z = _Zygote(argv, env, timeout=timeout, probes=probes)
                 self._zygotes[key] = z
             return z
 
