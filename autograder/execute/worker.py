@@ -160,8 +160,11 @@ def _compile_probes(path: str | None) -> Any:
 
 
 def _fresh_probes(code: Any) -> Any:
-    """A new probes module for each call: a notebook cannot patch the module a later probe runs from
-    (it can still patch what probes use; tests award points only for values the judge verifies)."""
+    """A new probes module for each request (one test's batch of calls), made after the cells ran: no
+    cell can reach a module a probe runs from, and a call can tamper only with the module of its own
+    test's later calls.  (Student code can still patch what probes use, and forge any fact a probe
+    reports; tests award points only for values the judge verifies.)  Per request, not per call: a
+    module with a class in it costs 0.2 ms to run, 0.08 s of a 01_tensors submission's 468 calls."""
     if code is None:
         return None
     mod = types.ModuleType("probes")
@@ -219,10 +222,13 @@ def serve(inp: Any, out: Any) -> None:
         except EOFError:
             return
         rid = req.get("id")
+        probes: Any = None
         for call in req.get("calls", ()):  # a test's batch: each call as if it came alone, answered at once
             seed_all(int(call.get("seed", 0)))
             try:
-                fn = getattr(_fresh_probes(probe_code), call["probe"])
+                if probes is None:  # made in the try: a cell may have broken what probes.py imports
+                    probes = _fresh_probes(probe_code)
+                fn = getattr(probes, call["probe"])
                 value = fn(ns, *call.get("args", ()), **call.get("kwargs", {}))
                 reply = wire.encode({"id": rid, "ok": True, "value": value})
             except BaseException as exc:  # noqa: BLE001

@@ -2,9 +2,9 @@
 
 Cache keys hash the probe name, its arguments (in wire encoding) and the seed; the cache
 directory is per assignment *version*, so editing the master notebook, a probe or a test
-invalidates it.  Entries are wire-format bytes, decoded like any worker result.  A
-reference that raises is a broken assignment, reported as a test `error`, never as a
-student failure.
+invalidates it.  Entries are wire-format bytes, decoded like any worker result, once per
+process: later submissions get copies of the decoded value.  A reference that raises is a
+broken assignment, reported as a test `error`, never as a student failure.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class CachedReference:
         self._make_runner = make_runner
         self._runner: NotebookRunner | None = None
         self.cache_dir = cache_dir
-        self._memory: dict[str, bytes] = {}
+        self._memory: dict[str, Any] = {}  # decoded answers by key
         self.hits = self.misses = 0
         self.start_time = 0.0  # seconds spent starting the master's worker (its cells): no test's time
         self._failed_start: Exception | None = None
@@ -42,8 +42,11 @@ class CachedReference:
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
              timeout: float | None = None) -> Any:
         key = hashlib.sha256(wire.encode([probe, list(args), kwargs or {}, seed])).hexdigest()
-        blob = self._memory.get(key)
-        if blob is None and self.cache_dir is not None and (self.cache_dir / key).is_file():
+        if key in self._memory:
+            self.hits += 1
+            return wire.copy_decoded(self._memory[key])
+        blob = None
+        if self.cache_dir is not None and (self.cache_dir / key).is_file():
             blob = (self.cache_dir / key).read_bytes()
         if blob is None:
             self.misses += 1
@@ -66,8 +69,8 @@ class CachedReference:
             self._store(key, blob)
         else:
             self.hits += 1
-        self._memory[key] = blob
-        return wire.decode_message(blob)
+        value = self._memory[key] = wire.decode_message(blob)
+        return wire.copy_decoded(value)
 
     def _store(self, key: str, blob: bytes) -> None:
         if self.cache_dir is None:

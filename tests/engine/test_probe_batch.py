@@ -14,7 +14,8 @@ from autograder.probe.seeds import Seeds
 CELLS = [Cell(1, "import os, torch\ndef double(x):\n    if x == 13:\n        raise ValueError('unlucky')\n"
                  "    while x == 99:\n        pass\n    if x == 66:\n        os._exit(3)\n    return x * 2\n"
                  "def noise(n):\n    return torch.randn(n)\n")]
-PROBES = "def double(ns, x):\n    return ns['double'](x)\n\ndef noise(ns, n):\n    return ns['noise'](n)\n"
+PROBES = ("def double(ns, x):\n    return ns['double'](x)\n\ndef noise(ns, n):\n    return ns['noise'](n)\n\n"
+          "def tamper(ns):\n    globals()['double'] = lambda ns, x: 42\n")
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +87,11 @@ def test_backends_without_batches_get_the_calls_one_by_one():
     c = _client(b)
     assert [c(_Probes.double, 1), c(_Probes.double, 2)] == [2, 4]
     assert a.seeds == b.seeds and a.seeds[0] != a.seeds[1]
+
+
+def test_a_call_cannot_tamper_with_the_probes_of_later_requests(runner):
+    """Each request (a test's batch) runs from a probes module made for it: a probe module a call patched
+    (here through its globals) answers no later test.  Within its own batch it may: what a call reports
+    is the student's to forge anyway, and points come only from values compared with the reference."""
+    runner.call_many([("tamper", (), {}, 0)])
+    assert runner.call("double", (4,)) == 8

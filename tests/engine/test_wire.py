@@ -223,3 +223,54 @@ def test_worst_case_frames_stay_bounded(capsys):
     assert peaks["one tensor at max_bytes"] < lim.max_bytes / 2**20 + 16
     for name, mib in peaks.items():
         assert mib < 100, (name, mib)
+
+
+tensors = st.builds(lambda shape, rg, dtype: torch.randn(shape, dtype=dtype).requires_grad_(rg),
+                    st.lists(st.integers(0, 3), max_size=3), st.booleans(), st.sampled_from([torch.float32, torch.float64]))
+decodable = st.recursive(st.one_of(scalars, tensors, st.builds(lambda n: np.arange(n, dtype=np.int16), st.integers(0, 5)),
+                                   st.sampled_from([torch.float16, torch.device("cpu"), b"raw", 1 + 2j])),
+                         lambda inner: st.one_of(st.lists(inner, max_size=3), st.tuples(inner, inner),
+                                                 st.dictionaries(st.text(max_size=3), inner, max_size=3)), max_leaves=12)
+
+
+def _same(a, b):
+    """Equal values of the same types, tensors with the same dtype, requires_grad and leaf-ness."""
+    assert type(a) is type(b)
+    if isinstance(a, torch.Tensor):
+        assert a.dtype == b.dtype and a.requires_grad == b.requires_grad and a.is_leaf and b.is_leaf
+        assert torch.equal(a.detach(), b.detach())
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _same(x, y)
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            _same(a[k], b[k])
+    else:
+        assert a == b
+
+
+def _mutables(x):
+    if isinstance(x, (torch.Tensor, np.ndarray, list, dict)):
+        yield x
+    if isinstance(x, (list, tuple)):
+        for v in x:
+            yield from _mutables(v)
+    if isinstance(x, dict):
+        for v in x.values():
+            yield from _mutables(v)
+
+
+@settings(max_examples=100, deadline=None)
+@given(decodable)
+def test_property_a_copy_of_a_decoded_value_is_what_a_second_decode_gives(x):
+    """The reference decodes each cached answer once and hands every submission a copy: the copy must be
+    what decoding again would give, and share nothing a test could modify with the cached value."""
+    first = roundtrip(x)
+    copy = wire.copy_decoded(first)
+    _same(copy, roundtrip(x))
+    shared = {id(m) for m in _mutables(first)} & {id(m) for m in _mutables(copy)}
+    assert not shared
