@@ -80,6 +80,8 @@ def assert_tensor(
 def _compare_values(got: torch.Tensor, expected: torch.Tensor, *, name: str, rtol: float | None,
                     atol: float | None, equal_nan: bool) -> None:
     g, e = got.detach(), expected.detach()
+    if g.dtype == e.dtype and torch.equal(g, e):  # the usual case, in one op instead of a dozen (no NaN is equal)
+        return
     if g.dtype != e.dtype:
         common = torch.promote_types(g.dtype, e.dtype)
         g, e = g.to(common), e.to(common)

@@ -68,6 +68,7 @@ class GradingPlugin:
         self._kernel_device = kernel_device or ("cuda" if self.cuda_available else "cpu")
         self.hidden_dir = hidden_dir.resolve() if hidden_dir else None
         self.results: list[TestResult] = []
+        self._item: pytest.Item | None = None  # the test running now (`pytest_runtest_protocol`)
         self.host_fault = ""  # a test met a worker (student's or master's) that could not be started
         self.problems: list[str] = []  # collection problems: a broken assignment, reported with every result
 
@@ -113,17 +114,20 @@ class GradingPlugin:
             self.problems.append(f"{report.nodeid}: could not be collected: {str(report.longrepr)[-800:]}")
 
     # -- fixtures ------------------------------------------------------------------
+    # The fixtures read the running test from `self._item` rather than asking for pytest's `request`:
+    # pytest builds a fixture definition (and inspects a signature) for each `request` asked for, 5
+    # per test here, 0.01-0.02 s of a 65-test submission.
     @pytest.fixture
-    def _grading_context(self, request: pytest.FixtureRequest) -> TestContext:
-        return TestContext(self.seeds, _test_id(request.node), self.test_timeout)
+    def _grading_context(self) -> TestContext:
+        return TestContext(self.seeds, _test_id(self._item), self.test_timeout)
 
     @pytest.fixture
     def student(self, _grading_context: TestContext) -> ProbeClient:
         return ProbeClient(self.student_backend, self.probes_module, _grading_context, "student")
 
     @pytest.fixture
-    def reference(self, request: pytest.FixtureRequest, _grading_context: TestContext) -> ProbeClient:
-        if self.reference_backend is None or not self._is_hidden(request.node):
+    def reference(self, _grading_context: TestContext) -> ProbeClient:
+        if self.reference_backend is None or not self._is_hidden(self._item):
             raise RuntimeError("the `reference` fixture is only available to hidden tests")
         return ProbeClient(self.reference_backend, self.probes_module, _grading_context, "reference")
 
@@ -137,8 +141,8 @@ class GradingPlugin:
         return self.probes_module
 
     @pytest.fixture
-    def seed(self, request: pytest.FixtureRequest) -> int:
-        return self.seeds.test(_test_id(request.node))
+    def seed(self) -> int:
+        return self.seeds.test(_test_id(self._item))
 
     @pytest.fixture
     def rng(self, seed: int) -> torch.Generator:
@@ -149,9 +153,9 @@ class GradingPlugin:
         return np.random.default_rng(seed)
 
     @pytest.fixture
-    def credit(self, request: pytest.FixtureRequest) -> Credit:
+    def credit(self) -> Credit:
         c = Credit()
-        request.node.stash[_CREDIT] = c
+        self._item.stash[_CREDIT] = c
         return c
 
     def _is_hidden(self, item: pytest.Item) -> bool:
@@ -163,6 +167,7 @@ class GradingPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         """An item runs once per submission: nothing of the last run may reach this one."""
+        self._item = item
         if _CREDIT in item.stash:
             del item.stash[_CREDIT]
         item._report_sections = []  # captured output of the last run's phases

@@ -37,6 +37,9 @@ def test_nan_and_inf():
     checks.assert_tensor(e.clone(), e)
     assert "values differ" in fails(checks.assert_tensor, torch.tensor([float("nan"), 1.0]), e)
     checks.assert_tensor(torch.tensor([float("nan")]), torch.tensor([float("nan")]), equal_nan=True)
+    nan = torch.tensor([float("nan"), 1.0])
+    assert "values differ" in fails(checks.assert_tensor, nan, nan)  # the same object: NaN is still not a value
+    checks.assert_tensor(torch.tensor([-0.0, float("-inf")]), torch.tensor([0.0, float("-inf")]))
 
 
 def test_scalar_checks():
