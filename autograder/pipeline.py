@@ -15,6 +15,7 @@ from typing import Callable
 import autograder
 from autograder import judges
 from autograder.assignment import Assignment, load_assignment
+from autograder.execute.sandbox import close_at_exit
 from autograder.intake.submissions import Submission, file_sha256
 from autograder.judge.session import (GradeOptions, close_references, combine, environment, grade_notebook,
                                       prepare_tests, regrade_notebook, release_reference_workers, tests_to_rerun)
@@ -101,6 +102,9 @@ def _start_judge(kit: str, assignment_id: str, options: GradeOptions, environ: d
     before the first task (a share of the reference pass)."""
     _die_with_grader()
     judges.adopt(environ)
+    # the exit hook the isolation registered when it was unpickled (before this process's bootstrap, which
+    # clears multiprocessing's hooks) is gone: without this one the judge left its last worker's cgroups
+    close_at_exit(options.isolation)
     _close_references_at_exit()
     _ready(kit, assignment_id, options)
 

@@ -317,9 +317,10 @@ class NotebookRunner:
         self.worker = None
         self.restarts += 1
 
-    def _retire(self, worker: WorkerProcess) -> None:
-        """Kill the worker (idempotent), release its sandbox resources, keep what it printed."""
-        worker.kill()
+    def _retire(self, worker: WorkerProcess, done: bool = False) -> None:
+        """Kill the worker (idempotent; `done`: let it end first, see `WorkerProcess.stop`), release its
+        sandbox resources, keep what it printed."""
+        worker.stop() if done else worker.kill()
         self.isolation.release(worker)
         self.stdout += worker.stdout.text()
         self.stderr += worker.stderr.text()
@@ -343,7 +344,7 @@ class NotebookRunner:
     def close(self) -> None:
         if self.worker is not None:
             w, self.worker = self.worker, None
-            self._retire(w)
+            self._retire(w, done=True)
         if self.workdir is not None:
             self.isolation.remove_workdir(self.workdir)
             self.workdir = None

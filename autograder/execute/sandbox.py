@@ -54,6 +54,18 @@ class SandboxUnavailable(RuntimeError):
 class Isolation:
     name = "none"
 
+    def __init__(self) -> None:
+        self._busy_cgroups: list[Path] = []  # of killed workers, not yet taken apart (`release`)
+        self._busy_lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        """Sent to a judge process: without this process's workers' cgroups (each removes its own)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_busy_cgroups", "_busy_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        Isolation.__init__(self)
+
     def new_workdir(self) -> Path:
         """A host folder for one submission (the cwd of a process-level worker; under bubblewrap
         only a name: the worker writes to its own tmpfs, `disk.py`).  Pruned if we are killed."""
@@ -79,11 +91,16 @@ class Isolation:
         return limits.rlimits(gpu=self.sees_gpu())
 
     def release(self, worker: WorkerProcess) -> None:
-        """Free what `spawn` set up for this (dead) worker."""
-        _Cgroups.remove(getattr(worker, "cgroups", []))
+        """Free what `spawn` set up for this (killed) worker.  Its cgroups can only go once the kernel has
+        taken its processes apart: the ones that cannot go yet are tried again at the next release and
+        waited for at `close`, not slept on here after every submission."""
+        with self._busy_lock:
+            self._busy_cgroups = _Cgroups.remove([*self._busy_cgroups, *getattr(worker, "cgroups", [])], wait=False)
 
     def close(self) -> None:
-        """Stop long-lived helpers (zygotes)."""
+        """Stop long-lived helpers (zygotes); remove the cgroups of the last workers."""
+        with self._busy_lock:
+            self._busy_cgroups = _Cgroups.remove(self._busy_cgroups, wait=True)
 
 
 class RlimitsOnly(Isolation):
@@ -162,16 +179,23 @@ class _Cgroups:
             (g / "cgroup.procs").write_text(str(pid))
 
     @staticmethod
-    def remove(groups: list[Path]) -> None:
+    def remove(groups: list[Path], wait: bool = True) -> list[Path]:
+        """Remove the groups; returns those still in use (`wait`: for up to 2 s each, as the namespace's
+        processes are reaped)."""
+        busy = []
         for g in groups:
-            for _ in range(100):  # the namespace's processes may take a moment to be reaped
+            for _ in range(100 if wait else 1):
                 try:
                     g.rmdir()
                     break
                 except FileNotFoundError:
                     break
                 except OSError:
-                    time.sleep(0.02)
+                    if wait:
+                        time.sleep(0.02)
+            else:
+                busy.append(g)
+        return busy
 
 
 _ETC = Path(__file__).resolve().parent / "etc"  # the sandbox's /etc/passwd and /etc/group
@@ -207,6 +231,7 @@ class Bubblewrap(Isolation):
     name = "bubblewrap"
 
     def __init__(self, *, gpu: bool = False) -> None:
+        super().__init__()
         bwrap = _bwrap()
         if bwrap is None:
             raise SandboxUnavailable("bubblewrap (bwrap) is not installed or cannot create namespaces here")
@@ -495,6 +520,7 @@ class WarmBubblewrap(Bubblewrap):
             for z in self._zygotes.values():
                 z.close()
             self._zygotes.clear()
+        super().close()
 
 
 _PROCESS_WARM: dict[bool, WarmBubblewrap] = {}

@@ -238,14 +238,26 @@ def serve(inp: Any, out: Any) -> None:
             out.flush()
 
 
+def finish() -> None:
+    """Leave once the trusted side has closed the channel: output first, so the trusted side has all of
+    it without waiting for the process to be taken apart (`WorkerProcess.stop`); then without atexit
+    handlers or threads the student may have registered."""
+    _flush_output()
+    for fd in (1, 2):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    os._exit(0)
+
+
 def main() -> None:
     _die_with_parent()
     fd_in, fd_out = int(sys.argv[1]), int(sys.argv[2])
     inp = os.fdopen(fd_in, "rb", buffering=0)
     out = os.fdopen(os.dup(fd_out), "wb")  # buffered: a flush writes everything, even after a signal
     serve(inp, out)
-    _flush_output()
-    os._exit(0)  # skip atexit handlers and threads the student may have registered
+    finish()
 
 
 if __name__ == "__main__":

@@ -111,10 +111,10 @@ def _spawn(env: dict[str, str], disk_bytes: int, disk_files: int, keep: list[str
             os.environ.update(env)
             sock = socket.socket(fileno=chan)
             _send_credentials(sock)
-            from autograder.execute.worker import serve
+            from autograder.execute.worker import finish, serve
 
             serve(sock.makefile("rb", buffering=0), sock.makefile("wb"))
-            os._exit(0)
+            finish()
         os.close(out)
         os.close(err)
         _, status = os.waitpid(worker, 0)
