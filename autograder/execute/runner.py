@@ -317,10 +317,9 @@ class NotebookRunner:
         self.worker = None
         self.restarts += 1
 
-    def _retire(self, worker: WorkerProcess, done: bool = False) -> None:
-        """Kill the worker (idempotent; `done`: let it end first, see `WorkerProcess.stop`), release its
-        sandbox resources, keep what it printed."""
-        worker.stop() if done else worker.kill()
+    def _retire(self, worker: WorkerProcess) -> None:
+        """Kill the worker (idempotent), release its sandbox resources, keep what it printed."""
+        worker.kill()
         self.isolation.release(worker)
         self.stdout += worker.stdout.text()
         self.stderr += worker.stderr.text()
@@ -344,7 +343,8 @@ class NotebookRunner:
     def close(self) -> None:
         if self.worker is not None:
             w, self.worker = self.worker, None
-            self._retire(w, done=True)
+            w.stop()  # done with it: it leaves by itself, then is killed (`WorkerProcess.stop`)
+            self._retire(w)
         if self.workdir is not None:
             self.isolation.remove_workdir(self.workdir)
             self.workdir = None
