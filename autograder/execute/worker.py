@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import builtins
 import os
+import re
 import resource
 import shlex
 import signal
 import sys
+import textwrap
 import types
 from typing import Any
 
@@ -33,7 +35,8 @@ nvidia.choose_triton_mode()
 import numpy as np  # noqa: E402,F401  (imported before student code on purpose)
 import torch  # noqa: E402
 
-from IPython.core.inputtransformer2 import TransformerManager  # noqa: E402
+from IPython.core.inputtransformer2 import (  # noqa: E402
+    ESCAPE_DOUBLES, ESCAPE_SINGLES, TransformerManager, classic_prompt, ipython_prompt)
 
 from autograder.execute import wire  # noqa: E402
 from autograder.execute.rng import seed_all  # noqa: E402
@@ -94,9 +97,9 @@ class _Shell:
         if name in self._RUN:
             code = _strip_magic_options(line)
             try:
-                return eval(compile(code, "<magic>", "eval"), self.ns)
+                return eval(compile(code, "<magic>", "eval", dont_inherit=True), self.ns)
             except SyntaxError:
-                exec(compile(code, "<magic>", "exec"), self.ns)
+                exec(compile(code, "<magic>", "exec", dont_inherit=True), self.ns)
                 return None
         if name in ("pip", "conda", "mamba", "sx", "system"):
             self.notes.append(f"%{name} {line} was not run (installing or shell commands are disabled while grading)")
@@ -106,7 +109,7 @@ class _Shell:
 
     def run_cell_magic(self, name: str, line: str, cell: str) -> Any:
         if name in self._RUN | {"capture"}:
-            exec(compile(cell, "<magic>", "exec"), self.ns)
+            exec(compile(cell, "<magic>", "exec", dont_inherit=True), self.ns)
         elif name == "writefile":
             path = line.split()[-1] if line.split() else "untitled.txt"
             with open(path, "w", encoding="utf-8") as f:
@@ -127,13 +130,35 @@ class _Shell:
         return self.run_line_magic(name.lstrip("%"), rest)
 
 
+# Where IPython's transformer may change a cell: an escape (%magic, !shell, ?help, /call, ,quote) at a
+# line's start, `x = %magic` / `x = !shell`, help at a line's end, or a prompt (>>>, ..., In [1]:) it strips.
+_IPYTHON_SYNTAX = re.compile(
+    r"(?m)^[ \t]*[" + re.escape("".join({e[0] for e in ESCAPE_SINGLES | ESCAPE_DOUBLES})) + r"]|=[ \t]*[%!]|\?[ \t]*$")
+_PROMPTS = (classic_prompt.prompt_re, ipython_prompt.prompt_re, re.compile(r"^\s*>>>"))
+
+
 def _python(source: str) -> str:
     """The cell as plain Python calling `get_ipython()`; as written if IPython cannot rewrite it
-    (then `compile` reports the syntax error against the student's own lines)."""
+    (then `compile` reports the syntax error against the student's own lines).  A cell without anything
+    IPython rewrites (`_plain`) is only dedented, as IPython does: its transformer tokenizes the whole cell,
+    a third of a plain cell's cost in the worker (tests/engine/test_cell_transform.py holds the two equal)."""
+    cell = source if source.endswith("\n") else source + "\n"
+    if _plain(cell):
+        return textwrap.dedent(cell)
     try:
         return TransformerManager().transform_cell(source)
     except Exception:  # noqa: BLE001 - e.g. "still changing after 500 iterations"
         return source
+
+
+def _plain(cell: str) -> bool:
+    """Whether IPython's transformer would only dedent this cell (ending in a newline): its first line starts
+    with code, its lines break at newlines only, and no line holds what `_IPYTHON_SYNTAX` or a prompt matches."""
+    if not cell[:1].strip() or "\r" in cell or len(cell.splitlines()) != cell.count("\n"):
+        return False
+    if _IPYTHON_SYNTAX.search(cell):
+        return False
+    return not any(p.match(line) for line in cell.split("\n") for p in _PROMPTS)
 
 
 def _strip_magic_options(line: str) -> str:
@@ -154,7 +179,7 @@ def _compile_probes(path: str | None) -> Any:
     if not path:
         return None
     with open(path, encoding="utf-8") as f:
-        code = compile(f.read(), path, "exec")
+        code = compile(f.read(), path, "exec", dont_inherit=True)
     _fresh_probes(code)
     return code
 
@@ -209,7 +234,7 @@ def serve(inp: Any, out: Any) -> None:
         error = None
         try:
             source = _python(cell["source"])
-            exec(compile(source, cell_filename(index, source), "exec"), ns)
+            exec(compile(source, cell_filename(index, source), "exec", dont_inherit=True), ns)
         except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt included
             error = describe_exception(exc)
         _flush_output()

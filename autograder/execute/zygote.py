@@ -219,7 +219,7 @@ def _warm_up(probes: str) -> None:
         return  # probes.py is not even run here without a hook
     threads = _thread_count()
     namespace = {"__name__": "probes_warm_up", "__file__": probes}
-    exec(compile(tree, probes, "exec"), namespace)
+    exec(compile(tree, probes, "exec", dont_inherit=True), namespace)
     namespace["warm_up"]()
     import torch
 
