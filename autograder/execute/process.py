@@ -214,9 +214,13 @@ class WorkerProcess:
         buf = bytearray(n)
         view, got = memoryview(buf), 0
         while got < n:
-            deadline = self._wait(deadline, write=False, extend=extend)
-            try:
-                k = self.channel.recv_into(view[got:], min(n - got, 1 << 24))
+            if time.monotonic() >= deadline:  # past it, data waiting or not: `extend` decides
+                deadline = self._wait(deadline, write=False, extend=extend)
+            try:  # what has arrived is read without a select first (most frames have, whole)
+                k = self.channel.recv_into(view[got:], min(n - got, 1 << 24), socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                deadline = self._wait(deadline, write=False, extend=extend)
+                continue
             except OSError:
                 k = 0
             if not k:

@@ -144,6 +144,25 @@ def test_frames_are_read_exactly_and_oversized_ones_refused_unread(fake_worker):
         w.recv(deadline)
 
 
+def test_a_deadline_holds_while_frames_keep_arriving(fake_worker):
+    """Frames that have arrived are read without waiting, but not past the deadline: a worker that
+    keeps its channel full cannot outrun it; a frame that arrives later is waited for."""
+    import threading
+    import time
+
+    from autograder.execute.process import WorkerTimeout
+
+    w, peer = fake_worker
+    peer.sendall(wire.encode({"a": 1}))
+    assert w.recv(time.monotonic() + 5) == {"a": 1}
+    threading.Timer(0.2, peer.sendall, [wire.encode({"late": 1})]).start()
+    assert w.recv(time.monotonic() + 5) == {"late": 1}
+    peer.sendall(wire.encode({"b": 2}))
+    with pytest.raises(WorkerTimeout):
+        w.recv(time.monotonic() - 0.001)  # there to read, but too late
+    assert w.popen.wait(5) == -signal.SIGKILL
+
+
 def test_a_forged_exit_report_cannot_crash_the_grader(fake_worker):
     w, peer = fake_worker
     peer.sendall(wire.encode({"event": "exit", "signal": [9], "code": "x", "error": {"a": 1}}))
