@@ -14,8 +14,9 @@ For one assignment, in this one warm process (torch imported, probes.py imported
 
 `floor_s = cells_s + calls_s`: a grader that executes the submission, makes every probe call for both
 sides and compares nothing could not be faster on this machine.  `inprocess_pytest_s` is the
-recording run itself (pytest, the plugin and the tests' own comparisons with both sides in process):
-the floor plus pytest, without sandbox, worker or wire.
+recording run itself (pytest's per-test protocol, the plugin and the tests' own comparisons with both
+sides in process, the tests collected once before, as a judge does): the floor plus pytest and the
+tests, without sandbox, worker or wire.
 """
 from __future__ import annotations
 
@@ -38,9 +39,10 @@ sys.path.insert(0, str(KIT))
 from autograder.assignment import load_assignment  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
 from autograder.execute.rng import seed_all  # noqa: E402  (as the worker seeds: the floor owes no more)
+from autograder.execute.wire import copy_decoded  # noqa: E402
 from autograder.execute.worker import _python  # noqa: E402
 from autograder.judge.plugin import GradingPlugin
-from autograder.judge.suite import run_tests  # noqa: E402
+from autograder.judge.suite import TestSuite  # noqa: E402
 from autograder.judge.session import load_probes  # noqa: E402
 from autograder.notebook.parse import load_cells  # noqa: E402
 from autograder.execute.runner import ProbeError  # noqa: E402
@@ -73,7 +75,8 @@ class Recorder:
 
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
              timeout: float | None = None) -> Any:
-        self.calls.append((probe, _copy(list(args)), _copy(kwargs or {}), seed))
+        # a clone, not a wire round trip: the timed run pays the copies a grader makes (`Direct`), not these
+        self.calls.append((probe, copy_decoded(list(args)), copy_decoded(kwargs or {}), seed))
         return self.inner.call(probe, args, kwargs, seed=seed, timeout=timeout)
 
 
@@ -101,17 +104,21 @@ def run_master(assignment_id: str) -> tuple[dict, float]:
 
 
 def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int]:
-    """Run the tests once with both sides in process on a fresh master namespace, recording the calls."""
-    ns, _ = run_master(a.id)
-    student: list = []
-    reference: list = []
-    plugin = GradingPlugin(student=Recorder(Direct(ns, probes), student),
-                           reference=Recorder(Direct(ns, probes), reference), probes=probes,
-                           seeds=Seeds.for_course(a.id), test_timeout=a.limits.test_timeout,
-                           devices=("cpu",), cuda_available=False, hidden_dir=a.hidden_dir)
-    t0 = time.perf_counter()
-    run_tests([a.public_dir, a.hidden_dir], plugin, a.root)
-    seconds = time.perf_counter() - t0
+    """Run the tests twice with both sides in process on fresh master namespaces, collected once as a
+    judge collects them (`TestSuite`): the first run warms up, the second is timed and its calls recorded."""
+    plugin = GradingPlugin(student=None, reference=None, probes=probes, seeds=Seeds.for_course(a.id),
+                           test_timeout=a.limits.test_timeout, devices=("cpu",), cuda_available=False,
+                           hidden_dir=a.hidden_dir)
+    with TestSuite([a.public_dir, a.hidden_dir], plugin, a.root) as suite:
+        for _ in range(2):
+            ns, _ = run_master(a.id)
+            student: list = []
+            reference: list = []
+            plugin.bind(Recorder(Direct(ns, probes), student), Recorder(Direct(ns, probes), reference),
+                        Seeds.for_course(a.id))
+            t0 = time.perf_counter()
+            suite.run()
+            seconds = time.perf_counter() - t0
     return student, reference, seconds, len(plugin.results), sum(r.outcome == "passed" for r in plugin.results)
 
 
@@ -119,7 +126,6 @@ def measure(assignment_id: str, repeat: int = 2) -> dict:
     """Best of `repeat` for each part (the machine may be shared; the minimum is the least disturbed)."""
     a = load_assignment(assignment_id, KIT)
     probes = load_probes(a, a.version())
-    _record(a, probes)  # warm-up: pytest's first session, first imports of the test modules
     student, reference, inprocess_pytest_s, tests, passed = _record(a, probes)
     cells, replay, failures = [], [], 0
     for _ in range(repeat):
