@@ -26,7 +26,7 @@ LOOK = "import os\nseen = sorted(os.listdir('/tmp')) + sorted(os.listdir(os.path
 PROBES = "def seen(ns):\n    return ns['seen']\n"
 
 
-def _spare(iso):
+def _spare(iso):  # the spare made after the last spawn (waits for its fork)
     standby = iso._standby
     standby._thread.join()
     [worker] = standby._made
@@ -123,3 +123,18 @@ def test_a_spare_that_could_not_be_forked_leaves_the_spawn_to_fork_and_report():
     standby.prepare("k", lambda: idle, released.append)
     assert standby.take("k", released.append) is idle and not idle.killed
     assert standby.take("k", released.append) is None  # taken once
+
+
+def test_probes_compiled_in_the_zygote_serve_only_while_the_file_is_unchanged(sandbox, tmp_path):
+    from autograder.execute import worker
+
+    probes = tmp_path / "probes.py"
+    probes.write_text("def seen(ns):\n    return ['first']\n")
+    worker.precompile_probes(str(probes))  # as the zygote does (here: in this process)
+    code = worker._PRECOMPILED[str(probes.resolve())][1]
+    assert worker._compile_probes(str(probes)) is code
+    iso = sandbox("warm")
+    assert _run(iso, probes, "x = 1")[1] == ["first"]
+    probes.write_text("def seen(ns):\n    return ['edited']\n")  # after the zygote compiled it
+    assert worker._compile_probes(str(probes)) is not code
+    assert _run(iso, probes, "x = 1")[1] == ["edited"]
