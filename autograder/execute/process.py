@@ -153,6 +153,7 @@ class WorkerProcess:
         self._exit: dict[str, Any] | None = None  # reported by a zygote's intermediate process
         self._dead = False
         self._tree: list[int] | None = None  # pids whose CPU time counts (cpu_seconds)
+        self._stat_fd: int | None = None     # the worker's /proc stat file (`_own_cpu`)
         # a zygote's worker is signalled through a pidfd: its pid may be freed (and, pid_max being as low as
         # 32768, reused) as soon as it exits, which after `stop` it usually has by the time it is killed
         self._pidfd = _pidfd_open(pid) if popen is None else None
@@ -252,10 +253,20 @@ class WorkerProcess:
         found once (a walk over /proc) and again when `rescan` is asked for (at a deadline)."""
         try:
             if rescan or self._tree is None:
-                self._tree = _tree(self.pid)
-            return sum(_cpu_of(pid) for pid in self._tree)
+                # a zygote's worker is read before its first cell: no student code has started a child yet
+                self._tree = [self.pid] if self._tree is None and self.popen is None else _tree(self.pid)
+            return self._own_cpu() + sum(_cpu_of(pid) for pid in self._tree if pid != self.pid)
         except OSError:
             return None
+
+    def _own_cpu(self) -> float:
+        """The worker's own CPU time (and its waited-for children's), from its /proc stat file kept open
+        (read again from the start: 5 us instead of 40 for opening it every time; once the process is
+        gone, reading it fails rather than reading a process that took the pid over)."""
+        if self._stat_fd is None:
+            self._stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+        fields = os.pread(self._stat_fd, 4096, 0).rsplit(b")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS
 
     # -- lifetime ---------------------------------------------------------------
     def stop(self) -> None:
@@ -288,9 +299,10 @@ class WorkerProcess:
                     os.kill(self.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-            if self._pidfd is not None:
-                os.close(self._pidfd)
-                self._pidfd = None
+            for fd in (self._pidfd, self._stat_fd):
+                if fd is not None:
+                    os.close(fd)
+            self._pidfd = self._stat_fd = None
             if self.popen is not None:
                 try:
                     self.popen.wait(timeout=10)

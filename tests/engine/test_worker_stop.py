@@ -84,3 +84,29 @@ def test_an_isolation_sent_to_a_judge_takes_no_cgroups_along(tmp_path: Path):
     copy = pickle.loads(pickle.dumps(iso))  # as a judge process receives it
     assert copy._busy_cgroups == [] and iso._busy_cgroups == [tmp_path / "g"]
     copy.close()
+
+
+def test_a_closed_worker_leaves_no_descriptor_open_in_the_grader():
+    """The channel, the output pipes, the pidfd and the /proc stat file the CPU clock reads: all closed."""
+    iso = choose_isolation(allow_weak=True)
+    runner = NotebookRunner([Cell(1, "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.05:\n    pass\n")],
+                            probes=None, limits=LIMITS, isolation=iso)
+    runner.execute()  # warm: the zygote the isolation keeps is not this worker's
+    runner.close()
+    _discard_spare(iso)  # (nor is the next worker, forked ahead: tests/engine/test_standby_worker.py)
+    before = set(os.listdir("/proc/self/fd"))
+    runner = NotebookRunner([Cell(1, "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.05:\n    pass\n")],
+                            probes=None, limits=LIMITS, isolation=iso)
+    runner.execute()
+    assert runner.cell_records[0].cpu >= 0.04  # read from the stat file kept open
+    assert len(set(os.listdir("/proc/self/fd")) - before) >= 4
+    runner.close()
+    _discard_spare(iso)
+    time.sleep(0.1)
+    assert set(os.listdir("/proc/self/fd")) - before == set()
+
+
+def _discard_spare(iso) -> None:
+    standby = getattr(iso, "_standby", None)
+    if standby is not None:
+        standby.discard(iso.release)
