@@ -71,3 +71,14 @@ def test_each_cell_records_its_wall_and_cpu_time(isolation):
     assert sleep.wall >= 0.3 - READ_DELAY and sleep.cpu is not None and sleep.cpu < 0.2
     assert quick.wall < 0.3
     assert abs(runner.cell_time - (spin.wall + sleep.wall + quick.wall)) < 1e-6
+
+
+def test_a_child_process_that_spins_is_charged_to_its_cell(isolation):
+    """The clock counts the worker's whole process tree, found again at the deadline: a cell that waits
+    on a spinning child stops once the child has used the cell's CPU budget, not at the wall backstop."""
+    source = "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'while True: pass'])\n"
+    limits = Limits(cell_timeout=1, submission_timeout=120, max_restarts=1)
+    with NotebookRunner([Cell(index=1, source=source)], probes=None, limits=limits, isolation=isolation) as runner:
+        runner.execute()
+        assert runner.cell_records[0].status == "timeout"
+        assert runner.cell_time < _WALL_FACTOR * 1 - 0.2  # the cell's wall time, the workers' starts left out
