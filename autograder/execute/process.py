@@ -250,10 +250,10 @@ class WorkerProcess:
     def cpu_seconds(self, rescan: bool = False) -> float | None:
         """CPU time used by the worker's process tree (the worker, processes the student started,
         and under a cold sandbox the bwrap and shell in front of it), read from /proc.  The tree is
-        found once (a walk over /proc) and again when `rescan` is asked for (at a deadline)."""
+        found once (a walk over /proc; a zygote's worker, read first before its first cell, is alone in
+        it) and again when `rescan` is asked for (at a deadline)."""
         try:
             if rescan or self._tree is None:
-                # a zygote's worker is read before its first cell: no student code has started a child yet
                 self._tree = [self.pid] if self._tree is None and self.popen is None else _tree(self.pid)
             return self._own_cpu() + sum(_cpu_of(pid) for pid in self._tree if pid != self.pid)
         except OSError:
@@ -261,7 +261,7 @@ class WorkerProcess:
 
     def _own_cpu(self) -> float:
         """The worker's own CPU time (and its waited-for children's), from its /proc stat file kept open
-        (read again from the start: 5 us instead of 40 for opening it every time; once the process is
+        (read again from the start: 12 us instead of 40+ for opening it every time; once the process is
         gone, reading it fails rather than reading a process that took the pid over)."""
         if self._stat_fd is None:
             self._stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY | os.O_CLOEXEC)

@@ -440,22 +440,19 @@ class _Standby:
 
     def take(self, key: object, release) -> WorkerProcess | None:  # type: ignore[no-untyped-def]
         """The spare if it is of this kind and alive (None otherwise: the caller forks one itself)."""
-        with self._lock:
-            thread, made, same = self._thread, self._made, self._key == key
-            self._thread, self._made, self._key = None, [], None
+        kind, thread, made = self._swap(None, None, [])
         if thread is None:
             return None
         thread.join()
         for worker in made:
-            if same and _idle(worker):
+            if kind == key and _idle(worker):
                 return worker
             worker.kill()
             release(worker)
         return None
 
     def prepare(self, key: object, fork, release) -> None:  # type: ignore[no-untyped-def]
-        """Start forking the next spare (a spare already there is given up first)."""
-        self.discard(release)
+        """Start forking the next spare; a spare already there (another thread's, say) is given up."""
         made: list[WorkerProcess] = []
 
         def run() -> None:
@@ -465,13 +462,29 @@ class _Standby:
                 pass
 
         thread = threading.Thread(target=run, name="standby-worker", daemon=True)
-        with self._lock:
-            self._key, self._thread, self._made = key, thread, made
+        old = self._swap(key, thread, made)
         thread.start()
+        self._give_up(old, release)
 
     def discard(self, release) -> None:  # type: ignore[no-untyped-def]
-        """Kill the spare (at close, or before another is made)."""
-        self.take(object(), release)
+        """Kill the spare (when the isolation closes)."""
+        self._give_up(self._swap(None, None, []), release)
+
+    def _swap(self, key: object, thread: threading.Thread | None, made: list) -> tuple:
+        """Put a new spare (or none) in place, atomically; returns the one it replaces."""
+        with self._lock:
+            old = (self._key, self._thread, self._made)
+            self._key, self._thread, self._made = key, thread, made
+        return old
+
+    @staticmethod
+    def _give_up(spare: tuple, release) -> None:  # type: ignore[no-untyped-def]
+        _, thread, made = spare
+        if thread is not None:
+            thread.join()
+        for worker in made:
+            worker.kill()
+            release(worker)
 
 
 def _idle(worker: WorkerProcess) -> bool:

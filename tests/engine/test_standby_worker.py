@@ -124,6 +124,12 @@ def test_a_spare_that_could_not_be_forked_leaves_the_spawn_to_fork_and_report():
     assert standby.take("k", released.append) is idle and not idle.killed
     assert standby.take("k", released.append) is None  # taken once
 
+    first, second = _Fake(), _Fake()
+    standby.prepare("k", lambda: first, released.append)
+    standby.prepare("k", lambda: second, released.append)  # (another thread's spawn): the first is given up
+    assert first.killed and released[-1] is first
+    assert standby.take("k", released.append) is second and not second.killed
+
 
 def test_probes_compiled_in_the_zygote_serve_only_while_the_file_is_unchanged(sandbox, tmp_path):
     from autograder.execute import worker
