@@ -57,6 +57,7 @@ TRICKY = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # IPython on a cell whose lines break at U+2028
 @pytest.mark.parametrize("source", TRICKY)
 def test_tricky_cells_run_as_ipython_would(source):
     assert worker._python(source) == _ipython(source)
