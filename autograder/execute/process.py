@@ -90,19 +90,27 @@ def _pidfd_open(pid: int) -> int | None:
         return None
 
 
+def _fields(stat: bytes) -> list[bytes]:
+    """The fields of a /proc/PID/stat line after the command name (state, ppid, ...)."""
+    return stat.rsplit(b")", 1)[1].split()
+
+
 def _stat(pid: int | str) -> list[bytes]:
-    """The fields of /proc/PID/stat after the command name (state, ppid, ...)."""
     with open(f"/proc/{pid}/stat", "rb") as f:
-        return f.read().rsplit(b")", 1)[1].split()
+        return _fields(f.read())
+
+
+def _cpu_seconds(fields: list[bytes]) -> float:
+    """utime + stime, plus those of its children that have been waited for, in seconds."""
+    return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS
 
 
 def _cpu_of(pid: int) -> float:
-    """utime + stime, plus those of its children that have been waited for, in seconds."""
     try:
         fields = _stat(pid)
     except FileNotFoundError:
         return 0.0  # exited meanwhile: its parent's cutime has it
-    return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS
+    return _cpu_seconds(fields)
 
 
 def _tree(root: int) -> list[int]:
@@ -265,8 +273,7 @@ class WorkerProcess:
         gone, reading it fails rather than reading a process that took the pid over)."""
         if self._stat_fd is None:
             self._stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-        fields = os.pread(self._stat_fd, 4096, 0).rsplit(b")", 1)[1].split()
-        return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS
+        return _cpu_seconds(_fields(os.pread(self._stat_fd, 4096, 0)))
 
     # -- lifetime ---------------------------------------------------------------
     def stop(self) -> None:
