@@ -9,6 +9,9 @@ import socket
 import time
 from dataclasses import replace
 
+import pytest
+
+from autograder.execute import process
 from autograder.execute.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import _Standby
@@ -35,10 +38,17 @@ def _spare(iso):  # the spare made after the last spawn (waits for its fork)
 
 def _alive(pid: int) -> bool:
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+        return process._stat(pid)[0] not in (b"Z", b"X")
     except OSError:
         return False
+
+
+@pytest.fixture
+def warm(sandbox, tmp_path):
+    """A warm isolation and a probes.py whose `seen` probe returns the notebook's `seen`."""
+    probes = tmp_path / "probes.py"
+    probes.write_text(PROBES)
+    return sandbox("warm"), probes
 
 
 def _run(iso, probes, source: str, limits: Limits = LIMITS) -> tuple[int, list[str]]:
@@ -48,10 +58,8 @@ def _run(iso, probes, source: str, limits: Limits = LIMITS) -> tuple[int, list[s
         return runner.worker.pid, runner.call("seen")
 
 
-def test_the_next_worker_is_forked_ahead_and_knows_nothing_of_the_last(sandbox, tmp_path):
-    iso = sandbox("warm")
-    probes = tmp_path / "probes.py"
-    probes.write_text(PROBES)
+def test_the_next_worker_is_forked_ahead_and_knows_nothing_of_the_last(warm):
+    iso, probes = warm
     first, seen = _run(iso, probes, LEAVE_TRACES)
     assert "left-by-the-last" in seen
     spare = _spare(iso)
@@ -62,10 +70,8 @@ def test_the_next_worker_is_forked_ahead_and_knows_nothing_of_the_last(sandbox, 
     assert _alive(_spare(iso).pid)  # and the one after it is on its way
 
 
-def test_a_spare_of_another_kind_or_a_dead_one_is_killed_not_used(sandbox, tmp_path):
-    iso = sandbox("warm")
-    probes = tmp_path / "probes.py"
-    probes.write_text(PROBES)
+def test_a_spare_of_another_kind_or_a_dead_one_is_killed_not_used(warm):
+    iso, probes = warm
     _run(iso, probes, "seen = []")
     other_kind = _spare(iso)
     pid, seen = _run(iso, probes, "seen = [1]", replace(LIMITS, memory_mb=LIMITS.memory_mb + 1))
@@ -80,10 +86,8 @@ def test_a_spare_of_another_kind_or_a_dead_one_is_killed_not_used(sandbox, tmp_p
     assert pid != dead.pid and seen == [2]
 
 
-def test_closing_leaves_no_spare_and_no_cgroup(sandbox, tmp_path):
-    iso = sandbox("warm")
-    probes = tmp_path / "probes.py"
-    probes.write_text(PROBES)
+def test_closing_leaves_no_spare_and_no_cgroup(warm):
+    iso, probes = warm
     _run(iso, probes, "seen = []")
     spare = _spare(iso)
     groups = list(getattr(spare, "cgroups", []))
