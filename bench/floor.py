@@ -15,8 +15,9 @@ For one assignment, in this one warm process (torch imported, probes.py imported
 `floor_s = cells_s + calls_s`: a grader that executes the submission, makes every probe call for both
 sides and compares nothing could not be faster on this machine.  `inprocess_pytest_s` is the
 recording run itself (pytest's per-test protocol, the plugin and the tests' own comparisons with both
-sides in process, the tests collected once before, as a judge does): the floor plus pytest and the
-tests, without sandbox, worker or wire.
+sides in process, the tests collected once before, as a judge does, each call's arguments and value
+copied through the wire format as a grader copies them): the floor plus pytest, the tests and those
+copies, without sandbox, worker or pipe.
 """
 from __future__ import annotations
 
