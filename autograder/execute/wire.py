@@ -200,7 +200,14 @@ def decode(body: bytes | bytearray, limits: Limits = DEFAULT_LIMITS) -> Any:
     for n in sizes:
         offsets.append((pos, pos + n))
         pos += n
-    return _dec(head.get("tree"), body, offsets, limits, 0)
+    try:
+        return _dec(head.get("tree"), body, offsets, limits, 0)
+    except PayloadError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError, RuntimeError) as e:
+        # each field is checked before it is used; this keeps the contract (a refusal, never a crash of
+        # the judge) for a check that is missing, whatever node kind it is in
+        raise PayloadError(f"malformed value ({type(e).__name__})") from None
 
 
 def _dec(x: Any, body: bytes | bytearray, offs: list, lim: Limits, depth: int) -> Any:

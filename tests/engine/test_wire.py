@@ -334,3 +334,12 @@ def test_every_kind_of_tensor_crosses_as_its_values(kind):
     assert back.is_contiguous() and not back.is_conj() and not back.is_neg()
     if back.dtype is not torch.bool and not back.requires_grad:
         back.add_(1)  # writable, and its own memory
+
+
+def test_a_check_missing_in_a_node_is_still_a_refusal(monkeypatch):
+    """decode's contract holds for a node kind whose field checks are incomplete: the error is a PayloadError."""
+    monkeypatch.setattr(wire, "_shape", lambda x: x["shape"])  # as if the check were forgotten
+    with pytest.raises(wire.PayloadError, match="malformed value"):
+        wire.decode(_frame({"t": "tensor", "dtype": "float32", "shape": [None], "blob": 0}, [b"1234"]))
+    with pytest.raises(wire.PayloadError, match="bad blob reference"):  # the checks' own messages are kept
+        wire.decode(_frame({"t": "tensor", "dtype": "float32", "shape": [1], "blob": 7}, [b"1234"]))
