@@ -7,6 +7,7 @@ probe draws is the same as under `torch.manual_seed`.
 """
 from __future__ import annotations
 
+import functools
 import random
 
 import numpy as np
@@ -18,5 +19,12 @@ def seed_all(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.default_generator.manual_seed(seed)
-    if torch.cuda.is_available():
+    if _has_cuda():
         torch.cuda.manual_seed_all(seed)
+
+
+@functools.cache
+def _has_cuda() -> bool:
+    """Asked once per process, on its first seeding (in a worker, never in the zygote): 2-5 us a call,
+    a call before each of a submission's ~470 probe calls and ~40 cells, for an answer that cannot change."""
+    return torch.cuda.is_available()
