@@ -4,7 +4,10 @@ It provides the fixtures tests use (`student`, `reference`, `probes`, `rng`, `np
 `seed`, `device`, `credit`), reads the `points` and `hint` markers, splits a test's points
 between the device variants that can run (a cuda variant without CUDA is *skipped* with
 its reason and worth 0, so the cpu variant carries the points), and classifies every
-outcome: failed / timeout / crashed / error each cost only that test's points.
+outcome: failed / timeout / crashed / error each cost only that test's points.  `error` is the
+grader's or the host's fault (kept provisional, graded again); a check that raises on the value a
+submission returned (None where a tensor belongs) is that submission's `failed`, since the master
+passed the same test before any student was graded (`pipeline.check_master`).
 """
 from __future__ import annotations
 
@@ -67,14 +70,17 @@ class GradingPlugin:
         # else on CPU tensors through Triton's interpreter (never both: Triton picks its mode at import)
         self._kernel_device = kernel_device or ("cuda" if self.cuda_available else "cpu")
         self.hidden_dir = hidden_dir.resolve() if hidden_dir else None
+        self.master = False  # grading the master itself: a check that raises is the assignment's bug
         self.results: list[TestResult] = []
         self._item: pytest.Item | None = None  # the test running now (`pytest_runtest_protocol`)
         self.host_fault = ""  # a test met a worker (student's or master's) that could not be started
         self.problems: list[str] = []  # collection problems: a broken assignment, reported with every result
 
-    def bind(self, student: Backend, reference: Backend | None, seeds: Seeds) -> None:
-        """Start a new submission's run on the same collected tests (`judge.suite`)."""
+    def bind(self, student: Backend, reference: Backend | None, seeds: Seeds, *, master: bool = False) -> None:
+        """Start a new submission's run on the same collected tests (`judge.suite`); `master` when the
+        submission is the master notebook (the reference pass, `check-solutions`)."""
         self.student_backend, self.reference_backend, self.seeds = student, reference, seeds
+        self.master = master
         self.results = []
         self.host_fault = ""
 
@@ -207,7 +213,7 @@ class GradingPlugin:
             outcome = "passed" if fraction >= 1.0 else "partial"
         else:
             exc = call.excinfo.value if call.excinfo else None
-            outcome, message = _classify(exc)
+            outcome, message = _classify(exc, self.master)
             if isinstance(exc, HostFault):
                 self.host_fault = str(exc)
             if credit and credit.fraction:
@@ -250,7 +256,14 @@ def _relative_nodeid(item: pytest.Item) -> str:
     return f"{path.parent.name}/{path.name}::{item.name}"
 
 
-def _classify(exc: BaseException | None) -> tuple[str, str]:
+# What a check raises when the value it was handed is not what a correct answer looks like (None, a list,
+# a wrong dtype or shape: `None.shape`, `len(3)`, torch refusing to broadcast).  Anything else a test
+# raises (OSError, MemoryError, NameError, ImportError...) is the grader's or the host's.
+_VALUE_ERRORS = (TypeError, AttributeError, ValueError, LookupError, ArithmeticError, RuntimeError)
+_HOST_ERRORS = (MemoryError, torch.OutOfMemoryError)
+
+
+def _classify(exc: BaseException | None, master: bool = False) -> tuple[str, str]:
     if isinstance(exc, ProbeTimeout):
         return "timeout", f"timed out: {exc}"
     if isinstance(exc, HostFault):
@@ -269,4 +282,9 @@ def _classify(exc: BaseException | None) -> tuple[str, str]:
         return "error", f"grader error (not your fault): {exc}"
     if isinstance(exc, AssertionError):
         return "failed", str(exc) or "a check failed"
+    if (not master and isinstance(exc, _VALUE_ERRORS) and not isinstance(exc, _HOST_ERRORS)
+            and "can't allocate memory" not in str(exc)):
+        # the master passed this test: what makes it raise now is the value this submission returned
+        return "failed", (f"your answer could not be checked ({type(exc).__name__}: {exc}); "
+                          "check the type and shape of what your code returns")[:2000]
     return "error", f"the grader could not check this answer: {type(exc).__name__}: {exc}"[:2000]

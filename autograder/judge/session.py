@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -194,7 +195,9 @@ def grade_notebook(
 
     try:
         suite = prepare_tests(assignment, options)
-        suite.plugin.bind(student_backend, reference, seeds)
+        # the master itself (the reference pass, check-solutions): a check that raises is the assignment's bug
+        master = as_reference or os.path.realpath(notebook) == os.path.realpath(assignment.solution)
+        suite.plugin.bind(student_backend, reference, seeds, master=master)
         log = suite.run(None if test_files is None else [assignment.root / f for f in test_files])
         results, problems = suite.plugin.results, list(suite.plugin.problems)
         host_fault = suite.plugin.host_fault

@@ -147,6 +147,15 @@ def test_every_mutant_loses_points_on_its_exercise(graded):
     assert not survivors, f"{name}: mutants that lose nothing on their exercise: {survivors}"
 
 
+def test_no_wrong_answer_is_a_grader_error(graded):
+    """A mutant or a stub causes its own outcomes (failed, timeout, crashed), never an `error`, which
+    says the grader could not check (and keeps the result provisional): a test whose check raised on an
+    unexpected value (None, a list, a wrong type) instead of failing would blame the grader."""
+    name, a, results = graded
+    errors = [(sid, t.id, t.message[:200]) for sid, r in results.items() for t in r.tests if t.outcome == "error"]
+    assert not errors, f"{name}: {errors}"
+
+
 def test_every_solution_block_belongs_to_a_tested_exercise():
     """The stub notebooks stub every block; each block's exercise must have tests that can lose."""
     for name in ASSIGNMENTS:

@@ -79,7 +79,7 @@ def test_a_reused_suite_gives_each_submission_what_a_fresh_one_would(tmp_path):
         fresh.append(_outcomes(plugin.results))
     assert fresh[0] == [("test_partial", "partial", 2.0), ("test_setup_can_fail", "passed", 2.0),
                         ("test_credit_after_a_fixture", "partial", 1.0)]
-    assert fresh[1][1:] == [("test_setup_can_fail", "error", 0.0), ("test_credit_after_a_fixture", "error", 0.0)]
+    assert fresh[1][1:] == [("test_setup_can_fail", "failed", 0.0), ("test_credit_after_a_fixture", "failed", 0.0)]
     assert fresh[3][0] == ("test_partial", "failed", 0.0)
 
     with TestSuite([tmp_path / "public"], _plugin(probes, backends[0]), tmp_path) as suite:
