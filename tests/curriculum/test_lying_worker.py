@@ -1,0 +1,67 @@
+"""A worker that answers every probe call with the same lie earns nothing and blames no one else.
+
+Rule 2 (docs/security.md): points come from values the trusted side compares with the reference, so a
+worker that returns None, True, 0, its first argument or an object of another type to every call, the
+facts of *how* included, earns 0 on every test of every assignment; and rule 3: what it returns is its
+own `failed`, never the grader's `error` (a check raising on the lie was one, until the eighth
+performance session).  The lies go straight to the tests, bypassing the notebook: the judge's tests
+and the real reference (the master in its worker) are what is under test here.
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from autograder.assignment import load_assignment
+from autograder.execute import wire
+from autograder.judge.session import GradeOptions, close_references, prepare_tests, reference_for
+from autograder.probe.seeds import Seeds
+from tests.curriculum.test_curriculum import ASSIGNMENTS, KIT
+
+LIES = {
+    "None": lambda args: None,
+    "True": lambda args: True,
+    "False": lambda args: False,
+    "0": lambda args: 0,
+    "an empty list": lambda args: [],
+    "a string": lambda args: "the answer",
+    "an unsupported object": lambda args: wire.Unsupported("Foo"),
+    "a tensor of zeros": lambda args: torch.zeros(3),
+    "its first argument": lambda args: args[0] if args else None,
+}
+
+
+class Liar:
+    def __init__(self, lie):
+        self.lie = lie
+
+    def call(self, probe, args=(), kwargs=None, *, seed=0, timeout=None):
+        return wire.copy_decoded(self.lie(tuple(args)))  # a fresh value each time, as a decode gives
+
+
+@pytest.fixture(scope="module", params=ASSIGNMENTS)
+def lied_to(request):
+    """Every lie through every test of one assignment: {lie: [TestResult]}."""
+    a = load_assignment(request.param, KIT)
+    options = GradeOptions(device="cpu")
+    suite = prepare_tests(a, options)
+    reference = reference_for(a, a.version(), options)
+    out = {}
+    try:
+        for name, lie in LIES.items():
+            reference.new_submission()
+            suite.plugin.bind(Liar(lie), reference, Seeds.for_course(a.id))
+            suite.run()
+            out[name] = list(suite.plugin.results)
+    finally:
+        close_references()
+    return request.param, out
+
+
+def test_a_worker_that_lies_earns_nothing_and_causes_no_grader_error(lied_to):
+    name, results = lied_to
+    earned = {lie: [(t.id, t.score) for t in tests if t.score > 0] for lie, tests in results.items()}
+    errors = {lie: [(t.id, t.message[:160]) for t in tests if t.outcome == "error"] for lie, tests in results.items()}
+    assert all(tests for tests in results.values())
+    assert not any(earned.values()), f"{name}: {({k: v for k, v in earned.items() if v})}"
+    assert not any(errors.values()), f"{name}: {({k: v for k, v in errors.items() if v})}"
