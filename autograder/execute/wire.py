@@ -304,7 +304,7 @@ def _dec_tensor(x: dict, body: bytes | bytearray, offs: list) -> torch.Tensor:
         raise PayloadError(f"tensor claims shape {shape} ({numel * np_dtype.itemsize} bytes) but carries {b - a}")
     # one copy, from the frame into a new (aligned, writable) array the tensor then owns
     t = torch.from_numpy(np.frombuffer(body, np_dtype, numel, a).reshape(shape).copy())
-    if np_dtype.kind == "u" and _DTYPES[name] is torch.bfloat16:
+    if name == "bfloat16":
         t = t.view(torch.bfloat16)
     if x.get("rg") is True and (t.is_floating_point() or t.is_complex()):
         t.requires_grad_(True)
