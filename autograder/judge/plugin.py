@@ -280,7 +280,7 @@ def _classify(exc: BaseException | None, master: bool = False) -> tuple[str, str
         return "failed", f"your code raised {err.get('type')}: {err.get('message')}{where}"
     if isinstance(exc, ReferenceFailed):
         return "error", f"grader error (not your fault): {exc}"
-    if isinstance(exc, AssertionError):
+    if isinstance(exc, (AssertionError, pytest.fail.Exception)):
         return "failed", str(exc) or "a check failed"
     if (not master and isinstance(exc, _VALUE_ERRORS) and not isinstance(exc, _HOST_ERRORS)
             and "can't allocate memory" not in str(exc)):

@@ -33,6 +33,11 @@ def test_grader_bug_on_the_wrong_path(student, probes):
     assert True
 
 @pytest.mark.points(1)
+def test_fail_call(student, probes):
+    if student(probes.answer) is None:
+        pytest.fail("no answer")
+
+@pytest.mark.points(1)
 def test_host(student, probes):
     student(probes.answer)
     raise OSError(28, "No space left on device")
@@ -69,6 +74,7 @@ def _run(suite, value, master=False):
 @pytest.mark.parametrize("value", [None, 3, torch.ones(3), "a string"])
 def test_a_check_that_raises_on_a_wrong_value_fails_that_submission(suite, value):
     got = _run(suite, value)
+    assert got["test_fail_call"].outcome == ("failed" if value is None else "passed")
     for name in ("test_shape", "test_length", "test_broadcast"):
         r = got[name]
         assert r.score == 0 and r.outcome in ("failed",), (name, r.outcome, r.message)
