@@ -1,4 +1,4 @@
-"""A worker that answers every probe call with the same lie earns nothing and blames no one else.
+"""A worker that answers every probe call with a lie earns nothing and blames no one else.
 
 Rule 2 (docs/security.md): points come from values the trusted side compares with the reference, so a
 worker that returns None, True, 0, its first argument or an object of another type to every call, the
@@ -39,6 +39,39 @@ class Liar:
         return wire.copy_decoded(self.lie(tuple(args)))  # a fresh value each time, as a decode gives
 
 
+def _leaves(value, swap):
+    """`value` with its containers and keys kept and every leaf replaced by `swap(leaf)`."""
+    if isinstance(value, dict):
+        return {k: _leaves(v, swap) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_leaves(v, swap) for v in value)
+    return swap(value)
+
+
+def _other_type(leaf):
+    """A leaf of another type than the right answer's: what a check gets past its structure checks."""
+    if isinstance(leaf, torch.Tensor):
+        return leaf.tolist()
+    if isinstance(leaf, (bool, int, float)):
+        return str(leaf)
+    return 0
+
+
+class ShapedLiar:
+    """The right answer's shape (the reference's, keys and lengths included) with wrong leaves: the lie
+    that gets furthest into a test's checks.  A check that converts instead of checking types let one
+    through (assert_history took float("0.5"): 6 points of 04_fit_api)."""
+
+    def __init__(self, reference, swap):
+        self.reference, self.swap = reference, swap
+
+    def call(self, probe, args=(), kwargs=None, *, seed=0, timeout=None):
+        return _leaves(self.reference.call(probe, args, kwargs, seed=seed), self.swap)
+
+
+SHAPED_LIES = {"the right shape, every leaf None": lambda leaf: None, "the right shape, leaves of another type": _other_type}
+
+
 @pytest.fixture(scope="module", params=ASSIGNMENTS)
 def lied_to(request):
     """Every lie through every test of one assignment: {lie: [TestResult]}."""
@@ -48,9 +81,11 @@ def lied_to(request):
     reference = reference_for(a, a.version(), options)
     out = {}
     try:
-        for name, lie in LIES.items():
+        liars = {name: Liar(lie) for name, lie in LIES.items()}
+        liars.update({name: ShapedLiar(reference, swap) for name, swap in SHAPED_LIES.items()})
+        for name, liar in liars.items():
             reference.new_submission()
-            suite.plugin.bind(Liar(lie), reference, Seeds.for_course(a.id))
+            suite.plugin.bind(liar, reference, Seeds.for_course(a.id))
             suite.run()
             out[name] = list(suite.plugin.results)
     finally:

@@ -58,5 +58,8 @@ def test_nested_state_dict_grads_history():
     assert "no gradient" in fails(checks.assert_grads, {"w": None}, {"w": torch.ones(1)})
     checks.assert_history({"epoch": [1, 2], "loss": [0.5, 0.25]}, {"epoch": [1, 2], "loss": [0.5, 0.25]})
     assert "in that order" in fails(checks.assert_history, {"loss": [1.0], "epoch": [1]}, {"epoch": [1], "loss": [1.0]})
+    # exactly numbers: float() would take a numeric string, a 0-dim tensor (a loss kept without .item()) or a bool
+    for bad, says in (("0.25", "a str"), (torch.tensor(0.25), "use .item()"), (True, "a bool"), (None, "None")):
+        assert says in fails(checks.assert_history, {"epoch": [1, 2], "loss": [0.5, bad]}, {"epoch": [1, 2], "loss": [0.5, 0.25]})
     np_e = np.arange(3.0)
     checks.assert_close(np_e.copy(), np_e)
