@@ -209,9 +209,6 @@ def assert_grads(got: Mapping[str, Any], expected: Mapping[str, torch.Tensor | N
         assert_tensor(g, e, name=f"the gradient of {k}", rtol=rtol, atol=atol)
 
 
-_NONE = object()
-
-
 def assert_history(got: Any, expected: Mapping[str, Iterable[float]], *, columns_in_order: bool = True,
                    rtol: float = 1e-4, atol: float = 1e-6) -> None:
     """A training history as {column: [values per epoch]} (e.g. `df.to_dict('list')`)."""
@@ -226,10 +223,10 @@ def assert_history(got: Any, expected: Mapping[str, Iterable[float]], *, columns
         gv = got[col]
         if type(gv) not in (list, tuple) or len(gv) != len(ev):
             raise CheckFailed(f"history[{col!r}] has {len(gv) if type(gv) in (list, tuple) else '?'} rows, expected {len(ev)}.")
-        bad = next((v for v in gv if type(v) not in (int, float)), _NONE)
-        if bad is not _NONE:  # exactly numbers: float("0.5") or float(a 0-dim tensor) would pass a string or a tensor
-            hint = " (a tensor: use .item())" if type(bad) is torch.Tensor else ""
-            raise CheckFailed(f"history[{col!r}] should hold numbers (int or float), but holds {_describe(bad)}{hint}.")
+        for v in gv:  # exactly numbers: float("0.5") or float(a 0-dim tensor) would pass a string or a tensor
+            if type(v) not in (int, float):
+                hint = " (a tensor: use .item())" if type(v) is torch.Tensor else ""
+                raise CheckFailed(f"history[{col!r}] should hold numbers (int or float), but holds {_describe(v)}{hint}.")
         _compare_values(torch.tensor(list(gv), dtype=torch.float64), ev, name=f"history[{col!r}]", rtol=rtol, atol=atol,
                         equal_nan=False)
 

@@ -10,6 +10,7 @@ import torch
 from autograder.judge.plugin import GradingPlugin, _classify
 from autograder.judge.suite import TestSuite
 from autograder.probe.seeds import Seeds
+from tests.engine.test_suite import _Fixed
 
 TESTS = '''
 import pytest, torch
@@ -42,14 +43,6 @@ def test_host(student, probes):
     student(probes.answer)
     raise OSError(28, "No space left on device")
 '''
-
-
-class _Fixed:
-    def __init__(self, value):
-        self.value = value
-
-    def call(self, probe, args=(), kwargs=None, *, seed=0, timeout=None):
-        return self.value
 
 
 @pytest.fixture
