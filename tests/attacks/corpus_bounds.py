@@ -97,6 +97,12 @@ def attacks() -> list[Attack]:
           nb("bounds_deep_tree", **_on_public(_frame("b'[' * 150_000 + b']' * 150_000"))),
           FULL - 1, "crashed", checks=[*PUBLIC_CRASHED, test_message("public/test_double.py", "unreadable header"),
                                        bounded]),
+        A("bounds_tensor_dtype_wrong_type", "double() forges a frame whose tensor node has a list for its dtype "
+          "(decoded as a TypeError in the judge, i.e. a grader error, until the eighth performance session)",
+          nb("bounds_tensor_dtype_wrong_type", **_on_public(_frame(
+              "b'{\"t\": \"tensor\", \"dtype\": [1], \"shape\": [2], \"blob\": 0}'"))),
+          FULL - 1, "crashed", checks=[*PUBLIC_CRASHED, test_message("public/test_double.py", "unknown tensor dtype"),
+                                       bounded]),
         A("bounds_many_values", "double() returns a list of 300,000 floats on the public input",
           nb("bounds_many_values", replace={"return x * 2": (
               "return [0.5] * 300_000 if x.numel() == 2 else x * 2")}),
