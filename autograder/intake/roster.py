@@ -23,6 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
 
+from autograder.score.results import writable
+
 
 @dataclass(frozen=True)
 class Identity:
@@ -39,6 +41,13 @@ class Identity:
     late: bool | None = None         # the LMS's own late flag, when it gives one
     time_source: str = ""            # where submitted_at came from: lms | timestamp.txt | mtime | ""
     lti_user_id: str = ""            # the LTI 1.3 `sub` (AGS userId): only from the roster, never guessed
+
+    def __post_init__(self) -> None:
+        # names can come from file names on disk (non-UTF-8 bytes read as lone surrogates) and JSON;
+        # every export writes them, so they are made writable once, here
+        for name, value in vars(self).items():
+            if type(value) is str:
+                object.__setattr__(self, name, writable(value))
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)

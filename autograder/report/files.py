@@ -7,15 +7,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from autograder.score.results import SubmissionResult
+from autograder.score.results import SubmissionResult, writable
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Every report, export and result file is written here: as UTF-8 that any reader accepts, whatever
+    text reached it (results and identities are made `writable` where they are built; this is the net)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.write(writable(text))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

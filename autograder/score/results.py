@@ -10,13 +10,15 @@ full messages go to the instructor-only record.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 # What one result may hold.  Every string that comes from a submission or its worker is cut to
 # these sizes where results are built (`SubmissionResult.__post_init__`, and `execute.messages` for
 # the worker's reports), never in the writers, so results.json, instructor.json, the gradebook row
-# and both feedback pages stay bounded whatever a notebook sends.  A cut says what it cut.
+# and both feedback pages stay bounded whatever a notebook sends.  A cut says what it cut.  The same
+# step makes each string writable (`writable`): no writer has to survive text no file can hold.
 MAX_TEXT = 2000                # characters of a message, note, frame line, name, hint or type
 MAX_LONG_TEXT = 4000           # characters of a test's message, a cell's source, a problem report
 MAX_ITEMS = 20                 # notes, and frames, kept per cell
@@ -24,8 +26,20 @@ MAX_OUTPUT = 64 * 1024         # characters of captured stdout, and of stderr
 MAX_RESULT_BYTES = 4 * 2**20   # the whole record as JSON; cell reports past it keep only their status
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def writable(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD.  A notebook's JSON (`"\\ud800"`), a worker's
+    string and a file name read from a non-UTF-8 disk can all carry one, and no UTF-8 file, database or
+    web page can: the first writer to meet it raised, and the submission became a grader error."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
 def clip(text: str, cap: int = MAX_TEXT) -> str:
-    """`text` cut to at most `cap` characters, saying how many were cut (clipping twice changes nothing)."""
+    """`text` cut to at most `cap` characters, saying how many were cut (clipping twice changes nothing),
+    and `writable`."""
+    text = writable(text)
     if len(text) <= cap:
         return text
     keep = cap - 40
@@ -129,7 +143,7 @@ class SubmissionResult:
 
     def __post_init__(self) -> None:
         """Bound everything the result holds (see MAX_*), whatever the submission sent."""
-        self.source, self.message = clip(self.source), clip(self.message)
+        self.submission_id, self.source, self.message = writable(self.submission_id), clip(self.source), clip(self.message)
         self.stdout, self.stderr = clip(self.stdout, MAX_OUTPUT), clip(self.stderr, MAX_OUTPUT)
         self.problems = [clip(p, MAX_LONG_TEXT) for p in self.problems]
         self.tests = [replace(t, name=clip(t.name), message=clip(t.message, MAX_LONG_TEXT), hint=clip(t.hint))

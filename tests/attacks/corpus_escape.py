@@ -15,6 +15,7 @@ from a base seed the kit once had, this earned the 3 points of that test.
 from __future__ import annotations
 
 import io
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +24,7 @@ from autograder.probe.seeds import Seeds
 from autograder.report.feedback import write_feedback
 from autograder.report.instructor_report import render_report
 from autograder.report.table import print_table
-from tests.attacks.corpus import FULL, NO_ANSWER, WRONG_DOUBLE, Attack, Ctx, nb, output_of
+from tests.attacks.corpus import FULL, NO_ANSWER, WRONG_DOUBLE, Attack, Ctx, nb, notebook, output_of
 from tests.exports.test_escaping import (assert_csv_safe, assert_same_structure, assert_terminal_safe, html_structure,
                                          markdown_html)
 
@@ -33,6 +34,33 @@ WEB = ('=HYPERLINK("https://evil.example","x") <script>alert(1)</script> <img sr
        '</pre><a href="javascript:alert(1)">AG_ESC</a> [click](javascript:alert(1)) '
        '![img](https://evil.example/x.png) <https://evil.example>')
 FENCE = "AG_ESC\n```\n# injected heading\n<b>raw</b>\n````\n~~~\n| a | b |\n[ref]: https://evil.example\n"
+# lone surrogates: a Python str (a notebook's "\\ud800", bytes that are not UTF-8 in a file name) no UTF-8 file holds
+SURROGATES = "AG_SUR \ud800 a\udcffb \udfff\ud800"
+SURROGATE_PAYLOAD = f"""try:
+    print({SURROGATES!r})  # the worker's stdout is strict UTF-8, as a terminal's is: this raises
+except UnicodeEncodeError:
+    print("AG_SUR printed")
+raise ValueError({SURROGATES!r})
+"""
+SURROGATE_NAME = b"AG_SUR_\xff\xfe_\xed\xa0\x80.ipynb"  # not UTF-8 (the last three bytes encode a surrogate)
+
+
+def surrogate_free(r, ctx: Ctx) -> None:
+    """The result holds U+FFFD where the submission had lone surrogates, in its cells' code too."""
+    text = output_of(r) + r.source + "".join(c.code for c in r.cells) + "".join(str(f) for c in r.cells for f in c.frames)
+    assert "\ufffd AG_RAW" in text, "the JSON's lone surrogate never reached the result: the check is vacuous"
+    assert not any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def _surrogate_notebook(ctx: Ctx) -> Path:
+    """A cell raising lone surrogates, ANSWER one (the test message quotes it), and one escaped in the JSON itself."""
+    raw = "x = 1  # AG_RAW_SURROGATE: the notebook's JSON holds a lone surrogate here (compile() refuses the cell)"
+    path = notebook(ctx, "escape_lone_surrogates", insert={3: [raw, SURROGATE_PAYLOAD]},
+                    replace={"ANSWER = 42": f"ANSWER = {SURROGATES!r}"})
+    path.write_text(path.read_text(encoding="utf-8").replace("AG_RAW_SURROGATE", "\\udc80 AG_RAW"), encoding="utf-8")
+    return path
+
+
 FILE_NAME = '=HYPERLINK("evil.example","AG")[bold red]x[link=javascript:alert(1)]y\x1b[31m<b>AG_ESC<b>.ipynb'  # no "/"
 
 
@@ -157,6 +185,13 @@ def attacks() -> list[Attack]:
           "definition, aimed at the .md feedback",
           nb("escape_markdown_fences", insert={3: f"raise ValueError({FENCE * 3!r} + '````````')"}), FULL, "graded",
           checks=[recorded_raw("```\n# injected"), neutralised]),
+        A("escape_lone_surrogates", "raises lone surrogates, sends them as ANSWER and has "
+          "one in its JSON (valid in a Python str, in no UTF-8 file): every output is still strict UTF-8, no grade lost",
+          _surrogate_notebook, NO_ANSWER, "graded",
+          checks=[recorded_raw("AG_SUR \ufffd a\ufffdb", "AG_SUR printed"), surrogate_free, neutralised]),
+        A("escape_surrogate_file_name", "a notebook whose file name is not UTF-8 (read back as lone surrogates)",
+          lambda ctx: _named_copy(ctx, os.fsdecode(SURROGATE_NAME)), FULL, "graded", intake=True,
+          checks=[recorded_raw("AG_SUR_\ufffd"), neutralised]),
         A("seed_of_another_test", "reads the seeds its worker runs under (cells, probe calls) and predicts the hidden "
           "inputs of test_double_random to answer them right while double() is wrong",
           nb("seed_of_another_test", insert={2: SEED_THIEF},

@@ -39,6 +39,8 @@ PAYLOADS = [
     "[click](javascript:alert(1))", "![img](https://evil.example/x.png)", "<https://evil.example>",
     "```\n# injected\n```", "~~~\n<b>x</b>", "`` ` ``", "| a | b |", "\\| x", "# heading", "> quote", "- item",
     "*emph* __strong__", "<!-- comment", "[ref]: https://evil.example", "https://evil.example/x",
+    # lone surrogates: valid in a Python str (a notebook's "\\ud800", a non-UTF-8 file name), in no UTF-8 file
+    "\ud800", "a\udcffb", "\udfff\ud800",
 ]
 LONG = "A" * 5000 + "[/x]\x1b[2J=1"
 
@@ -292,3 +294,36 @@ def test_every_template_is_autoescaped():
         assert env.autoescape is True or env.autoescape(name), name
         source = env.loader.get_source(env, name)[0].replace(" ", "")
         assert "|safe" not in source and "autoescapefalse" not in source, name
+
+
+SURROGATES = [p for p in PAYLOADS if any("\ud800" <= c <= "\udfff" for c in p)]
+
+
+@pytest.mark.parametrize("s", SURROGATES)
+def test_lone_surrogates_reach_every_writer_as_replacement_characters(s, tmp_path):
+    """A lone surrogate (a notebook's "\\ud800", a non-UTF-8 file name) fits no UTF-8 file: the first
+    writer to meet one raised, and the submission became a grader error, graded again forever.  Every
+    writer now gets U+FFFD in its place, and every file it writes is strict UTF-8."""
+    from autograder.report.files import write_atomic, write_submission
+    from autograder.report.gradebook import Gradebook
+    from autograder.report.feedback import write_feedback
+
+    r, who = hostile_result(s, sid="s1"), hostile_identity(s)
+    assert "\ufffd" in r.message and not any("\ud800" <= c <= "\udfff" for c in who.name + r.source)
+    write_submission(tmp_path, r)
+    write_grades_csv(tmp_path / "grades.csv", [r])
+    rows = grade_rows([r], {"s1": who}, roster=[hostile_identity(s + "x")])
+    write_canvas_csv(tmp_path / "canvas.csv", rows, assignment_name=s, assignment_id=s)
+    write_moodle_csv(tmp_path / "moodle.csv", rows, item_name=s, identity="sis_id")
+    write_generic_csv(tmp_path / "export.csv", rows)
+    write_feedback(tmp_path / "feedback", r, who, title=s)
+    write_atomic(tmp_path / "report.html", render_report([r], title=s, identities={"s1": who}))
+    gb = Gradebook(tmp_path / "gradebook.sqlite")
+    gb.put(r)
+    assert gb.get(r.assignment, "s1").message == r.message
+    gb.close()
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".sqlite"]
+    assert len(files) == 9
+    for p in files:
+        text = p.read_bytes().decode("utf-8")  # strict
+        assert "\ufffd" in text, p.name
