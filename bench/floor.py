@@ -13,7 +13,15 @@ For one assignment, in this one warm process (torch imported, probes.py imported
    Each part is the best of two (the machine may be shared).
 
 `floor_s = cells_s + calls_s`: a grader that executes the submission, makes every probe call for both
-sides and compares nothing could not be faster on this machine.  `inprocess_pytest_s` is the
+sides and compares nothing could not be faster on this machine.
+
+`bound_s` is what the kit's design cannot go below, measured in the same run (docs/performance.md, "A
+ninth session"): the tests under pytest with no copy and no worker, less the probe calls' own work
+(`pytest_checks_s`: the judge's own share, counting the reference's calls at zero, as a judge's cache
+does), plus the cells and the student's calls run once in a process forked from this warm one
+(`forked_student_s`: a worker per submission, with none of the kit's loop around the calls), plus one
+encode and decode of each student call's arguments and value in the wire format (`copies_s`: a format that
+never runs code while loading; the only copy the two processes cannot avoid).  `inprocess_pytest_s` is the
 recording run itself (pytest's per-test protocol, the plugin and the tests' own comparisons with both
 sides in process, the tests collected once before, as a judge does, each call's arguments and value
 copied through the wire format as a grader copies them): the floor plus pytest, the tests and those
@@ -29,7 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch  # noqa: E402
 
@@ -68,6 +76,21 @@ class Direct:
         return _copy(value)
 
 
+class Bare:
+    """Both sides in process with no copy at all: the probe function's own value (the lower bound's run)."""
+
+    def __init__(self, namespace: dict, probes: Any) -> None:
+        self.namespace, self.probes = namespace, probes
+
+    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
+             timeout: float | None = None) -> Any:
+        seed_all(seed)
+        try:
+            return getattr(self.probes, probe)(self.namespace, *args, **(kwargs or {}))
+        except Exception as exc:  # noqa: BLE001
+            raise ProbeError(describe_exception(exc)) from None
+
+
 class Recorder:
     """A backend that forwards to another and remembers every (probe, args, kwargs, seed) it was asked."""
 
@@ -104,9 +127,10 @@ def run_master(assignment_id: str) -> tuple[dict, float]:
             os.environ["AUTOGRADER_WORKER"] = before
 
 
-def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int]:
+def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int, float]:
     """Run the tests twice with both sides in process on fresh master namespaces, collected once as a
-    judge collects them (`TestSuite`): the first run warms up, the second is timed and its calls recorded."""
+    judge collects them (`TestSuite`): the first run warms up, the second is timed and its calls recorded.
+    Then twice more with `Bare` backends (no copy, no recording): the best of those is the last value."""
     plugin = GradingPlugin(student=None, reference=None, probes=probes, seeds=Seeds.for_course(a.id),
                            test_timeout=a.limits.test_timeout, devices=("cpu",), cuda_available=False,
                            hidden_dir=a.hidden_dir)
@@ -120,14 +144,83 @@ def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int]:
             t0 = time.perf_counter()
             suite.run()
             seconds = time.perf_counter() - t0
-    return student, reference, seconds, len(plugin.results), sum(r.outcome == "passed" for r in plugin.results)
+        tests, passed = len(plugin.results), sum(r.outcome == "passed" for r in plugin.results)
+        bare = []
+        for _ in range(2):
+            ns, _ = run_master(a.id)
+            plugin.bind(Bare(ns, probes), Bare(ns, probes), Seeds.for_course(a.id))
+            t0 = time.perf_counter()
+            suite.run()
+            bare.append(time.perf_counter() - t0)
+    return student, reference, seconds, tests, passed, min(bare)
+
+
+def in_fork(work: Callable[[], Any]) -> float:
+    """Seconds `work()` takes in a child forked from this process, timed inside the child (which leaves
+    without running this process's exit handlers).  A fresh process pays its first touch of every page
+    (copy on write) and cache, as a worker forked for each submission does."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            t0 = time.perf_counter()
+            work()
+            os.write(w, repr(time.perf_counter() - t0).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        text = f.read()
+    os.waitpid(pid, 0)
+    if not text:
+        raise RuntimeError("the forked child died before it reported")
+    return float(text)
+
+
+def _forked_student(assignment_id: str, probes: Any, student: list) -> float:
+    """The master's cells and the student's side of the calls in a child forked from this warm process,
+    with none of a worker's loop around them (best of two children)."""
+    def work() -> None:
+        ns, _ = run_master(assignment_id)
+        for name, args, kw, seed in student:
+            seed_all(seed)
+            try:
+                getattr(probes, name)(ns, *args, **kw)
+            except Exception:  # noqa: BLE001 - a probe that raises still did its work
+                pass
+
+    return min(in_fork(work) for _ in range(2))
+
+
+def _copies(ns: dict, probes: Any, student: list) -> float:
+    """One wire encode and decode of each student call's arguments and of its value (best of two)."""
+    from autograder.execute import wire
+
+    pairs = []
+    for name, args, kw, seed in student:
+        seed_all(seed)
+        try:
+            value = getattr(probes, name)(ns, *copy_decoded(args), **copy_decoded(kw))
+        except Exception:  # noqa: BLE001
+            value = None
+        pairs.append(([args, kw], value))
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.perf_counter()
+        for request, value in pairs:
+            for x in (request, value):
+                frame = wire.encode(x)
+                wire.decode(frame[wire.HEADER_SIZE:])
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def measure(assignment_id: str, repeat: int = 2) -> dict:
     """Best of `repeat` for each part (the machine may be shared; the minimum is the least disturbed)."""
     a = load_assignment(assignment_id, KIT)
     probes = load_probes(a, a.version())
-    student, reference, inprocess_pytest_s, tests, passed = _record(a, probes)
+    student, reference, inprocess_pytest_s, tests, passed, bare_s = _record(a, probes)
     cells, replay, failures = [], [], 0
     for _ in range(repeat):
         ns, cells_s = run_master(assignment_id)  # a fresh namespace each time: probes may change it
@@ -142,10 +235,16 @@ def measure(assignment_id: str, repeat: int = 2) -> dict:
             except Exception:  # noqa: BLE001 - a probe that raises still did its work
                 failures += 1
         replay.append(time.perf_counter() - t0)
+    floor_s = min(cells) + min(replay)
+    pytest_checks_s = max(0.0, bare_s - min(replay))
+    forked_student_s = _forked_student(assignment_id, probes, student)
+    copies_s = _copies(run_master(assignment_id)[0], probes, student)
     return {"assignment": assignment_id, "cells_s": min(cells), "calls_s": min(replay),
-            "floor_s": min(cells) + min(replay), "probe_calls": len(student) + len(reference),
+            "floor_s": floor_s, "probe_calls": len(student) + len(reference),
             "probe_calls_raised": failures, "tests": tests, "tests_passed_inprocess": passed,
-            "inprocess_pytest_s": inprocess_pytest_s}
+            "inprocess_pytest_s": inprocess_pytest_s, "inprocess_pytest_bare_s": bare_s,
+            "pytest_checks_s": pytest_checks_s, "forked_student_s": forked_student_s, "copies_s": copies_s,
+            "bound_s": pytest_checks_s + forked_student_s + copies_s}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -431,6 +431,10 @@ def print_assignment(a: dict, interval: float, peer_timeout: float) -> None:
         print(f"floor: {f['floor_s']:.3f} s = master cells {f['cells_s']:.3f} s + {f['probe_calls']} probe calls "
               f"(student + reference) {f['calls_s']:.3f} s; the tests with both sides in process (pytest, no worker): "
               f"{f['inprocess_pytest_s']:.3f} s, {f['tests_passed_inprocess']}/{f['tests']} passed")
+        if "bound_s" in f:
+            print(f"lower bound of this design: {f['bound_s']:.3f} s ({f['bound_s'] / f['floor_s']:.1f}x the floor) = "
+                  f"pytest and the checks {f['pytest_checks_s']:.3f} s + cells and student calls in a forked process "
+                  f"{f['forked_student_s']:.3f} s + one wire copy of each call {f['copies_s']:.3f} s")
     p = a.get("profile", {})
     if "error" in p:
         print(f"profile: FAILED: {p['error'].strip().splitlines()[-1] if p['error'].strip() else ''}")

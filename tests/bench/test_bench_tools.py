@@ -68,6 +68,29 @@ def test_recorder_keeps_copies_and_direct_runs_the_probe_under_its_seed() -> Non
     assert len(calls) == 3
 
 
+def test_bare_backend_hands_back_the_probes_own_value_under_its_seed() -> None:
+    probes = types.ModuleType("probes")
+    kept = torch.zeros(2)
+    probes.same = lambda ns, x: kept
+    probes.draw = lambda ns: torch.rand(1).item()
+    backend = floor.Bare({}, probes)
+    assert backend.call("same", (1,)) is kept  # no copy: the lower bound's run pays none
+    assert backend.call("draw", seed=3) == backend.call("draw", seed=3)
+    probes.boom = lambda ns: 1 / 0
+    with pytest.raises(floor.ProbeError):
+        backend.call("boom")
+
+
+def test_in_fork_times_the_work_in_a_child() -> None:
+    import time
+
+    seen: list = []
+    seconds = floor.in_fork(lambda: (seen.append(1), time.sleep(0.05)))
+    assert 0.05 <= seconds < 5 and seen == []  # the child's append never reached this process
+    with pytest.raises(RuntimeError):
+        floor.in_fork(lambda: floor.os._exit(3))  # a child that dies without reporting
+
+
 def test_module_of_groups_files() -> None:
     assert profile_stages.module_of("/k/autograder/execute/runner.py") == "autograder.execute"
     assert profile_stages.module_of("/v/lib/python3.11/site-packages/_pytest/main.py") == "_pytest"
