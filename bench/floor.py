@@ -21,7 +21,9 @@ ninth session"): the tests under pytest with no copy and no worker, less the pro
 does), plus the cells and the student's calls run once in a process forked from this warm one
 (`forked_student_s`: a worker per submission, with none of the kit's loop around the calls), plus one
 encode and decode of each student call's arguments and value in the wire format (`copies_s`: a format that
-never runs code while loading; the only copy the two processes cannot avoid).  `inprocess_pytest_s` is the
+never runs code while loading; the only copy the two processes cannot avoid), plus the messages crossing
+between the two processes, with nothing in them (`transport_s`: one per cell, one request per test, one
+reply per call).  Cell events, deadlines, the reference's cache and the result's record are not in it.  `inprocess_pytest_s` is the
 recording run itself (pytest's per-test protocol, the plugin and the tests' own comparisons with both
 sides in process, the tests collected once before, as a judge does, each call's arguments and value
 copied through the wire format as a grader copies them): the floor plus pytest, the tests and those
@@ -193,6 +195,44 @@ def _forked_student(assignment_id: str, probes: Any, student: list) -> float:
     return min(in_fork(work) for _ in range(2))
 
 
+def transport(cells: int, requests: int, replies: int) -> float:
+    """Seconds to exchange the kit's messages for one submission with a forked child over a socketpair, each
+    a 16-byte frame: one per cell, then `requests` requests each answered by its share of `replies` (the
+    child writes each reply as the worker does, at once).  What crossing between two processes costs,
+    however little crosses (best of three)."""
+    import socket
+
+    per = [replies // requests + (k < replies % requests) for k in range(requests)]
+    best = float("inf")
+    for _ in range(3):
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            try:
+                for _ in range(cells):
+                    theirs.sendall(b"c" * 16)
+                for n in per:
+                    if len(theirs.recv(16)) != 16:
+                        break
+                    for _ in range(n):
+                        theirs.sendall(b"r" * 16)
+            finally:
+                os._exit(0)
+        theirs.close()
+        t0 = time.perf_counter()
+        for _ in range(cells):
+            ours.recv(16, socket.MSG_WAITALL)
+        for n in per:
+            ours.sendall(b"q" * 16)
+            for _ in range(n):
+                ours.recv(16, socket.MSG_WAITALL)
+        best = min(best, time.perf_counter() - t0)
+        ours.close()
+        os.waitpid(pid, 0)
+    return best
+
+
 def _copies(ns: dict, probes: Any, student: list) -> float:
     """One wire encode and decode of each student call's arguments and of its value (best of two)."""
     from autograder.execute import wire
@@ -239,12 +279,14 @@ def measure(assignment_id: str, repeat: int = 2) -> dict:
     pytest_checks_s = max(0.0, bare_s - min(replay))
     forked_student_s = _forked_student(assignment_id, probes, student)
     copies_s = _copies(run_master(assignment_id)[0], probes, student)
+    # one message per cell, one request per test (a test's calls go as one batch at best), one reply per call
+    transport_s = transport(len(load_cells(a.solution)), max(1, tests), len(student))
     return {"assignment": assignment_id, "cells_s": min(cells), "calls_s": min(replay),
             "floor_s": floor_s, "probe_calls": len(student) + len(reference),
             "probe_calls_raised": failures, "tests": tests, "tests_passed_inprocess": passed,
             "inprocess_pytest_s": inprocess_pytest_s, "inprocess_pytest_bare_s": bare_s,
             "pytest_checks_s": pytest_checks_s, "forked_student_s": forked_student_s, "copies_s": copies_s,
-            "bound_s": pytest_checks_s + forked_student_s + copies_s}
+            "transport_s": transport_s, "bound_s": pytest_checks_s + forked_student_s + copies_s + transport_s}
 
 
 def main(argv: list[str] | None = None) -> int:

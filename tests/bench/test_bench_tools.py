@@ -91,6 +91,11 @@ def test_in_fork_times_the_work_in_a_child() -> None:
         floor.in_fork(lambda: floor.os._exit(3))  # a child that dies without reporting
 
 
+def test_transport_exchanges_every_message() -> None:
+    seconds = floor.transport(cells=5, requests=3, replies=10)  # would hang if a message went missing
+    assert 0 < seconds < 5
+
+
 def test_module_of_groups_files() -> None:
     assert profile_stages.module_of("/k/autograder/execute/runner.py") == "autograder.execute"
     assert profile_stages.module_of("/v/lib/python3.11/site-packages/_pytest/main.py") == "_pytest"
