@@ -255,7 +255,7 @@ class NotebookRunner:
 
         try:
             worker.send({"op": "probe", "id": self._request_id,
-                         "calls": [{"probe": p, "args": list(a), "kwargs": k, "seed": s} for p, a, k, s in calls]},
+                         "calls": [[p, list(a), k, s] for p, a, k, s in calls]},
                         deadline)
             for _ in calls:
                 reply = worker.recv(deadline, read_cpu)

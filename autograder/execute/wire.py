@@ -6,6 +6,9 @@ here is a JSON tree plus raw byte blobs for arrays, so decoding is `json.loads` 
 `frombuffer` -- no code runs, every size is checked against the bytes actually present, and
 a lie in a header (a "10 GB tensor" with 10 bytes behind it) is refused, not allocated.
 
+A list is a JSON array; every other container or non-JSON value is a node, a JSON object naming
+its kind (`{"t": "tuple", "v": [...]}`).
+
 Allowed values: None, bool, int, float, complex, str, bytes, list, tuple, dict (keys: str,
 int, float, bool, None), torch.Tensor (exactly that type, or nn.Parameter, dense and
 strided), numpy arrays of numeric/bool dtype, numpy scalars, torch.dtype, torch.device,
@@ -111,8 +114,10 @@ def _enc(x: Any, blobs: list[bytes], depth: int) -> Any:
     if tx is bytes:
         blobs.append(x)
         return {"t": "bytes", "blob": len(blobs) - 1}
-    if tx is list or tx is tuple or tx is torch.Size:
-        return {"t": "list" if tx is list else "tuple", "v": [_enc(v, blobs, depth + 1) for v in x]}
+    if tx is list:  # a JSON array: most of what crosses is lists (every request's calls), so no node around it
+        return [_enc(v, blobs, depth + 1) for v in x]
+    if tx is tuple or tx is torch.Size:
+        return {"t": "tuple", "v": [_enc(v, blobs, depth + 1) for v in x]}
     if tx is dict:
         keys, vals = [], []
         for k, v in x.items():
@@ -220,10 +225,12 @@ def _dec(x: Any, body: bytes | bytearray, offs: list, lim: Limits, depth: int) -
         if len(x) > lim.max_str:
             raise PayloadError(f"a string of {len(x)} characters is over the limit of {lim.max_str}")
         return x
+    if tx is list:
+        return [_dec(v, body, offs, lim, depth + 1) for v in x]
     if tx is not dict:
         raise PayloadError(f"unexpected JSON node {tx.__name__}")
     t = x.get("t")
-    if t in ("list", "tuple"):
+    if t in ("list", "tuple"):  # "list": how lists were sent before they became JSON arrays (cached answers)
         items = x.get("v")
         if type(items) is not list:
             raise PayloadError("bad sequence")

@@ -262,13 +262,13 @@ def serve(inp: Any, out: Any) -> None:
             return
         rid = req.get("id")
         probes: Any = None
-        for call in req.get("calls", ()):  # a test's batch: each call as if it came alone, answered at once
-            seed_all(int(call.get("seed", 0)))
+        for name, args, kwargs, seed in req.get("calls", ()):  # a test's batch: each call as if it came alone,
+            seed_all(seed)                                       # answered at once
             try:
                 if probes is None:  # made in the try: a cell may have broken what probes.py imports
                     probes = _fresh_probes(probe_code)
-                fn = getattr(probes, call["probe"])
-                value = fn(ns, *call.get("args", ()), **call.get("kwargs", {}))
+                fn = getattr(probes, name)
+                value = fn(ns, *args, **kwargs)
                 reply = wire.encode({"id": rid, "ok": True, "value": value})
             except BaseException as exc:  # noqa: BLE001
                 reply = wire.encode({"id": rid, "ok": False, "error": describe_exception(exc)})

@@ -210,6 +210,7 @@ def test_worst_case_frames_stay_bounded(capsys):
                                                               "blob": 0}, "blobs": [blob]}).encode(), bytes(blob)),
         "empty dicts at max_nodes": _head(b'{"blobs": [], "tree": [' + b",".join([b"{}"] * n) + b"]}"),
         "lists at max_nodes": _head(json.dumps({"blobs": [], "tree": {"t": "list", "v": [{"t": "list", "v": []}] * (n // 5)}}).encode()),
+        "arrays at max_nodes": _head(b'{"blobs": [], "tree": [' + b",".join([b"[]"] * n) + b"]}"),  # decoded: lists
         "unique keys at max_nodes": _head(b'{"blobs": [], "tree": {' + b",".join(b'"%d":1.5' % i for i in range(n)) + b"}}"),
         "astral string at max_header": _head(b'{"blobs": [], "tree": "\xf0\x9f\x98\x80' + b"a" * (room - 4) + b'"}'),
         "deep nesting": _head(b'{"blobs": [], "tree": ' + b"[" * (lim.max_nodes // 2) + b"]" * (lim.max_nodes // 2) + b"}"),
@@ -343,3 +344,13 @@ def test_a_check_missing_in_a_node_is_still_a_refusal(monkeypatch):
         wire.decode(_frame({"t": "tensor", "dtype": "float32", "shape": [None], "blob": 0}, [b"1234"]))
     with pytest.raises(wire.PayloadError, match="bad blob reference"):  # the checks' own messages are kept
         wire.decode(_frame({"t": "tensor", "dtype": "float32", "shape": [1], "blob": 7}, [b"1234"]))
+
+
+def test_a_list_is_a_json_array_and_the_old_list_node_still_decodes():
+    """Lists cross as JSON arrays (most of a request is lists: no node around each); a tuple stays a node.
+    Answers cached on disk before that hold {"t": "list"} nodes, which decode to the same list."""
+    frame = wire.encode([1, (2, "a"), [torch.zeros(1)]])
+    (hlen,) = struct.unpack(">Q", frame[12:20])
+    tree = json.loads(frame[20:20 + hlen])["tree"]
+    assert tree[:2] == [1, {"t": "tuple", "v": [2, "a"]}] and type(tree[2]) is list
+    assert wire.decode(_frame({"t": "list", "v": [1, [2]]})) == [1, [2]]
