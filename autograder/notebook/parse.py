@@ -52,10 +52,7 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
     collecting = gc.isenabled()
     gc.disable()  # a parsed JSON tree holds no cycles; collecting while it grows cost 4-14x the parse
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InvalidNotebook(f"the file is not valid notebook JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                              "it may be truncated or edited by hand") from None
+        data = _loads(text)
     except RecursionError:
         raise InvalidNotebook("the file's JSON is nested too deeply") from None
     finally:
@@ -64,6 +61,22 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
         raise InvalidNotebook("the file is JSON but not a Jupyter notebook")
     return data
+
+
+def _loads(text: str) -> Any:
+    """`json.loads`, every refusal an `InvalidNotebook`.  Valid JSON can still fail to load: a number of
+    more digits than Python converts (`sys.set_int_max_str_digits`, 4300) raised a plain ValueError, and the
+    submission became a grader error.  No Jupyter writes one, so the file is refused, saying why (reading it
+    again with such numbers set aside would cost a hostile file 3-4x the parse: a Python call per number)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InvalidNotebook(f"the file is not valid notebook JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+                              "it may be truncated or edited by hand") from None
+    except ValueError as e:
+        why = "a number too long to read" if "digits" in str(e) else type(e).__name__
+        raise InvalidNotebook(f"the file cannot be read as a notebook ({why}); it was edited by hand or by a "
+                              "program: save it again from Jupyter") from None
 
 
 def _bad(what: str) -> InvalidNotebook:

@@ -62,6 +62,13 @@ def _deep_json(ctx: Ctx):
     return path
 
 
+def _long_number(ctx: Ctx):
+    """Valid JSON that json.loads refuses with a plain ValueError: a number past Python's 4300 digits."""
+    path = _edited("number_too_long", _deep_metadata)(ctx)
+    path.write_text(path.read_text().replace('"@DEEP@"', "7" * 5000))
+    return path
+
+
 def _many_cells(ctx: Ctx):
     master = nbformat.read(ctx.master, as_version=4)
     filler = MAX_CELLS - len(master.cells)
@@ -86,6 +93,9 @@ def attacks() -> list[Attack]:
         A("brackets_over_cap", "a million empty lists in the metadata (~60 MB once parsed)",
           _edited("brackets_over_cap", lambda d: d["metadata"].__setitem__("x", [[]] * MAX_JSON_CONTAINERS)),
           0, "invalid", "JSON objects or brackets", checks=[trusted_parse_cpu()]),
+        A("number_too_long", "a 5000-digit number in the metadata: valid JSON, past what Python converts "
+          "(a grader error before)", _long_number, 0, "invalid", "a number too long to read",
+          checks=[trusted_parse_cpu()]),
         A("minor_is_string", "nbformat_minor is the string \"5\"",
           _edited("minor_is_string", lambda d: d.__setitem__("nbformat_minor", "5")),
           0, "invalid", "`nbformat_minor` must be an integer", checks=[trusted_parse_cpu()]),

@@ -6,6 +6,7 @@ import zipfile
 
 import nbformat
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from autograder.execute.limits import Limits
 from autograder.execute.runner import NotebookRunner
@@ -32,6 +33,56 @@ def test_invalid_files_are_reported_with_reasons(tmp_path):
     for name, words in expected.items():
         with pytest.raises(InvalidNotebook, match=words):
             load_cells(tmp_path / f"{name}.ipynb")
+
+
+# raw JSON tokens a hostile file can hold where any value goes, json.dumps could not write some of them
+_TOKENS = ["7" * 5000, "-" + "9" * 4301, "1e999999", "-0", "NaN", "-Infinity", '"\\ud800"', '"\\u0000"', "[]", "{}",
+           "null", "true", '"x"', "1.5", "[" * 50 + "]" * 50, '{"cell_type": "code"}', '["a", 1]', "12345678901234567890"]
+_PLACES = ["nbformat", "nbformat_minor", "metadata", "cells", "cell", "cell_type", "source", "source_line",
+           "cell_metadata", "outputs", "execution_count", "extra"]
+
+
+def _notebook_with(place: str, token: str) -> str:
+    cell = {"cell_type": "code", "source": ["x = 1\n", "y = 2"], "metadata": {}, "outputs": [],
+            "execution_count": 1, "id": "a"}
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]}
+    target, key = {"nbformat": (nb, "nbformat"), "nbformat_minor": (nb, "nbformat_minor"), "metadata": (nb, "metadata"),
+                   "cells": (nb, "cells"), "cell_type": (cell, "cell_type"), "source": (cell, "source"),
+                   "cell_metadata": (cell, "metadata"), "outputs": (cell, "outputs"),
+                   "execution_count": (cell, "execution_count"), "extra": (nb, "extra")}.get(place, (None, None))
+    if place == "cell":
+        nb["cells"] = [cell, "@T@"]
+    elif place == "source_line":
+        cell["source"] = ["x = 1\n", "@T@"]
+    else:
+        target[key] = "@T@"
+    return json.dumps(nb).replace('"@T@"', token)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(_PLACES), st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=3).map(",".join),
+       st.booleans())
+def test_any_json_anywhere_is_read_or_refused_as_invalid(tmp_path_factory, place, tokens, as_list):
+    """Whatever a file holds where a value goes (numbers too long for Python to convert, NaN, lone
+    surrogates, nesting, the wrong type), reading it gives code cells or `InvalidNotebook`, nothing else:
+    any other exception would be a grader error the student caused (a 5000-digit number was one)."""
+    path = tmp_path_factory.mktemp("nb") / "n.ipynb"
+    path.write_text(_notebook_with(place, f"[{tokens}]" if as_list or "," in tokens else tokens), encoding="utf-8")
+    try:
+        cells = load_cells(path)
+    except InvalidNotebook as e:
+        assert str(e)
+        return
+    assert all(type(c.source) is str for c in cells)
+
+
+def test_a_number_too_long_to_convert_is_an_invalid_notebook(tmp_path):
+    path = tmp_path / "n.ipynb"
+    path.write_text(_notebook_with("extra", "7" * 5000), encoding="utf-8")
+    with pytest.raises(InvalidNotebook, match="a number too long to read"):
+        load_cells(path)
+    path.write_text(_notebook_with("extra", "7" * 4000), encoding="utf-8")  # under Python's limit: read
+    assert [c.source for c in load_cells(path)] == ["x = 1\ny = 2"]
 
 
 def test_nbformat_v3_is_upgraded(tmp_path):
