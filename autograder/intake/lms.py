@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -231,11 +232,49 @@ def _moodle(files: list[_File]) -> tuple[list[_Candidate], list[str]]:
     return cands, bad
 
 
+MAX_SIDECAR_BYTES = 2**20  # a small file that comes with a submission: timestamp.txt, submission_metadata.json
+
+
+def read_sidecar(path: Path) -> str | None:
+    """The text of a small file that comes with a submission, or None when it is absent, not a regular file
+    (a FIFO would block the read), over `MAX_SIDECAR_BYTES` (the cap holds while reading) or not UTF-8.
+    The student may have written it (nbgrader's `timestamp.txt` is written by `nbgrader submit` on their
+    side): one unreadable file made the whole class's intake raise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            raw = f.read(MAX_SIDECAR_BYTES + 1)
+        except OSError:
+            return None
+    if len(raw) > MAX_SIDECAR_BYTES:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def read_metadata(path: Path) -> dict:
+    """A JSON object from a sidecar file; {} when there is none, or it is not one."""
+    text = read_sidecar(path)
+    try:
+        data = json.loads(text) if text is not None else {}
+    except (ValueError, RecursionError):
+        return {}
+    return data if type(data) is dict else {}
+
+
 def read_nbgrader_timestamp(path: Path) -> datetime | None:
     """nbgrader writes e.g. `2026-10-01 23:59:00.123456 UTC`; None when absent or unreadable."""
+    text = read_sidecar(path)
     try:
-        return parse_time(path.read_text(encoding="utf-8").strip())
-    except (OSError, LatePolicyError):
+        return parse_time(text.strip()) if text is not None else None
+    except LatePolicyError:
         return None
 
 
@@ -266,9 +305,9 @@ def _nbgrader(submitted: Path, assignment: str | None) -> tuple[list[_Candidate]
 
 def _gradescope(folder: Path) -> tuple[list[_Candidate], list[str], list[str]]:
     meta_path = folder.parent / "submission_metadata.json"
-    meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
-    users = meta.get("users") or [{}]
-    u = users[0]
+    meta = read_metadata(meta_path)
+    users = meta.get("users")
+    u = users[0] if type(users) is list and users and type(users[0]) is dict else {}
     files, others = _files_in_dir(folder)
     if not files:
         return [], others, []

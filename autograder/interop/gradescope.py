@@ -179,7 +179,8 @@ def submission_identity(metadata: dict) -> tuple[datetime | None, list[str]]:
     except LatePolicyError:
         when = None
     ids: list[str] = []
-    for user in metadata.get("users") or []:
+    users = metadata.get("users")
+    for user in users if type(users) is list else []:
         if isinstance(user, dict):
             ids += [str(user[k]) for k in ("sid", "email", "id") if user.get(k) not in (None, "")]
     return when, ids
@@ -208,12 +209,9 @@ def apply_late(data: dict, manifest: Path, metadata: dict | None) -> dict:
 
 
 def _read_metadata(root: Path) -> dict | None:
-    p = root / "submission_metadata.json"
-    try:
-        data = json.loads(p.read_text(encoding="utf-8")) if p.is_file() and p.stat().st_size < 2**20 else None
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    from autograder.intake.lms import read_metadata
+
+    return read_metadata(root / "submission_metadata.json") or None
 
 
 def run(root: Path) -> dict:

@@ -130,6 +130,41 @@ def test_nbgrader_tree_timestamps(tmp_path):
     assert [e.submission.id for e in batch.entries] == ["alice", "bob", "carol"]
 
 
+def test_a_students_unreadable_timestamp_costs_only_their_time(tmp_path):
+    """timestamp.txt is written on the student's side (`nbgrader submit`): not UTF-8, a FIFO (a plain read
+    would block), over the size cap or nonsense, each is that student's file time, and the class is read
+    (a non-UTF-8 one made the whole intake raise)."""
+    course = nbgrader_course(tmp_path / "course", {k: None for k in ("bad_bytes", "fifo", "huge", "nonsense", "ok")})
+    stamps = course / "submitted"
+    (stamps / "bad_bytes" / "ps1" / "timestamp.txt").write_bytes(b"\xff\xfe2026-10-01 22:00:00 UTC")
+    os.mkfifo(stamps / "fifo" / "ps1" / "timestamp.txt")
+    with open(stamps / "huge" / "ps1" / "timestamp.txt", "wb") as f:
+        f.write(b"2026-10-01 22:00:00 UTC")
+        f.truncate(2**30)  # sparse: a GiB the intake must not read
+    (stamps / "nonsense" / "ps1" / "timestamp.txt").write_text("\ud800 yesterday", errors="surrogatepass")
+    (stamps / "ok" / "ps1" / "timestamp.txt").write_text("2026-10-02 10:15:30 UTC")
+    batch = unpack(course, tmp_path / "s", assignment="ps1")
+    ids = {e.identity.student_id: e.identity for e in batch.entries}
+    assert sorted(ids) == ["bad_bytes", "fifo", "huge", "nonsense", "ok"]
+    assert {k for k, v in ids.items() if v.time_source == "mtime"} == {"bad_bytes", "fifo", "huge", "nonsense"}
+    assert ids["ok"].submitted_at == datetime(2026, 10, 2, 10, 15, 30, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("metadata", [b"\xff", b"[1, 2]", b'{"users": 5, "created_at": 7}', b'{"users": ["x"]}',
+                                      b'{"users": [{"sid": "S1"}], "created_at": "' + b"9" * 5000 + b'"}', b"7" * 5000])
+def test_gradescope_metadata_that_is_not_what_gradescope_writes(tmp_path, metadata):
+    from autograder.interop.gradescope import _read_metadata, submission_identity
+
+    sub = tmp_path / "autograder" / "submission"
+    sub.mkdir(parents=True)
+    (sub / "hw1.ipynb").write_bytes(nb_bytes("gs"))
+    (tmp_path / "autograder" / "submission_metadata.json").write_bytes(metadata)
+    (e,) = unpack(sub, tmp_path / "s", fmt="gradescope").entries
+    assert e.identity.time_source == "mtime" and e.identity.student_id in ("S1", "submission")
+    meta = _read_metadata(tmp_path / "autograder")
+    assert meta is None or submission_identity(meta)[0] is None
+
+
 def test_gradescope_submission_dir(tmp_path):
     sub = tmp_path / "autograder" / "submission"
     sub.mkdir(parents=True)
