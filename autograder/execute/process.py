@@ -133,6 +133,23 @@ def _tree(root: int) -> list[int]:
     return out
 
 
+def _demand_of(pid: int) -> float:
+    """Seconds the threads of `pid` have run or waited on a run queue (runnable), from their schedstat."""
+    total = 0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return 0.0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                ran, waited = f.read().split()[:2]
+        except (FileNotFoundError, ValueError):
+            continue
+        total += int(ran) + int(waited)
+    return total / 1e9
+
+
 def describe_exit(code: int | None = None, sig: int | None = None) -> str:
     if sig:
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
@@ -266,6 +283,20 @@ class WorkerProcess:
             return self._own_cpu() + sum(_cpu_of(pid) for pid in self._tree if pid != self.pid)
         except OSError:
             return None
+
+    def wants_cpu(self, window: float = 0.25) -> bool | None:
+        """Whether the worker's process tree asks for the CPU now: over `window` seconds, its threads ran or
+        waited on a run queue for at least half of it.  A worker that was starved at a deadline does; one
+        that sleeps, waits or stopped itself does not, whatever the host's load (the kernel counts a
+        runnable thread's wait, not a sleeping one's).  None when /proc could not tell."""
+        try:
+            tree = _tree(self.pid)
+            before = sum(_demand_of(pid) for pid in tree)
+            time.sleep(window)
+            after = sum(_demand_of(pid) for pid in tree)
+        except (OSError, ValueError):
+            return None
+        return after - before >= 0.5 * window
 
     def _own_cpu(self) -> float:
         """The worker's own CPU time (and its waited-for children's), from its /proc stat file kept open
