@@ -191,6 +191,11 @@ def any_text(*needles: str) -> Callable:
     return check
 
 
+def final(r, ctx) -> None:
+    """The grade is final: nothing the submission did is taken for a fault of the grader or the host."""
+    assert r.provisional == "", r.provisional
+
+
 def stdout_capped(r, ctx):
     assert len(r.stdout) < 16 * 1024 + 200 and "more bytes of output dropped" in r.stdout, len(r.stdout)
 
@@ -630,6 +635,10 @@ def _base_attacks() -> list[Attack]:
           FULL, "timeout", checks=[cell_statuses("timeout")]),
         A("hang_sleep", "time.sleep(10**6)",
           nb("hang_sleep", insert={3: "import time\ntime.sleep(10**6)"}), FULL, "timeout"),
+        A("probe_sleeps", "double() sleeps when a test calls it: a starved host would look the same by CPU alone, "
+          "so the grade was left provisional (graded again forever, never sent to an LMS)",
+          nb("probe_sleeps", replace={"return x * 2": "import time\n    time.sleep(10**6)\n    return x * 2"}),
+          WRONG_DOUBLE, "timeout", checks=[final, test_outcomes(test_double_random="timeout")]),
         # -- resource bombs ---------------------------------------------------------------------------
         A("fork_bomb", "while True: os.fork() (every child forks too)",
           nb("fork_bomb", insert={3: "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"}),
