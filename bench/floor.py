@@ -63,34 +63,25 @@ from autograder.probe.seeds import Seeds  # noqa: E402
 
 class Direct:
     """Both sides in process: the probe function on the master's namespace under the call's seed, its
-    value copied through the wire format like a worker's reply (no stub detection, unlike `InProcess`)."""
+    arguments and value passed through `copy`: the wire format's round trip, as between a worker and a
+    judge (no stub detection, unlike `InProcess`), or nothing at all (`bare`)."""
 
-    def __init__(self, namespace: dict, probes: Any) -> None:
-        self.namespace, self.probes = namespace, probes
+    def __init__(self, namespace: dict, probes: Any, copy: Callable[[Any], Any] = _copy) -> None:
+        self.namespace, self.probes, self.copy = namespace, probes, copy
 
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
              timeout: float | None = None) -> Any:
         seed_all(seed)
         try:
-            value = getattr(self.probes, probe)(self.namespace, *_copy(list(args)), **_copy(kwargs or {}))
+            value = getattr(self.probes, probe)(self.namespace, *self.copy(list(args)), **self.copy(kwargs or {}))
         except Exception as exc:  # noqa: BLE001 - reported like a worker would
             raise ProbeError(describe_exception(exc)) from None
-        return _copy(value)
+        return self.copy(value)
 
 
-class Bare:
+def bare(namespace: dict, probes: Any) -> Direct:
     """Both sides in process with no copy at all: the probe function's own value (the lower bound's run)."""
-
-    def __init__(self, namespace: dict, probes: Any) -> None:
-        self.namespace, self.probes = namespace, probes
-
-    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-             timeout: float | None = None) -> Any:
-        seed_all(seed)
-        try:
-            return getattr(self.probes, probe)(self.namespace, *args, **(kwargs or {}))
-        except Exception as exc:  # noqa: BLE001
-            raise ProbeError(describe_exception(exc)) from None
+    return Direct(namespace, probes, copy=lambda x: x)
 
 
 class Recorder:
@@ -132,7 +123,7 @@ def run_master(assignment_id: str) -> tuple[dict, float]:
 def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int, float]:
     """Run the tests twice with both sides in process on fresh master namespaces, collected once as a
     judge collects them (`TestSuite`): the first run warms up, the second is timed and its calls recorded.
-    Then twice more with `Bare` backends (no copy, no recording): the best of those is the last value."""
+    Then twice more with `bare` backends (no copy, no recording): the best of those is the last value."""
     plugin = GradingPlugin(student=None, reference=None, probes=probes, seeds=Seeds.for_course(a.id),
                            test_timeout=a.limits.test_timeout, devices=("cpu",), cuda_available=False,
                            hidden_dir=a.hidden_dir)
@@ -150,7 +141,7 @@ def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int, float]:
         bare = []
         for _ in range(2):
             ns, _ = run_master(a.id)
-            plugin.bind(Bare(ns, probes), Bare(ns, probes), Seeds.for_course(a.id))
+            plugin.bind(bare(ns, probes), bare(ns, probes), Seeds.for_course(a.id))
             t0 = time.perf_counter()
             suite.run()
             bare.append(time.perf_counter() - t0)

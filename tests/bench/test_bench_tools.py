@@ -73,7 +73,7 @@ def test_bare_backend_hands_back_the_probes_own_value_under_its_seed() -> None:
     kept = torch.zeros(2)
     probes.same = lambda ns, x: kept
     probes.draw = lambda ns: torch.rand(1).item()
-    backend = floor.Bare({}, probes)
+    backend = floor.bare({}, probes)
     assert backend.call("same", (1,)) is kept  # no copy: the lower bound's run pays none
     assert backend.call("draw", seed=3) == backend.call("draw", seed=3)
     probes.boom = lambda ns: 1 / 0
