@@ -138,14 +138,14 @@ def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int, float]:
             suite.run()
             seconds = time.perf_counter() - t0
         tests, passed = len(plugin.results), sum(r.outcome == "passed" for r in plugin.results)
-        bare = []
+        uncopied = []
         for _ in range(2):
             ns, _ = run_master(a.id)
             plugin.bind(bare(ns, probes), bare(ns, probes), Seeds.for_course(a.id))
             t0 = time.perf_counter()
             suite.run()
-            bare.append(time.perf_counter() - t0)
-    return student, reference, seconds, tests, passed, min(bare)
+            uncopied.append(time.perf_counter() - t0)
+    return student, reference, seconds, tests, passed, min(uncopied)
 
 
 def in_fork(work: Callable[[], Any]) -> float:

@@ -149,3 +149,12 @@ def test_summary_table_puts_each_assignment_against_its_floor() -> None:
     assert cols[:8] == ["01_tensors", "12", "50.0", "0.60", "0.80", "0.15", "3.0", "0.70"]  # 0.8 - (0.05 + 0.1/2)
     assert cols[8:] == ["0.25", "6.5", "NA"]
     assert lines[3].split()[0] == "00_devices" and lines[3].split()[2] == "NA"
+
+
+def test_floor_measures_every_part_of_the_bound(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # what cells and probes save lands there, as in floor.main
+    f = floor.measure("01_tensors")
+    assert f["tests"] == f["tests_passed_inprocess"] > 0
+    parts = ("pytest_checks_s", "forked_student_s", "copies_s", "transport_s")
+    assert all(f[k] > 0 for k in parts) and f["bound_s"] == pytest.approx(sum(f[k] for k in parts))
+    assert f["floor_s"] == pytest.approx(f["cells_s"] + f["calls_s"]) and f["inprocess_pytest_bare_s"] > 0
