@@ -133,21 +133,22 @@ def _tree(root: int) -> list[int]:
     return out
 
 
-def _demand_of(pid: int) -> float:
-    """Seconds the threads of `pid` have run or waited on a run queue (runnable), from their schedstat."""
-    total = 0
+def _sched_of(pid: int) -> tuple[float, float]:
+    """Seconds the threads of `pid` have run, and waited on a run queue (runnable, not running), summed over
+    its threads, from their schedstat files."""
+    ran = waited = 0
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except FileNotFoundError:
-        return 0.0
+        return 0.0, 0.0
     for tid in tids:
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
-                ran, waited = f.read().split()[:2]
+                r, w = f.read().split()[:2]
         except (FileNotFoundError, ValueError):
             continue
-        total += int(ran) + int(waited)
-    return total / 1e9
+        ran, waited = ran + int(r), waited + int(w)
+    return ran / 1e9, waited / 1e9
 
 
 def describe_exit(code: int | None = None, sig: int | None = None) -> str:
@@ -284,19 +285,22 @@ class WorkerProcess:
         except OSError:
             return None
 
-    def wants_cpu(self, window: float = 0.25) -> bool | None:
-        """Whether the worker's process tree asks for the CPU now: over `window` seconds, its threads ran or
-        waited on a run queue for at least half of it.  A worker that was starved at a deadline does; one
-        that sleeps, waits or stopped itself does not, whatever the host's load (the kernel counts a
-        runnable thread's wait, not a sleeping one's).  None when /proc could not tell."""
+    def starved(self, window: float = 0.25) -> bool | None:
+        """Whether the worker's process tree is kept from the CPU now: over `window` seconds its threads
+        waited on a run queue for at least half of it and ran for less than half.  A worker starved by
+        other work is; one that sleeps, waits, stopped itself, spins, or keeps its own threads and children
+        waiting for each other (they run then) is not, whatever the host's load: the kernel counts a
+        runnable thread's wait, never a sleeping one's.  None when /proc could not tell."""
         try:
             tree = _tree(self.pid)
-            before = sum(_demand_of(pid) for pid in tree)
+            before = [_sched_of(pid) for pid in tree]
             time.sleep(window)
-            after = sum(_demand_of(pid) for pid in tree)
+            after = [_sched_of(pid) for pid in tree]
         except (OSError, ValueError):
             return None
-        return after - before >= 0.5 * window
+        ran = sum(a[0] - b[0] for a, b in zip(after, before))
+        waited = sum(a[1] - b[1] for a, b in zip(after, before))
+        return waited >= 0.5 * window and ran < 0.5 * window
 
     def _own_cpu(self) -> float:
         """The worker's own CPU time (and its waited-for children's), from its /proc stat file kept open

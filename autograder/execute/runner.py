@@ -25,12 +25,12 @@ HOST_RETRIES = 2  # calls (and worker starts) retried per submission after a fau
 STARVED = 0.5     # a probe that used less CPU than this share of its wall time was starved by the host
 
 
-def host_starved(cpu: float | None, wall: float, wants_cpu: bool | None = None) -> bool:
+def host_starved(cpu: float | None, wall: float, starved_now: bool | None = None) -> bool:
     """Whether a worker that missed a wall-clock deadline got so little CPU meanwhile that the host,
     not the student's code, is to blame: a loop uses its CPU, a starved worker does not.  A worker that
-    was not even asking for the CPU at the deadline (`WorkerProcess.wants_cpu` False: it sleeps, waits or
-    stopped itself) missed it by its own doing, and is charged like a loop."""
-    return cpu is not None and cpu < STARVED * wall and wants_cpu is not False
+    is not kept from the CPU at the deadline (`WorkerProcess.starved` False: it sleeps, waits, stopped
+    itself, or spins only now) missed it by its own doing, and is charged like a loop."""
+    return cpu is not None and cpu < STARVED * wall and starved_now is not False
 
 
 class ProbeError(Exception):
@@ -248,13 +248,13 @@ class NotebookRunner:
         deadline = self._bounded(seconds)
         self._request_id += 1
         t0, cpu0 = time.monotonic(), worker.cpu_seconds()
-        at_deadline: list[Any] = [None, None]  # CPU seconds, and whether it asked for the CPU
+        at_deadline: list[Any] = [None, None]  # CPU seconds, and whether it is kept from the CPU
         answers: list[tuple[bool | None, Any]] = []
 
-        def read_cpu() -> None:  # at the deadline, before the worker is killed: did it get to run, did it ask to?
+        def read_cpu() -> None:  # at the deadline, before the worker is killed: did it run, is it kept from it?
             at_deadline[0] = cpu = worker.cpu_seconds(rescan=True)
             if cpu is not None and cpu0 is not None and host_starved(cpu - cpu0, time.monotonic() - t0):
-                at_deadline[1] = worker.wants_cpu()
+                at_deadline[1] = worker.starved()
 
         try:
             worker.send({"op": "probe", "id": self._request_id,
@@ -269,7 +269,7 @@ class NotebookRunner:
                     raise _Refused(str(exc)) from None
             return answers
         except WorkerTimeout:
-            cpu, wants_cpu = at_deadline
+            cpu, starved_now = at_deadline
             self._lose(worker)
             if self._budget_left() <= 0:
                 self.out_of_time = True
@@ -277,8 +277,8 @@ class NotebookRunner:
             else:
                 wall = time.monotonic() - t0
                 probe = calls[len(answers)][0]
-                if host_starved(None if cpu0 is None or cpu is None else cpu - cpu0, wall, wants_cpu):
-                    # the deadline passed while the worker hardly ran though it asked to: an overloaded host;
+                if host_starved(None if cpu0 is None or cpu is None else cpu - cpu0, wall, starved_now):
+                    # the deadline passed while the worker hardly ran, kept from the CPU: an overloaded host;
                     # retry the calls not answered on a fresh worker before charging the student, and if it
                     # still happens charge it but keep the result provisional (graded again)
                     starved = f"probe {probe!r} got {cpu - cpu0:.1f} s of CPU in {wall:.1f} s of wall time"

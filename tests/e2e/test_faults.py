@@ -394,17 +394,23 @@ def test_host_starved_by_cpu_share():
     from autograder.execute.runner import host_starved
 
     assert host_starved(0.0, 5.0) and host_starved(0.5, 5.0)        # starved by other work (or unknown demand)
-    assert host_starved(0.1, 5.0, wants_cpu=True)                    # it asked for the CPU and did not get it
-    assert not host_starved(0.0, 5.0, wants_cpu=False)              # asleep, waiting or stopped: its own doing
+    assert host_starved(0.1, 5.0, starved_now=True)                  # kept from the CPU by other work
+    assert not host_starved(0.0, 5.0, starved_now=False)            # asleep, waiting, stopped, spinning: its own doing
     assert not host_starved(4.8, 5.0) and not host_starved(3.0, 5.0)  # the probe's own loop used the CPU
     assert not host_starved(None, 5.0)                                # unknown: charged as before
 
 
-@pytest.mark.parametrize("how", ["import time; time.sleep(60)", "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)",
-                                 "import threading; threading.Event().wait()"])
+@pytest.mark.parametrize("how", [
+    "import time; time.sleep(60)", "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)",
+    "import threading; threading.Event().wait()",
+    "import time; time.sleep(0.9)\n    while True: pass",  # little CPU over the call, spinning at the deadline
+    "import os, time; time.sleep(0.9)\n    for _ in range(8):\n        if os.fork() == 0:\n            while True: pass\n"
+    "    while True: pass",  # ... with children that keep it waiting on a run queue: its own contention
+], ids=["sleep", "sigstop", "wait", "sleep_then_spin", "sleep_then_fork_spinners"])
 def test_a_probe_that_sleeps_or_stops_itself_is_charged_not_provisional(toy_kit, how):
-    """A probe that sleeps, waits or stops itself until its deadline was not asking for the CPU: the kernel
-    counts no run-queue wait for it, so it is the student's timeout, charged at once and final.  It used to
+    """A probe that sleeps, waits or stops itself until its deadline (or spins only at the end, alone or with
+    children of its own) is not kept from the CPU by other work: its threads either do not wait on a run
+    queue or run themselves, so it is the student's timeout, charged at once and final.  It used to
     look starved, be retried twice and leave the result provisional: graded again on every run, never
     sent to the LMS, a status of the grader's that the student caused."""
     import torch
