@@ -292,14 +292,13 @@ class WorkerProcess:
         waiting for each other (they run then) is not, whatever the host's load: the kernel counts a
         runnable thread's wait, never a sleeping one's.  None when /proc could not tell."""
         try:
-            tree = _tree(self.pid)
-            before = [_sched_of(pid) for pid in tree]
+            before = {pid: _sched_of(pid) for pid in _tree(self.pid)}
             time.sleep(window)
-            after = [_sched_of(pid) for pid in tree]
+            after = {pid: _sched_of(pid) for pid in _tree(self.pid)}  # with what was started meanwhile
         except (OSError, ValueError):
             return None
-        ran = sum(a[0] - b[0] for a, b in zip(after, before))
-        waited = sum(a[1] - b[1] for a, b in zip(after, before))
+        ran = sum(r - before.get(pid, (0.0, 0.0))[0] for pid, (r, _) in after.items())
+        waited = sum(w - before.get(pid, (0.0, 0.0))[1] for pid, (_, w) in after.items())
         return waited >= 0.5 * window and ran < 0.5 * window
 
     def _own_cpu(self) -> float:

@@ -406,7 +406,9 @@ def test_host_starved_by_cpu_share():
     "import time; time.sleep(0.9)\n    while True: pass",  # little CPU over the call, spinning at the deadline
     "import os, time; time.sleep(0.9)\n    for _ in range(8):\n        if os.fork() == 0:\n            while True: pass\n"
     "    while True: pass",  # ... with children that keep it waiting on a run queue: its own contention
-], ids=["sleep", "sigstop", "wait", "sleep_then_spin", "sleep_then_fork_spinners"])
+    "import os, time; time.sleep(1.1)\n    for _ in range(8):\n        if os.fork() == 0:\n            while True: pass\n"
+    "    while True: pass",  # ... started during the look at the deadline: they count from their start
+], ids=["sleep", "sigstop", "wait", "sleep_then_spin", "sleep_then_fork_spinners", "fork_spinners_during_the_look"])
 def test_a_probe_that_sleeps_or_stops_itself_is_charged_not_provisional(toy_kit, how):
     """A probe that sleeps, waits or stops itself until its deadline (or spins only at the end, alone or with
     children of its own) is not kept from the CPU by other work: its threads either do not wait on a run
@@ -418,6 +420,7 @@ def test_a_probe_that_sleeps_or_stops_itself_is_charged_not_provisional(toy_kit,
     from autograder.execute.runner import ProbeTimeout
 
     with _runner(toy_kit, how + "\n    return x * 2") as runner:
+        runner.execute()  # the worker's start is not what is timed
         t0 = time.monotonic()
         with pytest.raises(ProbeTimeout):
             runner.call("double", (torch.ones(2),), timeout=1.0)
