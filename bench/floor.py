@@ -13,7 +13,11 @@ For one assignment, in this one warm process (torch imported, probes.py imported
    Each part is the best of two (the machine may be shared).
 
 `floor_s = cells_s + calls_s`: a grader that executes the submission, makes every probe call for both
-sides and compares nothing could not be faster on this machine.
+sides and compares nothing could not be faster on this machine.  `inprocess_pytest_s` is the
+recording run itself (pytest's per-test protocol, the plugin and the tests' own comparisons with both
+sides in process, the tests collected once before, as a judge does, each call's arguments and value
+copied through the wire format as a grader copies them): the floor plus pytest, the tests and those
+copies, without sandbox, worker or pipe.
 
 `bound_s` is what the kit's design cannot go below, measured in the same run (docs/performance.md, "A
 ninth session"): the tests under pytest with no copy and no worker, less the probe calls' own work
@@ -23,11 +27,7 @@ does), plus the cells and the student's calls run once in a process forked from 
 encode and decode of each student call's arguments and value in the wire format (`copies_s`: a format that
 never runs code while loading; the only copy the two processes cannot avoid), plus the messages crossing
 between the two processes, with nothing in them (`transport_s`: one per cell, one request per test, one
-reply per call).  Cell events, deadlines, the reference's cache and the result's record are not in it.  `inprocess_pytest_s` is the
-recording run itself (pytest's per-test protocol, the plugin and the tests' own comparisons with both
-sides in process, the tests collected once before, as a judge does, each call's arguments and value
-copied through the wire format as a grader copies them): the floor plus pytest, the tests and those
-copies, without sandbox, worker or pipe.
+reply per call).  Cell events, deadlines, the reference's cache and the result's record are not in it.
 """
 from __future__ import annotations
 

@@ -435,7 +435,7 @@ def print_assignment(a: dict, interval: float, peer_timeout: float) -> None:
             print(f"lower bound of this design: {f['bound_s']:.3f} s ({f['bound_s'] / f['floor_s']:.1f}x the floor) = "
                   f"pytest and the checks {f['pytest_checks_s']:.3f} s + cells and student calls in a forked process "
                   f"{f['forked_student_s']:.3f} s + one wire copy of each call {f['copies_s']:.3f} s + empty messages "
-                  f"between the two processes {f.get('transport_s', 0.0):.3f} s")
+                  f"between the two processes {f['transport_s']:.3f} s")
     p = a.get("profile", {})
     if "error" in p:
         print(f"profile: FAILED: {p['error'].strip().splitlines()[-1] if p['error'].strip() else ''}")
