@@ -11,9 +11,9 @@ host's disk.  Its pages are RAM, charged to the worker's memory cgroup (`memory_
 Used by both bubblewrap levels: the warm zygote's intermediate process (root) calls
 `mount_disk`; a cold sandbox runs `python -m autograder.execute.disk ... -- WORKER ARGV`, which
 bubblewrap starts with CAP_SYS_ADMIN in the sandbox's user namespace only: it mounts, makes
-bubblewrap's own writable tmpfs (`/`, `/dev`, `/run`) read-only, forbids new user namespaces
-(in one, the notebook could mount a tmpfs of its own), drops every capability and execs the
-worker.
+bubblewrap's own writable tmpfs (`/`, `/dev`, `/run`) read-only, installs the seccomp filter of
+`syscalls.py` (no user namespace, in which the notebook could mount a tmpfs of its own), drops
+every capability and execs the worker.
 """
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ import ctypes
 import json
 import os
 import sys
+
+from autograder.execute import syscalls
 
 CLONE_NEWNS = 0x00020000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
@@ -83,39 +85,6 @@ def mount_disk(work: str, size_bytes: int, files: int, keep: list[str]) -> None:
         os.close(fd)
 
 
-# seccomp: (native arch, x86-64 or arm64) -> (unshare, clone, clone3) syscall numbers
-_ARCHES = {"x86_64": (0xC000003E, 272, 56, 435), "aarch64": (0xC00000B7, 97, 220, 435)}
-CLONE_NEWUSER = 0x10000000
-
-
-class _SockFilter(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
-
-
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
-
-
-def forbid_user_namespaces() -> None:
-    """A user namespace of its own would let the notebook mount a tmpfs that `disk_mb` does not
-    bound: a seccomp filter refuses `unshare`/`clone` with CLONE_NEWUSER (EPERM) and `clone3`
-    (ENOSYS: libc falls back to `clone`), and every syscall of another ABI (x32, i386).  On other
-    machines nothing is filtered: the memory cgroup (`memory_mb`) still bounds such a tmpfs."""
-    if os.uname().machine not in _ARCHES:
-        return
-    arch, unshare, clone, clone3 = _ARCHES[os.uname().machine]
-    ld, jeq, jge, and_, ret = 0x20, 0x15, 0x35, 0x54, 0x06
-    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
-    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, enosys),           # 0-2: native ABI only
-            (ld, 0, 0, 0), (jge, 9, 0, 0x40000000), (jeq, 8, 0, clone3),     # 3-5: nr; x32, clone3
-            (jeq, 2, 0, unshare), (jeq, 1, 0, clone), (ret, 0, 0, allow),    # 6-8
-            (ld, 0, 0, 16), (and_, 0, 0, CLONE_NEWUSER), (jeq, 0, 1, 0),     # 9-11: flags (args[0])
-            (ret, 0, 0, allow), (ret, 0, 0, eperm), (ret, 0, 0, enosys)]     # 12-14
-    filters = (_SockFilter * len(prog))(*[_SockFilter(*i) for i in prog])
-    check(_libc.prctl(38, 1, 0, 0, 0), "no_new_privs")  # PR_SET_NO_NEW_PRIVS
-    check(_libc.prctl(22, 2, ctypes.byref(_SockFprog(len(prog), filters)), 0, 0), "seccomp")  # SECCOMP_MODE_FILTER
-
-
 def _read_only(path: str) -> None:
     """Make one mount read-only (keeping the flags it has: locked ones cannot be dropped)."""
     mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | (os.statvfs(path).f_flag & _KEPT_FLAGS))
@@ -141,7 +110,7 @@ def main() -> None:
         if os.path.isdir(path):
             _read_only(path)
     os.chdir(work)
-    forbid_user_namespaces()
+    syscalls.restrict()
     _drop_capabilities()
     os.execv(argv[0], argv)
 

@@ -37,7 +37,7 @@ import struct
 import sys
 import time
 
-from autograder.execute import disk, nvidia
+from autograder.execute import disk, nvidia, syscalls
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
@@ -59,7 +59,7 @@ def _enter_sandbox(disk_bytes: int, disk_files: int, keep: list[str]) -> None:
     disk.check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
     disk.mount(None, "/", None, disk.MS_REC | disk.MS_PRIVATE)
     disk.mount_disk(SUBMISSION, disk_bytes, disk_files, keep)
-    disk.forbid_user_namespaces()
+    syscalls.restrict()
 
 
 def _become_student() -> None:

@@ -109,22 +109,6 @@ def test_the_quota_cannot_be_lifted_from_inside(isolation):
     assert rec.status == "ok", rec.error
 
 
-def test_no_user_namespace_of_its_own(isolation):
-    """In a user namespace of its own a notebook could mount a tmpfs that `disk_mb` does not bound:
-    a seccomp filter refuses it (here by syscall and through `unshare(1)`), while threads, processes
-    and torch's thread pool still start."""
-    code = (
-        "import ctypes, subprocess, threading, torch\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-        "assert libc.unshare(0x10000000) != 0 and ctypes.get_errno() == 1  # CLONE_NEWUSER: EPERM\n"
-        "r = subprocess.run(['unshare', '--user', '--map-root-user', '--mount', 'true'], capture_output=True)\n"
-        "assert r.returncode != 0, r\n"
-        "assert subprocess.run(['true']).returncode == 0\n"
-        "t = threading.Thread(target=print, args=('thread ok',))\nt.start()\nt.join()\n"
-        "torch.set_num_threads(2)\nassert (torch.ones(256, 256) @ torch.ones(256, 256))[0, 0] == 256")
-    (rec,) = _run(isolation, code)
-    assert rec.status == "ok", rec.error
-
-
 @pytest.mark.parametrize("kind", ["warm", "cold"])
 def test_the_bwrap_that_was_checked_is_the_one_that_runs(kind, tmp_path, monkeypatch, sandbox):
     """A bubblewrap found on the grader's PATH (say /usr/local/bin) is the one every sandbox runs, although
