@@ -180,6 +180,7 @@ class WorkerProcess:
         self._dead = False
         self._tree: list[int] | None = None  # pids whose CPU time counts (cpu_seconds)
         self._stat_fd: int | None = None     # the worker's /proc stat file (`_own_cpu`)
+        self._schedstat_fd: int | None = None  # and its schedstat file (`run_queue_wait`)
         # a zygote's worker is signalled through a pidfd: its pid may be freed (and, pid_max being as low as
         # 32768, reused) as soon as it exits, which after `stop` it usually has by the time it is killed
         self._pidfd = _pidfd_open(pid) if popen is None else None
@@ -285,12 +286,30 @@ class WorkerProcess:
         except OSError:
             return None
 
-    def starved(self, window: float = 0.25) -> bool | None:
-        """Whether the worker's process tree is kept from the CPU now: over `window` seconds its threads
-        waited on a run queue for at least half of it and ran for less than half.  A worker starved by
-        other work is; one that sleeps, waits, stopped itself, spins, or keeps its own threads and children
+    def run_queue_wait(self) -> float | None:
+        """Seconds the worker's main thread has waited on a run queue (runnable, not running) since it
+        started, from its /proc schedstat file kept open.  Under a cold sandbox this is bubblewrap's, in
+        front of the worker, which never waits.  None when /proc could not tell."""
+        try:
+            if self._schedstat_fd is None:
+                self._schedstat_fd = os.open(f"/proc/{self.pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            return int(os.pread(self._schedstat_fd, 256, 0).split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def starved(self, wait0: float | None = None, wall: float = 0.0, window: float = 0.25) -> bool | None:
+        """Whether other work kept the worker from the CPU, asked at a deadline it missed with little CPU
+        of its own: either its main thread waited on a run queue for at least half of the `wall` seconds
+        since `run_queue_wait()` read `wait0` (its own threads and children keeping it waiting would have
+        used the CPU they kept, and the caller saw none used), or it is kept from the CPU now: over
+        `window` seconds its threads waited on a run queue for at least half of it and ran for less than
+        half.  A worker that sleeps, waits, stopped itself, spins, or keeps its own threads and children
         waiting for each other (they run then) is not, whatever the host's load: the kernel counts a
-        runnable thread's wait, never a sleeping one's.  None when /proc could not tell."""
+        runnable thread's wait, never a sleeping one's.  The first catches a host whose load ended just
+        before the deadline.  None when /proc could not tell."""
+        waited_since = None if wait0 is None else self.run_queue_wait()
+        if waited_since is not None and wait0 is not None and waited_since - wait0 >= 0.5 * wall > 0:
+            return True
         try:
             before = {pid: _sched_of(pid) for pid in _tree(self.pid)}
             time.sleep(window)
@@ -340,10 +359,10 @@ class WorkerProcess:
                     os.kill(self.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-            for fd in (self._pidfd, self._stat_fd):
+            for fd in (self._pidfd, self._stat_fd, self._schedstat_fd):
                 if fd is not None:
                     os.close(fd)
-            self._pidfd = self._stat_fd = None
+            self._pidfd = self._stat_fd = self._schedstat_fd = None
             if self.popen is not None:
                 try:
                     self.popen.wait(timeout=10)

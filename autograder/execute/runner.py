@@ -25,12 +25,12 @@ HOST_RETRIES = 2  # calls (and worker starts) retried per submission after a fau
 STARVED = 0.5     # a probe that used less CPU than this share of its wall time was starved by the host
 
 
-def host_starved(cpu: float | None, wall: float, starved_now: bool | None = None) -> bool:
+def host_starved(cpu: float | None, wall: float, kept_from_cpu: bool | None = None) -> bool:
     """Whether a worker that missed a wall-clock deadline got so little CPU meanwhile that the host,
     not the student's code, is to blame: a loop uses its CPU, a starved worker does not.  A worker that
-    is not kept from the CPU at the deadline (`WorkerProcess.starved` False: it sleeps, waits, stopped
+    other work did not keep from the CPU (`WorkerProcess.starved` False: it slept, waited, stopped
     itself, or spins only now) missed it by its own doing, and is charged like a loop."""
-    return cpu is not None and cpu < STARVED * wall and starved_now is not False
+    return cpu is not None and cpu < STARVED * wall and kept_from_cpu is not False
 
 
 class ProbeError(Exception):
@@ -247,14 +247,15 @@ class NotebookRunner:
         seconds = timeout if timeout is not None else self.limits.test_timeout
         deadline = self._bounded(seconds)
         self._request_id += 1
-        t0, cpu0 = time.monotonic(), worker.cpu_seconds()
-        at_deadline: list[Any] = [None, None]  # CPU seconds, and whether it is kept from the CPU
+        t0, cpu0, wait0 = time.monotonic(), worker.cpu_seconds(), worker.run_queue_wait()
+        at_deadline: list[Any] = [None, None]  # CPU seconds, and whether other work kept it from the CPU
         answers: list[tuple[bool | None, Any]] = []
 
-        def read_cpu() -> None:  # at the deadline, before the worker is killed: did it run, is it kept from it?
+        def read_cpu() -> None:  # at the deadline, before the worker is killed: did it run, was it kept from it?
             at_deadline[0] = cpu = worker.cpu_seconds(rescan=True)
-            if cpu is not None and cpu0 is not None and host_starved(cpu - cpu0, time.monotonic() - t0):
-                at_deadline[1] = worker.starved()
+            wall = time.monotonic() - t0
+            if cpu is not None and cpu0 is not None and host_starved(cpu - cpu0, wall):
+                at_deadline[1] = worker.starved(wait0, wall)
 
         try:
             worker.send({"op": "probe", "id": self._request_id,
@@ -269,7 +270,7 @@ class NotebookRunner:
                     raise _Refused(str(exc)) from None
             return answers
         except WorkerTimeout:
-            cpu, starved_now = at_deadline
+            cpu, kept_from_cpu = at_deadline
             self._lose(worker)
             if self._budget_left() <= 0:
                 self.out_of_time = True
@@ -277,7 +278,7 @@ class NotebookRunner:
             else:
                 wall = time.monotonic() - t0
                 probe = calls[len(answers)][0]
-                if host_starved(None if cpu0 is None or cpu is None else cpu - cpu0, wall, starved_now):
+                if host_starved(None if cpu0 is None or cpu is None else cpu - cpu0, wall, kept_from_cpu):
                     # the deadline passed while the worker hardly ran, kept from the CPU: an overloaded host;
                     # retry the calls not answered on a fresh worker before charging the student, and if it
                     # still happens charge it but keep the result provisional (graded again)

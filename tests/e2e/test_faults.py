@@ -390,12 +390,43 @@ def test_starved_probe_is_retried_not_charged(toy_kit):
             h.wait()
 
 
+def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_kit):
+    """Kept from the CPU for most of its call (nice 19 and its autogroup behind two busy processes per core)
+    and let run only in the last 0.15 s, the worker is spinning at its deadline, as a probe that slept and
+    spun at the end would be; its main thread's run-queue wait over the call says the host kept it, so it
+    is retried on a fresh worker, not charged."""
+    import subprocess
+    import sys
+    import threading
+
+    import torch
+
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count())]
+    try:
+        with _runner(toy_kit, SPIN) as runner:
+            runner.execute()
+            first = runner.worker.pid
+            os.setpriority(os.PRIO_PROCESS, first, 19)
+            if os.path.exists(f"/proc/{first}/autogroup"):
+                with open(f"/proc/{first}/autogroup", "w") as f:
+                    f.write("19")
+            stop = threading.Timer(1.85, lambda: [h.kill() for h in hogs])
+            stop.start()
+            value = runner.call("double", (torch.tensor([1.0, 2.0]),), timeout=2.0)
+            assert torch.equal(value, torch.tensor([2.0, 4.0]))
+            assert runner.host_retries == 1 and runner.host_fault == ""
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+
+
 def test_host_starved_by_cpu_share():
     from autograder.execute.runner import host_starved
 
     assert host_starved(0.0, 5.0) and host_starved(0.5, 5.0)        # starved by other work (or unknown demand)
-    assert host_starved(0.1, 5.0, starved_now=True)                  # kept from the CPU by other work
-    assert not host_starved(0.0, 5.0, starved_now=False)            # asleep, waiting, stopped, spinning: its own doing
+    assert host_starved(0.1, 5.0, kept_from_cpu=True)                  # kept from the CPU by other work
+    assert not host_starved(0.0, 5.0, kept_from_cpu=False)            # asleep, waiting, stopped, spinning: its own doing
     assert not host_starved(4.8, 5.0) and not host_starved(3.0, 5.0)  # the probe's own loop used the CPU
     assert not host_starved(None, 5.0)                                # unknown: charged as before
 
