@@ -3,6 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.execute.sandbox import Bubblewrap, SandboxUnavailable, WarmBubblewrap
+
 ROOT = Path(__file__).resolve().parents[1]
 TOY_KIT = ROOT / "tests" / "fixtures" / "kit"
 
@@ -35,3 +37,24 @@ def late_toy_kit(tmp_path_factory) -> Path:
     manifest = kit / "assignments" / "toy" / "manifest.toml"
     manifest.write_text(manifest.read_text() + LATE_POLICY)
     return kit
+
+
+@pytest.fixture
+def sandbox():
+    """`sandbox(kind, gpu=False)`: a warm (zygote) or cold bubblewrap isolation, closed after the test;
+    the test is skipped where bubblewrap cannot run."""
+    made = []
+
+    def make(kind: str, gpu: bool = False):
+        if not Bubblewrap.available():
+            pytest.skip("bubblewrap is not available here")
+        try:
+            iso = Bubblewrap(gpu=gpu) if kind == "cold" else WarmBubblewrap(gpu=gpu)
+        except SandboxUnavailable as e:
+            pytest.skip(str(e))
+        made.append(iso)
+        return iso
+
+    yield make
+    for iso in made:
+        iso.close()

@@ -4,10 +4,11 @@ Each rule closes a way for a notebook to escape a bound that holds elsewhere:
 
 * a user namespace of its own (`unshare`/`clone` with CLONE_NEWUSER: EPERM; `clone3`: ENOSYS, so libc
   falls back to `clone`): in one it could mount a tmpfs that `disk_mb` does not bound;
-* a lower CPU priority of its own (`setpriority`, `sched_setscheduler`, `sched_setattr`: EPERM): a worker
-  that missed a deadline while other work kept it from the CPU is retried as a starved host
-  (`runner.host_starved`); one that made itself `nice 19` or `SCHED_IDLE` would be kept from the CPU
-  by its own doing and be retried, then left provisional, a status of the grader's;
+* a smaller share of the CPU of its own making: a lower priority (`setpriority`, `sched_setscheduler`,
+  `sched_setattr`) or fewer CPUs (`sched_setaffinity`), all EPERM.  A worker that missed a deadline while
+  other work kept it from the CPU is retried as a starved host (`runner.host_starved`); one that made
+  itself `nice 19` or `SCHED_IDLE`, or pinned itself to a busy CPU, would be kept from the CPU by its
+  own doing and be retried, then left provisional, a status of the grader's;
 * every syscall of another ABI (x32, i386: ENOSYS), which would go around the numbers above.
 
 On machines other than x86-64 and arm64 nothing is filtered: the memory cgroup (`memory_mb`) still
@@ -22,15 +23,16 @@ CLONE_NEWUSER = 0x10000000
 # native arch -> (AUDIT_ARCH_*, {name: syscall number})
 _ARCHES = {
     "x86_64": (0xC000003E, {"unshare": 272, "clone": 56, "clone3": 435, "setpriority": 141,
-                            "sched_setscheduler": 144, "sched_setattr": 314}),
+                            "sched_setscheduler": 144, "sched_setattr": 314, "sched_setaffinity": 203}),
     "aarch64": (0xC00000B7, {"unshare": 97, "clone": 220, "clone3": 435, "setpriority": 140,
-                             "sched_setscheduler": 119, "sched_setattr": 274}),
+                             "sched_setscheduler": 119, "sched_setattr": 274, "sched_setaffinity": 122}),
 }
 _ALLOW, _EPERM, _ENOSYS = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
 _LD, _JEQ, _JGE, _AND, _RET = 0x20, 0x15, 0x35, 0x54, 0x06
 _ARCH_AT, _NR_AT, _ARG0_AT = 4, 0, 16  # offsets in struct seccomp_data
 _X32 = 0x40000000
-_REFUSED = {"clone3": _ENOSYS, "setpriority": _EPERM, "sched_setscheduler": _EPERM, "sched_setattr": _EPERM}
+_REFUSED = {"clone3": _ENOSYS, "setpriority": _EPERM, "sched_setscheduler": _EPERM, "sched_setattr": _EPERM,
+            "sched_setaffinity": _EPERM}
 _NEWUSER_FLAG_AT = ("unshare", "clone")  # refused only with CLONE_NEWUSER in their first argument
 
 

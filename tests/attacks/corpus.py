@@ -639,13 +639,15 @@ def _base_attacks() -> list[Attack]:
           "so the grade was left provisional (graded again forever, never sent to an LMS)",
           nb("probe_sleeps", replace={"return x * 2": "import time\n    time.sleep(10**6)\n    return x * 2"}),
           WRONG_DOUBLE, "timeout", checks=[final, test_outcomes(test_double_random="timeout")]),
-        A("probe_lowers_its_priority", "double() makes itself nice 19 and SCHED_IDLE, in its threads and "
-          "children too, then spins: on a busy host it would be kept from the CPU by its own doing and look "
+        A("probe_lowers_its_priority", "double() makes itself nice 19 and SCHED_IDLE and pins itself to one "
+          "CPU, then spins: on a busy host it would be kept from the CPU by its own doing and look "
           "starved (retried, left provisional)",
           nb("probe_lowers_its_priority", replace={"return x * 2": (
-              "import os\n    nice = os.getpriority(os.PRIO_PROCESS, 0)\n    for how in (lambda: os.nice(19), lambda: os.sched_setscheduler(0, os.SCHED_IDLE, "
-              "os.sched_param(0))):\n        try:\n            how()\n        except OSError:\n            pass\n"
+              "import os\n    nice, cpus = os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0)\n"
+              "    for how in (lambda: os.nice(19), lambda: os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0)), "
+              "lambda: os.sched_setaffinity(0, {min(cpus)})):\n        try:\n            how()\n        except OSError:\n            pass\n"
               "    assert os.getpriority(os.PRIO_PROCESS, 0) == nice and os.sched_getscheduler(0) == os.SCHED_OTHER\n"
+              "    assert os.sched_getaffinity(0) == cpus\n"
               "    while True:\n        pass\n    return x * 2")}),
           WRONG_DOUBLE, "timeout", checks=[final, test_outcomes(test_double_random="timeout")]),
         # -- resource bombs ---------------------------------------------------------------------------

@@ -421,6 +421,41 @@ def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_k
             h.wait()
 
 
+def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
+    """A probe that pins itself to a CPU other work keeps busy, and spins, would be kept from the CPU by its
+    own doing and look starved: retried twice and left provisional (seen before `sched_setaffinity` was
+    refused).  In the sandbox the pin is refused (`execute/syscalls.py`), it spins where it can, and its
+    timeout is charged at once, final."""
+    import subprocess
+    import sys
+
+    import torch
+
+    from autograder.assignment import load_assignment
+    from autograder.execute.runner import NotebookRunner, ProbeTimeout
+    from autograder.notebook.parse import load_cells
+
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("needs two CPUs: one kept busy, one free")
+    busy = cpus[0]
+    pin = f"import os; os.sched_setaffinity(0, {{{busy}}})"
+    hogs = [subprocess.Popen([sys.executable, "-c", pin + "\nwhile True: pass"]) for _ in range(3)]
+    try:
+        a = load_assignment("toy", toy_kit)
+        how = f"try:\n        {pin}\n    except OSError:\n        pass\n    while True: pass\n    return x * 2"
+        cells = [type(c)(**{**c.__dict__, "source": c.source.replace("return x * 2", how)}) for c in load_cells(a.solution)]
+        with NotebookRunner(cells, probes=a.probes, limits=a.limits, isolation=sandbox("warm")) as runner:
+            runner.execute()
+            with pytest.raises(ProbeTimeout):
+                runner.call("double", (torch.ones(2),), timeout=1.0)
+            assert runner.host_retries == 0 and runner.host_fault == ""
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+
+
 def test_host_starved_by_cpu_share():
     from autograder.execute.runner import host_starved
 

@@ -1,8 +1,8 @@
 """What a worker may not ask the kernel for (`autograder/execute/syscalls.py`), under both sandboxes.
 
 Each refusal closes a way around a bound that holds elsewhere: a user namespace of its own (a tmpfs
-that `disk_mb` does not bound), a lower CPU priority of its own (kept from the CPU by itself, it would
-be taken for a starved host: retried and left provisional).  What ordinary code needs still works.
+that `disk_mb` does not bound), a smaller CPU share of its own (a lower priority, fewer CPUs: kept from
+the CPU by itself, it would be taken for a starved host, retried and left provisional).  What ordinary code needs still works.
 """
 import pytest
 
@@ -37,7 +37,7 @@ def test_no_user_namespace_of_its_own(sandbox, kind):
     assert rec.status == "ok", rec.error
 
 
-LOWER_PRIORITY = (
+SMALLER_SHARE = (
     "import ctypes, os, subprocess, threading\nlibc = ctypes.CDLL(None, use_errno=True)\n"
     "def refused(f, *a):\n"
     "    try:\n        f(*a)\n    except PermissionError:\n        return True\n    return False\n"
@@ -48,8 +48,10 @@ LOWER_PRIORITY = (
     "        assert refused(os.sched_setscheduler, 0, policy, os.sched_param(0))\n"
     "    attr = (ctypes.c_uint32 * 12)(48, 5)  # struct sched_attr: size 48, SCHED_IDLE\n"
     "    assert libc.syscall({setattr}, 0, attr, 0) != 0 and ctypes.get_errno() == 1\n"
+    "    assert refused(os.sched_setaffinity, 0, {min(CPUS)})\n"
     "    assert os.getpriority(os.PRIO_PROCESS, 0) == NICE and os.sched_getscheduler(0) == os.SCHED_OTHER\n"
-    "NICE = os.getpriority(os.PRIO_PROCESS, 0)\n"
+    "    assert os.sched_getaffinity(0) == CPUS\n"
+    "NICE, CPUS = os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0)\n"
     "all_refused()\n"
     "t = threading.Thread(target=all_refused)\nt.start()\nt.join()\n"
     "pid = os.fork()\n"
@@ -58,20 +60,22 @@ LOWER_PRIORITY = (
     "r = subprocess.run(['nice', '-n', '19', 'nice'], capture_output=True, text=True)  # it warns, runs it as it is\n"
     "assert r.stdout.split() == [str(NICE)] and 'cannot set niceness' in r.stderr, r\n"
     "assert subprocess.run(['chrt', '--idle', '0', 'true']).returncode != 0\n"
+    "assert subprocess.run(['taskset', '-p', '1', str(os.getpid())], capture_output=True).returncode != 0\n"
     "assert os.sched_getaffinity(0) and os.getpriority(os.PRIO_PROCESS, 0) == NICE")
 
 
 @pytest.mark.parametrize("kind", ["warm", "cold"])
-def test_no_lower_cpu_priority_of_its_own(sandbox, kind):
+def test_no_smaller_cpu_share_of_its_own(sandbox, kind):
     """`nice`, `setpriority` (of itself, its group, its user), `sched_setscheduler` and `sched_setattr` to
-    SCHED_IDLE or SCHED_BATCH are refused in the worker, its threads and its children: a worker kept
-    from the CPU is kept by the host, never by itself (`runner.host_starved`)."""
+    SCHED_IDLE or SCHED_BATCH, and `sched_setaffinity` to one CPU, are refused in the worker, its threads
+    and its children: a worker kept from the CPU is kept by the host, never by itself
+    (`runner.host_starved`)."""
     import os
 
     if os.uname().machine not in ("x86_64", "aarch64"):
         pytest.skip("no seccomp filter on this machine")
     setattr_nr = {"x86_64": 314, "aarch64": 274}[os.uname().machine]
-    rec = _run(sandbox(kind), LOWER_PRIORITY.replace("{setattr}", str(setattr_nr)))
+    rec = _run(sandbox(kind), SMALLER_SHARE.replace("{setattr}", str(setattr_nr)))
     assert rec.status == "ok", rec.error
 
 
@@ -97,7 +101,7 @@ def test_the_filter_refuses_what_it_says_and_allows_the_rest():
                 pc += 1
 
         eperm, enosys, allow = 0x00050001, 0x00050026, 0x7FFF0000
-        for name in ("setpriority", "sched_setscheduler", "sched_setattr"):
+        for name in ("setpriority", "sched_setscheduler", "sched_setattr", "sched_setaffinity"):
             assert verdict(nr[name]) == eperm, (machine, name)
         assert verdict(nr["clone3"]) == enosys
         for name in ("unshare", "clone"):
