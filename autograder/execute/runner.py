@@ -22,7 +22,7 @@ from autograder.execute.sandbox import Isolation
 _WALL_FACTOR = 3  # a cell may take this many times its CPU budget in wall time
 _NO_WORKER = "a worker could not be started"
 HOST_RETRIES = 2  # calls (and worker starts) retried per submission after a fault of the host, not the student
-STARVED = 0.5     # a probe that used less CPU than this share of its wall time was starved by the host
+STARVED = 0.5     # a probe or cell that used less CPU than this share of its wall time may have been starved
 
 
 def host_starved(cpu: float | None, wall: float, kept_from_cpu: bool | None = None) -> bool:
@@ -115,7 +115,7 @@ class NotebookRunner:
         self.stdout = ""
         self.stderr = ""
         self.out_of_time = False
-        self.host_retries = 0      # faults of the host (a starved probe, a worker that never started) retried
+        self.host_retries = 0      # faults of the host (a starved probe or cell, a worker that never started) retried
         self.host_fault = ""       # one that could not be retried away: the result is provisional
         self.wire_limits = wire.Limits(max_bytes=limits.payload_mb * 2**20)
         self.cell_time = 0.0       # wall seconds the notebook's cells took, replays after a hang or crash included
@@ -137,6 +137,7 @@ class NotebookRunner:
         current: int | None = None  # the cell running now
         last: int | None = None     # the cell that started last
         started, cpu0 = 0.0, None   # when and at what CPU time the current cell started
+        starved: list[str] = []     # how the host kept the current cell from the CPU, if it did
         worker: WorkerProcess | None = None
         try:
             worker = self._spawn()
@@ -159,8 +160,9 @@ class NotebookRunner:
                     if current is not None or idx != next(expected, None):
                         raise wire.PayloadError(f"cell {idx} announced out of turn")
                     current = last = idx
+                    starved.clear()
                     started, cpu0 = time.monotonic(), worker.cpu_seconds()
-                    deadline, extend = self._cell_clock(worker, cpu0)
+                    deadline, extend = self._cell_clock(worker, cpu0, starved)
                 elif event == "cell_end":
                     idx, err, notes = messages.cell_end(msg)
                     if idx != current:
@@ -196,6 +198,15 @@ class NotebookRunner:
             timed_out = isinstance(exc, WorkerTimeout)
             if timed_out and self._budget_left() <= 0:
                 self.out_of_time = True
+            elif timed_out and starved:
+                # the wall backstop stopped a cell the host kept from the CPU: replay it on a fresh worker
+                # before charging the student, and if it still happens charge it but keep the result
+                # provisional (graded again), as for a probe
+                if self.host_retries < HOST_RETRIES:
+                    self.host_retries += 1
+                    self.restarts -= 1  # the host's restart, not one of the notebook's
+                    return
+                self.host_fault = f"cell {current} {starved[-1]} ({HOST_RETRIES} retries): the host may be overloaded"
             t = self.limits.cell_timeout
             msg = (f"cell did not finish within its time limit ({t:g} s of CPU time, {_WALL_FACTOR * t:g} s "
                    f"of wall time at most)" if timed_out else self._why(exc, worker))
@@ -206,16 +217,19 @@ class NotebookRunner:
             if self.out_of_time:
                 raise ProbeTimeout("the submission used up its time limit") from None
 
-    def _cell_clock(self, worker: WorkerProcess, cpu0: float | None) -> tuple[float, Callable[[], float | None]]:
+    def _cell_clock(self, worker: WorkerProcess, cpu0: float | None,
+                    starved: list[str]) -> tuple[float, Callable[[], float | None]]:
         """A cell's deadline: `cell_timeout` seconds of the worker's CPU time, and at most
         `_WALL_FACTOR` times that in wall time (for a cell that sleeps or waits).
 
         Counting CPU rather than wall time means a busy machine, which slows every cell, does
         not turn slow-but-correct cells into timeouts, so the limit can be tight; a spinning
         loop on an idle machine still stops after `cell_timeout` seconds.  Where the worker's
-        CPU time cannot be read the limit is plain wall time."""
+        CPU time cannot be read the limit is plain wall time.  A cell stopped by the wall backstop
+        while other work kept it from the CPU (`WorkerProcess.starved`) is the host's doing: `starved`
+        gets a line saying so, for the caller to retry the cell rather than charge it."""
         limit = self.limits.cell_timeout
-        hard = self._bounded(_WALL_FACTOR * limit)
+        t0, hard, wait0 = time.monotonic(), self._bounded(_WALL_FACTOR * limit), worker.run_queue_wait()
 
         def extend() -> float | None:
             cpu = worker.cpu_seconds(rescan=True)
@@ -223,6 +237,8 @@ class NotebookRunner:
                 return None
             left = limit - (cpu - cpu0)
             now = time.monotonic()
+            if left > 0.01 and now >= hard and host_starved(cpu - cpu0, now - t0, worker.starved(wait0, now - t0)):
+                starved.append(f"got {cpu - cpu0:.1f} s of CPU in {now - t0:.1f} s of wall time")
             if left <= 0.01 or now >= hard:
                 return None
             return min(now + left, hard)

@@ -456,6 +456,85 @@ def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
             h.wait()
 
 
+def _starving_isolation(hogs: list):
+    """An isolation whose first worker, once its cell has started (it writes `started`), is put at nice 19
+    (its session's autogroup too) behind two busy processes per core, as a host overloaded by other graders
+    would starve it; the busy processes stop once that worker is gone, so the replay runs on a free host."""
+    import subprocess
+    import sys
+    import threading
+
+    from autograder.execute.sandbox import RlimitsOnly
+
+    class StarvingFirst(RlimitsOnly):
+        first: int | None = None
+
+        def spawn(self, workdir, *args, **kwargs):
+            worker = super().spawn(workdir, *args, **kwargs)
+            if StarvingFirst.first is None:
+                StarvingFirst.first = pid = worker.pid
+                threading.Thread(target=self._starve, args=(pid, workdir / "started"), daemon=True).start()
+            return worker
+
+        @staticmethod
+        def _starve(pid: int, started) -> None:
+            while not started.exists():
+                time.sleep(0.01)
+            os.setpriority(os.PRIO_PROCESS, pid, 19)
+            if os.path.exists(f"/proc/{pid}/autogroup"):
+                with open(f"/proc/{pid}/autogroup", "w") as f:
+                    f.write("19")
+            hogs.extend(subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count()))
+            while os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().split()[2] != "Z":
+                time.sleep(0.05)
+            for h in hogs:
+                h.kill()
+
+    return StarvingFirst()
+
+
+def test_a_cell_the_host_starves_is_replayed_not_charged():
+    """A cell that needs 0.5 s of CPU, kept from the CPU until its wall backstop (3 x its 1 s of CPU),
+    is the host's doing: the notebook is replayed on a fresh worker and the cell runs, uncharged.  It
+    used to be a timeout, final.  A cell that sleeps to its backstop is still charged (test_cell_clock)."""
+    from autograder.execute.limits import Limits
+    from autograder.execute.runner import NotebookRunner
+    from autograder.notebook.parse import Cell
+
+    spin = ("import time\nopen('started', 'w').close()\nt = time.process_time()\n"
+            "while time.process_time() - t < 0.5:\n    pass\nDONE = True")
+    hogs: list = []
+    isolation = _starving_isolation(hogs)
+    limits = Limits(cell_timeout=1, submission_timeout=120, max_restarts=1)
+    try:
+        with NotebookRunner([Cell(index=1, source=spin)], probes=None, limits=limits, isolation=isolation) as runner:
+            runner.execute()
+            assert [r.status for r in runner.cell_records] == ["ok"]
+            assert runner.host_retries == 1 and runner.host_fault == "" and runner.restarts == 0
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+
+
+@pytest.mark.parametrize("how", ["import time\ntime.sleep(60)", "import threading\nthreading.Event().wait()",
+                                 "import time\ntime.sleep(2.9)\nwhile True:\n    pass"],
+                         ids=["sleep", "wait", "sleep_then_spin"])
+def test_a_cell_that_sleeps_to_its_backstop_is_charged_at_once(how):
+    """Not kept from the CPU by other work, a cell stopped by its wall backstop is the student's timeout:
+    no replay, final."""
+    from autograder.execute.limits import Limits
+    from autograder.execute.runner import NotebookRunner
+    from autograder.execute.sandbox import RlimitsOnly
+    from autograder.notebook.parse import Cell
+
+    limits = Limits(cell_timeout=1, submission_timeout=120, max_restarts=1)
+    with NotebookRunner([Cell(index=1, source=how)], probes=None, limits=limits, isolation=RlimitsOnly()) as runner:
+        runner.execute()
+        assert [r.status for r in runner.cell_records] == ["timeout"]
+        assert runner.host_retries == 0 and runner.host_fault == ""
+
+
 def test_host_starved_by_cpu_share():
     from autograder.execute.runner import host_starved
 
