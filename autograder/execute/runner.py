@@ -198,6 +198,8 @@ class NotebookRunner:
             timed_out = isinstance(exc, WorkerTimeout)
             if timed_out and self._budget_left() <= 0:
                 self.out_of_time = True
+                if starved:  # no time left to replay: charged, and the result provisional (graded again)
+                    self.host_fault = f"the submission's time ran out while cell {current} {starved[-1]}: the host may be overloaded"
             elif timed_out and starved:
                 # the wall backstop stopped a cell the host kept from the CPU: replay it on a fresh worker
                 # before charging the student, and if it still happens charge it but keep the result
@@ -288,17 +290,20 @@ class NotebookRunner:
         except WorkerTimeout:
             cpu, kept_from_cpu = at_deadline
             self._lose(worker)
+            wall = time.monotonic() - t0
+            starved = ""
+            if host_starved(None if cpu0 is None or cpu is None else cpu - cpu0, wall, kept_from_cpu):
+                # the deadline passed while the worker hardly ran, kept from the CPU: an overloaded host
+                starved = f"probe {calls[len(answers)][0]!r} got {cpu - cpu0:.1f} s of CPU in {wall:.1f} s of wall time"
             if self._budget_left() <= 0:
                 self.out_of_time = True
+                if starved:  # no time left to retry: charged, and the result provisional (graded again)
+                    self.host_fault = f"the submission's time ran out while {starved}: the host may be overloaded"
                 failure: Exception = ProbeTimeout("the submission used up its time limit")
             else:
-                wall = time.monotonic() - t0
-                probe = calls[len(answers)][0]
-                if host_starved(None if cpu0 is None or cpu is None else cpu - cpu0, wall, kept_from_cpu):
-                    # the deadline passed while the worker hardly ran, kept from the CPU: an overloaded host;
+                if starved:
                     # retry the calls not answered on a fresh worker before charging the student, and if it
                     # still happens charge it but keep the result provisional (graded again)
-                    starved = f"probe {probe!r} got {cpu - cpu0:.1f} s of CPU in {wall:.1f} s of wall time"
                     if self.host_retries < HOST_RETRIES:
                         self.host_retries += 1
                         return answers + self.call_many(calls[len(answers):], timeout=timeout)

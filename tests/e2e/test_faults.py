@@ -517,6 +517,32 @@ def test_a_cell_the_host_starves_is_replayed_not_charged():
             h.wait()
 
 
+@pytest.mark.parametrize("starved", [True, False], ids=["starved", "asleep"])
+def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provisional(starved):
+    """The submission's whole budget ends in a cell: charged as out of time, and provisional (graded again)
+    when other work kept the cell from the CPU, final when it slept."""
+    from autograder.execute.limits import Limits
+    from autograder.execute.runner import NotebookRunner, ProbeTimeout
+    from autograder.execute.sandbox import RlimitsOnly
+    from autograder.notebook.parse import Cell
+
+    code = ("import time\nopen('started', 'w').close()\n" +
+            ("t = time.process_time()\nwhile time.process_time() - t < 3:\n    pass" if starved else "time.sleep(60)"))
+    hogs: list = []
+    isolation = _starving_isolation(hogs) if starved else RlimitsOnly()
+    limits = Limits(cell_timeout=5, submission_timeout=8, max_restarts=1)
+    try:
+        with NotebookRunner([Cell(index=1, source=code)], probes=None, limits=limits, isolation=isolation) as runner:
+            with pytest.raises(ProbeTimeout, match="used up its time limit"):
+                runner.execute()
+            assert runner.out_of_time and runner.host_retries == 0
+            assert ("time ran out" in runner.host_fault) == starved, runner.host_fault
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+
+
 @pytest.mark.parametrize("how", ["import time\ntime.sleep(60)", "import threading\nthreading.Event().wait()",
                                  "import time\ntime.sleep(2.9)\nwhile True:\n    pass"],
                          ids=["sleep", "wait", "sleep_then_spin"])
