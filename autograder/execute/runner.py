@@ -306,6 +306,7 @@ class NotebookRunner:
                     # still happens charge it but keep the result provisional (graded again)
                     if self.host_retries < HOST_RETRIES:
                         self.host_retries += 1
+                        self.restarts -= 1  # the host's restart, not one of the notebook's
                         return answers + self.call_many(calls[len(answers):], timeout=timeout)
                     self.host_fault = f"{starved} ({HOST_RETRIES} retries): the host may be overloaded"
                 failure = ProbeTimeout(f"no answer within {seconds:g} s")

@@ -384,6 +384,7 @@ def test_starved_probe_is_retried_not_charged(toy_kit):
             value = runner.call("double", (torch.tensor([1.0, 2.0]),), timeout=2.0)
             assert torch.equal(value, torch.tensor([2.0, 4.0]))
             assert runner.host_retries == 1 and runner.host_fault == ""
+            assert runner.restarts == 0  # the host's restart does not count against the notebook's max_restarts
     finally:
         for h in hogs:
             h.kill()
@@ -415,6 +416,7 @@ def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_k
             value = runner.call("double", (torch.tensor([1.0, 2.0]),), timeout=2.0)
             assert torch.equal(value, torch.tensor([2.0, 4.0]))
             assert runner.host_retries == 1 and runner.host_fault == ""
+            assert runner.restarts == 0  # the host's restart does not count against the notebook's max_restarts
     finally:
         for h in hogs:
             h.kill()
