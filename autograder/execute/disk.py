@@ -23,6 +23,7 @@ import os
 import sys
 
 from autograder.execute import syscalls
+from autograder.execute.syscalls import check
 
 CLONE_NEWNS = 0x00020000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
@@ -33,12 +34,6 @@ _PRIVATE = ("/tmp", "/dev/shm")  # covered by the disk's folders, besides the wo
 _LAYOUT = ".ag-disk"
 
 _libc = ctypes.CDLL(None, use_errno=True)
-
-
-def check(ret: int, what: str) -> None:
-    if ret != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
 def mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:

@@ -307,8 +307,8 @@ class WorkerProcess:
         waiting for each other (they run then) is not, whatever the host's load: the kernel counts a
         runnable thread's wait, never a sleeping one's.  The first catches a host whose load ended just
         before the deadline.  None when /proc could not tell."""
-        waited_since = None if wait0 is None else self.run_queue_wait()
-        if waited_since is not None and wait0 is not None and waited_since - wait0 >= 0.5 * wall > 0:
+        waited = None if wait0 is None else self.run_queue_wait()
+        if waited is not None and waited - wait0 >= 0.5 * wall > 0:
             return True
         try:
             before = {pid: _sched_of(pid) for pid in _tree(self.pid)}

@@ -27,13 +27,23 @@ _ARCHES = {
     "aarch64": (0xC00000B7, {"unshare": 97, "clone": 220, "clone3": 435, "setpriority": 140,
                              "sched_setscheduler": 119, "sched_setattr": 274, "sched_setaffinity": 122}),
 }
-_ALLOW, _EPERM, _ENOSYS = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+_RETURNS = {"allow": 0x7FFF0000, "eperm": 0x00050000 | 1, "enosys": 0x00050000 | 38}  # SECCOMP_RET_*, by label
 _LD, _JEQ, _JGE, _AND, _RET = 0x20, 0x15, 0x35, 0x54, 0x06
 _ARCH_AT, _NR_AT, _ARG0_AT = 4, 0, 16  # offsets in struct seccomp_data
 _X32 = 0x40000000
-_REFUSED = {"clone3": _ENOSYS, "setpriority": _EPERM, "sched_setscheduler": _EPERM, "sched_setattr": _EPERM,
-            "sched_setaffinity": _EPERM}
+_REFUSED = {"clone3": "enosys", "setpriority": "eperm", "sched_setscheduler": "eperm", "sched_setattr": "eperm",
+            "sched_setaffinity": "eperm"}
 _NEWUSER_FLAG_AT = ("unshare", "clone")  # refused only with CLONE_NEWUSER in their first argument
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def check(ret: int, what: str) -> None:
+    """Raise the OSError of a libc call that returned non-zero."""
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
 class _SockFilter(ctypes.Structure):
@@ -48,12 +58,11 @@ def program(machine: str) -> list[tuple[int, int, int, int]]:
     """The filter for `machine` as (code, jt, jf, k) instructions.  Written with labels (a jump names
     the label it goes to; None: the next instruction) and resolved here, so a rule is one line."""
     arch, nr = _ARCHES[machine]
-    ret = {"allow": _ALLOW, "eperm": _EPERM, "enosys": _ENOSYS}
     lines: list[tuple] = [(_LD, _ARCH_AT), (_JEQ, arch, None, "enosys"), (_LD, _NR_AT), (_JGE, _X32, "enosys", None)]
-    lines += [(_JEQ, nr[name], {_ENOSYS: "enosys", _EPERM: "eperm"}[how], None) for name, how in _REFUSED.items()]
+    lines += [(_JEQ, nr[name], how, None) for name, how in _REFUSED.items()]
     lines += [(_JEQ, nr[name], "flags", None) for name in _NEWUSER_FLAG_AT]
-    lines += [(_RET, _ALLOW), "flags", (_LD, _ARG0_AT), (_AND, CLONE_NEWUSER), (_JEQ, 0, "allow", "eperm")]
-    for label, value in ret.items():
+    lines += [(_RET, _RETURNS["allow"]), "flags", (_LD, _ARG0_AT), (_AND, CLONE_NEWUSER), (_JEQ, 0, "allow", "eperm")]
+    for label, value in _RETURNS.items():
         lines += [label, (_RET, value)]
     at: dict[str, int] = {}
     code: list[tuple] = []
@@ -78,9 +87,5 @@ def restrict() -> None:
         return
     prog = program(os.uname().machine)
     filters = (_SockFilter * len(prog))(*[_SockFilter(*i) for i in prog])
-    libc = ctypes.CDLL(None, use_errno=True)
-    for args, what in (((38, 1, 0, 0, 0), "no_new_privs"),  # PR_SET_NO_NEW_PRIVS
-                       ((22, 2, ctypes.byref(_SockFprog(len(prog), filters)), 0, 0), "seccomp")):  # SECCOMP_MODE_FILTER
-        if libc.prctl(*args) != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"{what}: {os.strerror(err)}")
+    check(_libc.prctl(38, 1, 0, 0, 0), "no_new_privs")  # PR_SET_NO_NEW_PRIVS
+    check(_libc.prctl(22, 2, ctypes.byref(_SockFprog(len(prog), filters)), 0, 0), "seccomp")  # SECCOMP_MODE_FILTER

@@ -354,41 +354,58 @@ def _runner(toy_kit: Path, source: str):
 SPIN = "import time\n    t = time.process_time()\n    while time.process_time() - t < 0.3: pass\n    return x * 2"
 
 
+def _start_busy_processes(hogs: list) -> None:
+    """Two processes per core that spin until killed, added to `hogs` (the caller kills and waits for them)."""
+    import subprocess
+    import sys
+
+    hogs.extend(subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count()))
+
+
+def _put_behind_other_work(pid: int) -> None:
+    """nice 19 for the worker, and for its session's autogroup (it leads a session), as a host overloaded
+    by other graders would starve it behind busy processes."""
+    os.setpriority(os.PRIO_PROCESS, pid, 19)
+    if os.path.exists(f"/proc/{pid}/autogroup"):
+        with open(f"/proc/{pid}/autogroup", "w") as f:
+            f.write("19")
+
+
+def _kill_once_gone(pid: int, hogs: list) -> None:
+    """Kill `hogs` once process `pid` has died, so that a retry runs on a free host."""
+    while os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().split()[2] != "Z":
+        time.sleep(0.05)
+    for h in hogs:
+        h.kill()
+
+
+def _stop(hogs: list) -> None:
+    for h in hogs:
+        h.kill()
+        h.wait()
+
+
 def test_starved_probe_is_retried_not_charged(toy_kit):
     """A probe that misses its wall deadline while its worker asked for the CPU and hardly got any (here:
     the worker at nice 19, and its session's autogroup too, behind two busy processes per core, as a host
     overloaded by other graders would starve it) is retried on a fresh worker, and the student is not charged."""
-    import subprocess
-    import sys
     import threading
 
     import torch
 
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count())]
+    hogs: list = []
+    _start_busy_processes(hogs)
     try:
         with _runner(toy_kit, SPIN) as runner:
             runner.execute()
-            first = runner.worker.pid
-            os.setpriority(os.PRIO_PROCESS, first, 19)
-            if os.path.exists(f"/proc/{first}/autogroup"):  # the worker leads a session: its own autogroup
-                with open(f"/proc/{first}/autogroup", "w") as f:
-                    f.write("19")
-
-            def stop_hogs_once_the_first_worker_is_gone() -> None:
-                while os.path.exists(f"/proc/{first}") and open(f"/proc/{first}/stat").read().split()[2] != "Z":
-                    time.sleep(0.05)
-                for h in hogs:
-                    h.kill()
-
-            threading.Thread(target=stop_hogs_once_the_first_worker_is_gone, daemon=True).start()
+            _put_behind_other_work(runner.worker.pid)
+            threading.Thread(target=_kill_once_gone, args=(runner.worker.pid, hogs), daemon=True).start()
             value = runner.call("double", (torch.tensor([1.0, 2.0]),), timeout=2.0)
             assert torch.equal(value, torch.tensor([2.0, 4.0]))
             assert runner.host_retries == 1 and runner.host_fault == ""
             assert runner.restarts == 0  # the host's restart does not count against the notebook's max_restarts
     finally:
-        for h in hogs:
-            h.kill()
-            h.wait()
+        _stop(hogs)
 
 
 def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_kit):
@@ -396,21 +413,16 @@ def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_k
     and let run only in the last 0.15 s, the worker is spinning at its deadline, as a probe that slept and
     spun at the end would be; its main thread's run-queue wait over the call says the host kept it, so it
     is retried on a fresh worker, not charged."""
-    import subprocess
-    import sys
     import threading
 
     import torch
 
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count())]
+    hogs: list = []
+    _start_busy_processes(hogs)
     try:
         with _runner(toy_kit, SPIN) as runner:
             runner.execute()
-            first = runner.worker.pid
-            os.setpriority(os.PRIO_PROCESS, first, 19)
-            if os.path.exists(f"/proc/{first}/autogroup"):
-                with open(f"/proc/{first}/autogroup", "w") as f:
-                    f.write("19")
+            _put_behind_other_work(runner.worker.pid)
             stop = threading.Timer(1.85, lambda: [h.kill() for h in hogs])
             stop.start()
             value = runner.call("double", (torch.tensor([1.0, 2.0]),), timeout=2.0)
@@ -418,9 +430,7 @@ def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_k
             assert runner.host_retries == 1 and runner.host_fault == ""
             assert runner.restarts == 0  # the host's restart does not count against the notebook's max_restarts
     finally:
-        for h in hogs:
-            h.kill()
-            h.wait()
+        _stop(hogs)
 
 
 def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
@@ -453,17 +463,13 @@ def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
                 runner.call("double", (torch.ones(2),), timeout=1.0)
             assert runner.host_retries == 0 and runner.host_fault == ""
     finally:
-        for h in hogs:
-            h.kill()
-            h.wait()
+        _stop(hogs)
 
 
 def _starving_isolation(hogs: list):
     """An isolation whose first worker, once its cell has started (it writes `started`), is put at nice 19
     (its session's autogroup too) behind two busy processes per core, as a host overloaded by other graders
     would starve it; the busy processes stop once that worker is gone, so the replay runs on a free host."""
-    import subprocess
-    import sys
     import threading
 
     from autograder.execute.sandbox import RlimitsOnly
@@ -482,15 +488,9 @@ def _starving_isolation(hogs: list):
         def _starve(pid: int, started) -> None:
             while not started.exists():
                 time.sleep(0.01)
-            os.setpriority(os.PRIO_PROCESS, pid, 19)
-            if os.path.exists(f"/proc/{pid}/autogroup"):
-                with open(f"/proc/{pid}/autogroup", "w") as f:
-                    f.write("19")
-            hogs.extend(subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count()))
-            while os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().split()[2] != "Z":
-                time.sleep(0.05)
-            for h in hogs:
-                h.kill()
+            _put_behind_other_work(pid)
+            _start_busy_processes(hogs)
+            _kill_once_gone(pid, hogs)
 
     return StarvingFirst()
 
@@ -514,9 +514,7 @@ def test_a_cell_the_host_starves_is_replayed_not_charged():
             assert [r.status for r in runner.cell_records] == ["ok"]
             assert runner.host_retries == 1 and runner.host_fault == "" and runner.restarts == 0
     finally:
-        for h in hogs:
-            h.kill()
-            h.wait()
+        _stop(hogs)
 
 
 @pytest.mark.parametrize("starved", [True, False], ids=["starved", "asleep"])
@@ -540,9 +538,7 @@ def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provision
             assert runner.out_of_time and runner.host_retries == 0
             assert ("time ran out" in runner.host_fault) == starved, runner.host_fault
     finally:
-        for h in hogs:
-            h.kill()
-            h.wait()
+        _stop(hogs)
 
 
 @pytest.mark.parametrize("how", ["import time\ntime.sleep(60)", "import threading\nthreading.Event().wait()",
