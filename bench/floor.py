@@ -19,8 +19,8 @@ sides in process, the tests collected once before, as a judge does, each call's 
 copied through the wire format as a grader copies them): the floor plus pytest, the tests and those
 copies, without sandbox, worker or pipe.
 
-`bound_s` is what the kit's design cannot go below, measured in the same run (docs/performance.md, "A
-ninth session"): the tests under pytest with no copy and no worker, less the probe calls' own work
+`bound_s` is what the kit's design cannot go below, measured in the same run (docs/performance.md, "The
+floor, the design's lower bound"): the tests under pytest with no copy and no worker, less the probe calls' own work
 (`pytest_checks_s`: the judge's own share, counting the reference's calls at zero, as a judge's cache
 does), plus the cells and the student's calls run once in a process forked from this warm one
 (`forked_student_s`: a worker per submission, with none of the kit's loop around the calls), plus one
