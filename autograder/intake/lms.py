@@ -5,13 +5,21 @@ Recognised layouts (`detect` picks one; `unpack(..., fmt=...)` forces one):
 | format | what it looks like | submission time |
 |---|---|---|
 | `canvas` | "Download Submissions" zip (or its extracted folder): `lastnamefirstname_<userid>_<submissionid>_<file>`, `..._LATE_<userid>_...` when late; a resubmission renames the file `<file>-1.ipynb`, `-2`, ... | Canvas's late marker; the member's time |
-| `moodle` | "Download all submissions" zip: `Full Name_<participantid>_assignsubmission_file_/<file>` (folders) or `Full Name_<id>_assignsubmission_file_<file>` (flat) | the member's time |
+| `moodle` | "Download all submissions" zip: `Full Name_<participantid>_assignsubmission_file[_]/<file>` (folders) or `Full Name_<id>_assignsubmission_file_<file>` (flat) | the member's time |
 | `nbgrader` | a course root or its `submitted/`: `submitted/<student>/<assignment>/*.ipynb` + `timestamp.txt` | `timestamp.txt` |
 | `gradescope` | one submission dir (`/autograder/submission`), `../submission_metadata.json` beside it | `created_at` of the metadata |
 | `folder` | a folder of notebooks (`alice.ipynb`, or `alice/hw.ipynb`), one notebook, or a zip of them | file mtime |
 
+Identity comes only from what the LMS wrote, never from a name the student chose: Canvas's prefix
+(`name_[LATE_]userid_submissionid_`, read from the left: the student's file name comes after it),
+Moodle's prefix (Moodle turns every `_` of the name into a space, so the participant id is the first
+`_<digits>_assignsubmission_<plugin>` and, in the folder layout, the folder's; a file's own name is never
+read), nbgrader's student folder, Gradescope's `submission_metadata.json`, a plain folder's layout.
 One notebook per student is kept: the newest (Canvas: highest resubmission number and
-submission id; elsewhere the newest time); the others are listed in `Batch.superseded`.
+submission id; elsewhere the newest time); the others are listed in `Batch.superseded`.  Files the
+layout gives to one student id under different names (Moodle and Canvas write one name per student;
+a plain folder holding both `alice.ipynb` and `alice/`) are ambiguous: each is an `invalid` submission
+whose message names every claimant, attached to none of them, never a silent supersede.
 Non-notebook files are listed in `Batch.ignored`.  Zip members are extracted by base name
 under a generated name (no path traversal), with the same size caps as `intake.submissions`.
 """
@@ -21,7 +29,7 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -37,7 +45,9 @@ FORMATS = ("canvas", "moodle", "nbgrader", "gradescope", "folder")
 CANVAS_RE = re.compile(r"^(?P<name>[^_]+(?:_[^_]+)*?)_(?:(?P<late>late)_)?(?P<uid>\d+)_(?P<subid>\d+)_(?P<orig>.+)$",
                        re.IGNORECASE)
 RESUBMISSION_RE = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]+)$")
-MOODLE_RE = re.compile(r"^(?P<name>.+)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_?(?P<rest>.*)$")
+# Moodle replaces every "_" of the name (or "Participant", blind marking; or the group's name) by a space:
+# the first "_" ends the name.  Folders: `..._file` (Moodle 4) or `..._file_` (3.x); flat: `..._file_<file>`.
+MOODLE_RE = re.compile(r"^(?P<name>[^_]+)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<rest>.*))?$", re.S)
 
 
 @dataclass(frozen=True)
@@ -67,8 +77,8 @@ class Batch:
         lines = [f"{self.format}: {len(self.entries)} submissions"]
         lines += [f"superseded (not graded): {s}" for s in self.superseded]
         lines += [f"ignored: {s}" for s in self.ignored]
-        lines += [f"unreadable (graded invalid): {e.submission.source}: {e.submission.problem}"
-                  for e in self.entries if e.submission.problem]
+        lines += [f"{'ambiguous' if e.submission.problem.startswith('ambiguous') else 'unreadable'} (graded "
+                  f"invalid): {e.submission.source}: {e.submission.problem}" for e in self.entries if e.submission.problem]
         if self.roster:
             lines += [f"not on the roster: {sid}" for sid in self.roster.unmatched]
             lines += [f"no submission: {s.name or s.student_id} ({s.student_id})" for s in self.roster.missing]
@@ -182,20 +192,32 @@ class _Candidate:
     file: _File
     identity: Identity
     rank: tuple             # larger is newer
+    claim: str = ""         # who the layout says this is, in words; one key, two claims: ambiguous
 
 
 def _pick_newest(cands: list[_Candidate]) -> tuple[list[_Candidate], list[str]]:
-    best: dict[str, _Candidate] = {}
-    superseded = []
+    """The newest candidate per student; a student id the layout names in two ways (two names for one
+    Moodle participant, `alice.ipynb` beside `alice/`) keeps every file as an `invalid` submission that
+    names the claimants and is attached to none of them: nobody's work is superseded by a guess."""
+    by_key: dict[str, list[_Candidate]] = {}
     for c in cands:
-        old = best.get(c.key)
-        if old is None or c.rank > old.rank:
-            if old is not None:
-                superseded.append(old.file.logical)
-            best[c.key] = c
-        else:
-            superseded.append(c.file.logical)
-    return list(best.values()), superseded
+        by_key.setdefault(c.key, []).append(c)
+    kept: list[_Candidate] = []
+    superseded: list[str] = []
+    for key, group in by_key.items():
+        claims = sorted({c.claim for c in group})
+        if len(claims) > 1:
+            why = (f"ambiguous: the download gives student id {key} to " + " and to ".join(claims)
+                   + "; not graded as either: check in the LMS which file is whose, then grade it by hand")
+            for c in group:
+                file = replace(c.file, problem=c.file.problem or why)
+                kept.append(_Candidate(f"{key}#{len(kept)}", file, Identity(student_id="", name=c.identity.name),
+                                       c.rank, c.claim))
+            continue
+        best = max(group, key=lambda c: c.rank)
+        kept.append(best)
+        superseded += [c.file.logical for c in group if c is not best]
+    return kept, superseded
 
 
 def _canvas(files: list[_File]) -> tuple[list[_Candidate], list[str]]:
@@ -212,23 +234,24 @@ def _canvas(files: list[_File]) -> tuple[list[_Candidate], list[str]]:
             orig, attempt = r["stem"] + r["ext"], int(r["n"])
         who = Identity(student_id=m["uid"], name=m["name"], lms_user_id=m["uid"], submitted_at=f.mtime,
                        late=bool(m["late"]), time_source="mtime")
-        cands.append(_Candidate(m["uid"], f, who, (attempt, int(m["subid"]), f.mtime)))
+        cands.append(_Candidate(m["uid"], f, who, (attempt, int(m["subid"]), f.mtime),
+                                f"{m['name']} (Canvas user {m['uid']})"))
     return cands, bad
 
 
 def _moodle(files: list[_File]) -> tuple[list[_Candidate], list[str]]:
+    """The participant from the folder (folder layout) or the name's prefix (flat layout), never from
+    the file's own name: a file called `x_1001_assignsubmission_file_hw.ipynb` is not participant 1001's."""
     cands, bad = [], []
     for f in files:
         parts = f.logical.split("/")
-        m = MOODLE_RE.match(parts[0]) if len(parts) > 1 else None
-        if m is None or m["rest"]:
-            m = MOODLE_RE.match(parts[-1])
-        if not m:
+        m = MOODLE_RE.match(parts[0])
+        if not m or bool(m["rest"]) == (len(parts) > 1):  # a folder ends at its plugin; a flat name goes on
             bad.append(f.logical)
             continue
         who = Identity(student_id=m["pid"], name=m["name"], lms_user_id=m["pid"], submitted_at=f.mtime,
                        time_source="mtime")
-        cands.append(_Candidate(m["pid"], f, who, (f.mtime,)))
+        cands.append(_Candidate(m["pid"], f, who, (f.mtime,), f"{m['name']} (participant {m['pid']})"))
     return cands, bad
 
 
@@ -324,12 +347,15 @@ def _gradescope(folder: Path) -> tuple[list[_Candidate], list[str], list[str]]:
 
 
 def _folder(files: list[_File]) -> list[_Candidate]:
+    """A student per top-level folder (`alice/hw.ipynb`) or per top-level notebook (`alice.ipynb`); both
+    for one name is ambiguous (`_pick_newest`)."""
     cands = []
     for f in files:
         parts = f.logical.split("/")
         key = parts[0] if len(parts) > 1 else parts[0][: -len(".ipynb")]
         who = Identity(student_id=safe_id(key) or key, submitted_at=f.mtime, time_source="mtime")
-        cands.append(_Candidate(key, f, who, (f.mtime,)))
+        claim = f"the folder {parts[0]}/" if len(parts) > 1 else f"the notebook {parts[0]}"
+        cands.append(_Candidate(safe_id(key) or key, f, who, (f.mtime,), claim))
     return cands
 
 
@@ -373,11 +399,14 @@ def unpack(path: Path, scratch: Path, *, fmt: str | None = None, roster: Roster 
     seen: set[str] = set()
     for c in sorted(cands, key=lambda c: c.file.logical):
         base = c.key if fmt not in ("canvas", "moodle") else f"{c.identity.name}_{c.key}"
+        if not c.identity.student_id:  # ambiguous (`_pick_newest`): named after the file, nobody's
+            base = "ambiguous"
         sid = safe_id(base)
         if not sid or sid in seen:
             sid = f"{sid or 'submission'}-{content_key(c.file.path, c.file.logical)}"
         seen.add(sid)
-        entries.append(Entry(Submission(sid, c.file.path, c.file.logical, c.file.problem), c.identity))
+        who = c.identity if c.identity.student_id else Identity(student_id=sid, name=c.identity.name)
+        entries.append(Entry(Submission(sid, c.file.path, c.file.logical, c.file.problem), who))
     batch = Batch(fmt, entries, superseded, ignored)
     if roster is not None:
         batch.roster = match_roster(batch.identities, roster)

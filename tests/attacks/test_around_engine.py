@@ -1,0 +1,164 @@
+"""Attacks on the paths around the grading engine: who a file is, `validate`, and the Gradescope zip.
+
+* Identity comes only from what the LMS wrote: a student names their own file, never whose it is.  Each
+  layout (Moodle folders and flat, Canvas, nbgrader, Gradescope, a plain folder) is tried with a file
+  named to claim a classmate.
+* `autograder validate` runs a student's notebook in the sandboxed worker, with no secret in its
+  environment, and decides from outside it: reading the course secret, writing outside its folder and
+  patching the checker in the notebook change nothing.
+* The Gradescope autograder refuses to grade without a sandbox unless the instructor opted in, and even
+  then the worker cannot read the course secret or the master notebook.
+"""
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import nbformat
+
+from autograder.intake.lms import unpack
+
+T0 = (2026, 10, 1, 20, 0, 0)
+T1 = (2026, 10, 2, 9, 30, 0)   # later: a spoofing file uploaded after the victim's
+
+
+def nb_bytes(tag: str) -> bytes:
+    return nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"TAG = {tag!r}")])).encode()
+
+
+def make_zip(path: Path, members: list[tuple[str, bytes, tuple]]) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data, when in members:
+            zf.writestr(zipfile.ZipInfo(name, date_time=when), data)
+    return path
+
+
+def graded(batch) -> dict[str, str]:
+    """{lms or student id: the TAG of the notebook graded for them} for every gradable entry."""
+    out = {}
+    for e in batch.entries:
+        if not e.submission.problem:
+            key = e.identity.lms_user_id or e.identity.student_id
+            out[key] = nbformat.read(e.submission.path, as_version=4).cells[0].source
+    return out
+
+
+# ------------------------------------------------------------------------------------------- Moodle
+
+def test_moodle_flat_file_name_claiming_another_participant(tmp_path):
+    """Participant 1002 uploads `x_1001_assignsubmission_file_01_tensors.ipynb` after 1001 submitted: the
+    greedy parse gave the file to 1001, whose real work was 'superseded (not graded)'."""
+    z = make_zip(tmp_path / "moodle.zip", [
+        ("Alice Victim_1001_assignsubmission_file_01_tensors.ipynb", nb_bytes("alice"), T0),
+        ("Mallory Spoof_1002_assignsubmission_file_x_1001_assignsubmission_file_01_tensors.ipynb", nb_bytes("mallory"), T1),
+    ])
+    batch = unpack(z, tmp_path / "s", fmt="moodle")
+    assert graded(batch) == {"1001": "TAG = 'alice'", "1002": "TAG = 'mallory'"}
+    assert batch.superseded == []
+    assert {e.identity.lms_user_id: e.identity.name for e in batch.entries} == {
+        "1001": "Alice Victim", "1002": "Mallory Spoof"}
+
+
+def test_moodle_folder_the_file_name_inside_is_never_read(tmp_path):
+    z = make_zip(tmp_path / "moodle.zip", [
+        ("Alice Victim_1001_assignsubmission_file/01_tensors.ipynb", nb_bytes("alice"), T0),
+        ("Mallory Spoof_1002_assignsubmission_file/Alice Victim_1001_assignsubmission_file_01_tensors.ipynb",
+         nb_bytes("mallory"), T1),
+        # a sub-folder the student made inside their own upload area
+        ("Mallory Spoof_1002_assignsubmission_file/Alice Victim_1001_assignsubmission_file/old.ipynb",
+         nb_bytes("mallory old"), T0),
+    ])
+    batch = unpack(z, tmp_path / "s", fmt="moodle")
+    assert graded(batch) == {"1001": "TAG = 'alice'", "1002": "TAG = 'mallory'"}
+    assert len(batch.superseded) == 1 and "old.ipynb" in batch.superseded[0]
+
+
+def test_moodle_one_participant_under_two_names_is_ambiguous_and_names_both(tmp_path):
+    """Moodle writes one name per participant: two names for 1001 is not Moodle's doing; neither file is
+    given to anyone, both are invalid and say who claims them."""
+    z = make_zip(tmp_path / "moodle.zip", [
+        ("Alice Victim_1001_assignsubmission_file_/01_tensors.ipynb", nb_bytes("alice"), T0),
+        ("Eve Other_1001_assignsubmission_file_01_tensors.ipynb", nb_bytes("eve"), T1),
+    ])
+    batch = unpack(z, tmp_path / "s", fmt="moodle")
+    assert graded(batch) == {} and batch.superseded == []
+    assert len(batch.entries) == 2
+    for e in batch.entries:
+        assert "ambiguous" in e.submission.problem
+        assert "Alice Victim (participant 1001)" in e.submission.problem
+        assert "Eve Other (participant 1001)" in e.submission.problem
+        assert e.identity.lms_user_id == "" and "1001" not in e.identity.student_id  # nobody's
+    assert "ambiguous (graded invalid)" in "\n".join(batch.report())
+
+
+# ------------------------------------------------------------------------------------------- Canvas
+
+def test_canvas_file_name_claiming_another_user(tmp_path):
+    """The Canvas prefix is `name_[LATE_]userid_submissionid_`; what follows is the student's file name."""
+    z = make_zip(tmp_path / "canvas.zip", [
+        ("victimalice_23456_900001_hw1.ipynb", nb_bytes("alice"), T0),
+        ("spoofmallory_12345_900050_victimalice_23456_900099_hw1-9.ipynb", nb_bytes("mallory"), T1),
+        ("spoofmallory_12345_900051_victimalice_LATE_23456_900100_hw1.ipynb", nb_bytes("mallory 2"), T1),
+    ])
+    batch = unpack(z, tmp_path / "s", fmt="canvas")
+    got = graded(batch)
+    assert got["23456"] == "TAG = 'alice'" and set(got) == {"23456", "12345"}
+    who = {e.identity.lms_user_id: e.identity for e in batch.entries}
+    assert who["23456"].late is False and who["23456"].name == "victimalice"
+
+
+def test_canvas_one_user_under_two_names_is_ambiguous(tmp_path):
+    z = make_zip(tmp_path / "canvas.zip", [
+        ("victimalice_23456_900001_hw1.ipynb", nb_bytes("alice"), T0),
+        ("someoneelse_23456_900002_hw1.ipynb", nb_bytes("eve"), T1),
+    ])
+    batch = unpack(z, tmp_path / "s", fmt="canvas")
+    assert graded(batch) == {} and batch.superseded == []
+    assert all("victimalice (Canvas user 23456)" in e.submission.problem
+               and "someoneelse (Canvas user 23456)" in e.submission.problem for e in batch.entries)
+
+
+# ------------------------------------------------------------------------------------------- nbgrader
+
+def test_nbgrader_identity_is_the_folder_nbgrader_made(tmp_path):
+    submitted = tmp_path / "course" / "submitted"
+    (submitted / "alice" / "ps1").mkdir(parents=True)
+    (submitted / "alice" / "ps1" / "ps1.ipynb").write_bytes(nb_bytes("alice"))
+    (submitted / "mallory" / "ps1").mkdir(parents=True)
+    (submitted / "mallory" / "ps1" / "alice.ipynb").write_bytes(nb_bytes("mallory"))
+    (submitted / "mallory" / "ps1" / "timestamp.txt").write_text("2026-10-01 11:00:00 UTC")
+    # a file beside the notebook that looks like another LMS's metadata is nobody's identity
+    (submitted / "mallory" / "ps1" / "submission_metadata.json").write_text(
+        json.dumps({"users": [{"sid": "alice", "email": "alice@x", "id": 1}]}))
+    batch = unpack(tmp_path / "course", tmp_path / "s", fmt="nbgrader", assignment="ps1")
+    assert graded(batch) == {"alice": "TAG = 'alice'", "mallory": "TAG = 'mallory'"}
+
+
+# ------------------------------------------------------------------------------------------- Gradescope
+
+def test_gradescope_identity_only_from_the_metadata_gradescope_wrote(tmp_path):
+    sub = tmp_path / "autograder" / "submission"
+    sub.mkdir(parents=True)
+    (sub / "hw1.ipynb").write_bytes(nb_bytes("mallory"))
+    # the student's own upload holds a metadata file claiming alice: never read
+    (sub / "submission_metadata.json").write_text(json.dumps({"users": [{"sid": "ALICE", "id": 1}]}))
+    (tmp_path / "autograder" / "submission_metadata.json").write_text(json.dumps({
+        "created_at": "2026-10-01T10:00:00+00:00", "users": [{"sid": "MALLORY", "id": 2, "email": "m@x"}]}))
+    (e,) = unpack(sub, tmp_path / "s", fmt="gradescope").entries
+    assert e.identity.sis_id == "MALLORY" and e.identity.student_id == "MALLORY"
+
+
+# ------------------------------------------------------------------------------------------- plain folder
+
+def test_folder_a_notebook_and_a_folder_of_one_name_are_ambiguous(tmp_path):
+    """`alice.ipynb` (mailed by someone) beside the folder `alice/`: which is alice's is not in the layout."""
+    d = tmp_path / "class"
+    (d / "alice").mkdir(parents=True)
+    (d / "alice" / "hw.ipynb").write_bytes(nb_bytes("alice"))
+    (d / "alice.ipynb").write_bytes(nb_bytes("someone"))
+    (d / "bob.ipynb").write_bytes(nb_bytes("bob"))
+    batch = unpack(d, tmp_path / "s", fmt="folder")
+    assert graded(batch) == {"bob": "TAG = 'bob'"} and batch.superseded == []
+    problems = [e.submission.problem for e in batch.entries if e.submission.problem]
+    assert len(problems) == 2 and all("the folder alice/" in p and "the notebook alice.ipynb" in p for p in problems)
