@@ -56,6 +56,37 @@ class CourseError(ValueError):
     """A course file that cannot be used."""
 
 
+# Every table and key a course file may hold, by table path ("*": any assignment id; a table not listed
+# here, such as `extensions`, is free-form).  load_course refuses any other key, so a misspelt one is an
+# error rather than a silent default; docs/course-toml.md documents each (tests/docs/test_docs.py).
+_DEADLINE_KEYS = ("due", "grace_minutes", "penalty_percent", "period", "max_penalty_percent", "of",
+                  "cutoff_days", "extensions")   # read by score/late.py, LatePolicy.from_table
+KEYS: dict[str, tuple[str, ...]] = {
+    "": ("course", "canvas", "lti", "deadline", "assignments"),
+    "course": ("title", "roster", "results", "secret_file", "variants"),
+    "canvas": ("url", "course", "token_env", "token_file"),
+    "lti": ("token_url", "client_id", "key_file", "kid"),
+    "deadline": _DEADLINE_KEYS,
+    "assignments": ("*",),
+    "assignments.*": ("canvas_assignment", "lti_lineitem", "deadline"),
+    "assignments.*.deadline": _DEADLINE_KEYS,
+}
+
+
+def _refuse_unknown(table: dict[str, Any], path: str = "", shown: str = "") -> None:
+    allowed = KEYS[path]
+    for key, value in table.items():
+        name = f"{shown}.{key}" if shown else key
+        if "*" not in allowed and key not in allowed:
+            raise CourseError(f"{name}: not a key of a course file here (known: {', '.join(allowed)}; "
+                              f"docs/course-toml.md)")
+        sub = f"{path}.*" if "*" in allowed else f"{path}.{key}".lstrip(".")
+        if sub in KEYS:
+            if not isinstance(value, dict):
+                raise CourseError(f"{name}: must be a table ([{name}])")
+            _refuse_unknown(value, sub, name)
+
+
 @dataclass
 class Course:
     path: Path
@@ -102,6 +133,7 @@ def load_course(path: Path) -> Course:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise CourseError(f"{path}: {e}") from None
     _refuse_secrets(data, "")
+    _refuse_unknown(data)
     return Course(path.resolve(), data)
 
 
