@@ -176,6 +176,11 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     if args.device == "cuda" and not torch.cuda.is_available():
         raise UsageError("--device cuda was asked for, but CUDA is not available here")
     out = args.out.resolve()
+    from autograder.probe.seeds import course_secret
+
+    if course_secret()[1] == "default":
+        print("warning: no course secret (AUTOGRADER_SECRET, AUTOGRADER_SECRET_FILE or the course file's "
+              "secret_file): hidden test inputs come from the public default seed", file=sys.stderr)
     from autograder.execute.scratch import Scratch
 
     with Scratch("ag-intake-") as scratch:  # copies of every notebook: pruned if we are killed
@@ -215,9 +220,21 @@ def _intake(args: argparse.Namespace, assignment_id: str, out: Path, scratch: Pa
         for line in batch.report():
             print(terminal(line), file=sys.stderr)  # zip member names, roster fields
         return batch.submissions
-    if args.roster and "roster" not in getattr(args, "course_filled", ()):
-        raise UsageError("--roster needs one LMS download (Canvas, Moodle, nbgrader or Gradescope)")
-    return collect(args.submissions, scratch)
+    subs = collect(args.submissions, scratch)
+    if args.roster:   # a folder of notebooks named after their students (docs/interop.md)
+        from datetime import datetime, timezone
+
+        from autograder.intake.roster import match_file_names
+
+        found, unmatched = match_file_names(
+            [(s.id, s.source, None if s.problem else datetime.fromtimestamp(s.path.stat().st_mtime, timezone.utc))
+             for s in subs], Roster.read_csv(args.roster))
+        ids_file = out / assignment_id / "identities.json"
+        write_identities(ids_file, {**read_identities(ids_file), **found})
+        for sid in unmatched:
+            print(terminal(f"warning: {sid}: its file name is none of a roster student's ids (login, email, "
+                           f"LMS or SIS id): not matched to the roster"), file=sys.stderr)
+    return subs
 
 
 def cmd_release(args: argparse.Namespace, kit: Path) -> int:

@@ -8,7 +8,8 @@ against common spellings, so a Canvas gradebook export (`Student`, `ID`, `SIS Us
 Matching a submission to a roster row tries, in order: the LMS user id (Canvas `ID`,
 Moodle participant id), the student id, the SIS id, the login, the email, then the name
 normalised (case, accents, punctuation and word order ignored, so Canvas's
-`lastnamefirstname` finds "Firstname Lastname").  Unmatched submissions and students
+`lastnamefirstname` finds "Firstname Lastname").  A folder of notebooks with no LMS behind it is
+matched by file name (`match_file_names`: `alice.ipynb`, `alice@uni.edu.ipynb`, `alice/hw.ipynb`).  Unmatched submissions and students
 without a submission are reported, never dropped.  An `lti_user_id` (or `LTI User ID`, `sub`)
 column holds each student's LTI 1.3 `sub`, the only id LTI passback sends scores under.
 """
@@ -48,6 +49,12 @@ class Identity:
         for name, value in vars(self).items():
             if type(value) is str:
                 object.__setattr__(self, name, writable(value))
+
+    def ids(self) -> tuple[str, ...]:
+        """Every id this student is known by (the kit's, LMS user id, SIS id, login, email, LTI sub): what an
+        extension, an override or a roster key may name them by."""
+        return tuple(x for x in (self.student_id, self.lms_user_id, self.sis_id, self.login_id, self.email,
+                                 self.lti_user_id) if x)
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -125,6 +132,13 @@ class Roster:
                                      lms_user_id=get("student_id"), lti_user_id=get("lti_user_id")))
         return cls(students)
 
+    def find(self, key: str) -> Identity | None:
+        """The one roster student that `key` names by any of their ids (case ignored), or None (none, or
+        several: an ambiguous key names nobody)."""
+        k = key.strip().casefold()
+        hits = [s for s in self.students if k and k in {x.strip().casefold() for x in s.ids()}]
+        return hits[0] if len(hits) == 1 else None
+
     def match(self, who: Identity) -> Identity | None:
         """The roster row for a submission's identity, or None."""
         keys = [("lms_user_id", who.lms_user_id), ("student_id", who.student_id), ("sis_id", who.sis_id),
@@ -179,6 +193,39 @@ def match_roster(identities: dict[str, Identity], roster: Roster | None) -> Rost
         out.matched[sid] = merge(who, row)
     out.missing = [s for s in roster.students if id(s) not in seen]
     return out
+
+
+def match_file_names(found: Iterable[tuple[str, str, "datetime | None"]], roster: Roster
+                     ) -> tuple[dict[str, Identity], list[str]]:
+    """A folder of notebooks (emailed work, a JupyterHub collect) named after its students.  `found` holds
+    (submission id, the name as given, file time).  A submission is a roster student's when its file name
+    (`alice.ipynb`, `alice@uni.edu.ipynb`, `12345.ipynb`) or, failing that, a folder above it
+    (`alice/01_tensors.ipynb`, as JupyterHub collects) is one of that student's ids: login, email, LMS
+    user id, SIS id or student id (case ignored).  Returns (identities of the matched, unmatched ids)."""
+    from autograder.intake.submissions import safe_id
+
+    by_safe: dict[str, list[Identity]] = {}
+    for s in roster.students:
+        for x in {safe_id(i).casefold() for i in s.ids()}:
+            by_safe.setdefault(x, []).append(s)
+    identities: dict[str, Identity] = {}
+    unmatched: list[str] = []
+    for sid, source, when in found:
+        path = Path(source)
+        names = [path.name[: -len(".ipynb")] if path.name.lower().endswith(".ipynb") else path.name,
+                 *reversed(path.parent.parts)]
+        row = None
+        for n in names:
+            row = roster.find(n)
+            hits = by_safe.get(safe_id(n).casefold(), []) if row is None and n else []
+            row = row or (hits[0] if len(hits) == 1 else None)
+            if row is not None:
+                break
+        if row is None:
+            unmatched.append(sid)
+        else:
+            identities[sid] = replace(row, submitted_at=when, time_source="mtime" if when else "")
+    return identities, unmatched
 
 
 def write_identities(path: Path, identities: dict[str, Identity]) -> None:

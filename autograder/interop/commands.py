@@ -36,47 +36,21 @@ def _missing(p: argparse.ArgumentParser) -> None:
                         "zero.  Ungradable and provisional results are always blank")
 
 
-def _rows(args: argparse.Namespace, kit: Path, assignment: str | None = None):
-    from autograder.assignment import load_assignment
-    from autograder.intake.roster import Roster, match_roster, read_identities
-    from autograder.report.exports import grade_rows
-    from autograder.report.gradebook import Gradebook
-    from autograder.score.overrides import effective
+def _grades(args: argparse.Namespace, kit: Path, assignment: str | None = None):
+    """`exports.assignment_grades` for this command's flags and course file, its warnings printed."""
+    from autograder.report.exports import assignment_grades
 
-    a = load_assignment(assignment or args.assignment, kit)
-    out = args.out.resolve()
-    gb = Gradebook(out / "gradebook.sqlite")
-    try:
-        results = gb.all(a.id)
-    finally:
-        gb.close()
-    results, stale = effective(out / "gradebook.sqlite", results)   # instructor overrides, applied here
-    for o in stale:
-        print(terminal(f"warning: override #{o.id} of {o.submission_id} ({o.target}) is stale: the submission "
-                       f"changed since; not applied (see `autograder override {a.id} --list`)"), file=sys.stderr)
-    identities = read_identities(out / a.id / "identities.json")
-    from autograder.intake.roster import identities_for
-
-    identities = identities_for([r.submission_id for r in results], identities)
-    roster = Roster.read_csv(args.roster) if getattr(args, "roster", None) else None
-    match = match_roster(identities, roster)
-    for sid in match.unmatched:
-        print(terminal(f"warning: submission {sid} is not on the roster"), file=sys.stderr)
-    rows = grade_rows(results, match.matched, policy=_policy(args, a), roster=roster.students if roster else None)
-    return a, out, results, match, rows
+    g = assignment_grades(kit, assignment or args.assignment, args.out, roster_csv=getattr(args, "roster", None),
+                          course=getattr(args, "course_settings", None))
+    for w in g.warnings:
+        print(terminal(f"warning: {w}"), file=sys.stderr)
+    return g
 
 
 def _policy(args: argparse.Namespace, a):
-    """The late policy: the manifest's [deadline], with course.toml's deadline and extensions winning."""
-    from autograder.compat import tomllib
-    from autograder.score.late import LatePolicy, load_policy
+    from autograder.score.late import assignment_policy
 
-    course = getattr(args, "course_settings", None)
-    manifest = a.root / "manifest.toml"
-    if not course:
-        return load_policy(manifest)
-    return LatePolicy.from_table(course.deadline(a.id, tomllib.loads(manifest.read_text(encoding="utf-8"))
-                                                 .get("deadline")))
+    return assignment_policy(a.root / "manifest.toml", getattr(args, "course_settings", None), a.id)
 
 
 def cmd_export(args: argparse.Namespace, kit: Path) -> int:
@@ -84,7 +58,8 @@ def cmd_export(args: argparse.Namespace, kit: Path) -> int:
     from autograder.report.exports import write_generic_csv, write_generic_json
     from autograder.report.moodle_csv import write_moodle_csv
 
-    a, out, results, _, rows = _rows(args, kit)
+    g = _grades(args, kit)
+    a, out, rows = g.assignment, g.out, g.rows
     if not any(r.result is not None for r in rows):
         print(terminal(f"error: nothing graded for {a.id} in {out / 'gradebook.sqlite'}: run `autograder grade "
                        f"{a.id} ...` first (no file written)"), file=sys.stderr)
@@ -118,13 +93,18 @@ def cmd_export(args: argparse.Namespace, kit: Path) -> int:
 
 
 def cmd_passback(args: argparse.Namespace, kit: Path) -> int:
-    _, _, _, _, rows = _rows(args, kit)
-    if args.lti_lineitem:
+    from autograder.lms import targets
+
+    try:
+        target = targets.choose(args)
+    except targets.TargetError as e:
+        print(terminal(f"error: {e}"), file=sys.stderr)
+        return 2
+    rows = _grades(args, kit).rows
+    print(terminal(("would write to: " if args.dry_run else "writing to: ") + target.describe()))
+    if target.kind == "lti":
         from autograder.lms.lti import LtiTool, publish_scores
 
-        if not (args.lti_token_url and args.lti_client_id and args.lti_key):
-            print("error: --lti-lineitem needs --lti-token-url, --lti-client-id and --lti-key", file=sys.stderr)
-            return 2
         tool = LtiTool(args.lti_client_id, args.lti_token_url, args.lti_key.read_bytes(), kid=args.lti_kid or "")
         rep = publish_scores(tool, args.lti_lineitem, rows, dry_run=args.dry_run, missing=args.missing)
         for p in rep.planned if args.dry_run else []:
@@ -138,10 +118,6 @@ def cmd_passback(args: argparse.Namespace, kit: Path) -> int:
         return 1 if rep.failed else 0
     from autograder.lms.canvas_api import passback
 
-    if not (args.canvas_url and args.course and args.canvas_assignment):
-        print("error: Canvas passback needs --canvas-url, --course and --canvas-assignment "
-              "(or --lti-lineitem for LTI)", file=sys.stderr)
-        return 2
     token = args.token_file.read_text(encoding="utf-8").strip() if args.token_file else os.environ.get(args.token_env, "")
     if not token and not args.dry_run:
         print(f"error: set the Canvas API token in ${args.token_env} or name a --token-file", file=sys.stderr)
@@ -157,12 +133,16 @@ def cmd_passback(args: argparse.Namespace, kit: Path) -> int:
 def cmd_feedback(args: argparse.Namespace, kit: Path) -> int:
     from autograder.report.feedback import write_feedback
 
-    a, out, _, _, rows = _rows(args, kit)
+    g = _grades(args, kit)
+    a, out, rows = g.assignment, g.out, g.rows
     dest = args.to or out / a.id / "feedback"
     n = 0
+    from autograder.notebook.cells import exercise_order
+
+    order = exercise_order(a.solution)   # exercises as the student meets them
     for row in rows:
         if row.result is not None:
-            write_feedback(dest, row.result, row.identity, row.late, title=a.title)
+            write_feedback(dest, row.result, row.identity, row.late, title=a.title, order=order)
             n += 1
     print(f"wrote {n} feedback pages (HTML + Markdown) to {dest}")
     return 0
@@ -171,7 +151,8 @@ def cmd_feedback(args: argparse.Namespace, kit: Path) -> int:
 def cmd_report(args: argparse.Namespace, kit: Path) -> int:
     from autograder.report.instructor_report import write_report
 
-    a, out, _, _, rows = _rows(args, kit)   # roster names, missing students, late penalties: as the exports
+    g = _grades(args, kit)   # roster names, missing students, late penalties: as the exports
+    a, out, rows = g.assignment, g.out, g.rows
     dest = args.to or out / a.id / "report.html"
     write_report(dest, rows, title=a.title)
     print(f"wrote {dest}")
@@ -219,39 +200,26 @@ def cmd_nbgrader(args: argparse.Namespace, kit: Path) -> int:
 def cmd_override(args: argparse.Namespace, kit: Path) -> int:
     """Record one override (trusted side: the gradebook), or print the audit trail with --list."""
     import getpass
-    from datetime import datetime, timezone
 
-    from autograder.assignment import load_assignment
-    from autograder.report.gradebook import Gradebook
-    from autograder.report.grades_csv import write_grades_csv
     from autograder.score import overrides as ov
 
-    a = load_assignment(args.assignment, kit)
-    db = args.out.resolve() / "gradebook.sqlite"
-    gb = Gradebook(db)
+    g = _grades(args, kit)
+    db = g.out / "gradebook.sqlite"
+    people = [(row.submission_id, row.identity.ids()) for row in g.rows if row.submission_id]
     try:
+        submission = ov.resolve_submission(args.submission, people) if args.submission else None
         if args.list:
-            results = {r.submission_id: r for r in gb.all(a.id)}
-            for o in ov.history(db, a.id, args.submission):
-                r = results.get(o.submission_id)
-                applied, stale = ov.in_force(ov.history(db, a.id, o.submission_id), r) if r else ([], [])
-                state = "in force" if o in applied else "stale" if o in stale else "superseded" if r else "no result"
-                when = datetime.fromtimestamp(o.at, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-                print(terminal(f"#{o.id} {when} {o.by}: {o.submission_id} {o.target}: {o.old_score:g} -> "
-                               f"{o.new_score:g} [{state}] {o.comment}"))
+            for line in ov.trail_lines(db, g.assignment.id, g.results, submission):
+                print(terminal(line))
             return 0
-        if not args.submission or args.score is None or args.comment is None:
+        if not submission or args.score is None or args.comment is None:
             print("error: override needs SUBMISSION, --score and --comment (or --list)", file=sys.stderr)
             return 2
-        try:
-            o = ov.record(db, gb.get(a.id, args.submission), test_id=args.test or ov.WHOLE, score=args.score,
-                          comment=args.comment, by=args.by or getpass.getuser())
-        except ov.OverrideError as e:
-            print(terminal(f"error: {e}"), file=sys.stderr)
-            return 2
-        write_grades_csv(args.out.resolve() / a.id / "grades.csv", ov.effective(db, gb.all(a.id))[0])
-    finally:
-        gb.close()
+        o = ov.set_override(db, g.assignment.id, submission, test=args.test, score=args.score,
+                            comment=args.comment, by=args.by or getpass.getuser())
+    except ov.OverrideError as e:
+        print(terminal(f"error: {e}"), file=sys.stderr)
+        return 2
     print(terminal(f"override #{o.id}: {o.submission_id} {o.target}: {o.old_score:g} -> {o.new_score:g}"))
     return 0
 
@@ -274,7 +242,8 @@ def cmd_gradebook(args: argparse.Namespace, kit: Path) -> int:
     course = getattr(args, "course_settings", None)
     columns = []
     for name in graded:
-        a, _, _, _, rows = _rows(args, kit, name)
+        g = _grades(args, kit, name)
+        a, rows = g.assignment, g.rows
         canvas_id = str(course.assignment(name).get("canvas_assignment", "")) if course else ""
         columns.append(cg.Column(a.id, a.title, rows, canvas_id))
     if args.format == "canvas" and not args.new_assignment and any(not c.canvas_id for c in columns):
@@ -327,7 +296,9 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
                               epilog="example: CANVAS_API_TOKEN=... autograder passback 01_tensors --canvas-url https://canvas.example.edu --course 42 --canvas-assignment 1234 --roster roster.csv --dry-run")
     _common(p)
     _missing(p)
-    p.add_argument("--dry-run", action="store_true", help="show what would be sent; send nothing")
+    p.add_argument("--dry-run", action="store_true", help="show where and what would be sent; send nothing")
+    p.add_argument("--to", choices=("canvas", "lti"), help="which LMS to write to; needed when both Canvas and "
+                                                           "an LTI line item are configured")
     p.add_argument("--canvas-url", help="Canvas base URL, e.g. https://canvas.example.edu")
     p.add_argument("--course", help="Canvas course id")
     p.add_argument("--canvas-assignment", help="Canvas assignment id (the number in its URL)")
@@ -380,8 +351,11 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
                "--score 2 --comment 'regraded by hand: right idea, dtype off' --by 'TA Kim'; "
                "autograder override 01_tensors --list")
     o.add_argument("assignment", help="assignment id (a folder of assignments/)")
-    o.add_argument("submission", nargs="?", help="submission id (as in grades.csv)")
-    o.add_argument("--test", help="test id to override (as in grades.csv's columns); default: the whole score")
+    o.add_argument("submission", nargs="?", help="submission id (as in grades.csv), or the student's login, LMS "
+                                                 "user id, SIS id or email")
+    o.add_argument("--test", help="the test to override: its id (as in grades.csv's columns), its name (as on the "
+                                  "feedback page) or the start of either; default: the whole score")
+    o.add_argument("--roster", type=Path, help="roster CSV, to name students by its ids (default: the course file's)")
     o.add_argument("--score", type=float, help="the new score, in the grader's points (before the late policy)")
     o.add_argument("--comment", help="why: shown to the student next to the score, kept in the trail")
     o.add_argument("--by", help="who made the override (default: the current user)")

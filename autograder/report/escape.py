@@ -135,6 +135,16 @@ def md_inline(text: Any) -> str:
     return f"{ticks} {body} {ticks}"
 
 
+_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")   # every ASCII punctuation character: CommonMark lets each be escaped
+
+
+def md_text(text: Any) -> str:
+    """`text` as plain Markdown prose on one line (a title, a student's name): every ASCII punctuation
+    character backslash-escaped, so nothing in it is markup (emphasis, links, HTML, headings, tables),
+    and it reads as written, not as code."""
+    return _MD_PUNCT.sub(r"\\\1", " ".join(controls(str(text)).split()))
+
+
 def md_cell(text: Any) -> str:
     """`md_inline` for a GFM table cell: a `|` would split the cell even inside a code span (and
     `\\|` can be defeated by a backslash before it), so it is shown as the look-alike `│`."""

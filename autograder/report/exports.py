@@ -88,26 +88,32 @@ class GradeRow:
         else:
             bits = [f"Score: {self.score:g}/{r.max_score:g}."]
         if r.message:
-            bits.append(r.message[:300])
+            bits.append(sentence(r.message, 300))
         if self.late and self.late.explanation:
-            bits.append("Late: " + self.late.explanation + ".")
+            bits.append(sentence("Late: " + self.late.explanation))
         failed = [t for t in r.tests if t.outcome not in ("passed", "skipped")]
         if failed:
-            bits.append("Not passed: " + "; ".join(f"{t.name} ({t.outcome})" for t in failed[:10])
-                        + ("; ..." if len(failed) > 10 else "") + ".")
+            bits.append(sentence("Not passed: " + "; ".join(f"{t.name} ({t.outcome})" for t in failed[:10])
+                                 + ("; and more" if len(failed) > 10 else "")))
         return " ".join(bits)
 
 
+def sentence(text: str, cap: int = 0) -> str:
+    """`text` as one sentence of an LMS comment: capitalised, ending in a full stop (cut at a word with
+    an ellipsis past `cap` characters), so that the parts of a comment never run together."""
+    text = " ".join(text.split())
+    if cap and len(text) > cap:
+        text = text[:cap].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
 def _late(r: SubmissionResult, who: Identity, policy: LatePolicy | None) -> LateResult:
-    """A file time (zip member / mtime) is only a guess at the submission time: where the LMS also gave a
-    late flag (Canvas), the flag decides *whether* the submission is late, the time only *how* late."""
-    when = who.submitted_at
-    if who.time_source == "mtime" and who.late is False:
-        when = None
-    res = apply_late_policy(r.score, r.max_score, when, policy, student_id=who.student_id, late_flag=who.late)
-    if who.late and who.time_source == "mtime" and not res.late:
-        res = apply_late_policy(r.score, r.max_score, None, policy, student_id=who.student_id, late_flag=True)
-    return res
+    """A submission time the kit knows (the LMS's, timestamp.txt, the download's file time) decides; the
+    LMS's late flag (Canvas's `LATE`) counts only when there is none.  An extension applies under any of
+    the student's ids."""
+    return apply_late_policy(r.score, r.max_score, who.submitted_at, policy, student_id=who.ids(),
+                             late_flag=who.late)
 
 
 def grade_rows(
@@ -127,10 +133,9 @@ def grade_rows(
         who = identities.get(r.submission_id) or Identity(student_id=r.submission_id)
         late = _late(r, who, policy) if policy or who.late else None
         rows.append(GradeRow(who, r.submission_id, r, late, r.status))
-        covered.add(who.student_id)
-        covered.update(x for x in (who.lms_user_id, who.sis_id, who.email) if x)
+        covered.update(x.casefold() for x in who.ids())
     for s in roster or []:
-        if s.student_id not in covered and not ({s.lms_user_id, s.sis_id, s.email} - {""}) & covered:
+        if not {x.casefold() for x in s.ids()} & covered:
             rows.append(GradeRow(s, "", None, None, "missing"))
     return rows
 
@@ -210,3 +215,56 @@ def generic_json(rows: list[GradeRow], assignment: str, missing: str = "blank") 
 
 def write_generic_json(path: Path, rows: list[GradeRow], assignment: str, missing: str = "blank") -> None:
     write_atomic(path, json.dumps(generic_json(rows, assignment, missing), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+@dataclass
+class AssignmentGrades:
+    """One assignment's grades as every command shows and exports them (see `assignment_grades`)."""
+
+    assignment: Any                    # autograder.assignment.Assignment
+    out: Path                          # the results folder
+    results: list[SubmissionResult]    # with the overrides in force
+    rows: list[GradeRow]
+    roster: Any                        # intake.roster.Roster | None
+    warnings: list[str]                # for the instructor: stale overrides, unmatched keys and submissions
+
+
+def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path | None = None,
+                      course: Any = None) -> AssignmentGrades:
+    """Everything a command needs to show or send one assignment's grades, decided once, here: the graded
+    results (`OUT/gradebook.sqlite`) with the instructor overrides in force, who is who (`identities.json`
+    written at intake, matched to the roster), the late policy (manifest, then the course file), and
+    warnings for whatever names nobody (a stale override, an extension key, a submission off the roster).
+    The CLI and any other face call this and print or show `warnings`."""
+    from autograder.assignment import load_assignment
+    from autograder.intake.roster import Roster, identities_for, match_roster, read_identities
+    from autograder.report.gradebook import Gradebook
+    from autograder.score.late import assignment_policy
+    from autograder.score.overrides import effective
+
+    a = load_assignment(assignment, kit)
+    out = out.resolve()
+    gb = Gradebook(out / "gradebook.sqlite")
+    try:
+        results = gb.all(a.id)
+    finally:
+        gb.close()
+    warnings: list[str] = []
+    results, stale = effective(out / "gradebook.sqlite", results)
+    for o in stale:
+        warnings.append(f"override #{o.id} of {o.submission_id} ({o.target}) is stale: the submission changed "
+                        f"since; not applied (see `autograder override {a.id} --list`)")
+    identities = identities_for([r.submission_id for r in results], read_identities(out / a.id / "identities.json"))
+    roster = Roster.read_csv(roster_csv) if roster_csv else None
+    match = match_roster(identities, roster)
+    for sid in match.unmatched:
+        warnings.append(f"submission {sid} is not on the roster")
+    policy = assignment_policy(a.root / "manifest.toml", course, a.id)
+    if policy is not None:
+        people = [s.ids() for s in roster.students] if roster else [w.ids() for w in match.matched.values()]
+        for key in policy.unknown_extensions(people):
+            warnings.append(f"{a.id}: the extension for {key!r} names nobody "
+                            + ("on the roster (login, LMS user id, SIS id or email)" if roster else
+                               "who submitted") + ": not applied")
+    rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
+    return AssignmentGrades(a, out, results, rows, roster, warnings)

@@ -5,7 +5,10 @@ What a student sees follows the result's `hidden_policy` through `TestResult.stu
 messages, worker output or problems.  The HTML has no external assets (inline CSS, a CSP
 that forbids scripts and remote loads) and is autoescaped (`escape.html_environment`), so a
 student's code in a cell error cannot inject markup.  In the Markdown every field goes through
-`escape.md_block` / `md_inline` / `md_cell`: student text is only ever inside code fences or spans.
+`escape.md_block` / `md_inline` / `md_cell` / `md_text`: student text is inside code fences or spans, or
+plain prose with every punctuation character escaped (titles, names).  The page opens with one line per
+exercise in notebook order; a device variant this grader cannot run is "not run here", and a cell that
+still raises the stub's NotImplementedError is "not answered yet", not an error.
 """
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ from typing import Any
 from jinja2 import Environment
 
 from autograder.intake.roster import Identity
-from autograder.report.escape import html_environment, md_block, md_cell, md_inline
+from autograder.notebook.cells import cell_name
+from autograder.report.escape import html_environment, md_block, md_cell, md_inline, md_text
 from autograder.report.files import write_atomic
 from autograder.score.late import LateResult
 from autograder.score.results import SubmissionResult
@@ -31,6 +35,10 @@ def environment() -> Environment:
     return html_environment(fmt=fmt)
 
 
+NOT_RUN_HERE = "not run here"   # a device variant this grader has no device for: neither passed nor failed
+NOT_ANSWERED = "NotImplementedError"   # what an untouched stub raises
+
+
 @dataclass
 class TestView:
     name: str
@@ -42,12 +50,52 @@ class TestView:
     output: str
     hint: str
 
+    @property
+    def label(self) -> str:
+        """The result as a student reads it: a skipped test was not run on this grader."""
+        return NOT_RUN_HERE if self.outcome == "skipped" else self.outcome
+
+
+@dataclass
+class ExerciseView:
+    exercise: str
+    score: float
+    max_score: float
+    passed: int      # tests passed
+    run: int         # tests run here (not skipped)
+    not_run: int
+
+    @property
+    def state(self) -> str:
+        if not self.run:
+            return NOT_RUN_HERE
+        return "all passed" if self.passed == self.run else f"{self.passed} of {self.run} passed"
+
+
+@dataclass
+class CellView:
+    name: str        # notebook.cells.cell_name: its position among all cells and its first line
+    status: str
+    type: str
+    message: str
+    code: str
+    notes: list[str]
+
+
+def exercise_rank(order: list[str] | None):
+    """Sort key: exercises in notebook order (the master's check() lines), the others after, as first seen."""
+    pos = {e: i for i, e in enumerate(order or [])}
+    return lambda e: pos.get(e, len(pos))
+
 
 def student_view(result: SubmissionResult, identity: Identity | None = None, late: LateResult | None = None,
-                 title: str | None = None) -> dict[str, Any]:
-    """Everything the templates use; nothing in it is instructor-only."""
+                 title: str | None = None, order: list[str] | None = None) -> dict[str, Any]:
+    """Everything the templates use; nothing in it is instructor-only.  The line a whole-score override
+    adds is no test: its note is in the message."""
     tests = []
     for t in result.tests:
+        if t.is_override:
+            continue
         out = t.student_output(result.hidden_policy)
         hint = ""
         if t.hint and out.endswith(f"Hint: {t.hint}"):
@@ -55,6 +103,17 @@ def student_view(result: SubmissionResult, identity: Identity | None = None, lat
         elif t.kind == "public" and t.hint and t.outcome not in ("passed", "skipped"):
             hint = t.hint
         tests.append(TestView(t.name, t.exercise, t.kind, t.score, t.max_score, t.outcome, out, hint))
+    rank = exercise_rank(order)
+    first = list(dict.fromkeys(t.exercise for t in tests))
+    seen = sorted(first, key=lambda e: (rank(e), first.index(e)))
+    tests.sort(key=lambda t: seen.index(t.exercise))   # stable: file order within an exercise
+    exercises = []
+    for ex in seen:
+        ts = [t for t in tests if t.exercise == ex]
+        run = [t for t in ts if t.outcome != "skipped"]
+        exercises.append(ExerciseView(ex, round(sum(t.score for t in run), 4), round(sum(t.max_score for t in run), 4),
+                                      sum(t.outcome == "passed" for t in run), len(run), len(ts) - len(run)))
+    cells = [CellView(cell_name(c.cell, c.code), c.status, c.type, c.message, c.code, c.notes) for c in result.cells]
     who = identity.name or identity.student_id if identity else result.submission_id
     score = late.score if late else result.score
     return {
@@ -62,43 +121,54 @@ def student_view(result: SubmissionResult, identity: Identity | None = None, lat
         "raw_score": result.score, "status": result.status, "message": result.message,
         "late": late.explanation if late and late.late else "",
         "submitted_at": identity.submitted_at.strftime("%Y-%m-%d %H:%M %Z") if identity and identity.submitted_at else "",
-        "tests": tests, "cells": result.cells, "hidden_policy": result.hidden_policy,
+        "tests": tests, "exercises": exercises, "hidden_policy": result.hidden_policy,
+        "cells": [c for c in cells if c.type != NOT_ANSWERED],
+        "unanswered": [c for c in cells if c.type == NOT_ANSWERED],   # untouched stubs: not wrong, not done
         "grader_version": result.environment.get("grader_version", ""),
     }
 
 
 def render_html(result: SubmissionResult, identity: Identity | None = None, late: LateResult | None = None,
-                title: str | None = None) -> str:
-    return environment().get_template("feedback.html.j2").render(student_view(result, identity, late, title))
+                title: str | None = None, order: list[str] | None = None) -> str:
+    return environment().get_template("feedback.html.j2").render(student_view(result, identity, late, title, order))
 
 
 def render_markdown(result: SubmissionResult, identity: Identity | None = None, late: LateResult | None = None,
-                    title: str | None = None) -> str:
-    v = student_view(result, identity, late, title)
+                    title: str | None = None, order: list[str] | None = None) -> str:
+    v = student_view(result, identity, late, title, order)
     il = md_inline
-    out = [f"# {il(v['title'])}: feedback for {il(v['who'])}", "",
+    out = [f"# {md_text(v['title'])}: feedback for {md_text(v['who'])}", "",
            f"**Score: {fmt(v['score'])} / {fmt(v['max_score'])}** ({v['status']})"  # numbers and statuses are the grader's own
            + (f" · submitted {il(v['submitted_at'])}" if v["submitted_at"] else ""), ""]
     if v["late"]:
         out += ["Late submission:", "", md_block(v["late"]), ""]
     if v["message"]:
         out += [md_block(v["message"]), ""]
-    out += ["## Tests", "", "| # | Test | Points | Result |", "|---|---|---|---|"]
+    out += ["## Exercises", "", "| Exercise | Points | Tests |", "|---|---|---|"]
+    for e in v["exercises"]:
+        pts = "–" if not e.run else f"{fmt(e.score)} / {fmt(e.max_score)}"
+        out.append(f"| {md_cell(e.exercise)} | {pts} | {e.state}"
+                   + (f", {e.not_run} {NOT_RUN_HERE}" if e.not_run and e.run else "") + " |")
+    out += ["", "## Tests", "", "| # | Test | Exercise | Points | Result |", "|---|---|---|---|---|"]
     for i, t in enumerate(v["tests"], start=1):
         pts = "–" if t.outcome == "skipped" else f"{fmt(t.score)} / {fmt(t.max_score)}"
-        out.append(f"| {i} | {md_cell(t.name)}{' (hidden)' if t.kind == 'hidden' else ''} | {pts} | {t.outcome} |")
+        out.append(f"| {i} | {md_cell(t.name)}{' (hidden)' if t.kind == 'hidden' else ''} | {md_cell(t.exercise)} "
+                   f"| {pts} | {t.label} |")
     out.append("")
     for i, t in enumerate(v["tests"], start=1):
         if t.output or t.hint:
-            out += [f"### {i}. {il(t.name)} ({t.outcome})", ""]
+            out += [f"### {i}. {md_text(t.name)} ({t.label})", ""]
             if t.output:
                 out += [md_block(t.output), ""]
             if t.hint:
-                out += [f"Hint: {il(t.hint)}", ""]
+                out += [f"Hint: {md_text(t.hint)}", ""]
+    if v["unanswered"]:
+        out += ["## Not answered yet", "", "These cells still raise NotImplementedError (the exercise's stub):", ""]
+        out += [f"- {md_text(c.name)}" for c in v["unanswered"]] + [""]
     if v["cells"]:
         out += ["## Notebook cells that need attention", ""]
         for c in v["cells"]:
-            out += [f"### Cell {c.cell:d}: {c.status}" + (f" ({il(c.type)})" if c.type else ""), ""]
+            out += [f"### {md_text(c.name[:1].upper() + c.name[1:])}: {c.status}" + (f" ({il(c.type)})" if c.type else ""), ""]
             if c.message:
                 out += [md_block(c.message), ""]
             if c.code:
@@ -108,9 +178,10 @@ def render_markdown(result: SubmissionResult, identity: Identity | None = None, 
 
 
 def write_feedback(folder: Path, result: SubmissionResult, identity: Identity | None = None,
-                   late: LateResult | None = None, title: str | None = None) -> tuple[Path, Path]:
-    """folder/<submission_id>.html and .md, atomically."""
+                   late: LateResult | None = None, title: str | None = None,
+                   order: list[str] | None = None) -> tuple[Path, Path]:
+    """folder/<submission_id>.html and .md, atomically; `order`: the exercises in notebook order."""
     html, md = folder / f"{result.submission_id}.html", folder / f"{result.submission_id}.md"
-    write_atomic(html, render_html(result, identity, late, title))
-    write_atomic(md, render_markdown(result, identity, late, title))
+    write_atomic(html, render_html(result, identity, late, title, order))
+    write_atomic(md, render_markdown(result, identity, late, title, order))
     return html, md

@@ -15,9 +15,10 @@ The manifest may hold::
     bob = 2                              # ... or extra days
 
 The trusted side calls `apply_late_policy` on the final score only; the engine's scores are
-never changed in place.  When the submission time is unknown but the LMS says the
-submission is late (Canvas's `LATE` marker), one period's penalty is applied and the
-explanation says why.
+never changed in place.  An extension may be keyed by any id the roster holds for the student
+(login, LMS user id, SIS id, email).  A known submission time always decides; only when it is
+unknown and the LMS says the submission is late (Canvas's `LATE` marker) is one period's penalty
+applied, and the explanation says why.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from autograder.compat import tomllib
 
@@ -66,8 +67,21 @@ class LatePolicy:
     def period_length(self) -> timedelta:
         return timedelta(hours=1) if self.period == "hour" else timedelta(days=1)
 
-    def due_for(self, student_id: str | None) -> datetime:
-        return self.extensions.get(student_id or "", self.due)
+    def extension_key(self, ids: "str | Iterable[str] | None") -> str | None:
+        """The extension key that names this student: any of their ids (login, LMS user id, SIS id, email,
+        the kit's student id), compared without case.  None when no extension is theirs."""
+        wanted = {i.strip().casefold() for i in ([ids] if isinstance(ids, str) else ids or []) if i and i.strip()}
+        return next((k for k in self.extensions if k.strip().casefold() in wanted), None)
+
+    def due_for(self, ids: "str | Iterable[str] | None") -> datetime:
+        key = self.extension_key(ids)
+        return self.due if key is None else self.extensions[key]
+
+    def unknown_extensions(self, people: "Iterable[Iterable[str]]") -> list[str]:
+        """Extension keys that name none of `people` (each given by all of their ids): a typo or a
+        student who left, to be reported, never silently ignored."""
+        known = {i.strip().casefold() for ids in people for i in ids if i and i.strip()}
+        return [k for k in self.extensions if k.strip().casefold() not in known]
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any] | None) -> "LatePolicy | None":
@@ -108,6 +122,15 @@ def load_policy(manifest: Path) -> LatePolicy | None:
     return LatePolicy.from_table(data.get("deadline"))
 
 
+def assignment_policy(manifest: Path, course: Any = None, assignment: str = "") -> LatePolicy | None:
+    """The late policy every command applies: the manifest's `[deadline]`, with a course file's
+    (`course.Course`) defaults, deadline and extensions merged over it (the course file wins)."""
+    if course is None:
+        return load_policy(manifest)
+    data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    return LatePolicy.from_table(course.deadline(assignment, data.get("deadline")))
+
+
 @dataclass(frozen=True)
 class LateResult:
     score: float            # the adjusted score
@@ -132,14 +155,16 @@ def apply_late_policy(
     submitted_at: datetime | None,
     policy: LatePolicy | None,
     *,
-    student_id: str | None = None,
+    student_id: str | Iterable[str] | None = None,
     late_flag: bool | None = None,
 ) -> LateResult:
-    """The score after the late penalty, with a sentence a student can read.  Pure: no clock, no I/O."""
+    """The score after the late penalty, with a sentence a student can read.  Pure: no clock, no I/O.
+    `student_id` is any of the student's ids (or all of them): an extension keyed by any one applies.
+    A known `submitted_at` decides; the LMS's `late_flag` counts only when the time is unknown."""
     if policy is None:
         return LateResult(score, score, 0.0, timedelta(0), bool(late_flag), "")
     due = policy.due_for(student_id)
-    ext = " (with an extension)" if (student_id or "") in policy.extensions else ""
+    ext = " (with an extension)" if policy.extension_key(student_id) is not None else ""
     if submitted_at is None:
         if not late_flag:
             return LateResult(score, score, 0.0, timedelta(0), False, "")

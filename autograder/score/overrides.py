@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.score.results import SubmissionResult, TestResult
+from autograder.score.results import OVERRIDE_LINE_ID, SubmissionResult, TestResult
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS overrides (
@@ -35,7 +35,6 @@ CREATE TABLE IF NOT EXISTS overrides (
 );
 """
 WHOLE = ""
-OVERRIDE_LINE_ID = "override::whole-submission"   # the extra line a whole-submission override adds
 MAX_COMMENT = 2000
 
 
@@ -146,10 +145,8 @@ def record(db: Path, result: SubmissionResult | None, *, test_id: str = WHOLE, s
         raise OverrideError("--by is required (who made the override)")
     current = apply(result, in_force(history(db, result.assignment, result.submission_id), result)[0])
     if test_id:
-        test = next((t for t in current.tests if t.id == test_id), None)
-        if test is None or test_id == OVERRIDE_LINE_ID:
-            raise OverrideError(f"no test {test_id!r} in this submission; tests: "
-                                + ", ".join(t.id for t in result.tests))
+        test_id = resolve_test(test_id, result)
+        test = next(t for t in current.tests if t.id == test_id)
         old, top = test.score, test.max_score
     else:
         old, top = current.score, result.max_score
@@ -167,3 +164,76 @@ def record(db: Path, result: SubmissionResult | None, *, test_id: str = WHOLE, s
         return replace(o, id=int(cur.lastrowid or 0))
     finally:
         conn.close()
+
+
+def resolve_test(key: str, result: SubmissionResult) -> str:
+    """The id of the test `key` names in `result`: its id, its display name (as feedback and grades.csv
+    show it), or a prefix of either that only one test has (case ignored)."""
+    tests = [t for t in result.tests if t.id != OVERRIDE_LINE_ID]
+    k = key.strip().casefold()
+    for exact in (lambda t: t.id.casefold() == k, lambda t: t.name.casefold() == k):
+        hits = [t for t in tests if exact(t)]
+        if len(hits) == 1:
+            return hits[0].id
+        if hits:
+            break
+    else:
+        hits = [t for t in tests if k and (t.id.casefold().startswith(k) or t.name.casefold().startswith(k))]
+    if len(hits) == 1:
+        return hits[0].id
+    if hits:
+        raise OverrideError(f"{key!r} names {len(hits)} tests; say which: "
+                            + "; ".join(f"{t.id} ({t.name})" for t in hits[:8]) + ("; ..." if len(hits) > 8 else ""))
+    import difflib
+
+    near = difflib.get_close_matches(key, [t.name for t in tests] + [t.id for t in tests], n=3, cutoff=0.5)
+    raise OverrideError(f"no test of this submission is named {key!r} (a test id, its name, or the start of "
+                        "either)" + (f"; did you mean: {'; '.join(near)}?" if near else ""))
+
+
+def resolve_submission(key: str, people: list[tuple[str, tuple[str, ...]]]) -> str:
+    """The submission id `key` names: a submission id, or any id of the student who made it (login, LMS
+    user id, SIS id, email, as the roster and the LMS download hold them).  `people` holds (submission id,
+    the student's ids) for every submission."""
+    if any(sid == key for sid, _ in people):
+        return key
+    k = key.strip().casefold()
+    hits = sorted({sid for sid, ids in people if k in {i.casefold() for i in ids}})
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        raise OverrideError(f"{key!r} has {len(hits)} submissions; name one: {', '.join(hits)}")
+    raise OverrideError(f"no submission or student {key!r} (a submission id as in grades.csv, or a student's "
+                        "login, LMS user id, SIS id or email)")
+
+
+def trail_lines(db: Path, assignment: str, results: list[SubmissionResult], submission: str | None = None) -> list[str]:
+    """The audit trail, one line per override, each with its state (in force, stale, superseded)."""
+    from datetime import datetime, timezone
+
+    by_id = {r.submission_id: r for r in results}
+    lines = []
+    for o in history(db, assignment, submission):
+        r = by_id.get(o.submission_id)
+        applied, stale = in_force(history(db, assignment, o.submission_id), r) if r else ([], [])
+        state = "in force" if o in applied else "stale" if o in stale else "superseded" if r else "no result"
+        when = datetime.fromtimestamp(o.at, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        lines.append(f"#{o.id} {when} {o.by}: {o.submission_id} {o.target}: {o.old_score:g} -> {o.new_score:g} "
+                     f"[{state}] {o.comment}")
+    return lines
+
+
+def set_override(db: Path, assignment: str, submission_id: str, *, test: str | None, score: float, comment: str,
+                 by: str) -> Override:
+    """Record an override of `test` (id, name or unique prefix; None: the whole score) and rewrite the
+    assignment's grades.csv with the overrides in force."""
+    from autograder.report.gradebook import Gradebook
+    from autograder.report.grades_csv import write_grades_csv
+
+    gb = Gradebook(db)
+    try:
+        o = record(db, gb.get(assignment, submission_id), test_id=test or WHOLE, score=score, comment=comment, by=by)
+        write_grades_csv(db.parent / assignment / "grades.csv", effective(db, gb.all(assignment))[0])
+    finally:
+        gb.close()
+    return o

@@ -64,6 +64,7 @@ def _json_size(x: Any) -> int:
     return len(json.dumps(x, indent=2, default=str))  # ASCII: characters are bytes, as the files hold them at most
 
 
+OVERRIDE_LINE_ID = "override::whole-submission"   # the line a whole-submission override adds (`score.overrides`)
 SUBMISSION_STATUSES = ("graded", "invalid", "timeout", "crashed")
 TEST_OUTCOMES = ("passed", "partial", "failed", "error", "timeout", "crashed", "skipped")
 
@@ -81,6 +82,11 @@ class TestResult:
     hint: str = ""
     duration: float = 0.0
     device: str | None = None
+
+    @property
+    def is_override(self) -> bool:
+        """The line that carries a whole-submission override: part of the sum, not a test a page lists."""
+        return self.id == OVERRIDE_LINE_ID
 
     @property
     def file(self) -> str:

@@ -3,7 +3,8 @@ import csv
 import io
 import json
 import re
-from datetime import datetime, timezone
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -168,11 +169,16 @@ def test_csv_cell():
     assert csv_cell("Smith, John") == "Smith, John"
 
 
-def test_canvas_late_flag_decides_over_file_times():
-    r = [result("a"), result("b")]
+def test_a_known_submission_time_decides_over_the_canvas_late_flag():
+    """Canvas's LATE marker never overrides the time the download gives: a student inside an extension
+    that Canvas does not know of keeps full marks (it cost one day's penalty)."""
+    r = [result("a"), result("b"), result("c")]
     ids = {"a": Identity("1", lms_user_id="1", submitted_at=datetime(2026, 10, 5, tzinfo=timezone.utc), late=False,
-                         time_source="mtime"),     # zip time says late, Canvas says on time (e.g. an override)
-           "b": Identity("2", lms_user_id="2", submitted_at=datetime(2026, 10, 1, tzinfo=timezone.utc), late=True,
-                         time_source="mtime")}     # zip time says on time, Canvas says late
-    rows = {x.submission_id: x for x in grade_rows(r, ids, policy=DUE)}
-    assert rows["a"].score == 10 and rows["b"].score == 9 and "marked this submission late" in rows["b"].late.explanation
+                         time_source="mtime"),     # the time says 3 days late, Canvas says on time
+           "b": Identity("2", lms_user_id="2", login_id="bob", submitted_at=datetime(2026, 10, 2, tzinfo=timezone.utc),
+                         late=True, time_source="mtime"),     # late for Canvas, inside bob's extension
+           "c": Identity("3", lms_user_id="3", late=True)}   # no time known: the flag is all there is
+    policy = replace(DUE, extensions={"BOB": DUE.due + timedelta(days=2)})
+    rows = {x.submission_id: x for x in grade_rows(r, ids, policy=policy)}
+    assert rows["a"].score == 6 and rows["b"].score == 10 and "extension" in rows["b"].late.explanation
+    assert rows["c"].score == 9 and "marked this submission late" in rows["c"].late.explanation

@@ -1,0 +1,46 @@
+"""How a notebook cell is named to a student: one way, everywhere (validate, feedback pages, messages).
+
+A cell is named by its position among *all* the notebook's cells, Markdown included, counted from 1 as
+Jupyter lists them top to bottom (the engine's `Cell.index`), and by its first line, which is what a
+student can search for: `cell 18 ("def double(x):")`.  Code-cell counts and execution counts are never
+used: the first skips the Markdown a student sees, the second changes every run.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+FIRST_LINE_CHARS = 60
+_CHECK_CALL = re.compile(r"""check\(\s*["'](\w+)["']""")
+
+
+def first_line(source: str) -> str:
+    """The cell's first non-blank line, stripped and cut to FIRST_LINE_CHARS (with an ellipsis)."""
+    line = next((ln.strip() for ln in source.splitlines() if ln.strip()), "")
+    return line[:FIRST_LINE_CHARS] + ("…" if len(line) > FIRST_LINE_CHARS else "")
+
+
+def cell_name(number: int | None, source: str = "") -> str:
+    """`cell 18 ("def double(x):")`: `source` is the cell's source or its first line ("" leaves it out)."""
+    line = first_line(source)
+    return f"cell {number}" + (f' ("{line}")' if line else "")
+
+
+def exercise_order(notebook: Path) -> list[str]:
+    """The exercises in the order their `check("...")` lines come in a notebook (the master's, for pages
+    that list exercises as the student meets them); [] when it cannot be read."""
+    try:
+        data: Any = json.loads(notebook.read_text(encoding="utf-8"))
+        cells = data.get("cells") or []
+    except (OSError, ValueError, AttributeError):
+        return []
+    order: list[str] = []
+    for cell in cells:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            src = cell.get("source", "")
+            for m in _CHECK_CALL.finditer("".join(src) if isinstance(src, list) else str(src)):
+                if m.group(1) not in order:
+                    order.append(m.group(1))
+    return order
