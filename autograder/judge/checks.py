@@ -6,7 +6,9 @@ error and where), never the hidden inputs themselves.  Checks run in the trusted
 on data that came back through `wire`, so a student cannot patch them: `torch.allclose`
 or `Tensor.__eq__` redefined in a notebook lives and dies in the worker.
 
-Order of checks follows CMU's MyTorch autograder: type, then dtype/device, then shape,
+Messages speak of the student's values in words: a probe's `{"error": ...}` is "your code raised X"
+(an untouched stub: "not answered yet"), a field is named `name (after change)`, never as the probe's
+dict.  Order of checks follows CMU's MyTorch autograder: type, then dtype/device, then shape,
 then values.  Default tolerances are `torch.testing.assert_close`'s, chosen by dtype.
 """
 from __future__ import annotations
@@ -99,6 +101,7 @@ def _compare_values(got: torch.Tensor, expected: torch.Tensor, *, name: str, rto
         nan_g, nan_e = torch.isnan(gd.abs()), torch.isnan(ed.abs())
         same_inf = torch.isinf(gd.abs()) & (gd == ed)
         bad = ((gd - ed).abs() > atol + rtol * ed.abs()) & ~same_inf & ~nan_g & ~nan_e
+        bad |= (torch.isinf(gd.abs()) | torch.isinf(ed.abs())) & ~same_inf  # rtol * inf would let any value be "close" to inf
         bad |= (nan_g != nan_e) if equal_nan else (nan_g | nan_e)
     n_bad = int(bad.sum())
     if n_bad == 0:
@@ -141,17 +144,72 @@ def assert_scalar(got: Any, expected: float | int | bool, *, name: str = "the re
         raise CheckFailed(f"{name} is {got:.6g}, expected {expected:.6g} (difference {abs(got - expected):.3g}).")
 
 
+WRAPPERS = ("out", "value")   # a probe's {"out": result} / {"value": result}: the result itself, not a field of it
+NOT_ANSWERED = "NotImplementedError"
+
+
+def _part(name: str, key: Any) -> str:
+    """How a field of a result is named: `name (after change)` for a probe's `after_change`, never the
+    dict syntax `name['after_change']`; a wrapper key (`out`, `value`) is the result itself."""
+    if key in WRAPPERS:
+        return name
+    return f"{name} ({key.replace('_', ' ')})" if isinstance(key, str) else f"{name} [{key!r}]"
+
+
+def _what(x: Any) -> str:
+    """A short description of an expected value: repr for plain small data, else its kind."""
+    if isinstance(x, (bool, int, float, str, tuple, list, torch.dtype, torch.device)) or x is None:
+        text = repr(x)
+        return text if len(text) <= 80 else _describe(x)
+    return _describe(x)
+
+
+def _raised(got: Any, expected: Any, name: str) -> None:
+    """A probe that caught the student's exception returns {"error": "TypeName[: message]"}: say what was
+    raised in words (an untouched stub is "not answered yet"), never the probe's dict."""
+    got_err = got.get("error") if type(got) is dict else None
+    want_err = expected.get("error") if type(expected) is dict else None
+    if got_err is not None and want_err is None:
+        kind = str(got_err)
+        if kind.split(":")[0].strip() == NOT_ANSWERED:
+            raise CheckFailed(f"not answered yet: {name} still raises NotImplementedError (the exercise's stub).")
+        want = next((expected[k] for k in WRAPPERS if type(expected) is dict and k in expected), expected)
+        raise CheckFailed(f"{name}: your code raised {kind}; it should return {_what(want)}.")
+    if want_err is not None and got_err is None and type(got) is dict:
+        returned = next((got[k] for k in WRAPPERS if k in got), None)
+        raise CheckFailed(f"{name} should raise {want_err}, but it returned "
+                          f"{_what(returned) if returned is not None else 'without raising'}.")
+    if want_err is not None and got_err is not None and str(got_err).split(":")[0] != str(want_err).split(":")[0]:
+        raise CheckFailed(f"{name} raised {str(got_err).split(':')[0]}, expected {want_err}.")
+
+
+def _keys(got: dict, expected: dict, name: str) -> None:
+    missing, extra = [k for k in expected if k not in got], [k for k in got if k not in expected]
+    if missing or extra:
+        words = lambda ks: ", ".join(str(k).replace("_", " ") for k in ks)  # noqa: E731
+        raise CheckFailed(f"{name} " + "; ".join(p for p in (f"has no value for {words(missing)}" if missing else "",
+                                                           f"has unexpected {words(extra)}" if extra else "") if p)
+                          + ".")
+
+
 def assert_equal(got: Any, expected: Any, *, name: str = "the result") -> None:
-    """Exact equality for plain data (strings, ints, tuples of them, dtypes, devices)."""
+    """Exact equality for plain data (strings, ints, tuples of them, dtypes, devices, dicts of them)."""
+    _raised(got, expected, name)
+    if type(expected) is dict and type(got) is dict:
+        _keys(got, expected, name)
+        for k in expected:
+            assert_equal(got[k], expected[k], name=_part(name, k))
+        return
     if type(got) is not type(expected) and not (isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple))):
-        raise CheckFailed(f"{name} should be {_describe(expected)} ({expected!r}), but it is {_describe(got)}.")
+        raise CheckFailed(f"{name} should be {_describe(expected)} ({_what(expected)}), but it is {_describe(got)}.")
     if got != expected:
-        raise CheckFailed(f"{name} is {got!r}, expected {expected!r}.")
+        raise CheckFailed(f"{name} is {_what(got)}, expected {_what(expected)}.")
 
 
 def assert_close(got: Any, expected: Any, *, name: str = "the result", rtol: float | None = None,
                  atol: float | None = None, check_dtype: bool = True) -> None:
     """Recursive comparison of nested lists/tuples/dicts of tensors, arrays and scalars."""
+    _raised(got, expected, name)
     if type(expected) is torch.Tensor:
         assert_tensor(got, expected, name=name, rtol=rtol, atol=atol, check_dtype=check_dtype)
     elif type(expected) is np.ndarray:
@@ -163,13 +221,9 @@ def assert_close(got: Any, expected: Any, *, name: str = "the result", rtol: flo
     elif type(expected) is dict:
         if type(got) is not dict:
             raise CheckFailed(f"{name} should be a dict, but it is {_describe(got)}.")
-        missing, extra = [k for k in expected if k not in got], [k for k in got if k not in expected]
-        if missing or extra:
-            raise CheckFailed(f"{name} has keys {sorted(map(str, got))}; " +
-                              (f"missing {sorted(map(str, missing))}" if missing else "") +
-                              ("; " if missing and extra else "") + (f"unexpected {sorted(map(str, extra))}" if extra else "") + ".")
+        _keys(got, expected, name)
         for k in expected:
-            assert_close(got[k], expected[k], name=f"{name}[{k!r}]", rtol=rtol, atol=atol, check_dtype=check_dtype)
+            assert_close(got[k], expected[k], name=_part(name, k), rtol=rtol, atol=atol, check_dtype=check_dtype)
     elif type(expected) in (list, tuple):
         if type(got) not in (list, tuple):
             raise CheckFailed(f"{name} should be a {type(expected).__name__}, but it is {_describe(got)}.")
@@ -235,3 +289,26 @@ def assert_true(condition: bool, message: str) -> None:
     """A behavioural check with a student-facing message."""
     if not condition:
         raise CheckFailed(message)
+
+
+# "No Python loops" is judged by CPU time the grader reads from outside the worker (`ProbeClient.cost`), on
+# inputs where the cheapest Python loop (a comprehension over `.tolist()`) costs 0.5 s or more and vectorised
+# code a few hundredths: a call passes under LOOP_FLOOR seconds, or under LOOP_RATIO times the reference's own
+# cost (a slower machine), and a call over it is measured once more (the cheaper of the two counts), so an
+# unlucky moment (a page-fault storm, a collection of Python's garbage) never costs a correct answer its point.
+LOOP_FLOOR = 0.15
+LOOP_RATIO = 10
+
+
+def assert_loop_free(student: Any, probe: Any, *args: Any, reference_cpu: float | None = None,
+                     name: str, advice: str) -> Any:
+    """The value of `student.cost(probe, *args)`, once its CPU time is that of vectorised code."""
+    limit = max(LOOP_FLOOR, LOOP_RATIO * (reference_cpu or 0.0))
+    spent: list[float] = []
+    for _ in range(2):
+        got = student.cost(probe, *args)
+        if got.cpu is None or got.cpu <= limit:  # None: the master's own answers, nothing ran to measure
+            return got.value
+        spent.append(got.cpu)
+    raise CheckFailed(f"{name} took {min(spent):.2f} s of CPU time, where vectorised code takes under {limit:.2f} s "
+                      f"(the reference: {reference_cpu or 0.0:.3f} s): {advice}")

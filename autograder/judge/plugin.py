@@ -25,6 +25,7 @@ import torch
 from autograder.execute.runner import HostFault, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.probe.client import Backend, ProbeClient, TestContext
 from autograder.probe.reference import ReferenceFailed
+from autograder.notebook.cells import cell_name
 from autograder.probe.seeds import Seeds
 from autograder.score.results import TestResult
 
@@ -274,10 +275,13 @@ def _classify(exc: BaseException | None, master: bool = False) -> tuple[str, str
         err = exc.error
         where = ""
         frames = err.get("frames") or []
-        if frames:
+        if frames:   # cells named as everywhere (notebook.cells): position among all cells; here the line that raised
             f = frames[-1]
-            where = f" (cell {f.get('cell')}, line {f.get('line')}: {str(f.get('code', '')).strip()})"
-        return "failed", f"your code raised {err.get('type')}: {err.get('message')}{where}"
+            where = f" ({cell_name(f.get('cell'))}, line {f.get('line')}: {str(f.get('code', '')).strip()})"
+        if err.get("type") == "NotImplementedError":   # the release's stub, untouched
+            return "failed", f"not answered yet: the exercise still raises NotImplementedError (its stub){where}"
+        message = f": {err.get('message')}" if err.get("message") else ""
+        return "failed", f"your code raised {err.get('type')}{message}{where}"
     if isinstance(exc, ReferenceFailed):
         return "error", f"grader error (not your fault): {exc}"
     if isinstance(exc, (AssertionError, pytest.fail.Exception)):

@@ -2,7 +2,7 @@
 
 A cell is named by its position among *all* the notebook's cells, Markdown included, counted from 1 as
 Jupyter lists them top to bottom (the engine's `Cell.index`), and by its first line, which is what a
-student can search for: `cell 18 ("def double(x):")`.  Code-cell counts and execution counts are never
+student can search for: `cell 18 (def double(x):)`.  Code-cell counts and execution counts are never
 used: the first skips the Markdown a student sees, the second changes every run.
 """
 from __future__ import annotations
@@ -23,9 +23,9 @@ def first_line(source: str) -> str:
 
 
 def cell_name(number: int | None, source: str = "") -> str:
-    """`cell 18 ("def double(x):")`: `source` is the cell's source or its first line ("" leaves it out)."""
+    """`cell 18 (def double(x):)`: `source` is the cell's source or its first line ("" leaves it out)."""
     line = first_line(source)
-    return f"cell {number}" + (f' ("{line}")' if line else "")
+    return f"cell {number}" + (f" ({line})" if line else "")
 
 
 def exercise_order(notebook: Path) -> list[str]:
