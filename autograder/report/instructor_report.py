@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from autograder.intake.roster import Identity
 from autograder.report.escape import plot_label
 from autograder.report.exports import GradeRow, grade_rows
-from autograder.report.feedback import environment
+from autograder.report.feedback import NOT_ANSWERED, environment
 from autograder.report.files import write_atomic
 from autograder.score.late import LatePolicy
 from autograder.score.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult, clip
@@ -101,6 +101,8 @@ def _tests(results: list[SubmissionResult]) -> list[dict[str, Any]]:
     by_test: dict[str, dict[str, Any]] = {}
     for r in results:
         for t in r.tests:
+            if t.is_override:
+                continue   # a whole-score override is no test (the student list shows the score it set)
             d = by_test.setdefault(t.id, {"id": t.id, "name": t.name, "exercise": t.exercise, "kind": t.kind,
                                           "max_score": t.max_score, "n": 0, "passed": 0, "sum": 0.0, "time": 0.0,
                                           "outcomes": Counter(), "example": ""})
@@ -122,12 +124,15 @@ def _tests(results: list[SubmissionResult]) -> list[dict[str, Any]]:
 
 
 def _exercises(results: list[SubmissionResult]) -> list[dict[str, Any]]:
-    """Per exercise: the share of submissions that passed all its tests, and the mean share of its points."""
+    """Per exercise: the share of submissions that passed all its tests run here, and the mean share of
+    their points.  A test this grader skipped (a device variant with no device here) is not counted: it
+    neither passed nor failed; an exercise none of whose tests ran is not listed."""
     acc: dict[str, dict[str, Any]] = {}
     for r in results:
         per: dict[str, list] = {}
         for t in r.tests:
-            per.setdefault(t.exercise, []).append(t)
+            if not t.is_override and t.outcome != "skipped":
+                per.setdefault(t.exercise, []).append(t)
         for ex, ts in per.items():
             d = acc.setdefault(ex, {"exercise": ex, "n": 0, "passed": 0, "points": 0.0, "tests": len(ts)})
             d["n"] += 1
@@ -160,7 +165,7 @@ def report_context(rows: list[GradeRow], *, title: str) -> dict[str, Any]:
                 "raw": row.raw_score, "score": row.score, "max_score": row.max_score,
                 "message": row.blank_reason if not row.gradable and r else (r.message if r else ""),
                 "time": r.execution_time if r else None,
-                "cells": len([c for c in r.cells if c.status != "note"]) if r else 0,
+                "cells": len([c for c in r.cells if c.status != "note" and c.type != NOT_ANSWERED]) if r else 0,
                 "late": late and {"penalty": late.penalty, "explanation": late.explanation}}
 
     views = [view(row) for row in rows]
