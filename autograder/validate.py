@@ -159,6 +159,8 @@ def _first_line(source: str) -> str:
 
 
 def _outcome(record: Any) -> str:
+    if _is_stub(record):
+        return "not answered yet (the `# YOUR CODE HERE` stub)"
     if record.status == "ok":
         return f"ok ({record.wall:.1f} s)"
     if record.status == "timeout":

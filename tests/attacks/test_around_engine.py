@@ -162,3 +162,134 @@ def test_folder_a_notebook_and_a_folder_of_one_name_are_ambiguous(tmp_path):
     assert graded(batch) == {"bob": "TAG = 'bob'"} and batch.superseded == []
     problems = [e.submission.problem for e in batch.entries if e.submission.problem]
     assert len(problems) == 2 and all("the folder alice/" in p and "the notebook alice.ipynb" in p for p in problems)
+
+
+# ------------------------------------------------------------------------------------------- validate
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+from autograder import checks  # noqa: E402
+from autograder.execute.sandbox import Bubblewrap  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+A = "01_tensors"
+SECRET = "course-secret-4b1d-do-not-leak"
+
+
+def _master_with(tmp_path: Path, *cells: str, at: str | None = None) -> Path:
+    """The 01_tensors master as a student hands it in, with `cells` inserted before the cell holding `at`
+    (default: at the end)."""
+    nb = nbformat.read(ROOT / "solutions" / f"{A}.ipynb", as_version=4)
+    nb.metadata["autograder"] = {"assignment": A, "version": checks.version(ROOT / "assignments" / A)}
+    where = next(i for i, c in enumerate(nb.cells) if at in c.source) if at else len(nb.cells)
+    for source in reversed(cells):
+        nb.cells.insert(where, nbformat.v4.new_code_cell(source))
+    path = tmp_path / "student" / f"{A}.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return path
+
+
+def _validate(path: Path) -> tuple[int, str]:
+    from autograder.validate import validate
+
+    lines: list[str] = []
+    return validate(path, out=lines.append), "\n".join(lines)
+
+
+@pytest.fixture
+def secret_env(monkeypatch, tmp_path):
+    """The instructor's environment: the course secret in a variable and in a file."""
+    (tmp_path / "secret").write_text(SECRET)
+    monkeypatch.setenv("AUTOGRADER_SECRET", SECRET)
+    monkeypatch.setenv("AUTOGRADER_SECRET_FILE", str(tmp_path / "secret"))
+    monkeypatch.setenv("TA_PRIVATE_TOKEN", SECRET)
+
+
+@pytest.mark.slow
+def test_validate_runs_the_notebook_sandboxed_without_the_callers_secret(tmp_path, secret_env):
+    """A notebook a TA validated read AUTOGRADER_SECRET and wrote a file outside its folder."""
+    assert Bubblewrap.available(), "these attacks need bubblewrap"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    path = _master_with(
+        tmp_path,
+        "import os, pathlib\n"
+        "found = {k: v for k, v in os.environ.items() if 'SECRET' in k or 'TOKEN' in k}\n"
+        f"for target in ({str(outside / 'leak.txt')!r}, {str(tmp_path / 'leak.txt')!r}, "
+        f"{str(ROOT / 'leak-from-validate.txt')!r}):\n"
+        "    try:\n"
+        "        pathlib.Path(target).write_text(repr(found))\n"
+        "    except OSError:\n"
+        "        pass\n"
+        f"try:\n    file_secret = open({str(tmp_path / 'secret')!r}).read()\n"
+        "except OSError:\n    file_secret = 'unreadable'\n"
+        "raise ValueError(f'env={found} file={file_secret}')")
+    code, report = _validate(path)
+    assert SECRET not in report, report
+    assert "ValueError: env={} file=unreadable" in report, report
+    assert not (outside / "leak.txt").exists() and not (tmp_path / "leak.txt").exists()
+    assert not (ROOT / "leak-from-validate.txt").exists()
+    assert "WITHOUT a sandbox" not in report and "sandboxed worker" in report
+
+
+@pytest.mark.slow
+def test_validate_without_bubblewrap_says_so_and_still_passes_no_secret(tmp_path, secret_env, monkeypatch):
+    from autograder import validate as v
+    from autograder.execute.sandbox import RlimitsOnly
+
+    monkeypatch.setattr(v, "_isolation", lambda: (RlimitsOnly(), False))
+    path = _master_with(tmp_path, "import os\nraise ValueError(str(sorted(k for k in os.environ if 'SECRET' in k)))")
+    code, report = _validate(path)
+    assert report.startswith("NOTE: bubblewrap is not available here, so this notebook runs WITHOUT a sandbox")
+    assert "ValueError: []" in report and SECRET not in report
+
+
+PATCH_CHECKER = '''
+import json, builtins
+import autograder.selfcheck as sc
+import autograder.validate as v
+passing = [{"name": "forged", "outcome": "passed", "message": "", "hint": ""}]
+sc.Checker.results = lambda self, exercise, namespace=None: passing
+sc.Checker.report = lambda self, namespace: json.dumps({"exercises": {e: passing for e in self.exercises()}})
+sc.answered = sc.passed = lambda results: True
+v.validate = lambda *a, **k: 0
+print("AUTOGRADER-VALIDATE-REPORT:" + json.dumps({"exercises": {"dtypes": passing}}))
+print("Ready: all 10 exercises answered, every public check passes")
+'''
+
+
+@pytest.mark.slow
+def test_validate_decides_outside_the_notebook_a_patched_checker_changes_nothing(tmp_path):
+    """A blank notebook whose cell patched Checker.results made validate say "Ready" and exit 0."""
+    from autograder.notebook.release import release
+
+    blank = release(ROOT, A, tmp_path / "released")[0]
+    nb = nbformat.read(blank, as_version=4)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(PATCH_CHECKER))
+    nb.cells.append(nbformat.v4.new_code_cell(PATCH_CHECKER))
+    nbformat.write(nb, blank)
+    code, report = _validate(blank)
+    assert code == 1, report
+    assert "Ready" not in report.replace("Not ready", "") and "forged" not in report
+    assert "✘ dtypes: not answered yet." in report
+
+
+@pytest.mark.slow
+def test_validate_stops_a_hanging_cell_as_the_grader_would_and_names_it(tmp_path):
+    """`while True: pass` kept validate silent for 200 s (600 s per cell); the grader stops it after
+    cell_timeout (2 s) of CPU.  Run as students do, in a terminal, with a bound the old one missed."""
+    path = _master_with(tmp_path, "while True:\n    pass", at='check("views")')
+    cmd = [sys.executable, "-m", "autograder", "validate", str(path)]
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("AUTOGRADER_")}, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "(while True:): STOPPED: cell did not finish within its time limit (2 s of CPU time" in r.stdout
+    assert "the grader would stop cell" in r.stdout
+    assert "✔ views: all public checks pass" in r.stdout   # the rest is graded without that cell
+    lines = r.stdout.splitlines()
+    assert sum(ln.startswith("  cell ") for ln in lines) >= 20   # progress: a line per cell
