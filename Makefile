@@ -49,9 +49,11 @@ demo: install
 	$(PY) -m autograder export 01_tensors --out results --format moodle --roster examples/roster.csv
 
 # The student package (README "For students"): a wheel with each assignment's public checks, no hidden tests.
-dist: install
+# Built with what building needs only (setuptools, in pip's isolated build environment), not `make install`.
+dist:
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	rm -rf dist build
-	$(PY) -m pip wheel -q --no-deps --no-build-isolation --wheel-dir dist .
+	$(PY) -m pip wheel -q --no-deps --wheel-dir dist .
 
 bench: install
 	$(PY) bench/run.py $(BENCH_ARGS)  # e.g. BENCH_ARGS='--assignments 01_tensors --copies 2'

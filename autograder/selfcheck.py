@@ -21,6 +21,9 @@ from types import ModuleType
 from typing import Any
 
 DISTRIBUTION = "torch-course-autograder"  # what students pip install (README, "For students")
+# The one install line of README "For students": the package with the extra that brings what every
+# assignment imports.  No index serves the package: LINK is the wheel's link the course gives.
+INSTALL = f'%pip install "{DISTRIBUTION}[course] @ LINK"'
 VALIDATING = "AUTOGRADER_VALIDATING"
 _COLAB_COPY = "-colab-copy.ipynb"  # Colab keeps notebooks in Drive: check.all() validates a copy of it
 
@@ -34,6 +37,7 @@ class Checker:
         """`version`: of the checks the notebook was released with (None: a master, checked in its kit)."""
         self.assignment, self.version = assignment, version
         self._folder = Path(folder) if folder else None
+        self._verdicts: dict[str, bool] = {}
 
     def folder(self) -> Path:
         """Where this notebook's checks are, or a ValueError saying what the student should do."""
@@ -49,7 +53,7 @@ class Checker:
         folder = self._folder or checks.find(self.assignment, kit)
         if folder is None:
             raise ValueError(f"This version of the `{DISTRIBUTION}` package has no checks for {self.assignment}: "
-                             f"update it (%pip install -U {DISTRIBUTION}, or the link your course gives), "
+                             f"install the current release ({INSTALL}, LINK: the link your course gives), "
                              "then restart the kernel.")
         found = checks.version(folder)
         if self.version is None and folder.parent.name == "assignments":
@@ -95,18 +99,27 @@ class Checker:
         except ValueError as e:
             return json.dumps({"problem": str(e)})
 
-    def __call__(self, exercise: str, namespace: dict | None = None) -> bool | None:
+    def __call__(self, exercise: str, namespace: dict | None = None) -> None:
+        """Print `exercise`'s verdict.  Returns None, so a notebook shows no `Out:` line under it; the
+        verdict is kept for `passed`."""
         if _quiet():
-            return None
+            return
         ns = namespace if namespace is not None else inspect.stack()[1].frame.f_globals
+        self._verdicts[exercise] = False
         try:
             results = self.results(exercise, ns)
         except ValueError as e:
             print(e)
-            return None
+            return
         for line in render(exercise, results):
             print(line)
-        return passed(results)
+        self._verdicts[exercise] = passed(results)
+
+    def passed(self, *exercises: str) -> bool:
+        """Whether the last `check(...)` of each exercise in this kernel passed: a notebook runs a demo of an
+        exercise only then, so a notebook run top to bottom with exercises left says "not answered yet" for
+        each, not a chain of errors.  False while grading or validating, where checks do not run."""
+        return all(self._verdicts.get(e, False) for e in exercises)
 
     def all(self, notebook: Path | str | None = None) -> bool | None:
         """Run the saved notebook top to bottom in a fresh kernel, then every public check."""
@@ -159,12 +172,12 @@ def render(exercise: str, results: list[dict[str, Any]], first_failure_only: boo
 
 
 def _this_notebook(assignment: str) -> Path | None:
-    """The notebook file this kernel runs: VS Code and Jupyter say so, Colab hands out its content, else
-    the one notebook of this assignment in the working folder."""
-    main = __import__("__main__").__dict__
-    for name in (main.get("__vsc_ipynb_file__"), os.environ.get("JPY_SESSION_NAME")):
-        if name and Path(name).is_file() and name.endswith(".ipynb"):
-            return Path(name)
+    """The notebook file this kernel runs: VS Code and Jupyter say so, Colab hands out its content; else
+    the one notebook of this assignment in the working folder; else the student names it, when asked."""
+    for name in _named_by_frontend():
+        for path in (Path(name).expanduser(), Path.cwd() / Path(name).name):  # a server's path may be relative
+            if path.suffix == ".ipynb" and path.is_file():
+                return path
     try:
         from google.colab import _message  # type: ignore[import-not-found]
 
@@ -181,7 +194,58 @@ def _this_notebook(assignment: str) -> Path | None:
                 mine.append(p)
         except Exception:  # noqa: BLE001 - not one of ours
             continue
-    return mine[0] if len(mine) == 1 else None
+    if len(mine) == 1:
+        return mine[0]
+    try:
+        answer = input(f"Which file is this notebook{' (' + ', '.join(p.name for p in mine) + ')' if mine else ''}? ")
+    except Exception:  # noqa: BLE001 - a kernel that cannot ask (no stdin)
+        return None
+    path = Path(answer.strip().strip("'\"")).expanduser()
+    return path if path.suffix == ".ipynb" and path.is_file() else None
+
+
+def _named_by_frontend() -> list[str]:
+    """What the notebook's front end says the file is: VS Code's variable, the environment Jupyter starts a
+    kernel with, the sessions of the Jupyter server that started this kernel."""
+    try:
+        from IPython import get_ipython
+
+        ns = get_ipython().user_ns
+    except Exception:  # noqa: BLE001 - not in IPython
+        ns = __import__("__main__").__dict__
+    names = [ns.get("__vsc_ipynb_file__"), os.environ.get("JPY_SESSION_NAME")]
+    if not any(isinstance(n, str) and n.endswith(".ipynb") for n in names):
+        names.append(_server_session_path())
+    return [n for n in names if isinstance(n, str) and n]
+
+
+def _server_session_path(timeout: float = 2.0) -> str | None:
+    """This kernel's notebook as a running Jupyter server knows it (its sessions API), for servers that do
+    not tell the kernel (`JPY_SESSION_NAME` is recent)."""
+    import urllib.request
+
+    try:
+        from ipykernel.connect import get_connection_file
+        from jupyter_core.paths import jupyter_runtime_dir
+
+        kernel = Path(get_connection_file()).stem.removeprefix("kernel-")
+        servers = sorted(Path(jupyter_runtime_dir()).glob("*server-*.json"))  # jpserver-*, nbserver-*
+    except Exception:  # noqa: BLE001 - not a kernel started by Jupyter
+        return None
+    for info in servers:
+        try:
+            server = json.loads(info.read_text(encoding="utf-8"))
+            request = urllib.request.Request(server["url"].rstrip("/") + "/api/sessions",
+                                             headers={"Authorization": f"token {server.get('token', '')}"})
+            with urllib.request.urlopen(request, timeout=timeout) as r:  # noqa: S310 - the user's own server
+                sessions = json.loads(r.read(1_000_000))
+            for session in sessions:
+                if session["kernel"]["id"] == kernel:
+                    path = session.get("path") or session["notebook"]["path"]
+                    return str(Path(server.get("root_dir") or server.get("notebook_dir") or ".") / path)
+        except Exception:  # noqa: BLE001 - a server gone, another user's, password-only
+            continue
+    return None
 
 
 def _load(path: Path) -> ModuleType:

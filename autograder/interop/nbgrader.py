@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.notebook.release import BEGIN
+from autograder.notebook.release import BEGIN, self_checking
 
 TASK_PREFIX = "autograder-"
 CONFIG = """c = get_config()  # noqa: F821
@@ -73,8 +73,13 @@ def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbf
         task.metadata = {"nbgrader": {"grade": False, "solution": False, "locked": True, "task": True,
                                       "grade_id": TASK_PREFIX + exercise, "points": pts, "schema_version": 3}}
         nb.cells.append(task)
+    # what students run checks itself as a kit release does: the public checks' version, the import guard
+    from autograder import checks
+
+    version = checks.version(a.root)
+    self_checking(nb, a.id, version)
     nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-                   "language_info": {"name": "python"}, "autograder": {"assignment": a.id, "version": a.version()}}
+                   "language_info": {"name": "python"}, "autograder": {"assignment": a.id, "version": version}}
     return nb
 
 

@@ -7,30 +7,38 @@ written with sorted keys), so regenerating gives byte-identical files and CI can
 works in nbgrader.  The checks themselves are not copied next to the notebook: they ship in the
 student package (`autograder.checks`), and the notebook carries their version, so a notebook
 alone (Colab) can check itself and an outdated one says so instead of checking the wrong tests.
+Its first code cell starts with a guard: every package the notebook imports is looked up before any
+import runs, and one missing says, once, the install line that brings them all (README "For students").
+`self_checking` is that transformation alone: the nbgrader source notebook gets it too.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
+import sys
 from pathlib import Path
 
 import nbformat
 
 from autograder import checks
-from autograder.selfcheck import DISTRIBUTION
+from autograder.selfcheck import INSTALL
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = "raise NotImplementedError()"
 _BLOCK = re.compile(r"^([ \t]*)" + re.escape(BEGIN) + r"[^\n]*\n.*?^[ \t]*" + re.escape(END) + r"[^\n]*(\n|$)", re.M | re.S)
 
 
-_IMPORT = "from autograder.selfcheck import Checker"
-# The setup cell's import, for a student whose Python lacks the package: one line saying what to do.
-_GUARDED_IMPORT = f"""try:
-    {_IMPORT}
-except ImportError:
-    raise ImportError("This notebook checks itself with the course package: run  %pip install {DISTRIBUTION}  (or the link your course gives), then restart the kernel.") from None"""
+_GUARD = """# Install once:  {install}  (LINK: the link your course gives), then restart the kernel.
+# Checked before anything is imported, so a missing package says so here, once:
+import importlib.util
+_missing = [m for m in {modules!r} if importlib.util.find_spec(m) is None]
+if _missing:
+    raise ImportError("Not installed: " + ", ".join(_missing) + {tail!r})
+del _missing
+
+"""
 _SUBMIT = """## Before you submit
 
 Save the notebook first (the saved file is what runs), then run the cell below.  It runs the whole
@@ -58,19 +66,49 @@ def strip_solutions(source: str) -> str:
     return out
 
 
+def imported_modules(sources: list[str]) -> list[str]:
+    """The top-level modules `sources` import that the standard library does not provide."""
+    found: set[str] = set()
+    for src in sources:
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:  # IPython syntax (%magic, !shell): those lines import nothing
+            try:
+                tree = ast.parse(re.sub(r"^([ \t]*)([%!])", r"\1#\2", src, flags=re.M))
+            except SyntaxError:
+                continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                found.add(node.module.split(".")[0])
+    return sorted(m for m in found if m not in sys.stdlib_module_names and m != "__future__")
+
+
+def self_checking(nb: nbformat.NotebookNode, assignment: str, version: str) -> None:
+    """In place: the notebook's `Checker("<assignment>")` tied to the checks' `version`, and the import guard
+    (naming what the notebook's code cells import) at the top of its first code cell."""
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for cell in code:
+        cell.source = cell.source.replace(f'Checker("{assignment}")', f'Checker("{assignment}", version="{version}")')
+    modules = tuple(imported_modules([strip_solutions(c.source) for c in code]))
+    if modules:
+        tail = f".  Run  {INSTALL}  (LINK: the link your course gives), then restart the kernel."
+        code[0].source = _GUARD.format(install=INSTALL, modules=modules, tail=tail) + code[0].source
+
+
 def student_notebook(master: nbformat.NotebookNode, assignment: str, version: str) -> nbformat.NotebookNode:
-    """Stubs for solutions; a notebook that checks itself gets its setup cell tied to the checks' `version`
-    and a last cell running `check.all()`."""
+    """Stubs for solutions; a notebook that checks itself gets its setup cell tied to the checks' `version`,
+    the import guard and a last cell running `check.all()`."""
     nb = nbformat.from_dict(master)
     if any(f'Checker("{assignment}")' in c.source for c in nb.cells if c.cell_type == "code"):
         nb.cells += [nbformat.v4.new_markdown_cell(_SUBMIT, id="before-you-submit"),
                      nbformat.v4.new_code_cell("check.all()", id="check-all")]
+    self_checking(nb, assignment, version)
     for i, cell in enumerate(nb.cells):
-        src = cell.source
-        is_solution = cell.cell_type == "code" and BEGIN in src
+        is_solution = cell.cell_type == "code" and BEGIN in cell.source
         if cell.cell_type == "code":
-            src = src.replace(f'Checker("{assignment}")', f'Checker("{assignment}", version="{version}")')
-            cell.source = strip_solutions(re.sub(rf"^{re.escape(_IMPORT)}$", lambda _: _GUARDED_IMPORT, src, flags=re.M))
+            cell.source = strip_solutions(cell.source)
             cell.outputs = []
             cell.execution_count = None
         cell.metadata = {

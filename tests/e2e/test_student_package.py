@@ -115,7 +115,7 @@ def test_setup_cell_says_what_to_install_when_the_package_is_missing(student_pyt
     if before.returncode == 0:
         pytest.skip("the package is already installed in the student environment (fixture order)")
     r = subprocess.run([student_python, "-c", setup], capture_output=True, text=True, env=_env(), cwd=tmp_path)
-    assert r.returncode != 0 and "%pip install torch-course-autograder" in r.stderr.splitlines()[-1]
+    assert r.returncode != 0 and 'Run  %pip install "torch-course-autograder[course] @ LINK"' in r.stderr.splitlines()[-1]
 
 
 def test_lone_notebook_checks_itself_after_one_pip_install(student_python, wheel, tmp_path):
