@@ -263,7 +263,7 @@ def test_a_small_notebook_costs_a_small_read(tmp_path):
 
 
 def test_json_is_parsed_with_the_cyclic_gc_paused_then_restored(tmp_path, monkeypatch):
-    """Collecting while json.loads builds many containers cost 4-14x the parse (docs/performance.md)."""
+    """Collecting while json.loads builds many containers costs 4-14x the parse itself."""
     import gc
 
     seen = []
