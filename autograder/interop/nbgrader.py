@@ -14,7 +14,7 @@
 
 Why task cells and manual scores: `nbgrader autograde` (which `generate_feedback` and
 formgrader need) re-scores every *grade* cell from its outputs -- a locked code cell with
-no error is worth full marks, which is how a blank notebook used to reach 100/100 -- but
+no error is worth full marks, so a blank notebook graded there would reach 100/100 -- but
 it never touches a task cell's score, and a manual score wins over any auto score.  Run
 `autograder nbgrader grade` after `nbgrader autograde`: autograde resets
 `late_submission_penalty` to nbgrader's own plugin's value, and re-running the kit (which
