@@ -222,7 +222,9 @@ def packages() -> tuple[str, ...]:
 
 def _ignored(path: str) -> bool:
     """Git-ignored: what a run creates (`bench/out/`, the peers' venvs), named in docs before it exists."""
-    return any(subprocess.run(["git", "check-ignore", "-q", p], cwd=ROOT).returncode == 0 for p in (path, path + "/"))
+    codes = [subprocess.run(["git", "check-ignore", "-q", p], cwd=ROOT, capture_output=True).returncode
+             for p in (path, path + "/")]
+    return 0 in codes or 128 in codes   # 128: no git here to ask (a copy of the tree): let it through
 
 
 def _exists(path: str) -> bool:
