@@ -194,10 +194,23 @@ def make_problems(tokens: list[str], where: str) -> list[str]:
     return problems
 
 
+@functools.lru_cache(maxsize=None)
+def kit_options() -> frozenset[str]:
+    """Every option of the kit's commands and scripts, and every one its code hands to a tool (bwrap's)."""
+    found = {o for p in [parser(), *subparsers().values()] for o in options(p)}
+    for f in [*(ROOT / "autograder").rglob("*.py"), *(ROOT / "bench").glob("*.py")]:
+        found.update(re.findall(r"[\"'](--[a-z][\w-]*)", f.read_text(encoding="utf-8")))
+    return frozenset(found)
+
+
 def command_problems(text: str, doc: str) -> list[str]:
-    """Every command line in the document's code: autograder, bench scripts, make."""
+    """Every command line in the document's code (autograder, bench scripts, make), and every option
+    named on its own (`--jobs`): one of the kit's."""
     problems = []
-    for n, _, code in segments(text):
+    for n, lang, code in segments(text):
+        alone = re.fullmatch(r"(--[a-z][\w-]*)(?:[= ]\S+)?", code.strip()) if lang == "inline" else None
+        if alone and alone.group(1) not in kit_options():
+            problems.append(f"{doc}:{n}: no command of the kit has an option {alone.group(1)}")
         for tokens in command_lines(code):
             where = f"{doc}:{n}"
             for i, tok in enumerate(tokens):

@@ -117,7 +117,8 @@ def test_the_checks_find_what_the_kit_does_not_have():
         "make benchmark",
         "```",
         "See `autograder/no_such_module.py`, `judge/nothing.py`, `tests/engine/test_suite.py::test_no_such_test`,",
-        "[a link](nowhere.md), `AUTOGRADER_NO_SUCH_VARIABLE` and `[canvas] api_url`, `[assignments.ID] due`.",
+        "[a link](nowhere.md), `AUTOGRADER_NO_SUCH_VARIABLE` and `[canvas] api_url`, `[assignments.ID] due`,",
+        "and grade with `--jobz 4`.",
         "```toml",
         "[course]",
         "rooster = \"roster.csv\"",
@@ -133,7 +134,8 @@ def test_the_checks_find_what_the_kit_does_not_have():
                   "bench/floor.py has no option --repeat", "no make target 'benchmark'",
                   "no file autograder/no_such_module.py", "no file autograder/judge/nothing.py",
                   "no test test_no_such_test", "nowhere.md leads nowhere", "no AUTOGRADER_NO_SUCH_VARIABLE",
-                  "no `[canvas] api_url`", "no `[assignments.ID] due`", "course.rooster", "deadline.penalty_pct"]:
+                  "no `[canvas] api_url`", "no `[assignments.ID] due`", "course.rooster", "deadline.penalty_pct",
+                  "has an option --jobz"]:
         assert claim in found, claim
 
 
@@ -146,6 +148,7 @@ def test_the_checks_let_what_the_kit_has_through():
         "make install TORCH_SPEC=\"torch==2.13.0\"",
         "```",
         "`autograder/course.py`, `execute/wire.py`, `bench/out/latest.json`, `assignments/<id>/manifest.toml`,",
-        "[the CLI](cli.md), `AUTOGRADER_SECRET_FILE`, `[assignments.ID.deadline.extensions]`, `[lti] kid`.",
+        "[the CLI](cli.md), `AUTOGRADER_SECRET_FILE`, `[assignments.ID.deadline.extensions]`, `[lti] kid`,",
+        "`--memory-budget`, `--dev-bind` (bwrap's, which the sandbox passes).",
     ])
     assert checks.problems(text, "docs/x.md") == []
