@@ -3,15 +3,32 @@
 Failures the contract asks for (`IndexError`, `TypeError`) come back as the exception's class
 name, so the trusted side compares names.  Arguments arrive contiguous; `_layout` makes a tensor
 non-contiguous here when a test asks for it.  Triton must see TRITON_INTERPRET before it is first
-imported; the notebook's set-up cell sets it without CUDA, so this module never imports triton.
+imported; the notebook's set-up cell sets it without CUDA, so this module imports triton only in a
+fresh worker (`triton_kernel_run`), after setting it.
+
+Points for *how* (a C kernel, a Triton kernel) come from evidence no code of the notebook can reach:
+`c_source` / `triton_source` hand the kernels' source text to the trusted side, which checks it
+(`c_source_problem`, `triton_source_problem`: bounded, run in the judge, never in a worker) and has it
+compiled and called by this module's own harness in a worker that never ran the notebook
+(`student.fresh(c_kernels_run, ...)`, `student.fresh(triton_kernel_run, ...)`).
 """
 from __future__ import annotations
 
+import ast
+import ctypes
+import inspect
+import linecache
+import os
+import re
 import statistics
+import subprocess
+import tempfile
 import time
 
 import torch
 from torch.overrides import TorchFunctionMode
+
+SOURCE_CAP = 64_000  # characters of kernel source the trusted side reads (a probe's string is capped at 1 MiB)
 
 
 def _layout(x: torch.Tensor, layout: str) -> torch.Tensor:
@@ -46,11 +63,6 @@ def _outcome(fn, *args):
         return {"error": type(e).__name__}
 
 
-def _plain(v):
-    """Tuples/lists of ints as lists (a student may return either kind of sequence)."""
-    return list(v) if type(v) in (list, tuple) else v
-
-
 def warm_up():
     """Run by the grader's worker fork server once, before any worker exists: the first
     torch.compile in a process sets up dynamo and AOTAutograd (~1.4 s), which every worker would
@@ -63,7 +75,8 @@ def warm_up():
 # ---------------------------------------------------------------- 1 strides
 
 def contiguous_strides(ns, sizes):
-    return _plain(ns["contiguous_strides"](tuple(sizes)))
+    """The student's value as returned (a tuple of ints is asked for: the test checks the type)."""
+    return ns["contiguous_strides"](tuple(sizes))
 
 
 def element_offset(ns, sizes, strides, offset, index):
@@ -71,11 +84,8 @@ def element_offset(ns, sizes, strides, offset, index):
 
 
 def view_meta(ns, kind, sizes, strides, offset, *args):
-    """transpose_view / narrow_view: (sizes, strides, offset) as lists and an int."""
-    out = ns[f"{kind}_view"](tuple(sizes), tuple(strides), offset, *args)
-    if type(out) not in (list, tuple) or len(out) != 3:
-        return out
-    return [_plain(out[0]), _plain(out[1]), out[2]]
+    """transpose_view / narrow_view: (sizes, strides, offset) as returned (tuples and an int are asked for)."""
+    return ns[f"{kind}_view"](tuple(sizes), tuple(strides), offset, *args)
 
 
 def gather_view(ns, storage, sizes, strides, offset):
@@ -96,9 +106,10 @@ def c_op(ns, name, x, layout="c"):
             "x_after": xl.clone()}
 
 
-def c_op_error(ns, name, x):
-    """The exception class name of ns[name](x) for an input the contract rejects (or 'none')."""
-    out = _outcome(ns[name], x)
+def c_op_error(ns, name, x, device="cpu"):
+    """The exception class name of ns[name](x) for an input the contract rejects (or 'none'); `device`
+    'meta' stands for any device but the CPU (the C kernels read CPU memory only)."""
+    out = _outcome(ns[name], x.to(device))
     return out.get("error", "none")
 
 
@@ -110,6 +121,78 @@ def build_and_call(ns, constant):
     fn = lib.add_constant
     fn.restype, fn.argtypes = ctypes.c_long, [ctypes.c_long]
     return [fn(0), fn(1000)]
+
+
+def c_source(ns):
+    """C_SOURCE as text (data: the trusted side checks it and has the kit compile it, `c_kernels_run`)."""
+    source = ns["C_SOURCE"]
+    return source[:SOURCE_CAP + 1] if type(source) is str else None
+
+
+_INCLUDE = re.compile(r"^[ \t]*(#|%:|\?\?=)[ \t]*include", re.M)
+
+
+def c_source_problem(source):
+    """Trusted side (a test calls it; never a worker): why the kit will not compile `source`, or ''."""
+    if type(source) is not str:
+        return "C_SOURCE should be a string holding the C source of the kernels"
+    if len(source) > SOURCE_CAP:
+        return f"C_SOURCE is longer than {SOURCE_CAP} characters"
+    if _INCLUDE.search(source):
+        return "C_SOURCE has an #include: the kernels are written without any (declare expf and exp yourself)"
+    return ""
+
+
+def kit_build(student, cases):
+    """Trusted side (a test calls it with its `student`): C_SOURCE checked here, then compiled and its
+    kernels called on `cases` by `c_kernels_run` in a worker that never ran the notebook."""
+    source = student(c_source)
+    problem = c_source_problem(source)
+    return {"error": problem} if problem else student.fresh(c_kernels_run, source, cases)
+
+
+# The kit's own build: no header, no library but the math library (-lm), every symbol resolved there
+# (-z defs): the kernels compute with their own loops and exp, and cannot call into Python or torch.
+C_FLAGS = ["-O2", "-shared", "-fPIC", "-nostdinc", "-nostdlib", "-fno-stack-protector",
+           "-fno-tree-loop-distribute-patterns", "-Wl,-z,defs"]
+_C_TYPES = {torch.float32: ("f32", ctypes.c_float), torch.float64: ("f64", ctypes.c_double)}
+
+
+def c_kernels_run(ns, source, cases):
+    """Run in a fresh worker only (`student.fresh`): compile `source` with C_FLAGS and call its kernels
+    through this harness's own ctypes signatures.  cases: (kernel, x, layout), kernel 'silu' (on a
+    contiguous copy: the kernel reads contiguous memory) or 'softmax' (on the [rows, cols] view of the
+    laid-out x, with its strides).  {"error": why it could not be built} or {"y": outputs, "x_after": inputs}."""
+    folder = tempfile.mkdtemp(prefix="kit-kernels-")
+    src, lib = os.path.join(folder, "kernels.c"), os.path.join(folder, "kernels.so")
+    with open(src, "w") as f:
+        f.write(source)
+    done = subprocess.run(["cc", *C_FLAGS, "-o", lib, src, "-lm"], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        return {"error": f"cc {' '.join(C_FLAGS)} failed: {done.stderr[-1200:]}"}
+    library = ctypes.CDLL(lib)
+    ys, afters = [], []
+    for kernel, x, layout in cases:
+        suffix, _ = _C_TYPES[x.dtype]
+        name = f"{kernel}_{suffix}" if kernel == "silu" else f"softmax_rows_{suffix}"
+        fn = getattr(library, name, None)
+        if fn is None:
+            return {"error": f"the library has no function {name}"}
+        fn.restype = None
+        xl = _layout(x, layout)
+        if kernel == "silu":
+            src_t = xl.contiguous()
+            y = torch.empty(xl.shape, dtype=x.dtype)
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+            fn(src_t.data_ptr(), y.data_ptr(), src_t.numel())
+        else:
+            src_t = xl.reshape(-1, xl.shape[-1])
+            y = torch.empty(xl.shape, dtype=x.dtype)
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_long] * 4
+            fn(src_t.data_ptr(), y.data_ptr(), src_t.shape[0], src_t.shape[1], src_t.stride(0), src_t.stride(1))
+        ys.append(y)
+        afters.append(src_t.clone())
+    return {"y": ys, "x_after": afters}
 
 
 # ---------------------------------------------------------------- 3 custom op
@@ -168,23 +251,151 @@ def triton_apply(ns, x, device, layout="c"):
             "contiguous": y.is_contiguous() if ok else None, "x_unchanged": bool(torch.equal(xl, before))}
 
 
-def triton_is_jit(ns):
-    """Whether softmax_kernel is a Triton kernel (compiled, or interpreted without CUDA)."""
+def triton_source(ns):
+    """softmax_kernel's source text (data: the trusted side checks it and has the kit launch it,
+    `triton_kernel_run`); None when softmax_kernel is not a Triton kernel."""
     k = ns["softmax_kernel"]
-    return type(k).__module__.split(".")[0] == "triton" and hasattr(k, "__getitem__")
+    if type(k).__module__.split(".")[0] != "triton" or not inspect.isfunction(getattr(k, "fn", None)):
+        return None
+    try:
+        return inspect.getsource(k.fn)[:SOURCE_CAP + 1]
+    except (OSError, TypeError):
+        return None
+
+
+# What a kernel may name besides its parameters and locals: Triton's language, two launch helpers and
+# a few builtins (the fresh worker gives it no others).  Attributes of its own values: these only (the
+# interpreter's `.handle` would hand it numpy arrays, computing outside Triton).
+_TRITON_GLOBALS = {"tl", "triton", "float", "int", "range", "min", "max", "abs"}
+_VALUE_ATTRS = {"to", "dtype", "shape", "T", "reshape", "broadcast_to", "trans", "cast"}
+_TRITON_BUILTINS = {"float": float, "int": int, "range": range, "min": min, "max": max, "abs": abs}
+_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return, ast.If, ast.For, ast.While,
+               ast.Pass, ast.Break, ast.Continue, ast.Assert)
+
+
+def triton_source_problem(source):
+    """Trusted side (a test calls it; never a worker): why the kit will not launch `source` as the
+    Triton softmax kernel, or ''.  One function, softmax_kernel, decorated @triton.jit, whose body is
+    plain statements over Triton's language: nothing else runs when the kit executes the text."""
+    if type(source) is not str:
+        return "softmax_kernel should be a @triton.jit kernel (its source could not be read)"
+    if len(source) > SOURCE_CAP:
+        return f"softmax_kernel's source is longer than {SOURCE_CAP} characters"
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return "softmax_kernel's source could not be read on its own"
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != "softmax_kernel":
+        return "softmax_kernel's source should be one function, softmax_kernel"
+    fn = tree.body[0]
+    if [ast.dump(d) for d in fn.decorator_list] != [ast.dump(ast.parse("triton.jit", mode="eval").body)]:
+        return "softmax_kernel should be decorated with @triton.jit (and nothing else)"
+    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.stmt) and node is not fn and not isinstance(node, _STATEMENTS):
+            return f"softmax_kernel's body has a statement a kernel cannot have ({type(node).__name__})"
+        if isinstance(node, ast.Name) and node.id not in params | stored | _TRITON_GLOBALS:
+            return f"softmax_kernel uses the name {node.id!r}: a kernel computes with tl.* and its arguments only"
+        if isinstance(node, ast.Attribute):
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id not in params | stored | _TRITON_GLOBALS:
+                return f"softmax_kernel uses the name {root.id!r}: a kernel computes with tl.* and its arguments only"
+            ok = (isinstance(root, ast.Name) and root.id in ("tl", "triton")) or node.attr in _VALUE_ATTRS
+            if node.attr.startswith("_") or not ok:
+                return f"softmax_kernel uses .{node.attr}: a kernel computes with tl.* and its arguments only"
+    return ""
+
+
+def kit_launch(student, cases, device):
+    """Trusted side (a test calls it with its `student`): softmax_kernel's source checked here, then
+    launched on `cases` by `triton_kernel_run` in a worker that never ran the notebook."""
+    source = student(triton_source)
+    problem = triton_source_problem(source)
+    return {"error": problem} if problem else student.fresh(triton_kernel_run, source, cases, device)
+
+
+def triton_kernel_run(ns, source, cases, device):
+    """Run in a fresh worker only (`student.fresh`), on a source `triton_source_problem` accepted: execute
+    it with Triton's language as its only globals, and launch it with this module's own launcher, one
+    program per row of each case's [rows, cols] view (its strides passed), BLOCK the next power of two.
+    Without CUDA, Triton's CPU interpreter runs it (TRITON_INTERPRET is set before triton is imported)."""
+    if device != "cuda":
+        os.environ["TRITON_INTERPRET"] = "1"
+    import triton
+    import triton.language as tl
+
+    name = "<softmax_kernel>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)  # Triton reads the text back
+    scope = {"triton": triton, "tl": tl, "__builtins__": dict(_TRITON_BUILTINS)}
+    exec(compile(source, name, "exec"), scope)
+    kernel = scope["softmax_kernel"]
+    ys = []
+    for x, layout in cases:
+        xl = _layout(x.to(device), layout)
+        x2 = xl.reshape(-1, xl.shape[-1])
+        rows, cols = x2.shape
+        y = torch.empty((rows, cols), dtype=x.dtype, device=device)
+        kernel[(rows,)](x2, y, cols, x2.stride(0), x2.stride(1), y.stride(0), BLOCK=triton.next_power_of_2(cols))
+        ys.append(y.reshape(xl.shape).cpu())
+    return {"y": ys}
+
+
+class _Launches:
+    """Stands in for softmax_kernel: records each launch's grid and the devices of its tensor arguments,
+    and runs nothing (the launcher's own work is what is looked at)."""
+
+    def __init__(self) -> None:
+        self.launches: list[dict] = []
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            devices = [str(a.device) for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
+            self.launches.append({"grid": [int(g) for g in grid] if type(grid) in (tuple, list) else None,
+                                  "devices": devices})
+        return launch
+
+
+def _on_meta(ns, fn, shape):
+    """fn on a meta tensor (a device that is not the CPU, as a GPU's tensors are not), with softmax_kernel
+    standing in: the output's device and the launches, or the exception's class name."""
+    kernel, stand_in = ns["softmax_kernel"], _Launches()
+    ns["softmax_kernel"] = stand_in
+    try:
+        y = fn(torch.empty(tuple(shape), device="meta"))
+    except Exception as e:  # noqa: BLE001 - the name is the data
+        return {"error": type(e).__name__, "launches": stand_in.launches}
+    finally:
+        ns["softmax_kernel"] = kernel
+    return {"device": str(y.device) if isinstance(y, torch.Tensor) else None,
+            "shape": list(y.shape) if isinstance(y, torch.Tensor) else None, "launches": stand_in.launches}
+
+
+def triton_launch_on_meta(ns, shape):
+    """triton_softmax on a meta tensor: where it allocates its output and what it launches."""
+    return _on_meta(ns, ns["triton_softmax"], shape)
+
+
+_OP = "kernels::softmax"
 
 
 def cuda_kernel_apply(ns, x, device, layout="c"):
-    """The function registered as kernels::softmax's CUDA implementation, called on `device` (without a
-    GPU, on a CPU tensor: Triton's interpreter runs it there): whether one is registered, and what it computes."""
-    from torch._library.custom_ops import OPDEFS
-
-    opdef = OPDEFS.get("kernels::softmax")
-    fn = (getattr(opdef, "_backend_fns", None) or {}).get("cuda") if opdef is not None else None
-    if fn is None:
-        return {"registered": False, "y": None}
-    y = fn(_layout(x.to(device), layout))
-    return {"registered": True, "y": y.cpu() if isinstance(y, torch.Tensor) else y}
+    """kernels::softmax's CUDA kernel, as the dispatcher has it (however it was registered: custom_op's
+    register_kernel, torch.library.impl / register_kernel, Library.impl): whether there is one, what it
+    computes on `device` (without a GPU, on a CPU tensor through Triton's interpreter: called through
+    the dispatcher's CUDA key), and what it does with a meta tensor (it launches the Triton kernel)."""
+    if not torch._C._dispatch_has_kernel_for_dispatch_key(_OP, "CUDA"):
+        return {"registered": False, "y": None, "meta": None}
+    op = _op().default
+    cuda_key = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
+    if device == "cuda":
+        y = op(_layout(x.to(device), layout))
+    else:
+        y = op.redispatch(cuda_key, _layout(x, layout))
+    meta = _on_meta(ns, lambda t: op.redispatch(cuda_key, t), list(x.shape))
+    return {"registered": True, "y": y.cpu() if isinstance(y, torch.Tensor) else y, "meta": meta}
 
 
 def op_on_device(ns, x, device, layout="c"):
@@ -207,6 +418,44 @@ def time_sleeps(ns, sleeps, repeat):
 
     t = ns["time_op"](fn, torch.zeros(3), repeat)
     return {"t": t, "calls": calls[0]}
+
+
+class _CudaLike(torch.Tensor):
+    """A CPU tensor that says it is on CUDA, for time_op without a GPU: it must then synchronise."""
+
+    @property
+    def is_cuda(self):
+        return True
+
+    @property
+    def device(self):
+        return torch.device("cuda", 0)
+
+
+def time_synchronised(ns, device, repeat):
+    """The order of time_op's calls of fn and of torch.cuda.synchronize on an input on CUDA: a real one on
+    `device` 'cuda', else a tensor that says it is on CUDA, with CUDA said to be available and synchronize
+    recorded (nothing runs asynchronously on the CPU, so only the order can show a missing one)."""
+    events: list[str] = []
+    real_sync, real_available = torch.cuda.synchronize, torch.cuda.is_available
+
+    def sync(*args, **kwargs):
+        events.append("sync")
+        if device == "cuda":
+            real_sync(*args, **kwargs)
+
+    def fn(x):
+        events.append("call")
+        return x
+
+    x = torch.zeros(4, device="cuda") if device == "cuda" else torch.zeros(4).as_subclass(_CudaLike)
+    torch.cuda.synchronize = sync
+    torch.cuda.is_available = lambda: True
+    try:
+        t = ns["time_op"](fn, x, repeat)
+    finally:
+        torch.cuda.synchronize, torch.cuda.is_available = real_sync, real_available
+    return {"events": events, "t": t if type(t) is float else None}
 
 
 def kernel_speed(ns, x, repeat=5):

@@ -321,6 +321,20 @@ class NotebookRunner:
             failure = ProbeCrashed(str(exc))
         return answers + [(None, failure)] * (len(calls) - len(answers))
 
+    def call_fresh(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
+                   timeout: float | None = None) -> Any:
+        """Run `probe(ns, *args, **kwargs)` in a worker of its own that never ran a cell of the notebook
+        (`ns` is empty): evidence no code of the notebook can reach or switch off, e.g. the kit compiling
+        a kernel whose source an earlier probe returned as text, and calling it through its own harness.
+        The worker (and its work folder) is stopped after the call; its time is the submission's."""
+        with NotebookRunner([], probes=self.probes, limits=self.limits, isolation=self.isolation, seed=self.seed,
+                            deadline=self.deadline, extra_files=self.extra_files) as fresh:
+            try:
+                return fresh.call(probe, args, kwargs, seed=seed, timeout=timeout)
+            finally:
+                self.out_of_time = self.out_of_time or fresh.out_of_time
+                self.host_fault = self.host_fault or fresh.host_fault
+
     # -- helpers ------------------------------------------------------------------
     def _spawn(self) -> WorkerProcess:
         if self.workdir is None:

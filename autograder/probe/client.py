@@ -54,6 +54,17 @@ class ProbeClient:
     def __call__(self, probe: Callable | str, *args: Any, **kwargs: Any) -> Any:
         return self._run(self._name(probe), [(args, kwargs)])[0]
 
+    def fresh(self, probe: Callable | str, *args: Any, **kwargs: Any) -> Any:
+        """`probe(ns, *args)` in a worker that never ran the notebook (`ns` is empty): the kit's own code on
+        data an earlier call returned (a kernel's source as text), where no code of the notebook can reach
+        it.  The student's time, seeds and errors as for a call; a backend with no workers of its own (the
+        master's cached answers, a test double) answers through its `call`."""
+        fresh = getattr(self.backend, "call_fresh", None) or self.backend.call
+        name, seed = self._name(probe), self.context.next_seed(self.role)
+        if self.role != "student":
+            return fresh(name, args, kwargs, seed=seed, timeout=None)
+        return self._timed(lambda: fresh(name, args, kwargs, seed=seed, timeout=self.context.time_left()))
+
     def map(self, probe: Callable | str, arg_tuples: Iterable[tuple]) -> Sequence[Any]:
         """`[client(probe, *args) for args in arg_tuples]` in one round trip to the worker instead of one
         each (a call's fixed cost is ~0.5 ms): the same seeds and values.  Reading an item whose call

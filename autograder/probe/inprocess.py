@@ -77,10 +77,10 @@ class InProcess:
         self.namespace, self.probes = namespace, probes
 
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-             timeout: float | None = None) -> Any:
+             timeout: float | None = None, namespace: dict | None = None) -> Any:
         state = (random.getstate(), np.random.get_state(), torch.get_rng_state())
         seed_all(seed)
-        ns = _Recording(self.namespace)
+        ns = _Recording(self.namespace if namespace is None else namespace)
         try:
             value, error = _copy(getattr(self.probes, probe)(ns, *_copy(list(args)), **_copy(kwargs or {}))), None
         except Exception as exc:  # noqa: BLE001 - reported like a worker would
@@ -99,3 +99,8 @@ class InProcess:
         if error is not None:
             raise ProbeError(describe_exception(error))
         return value
+
+    def call_fresh(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
+                   timeout: float | None = None) -> Any:
+        """A self-check has no second worker: the probe runs here, on an empty namespace."""
+        return self.call(probe, args, kwargs, seed=seed, timeout=timeout, namespace={})

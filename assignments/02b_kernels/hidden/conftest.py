@@ -49,7 +49,7 @@ def random_view(rng: torch.Generator, dtype: torch.dtype = torch.int64) -> tuple
 
 @pytest.fixture
 def helpers():
-    return SimpleNamespace(laid_out=laid_out, randint=randint, random_shape=random_shape, random_view=random_view)
+    return SimpleNamespace(LAYOUTS=LAYOUTS, laid_out=laid_out, randint=randint, random_shape=random_shape, random_view=random_view)
 
 
 @pytest.fixture

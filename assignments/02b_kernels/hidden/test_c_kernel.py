@@ -17,7 +17,28 @@ def test_build_kernels_fresh_source(student, probes, rng, helpers):
     assert_equal(student(probes.build_and_call, c), [c, 1000 + c], name="a function from a library build_kernels compiled")
 
 
-@pytest.mark.points(5)
+@pytest.mark.points(7)
+def test_c_kernels_random(student, probes, softmax_cases, rng, helpers):
+    """the C kernels themselves, compiled and called by the grader on random shapes, dtypes and strides,
+    edge shapes and very large or very negative rows"""
+    cases = [("silu", x, layout) for x, layout in softmax_cases] + [("softmax", x, layout) for x, layout in softmax_cases]
+    for dtype in (torch.float32, torch.float64):
+        for shape in [(7,), (5, 1), (1, 9)]:
+            cases.append(("softmax", torch.randn(shape, generator=rng, dtype=dtype) * 300, "c"))
+        low = torch.randn(3, helpers.randint(rng, 2, 9), generator=rng, dtype=dtype) - helpers.randint(rng, 200, 900)
+        cases.append(("softmax", low, helpers.LAYOUTS[helpers.randint(rng, 0, 3)]))
+    got = probes.kit_build(student, cases)
+    assert_true("error" not in got, f"The grader compiled C_SOURCE on its own and could not use it: {got.get('error')}")
+    for (kernel, x, layout), y, after in zip(cases, got["y"], got["x_after"]):
+        xl = helpers.laid_out(x, layout)
+        want = torch.nn.functional.silu(xl) if kernel == "silu" else torch.softmax(xl, -1)
+        what = (f"{'silu' if kernel == 'silu' else 'softmax_rows'}_{'f32' if x.dtype == torch.float32 else 'f64'} on a "
+                f"{layout}-layout tensor of shape {tuple(xl.shape)} (values from {x.min().item():.3g} to {x.max().item():.3g})")
+        assert_tensor(y, want, name=what)
+        assert_tensor(after.reshape(xl.shape), xl, name=f"the input after {what} (a kernel must not write to it)")
+
+
+@pytest.mark.points(2)
 def test_c_silu_random(student, probes, softmax_cases, helpers):
     """c_silu matches torch's silu on random shapes, float32/float64 and non-contiguous layouts, leaving x alone"""
     for x, layout in softmax_cases:
@@ -26,7 +47,7 @@ def test_c_silu_random(student, probes, softmax_cases, helpers):
         _check_out(got, xl, torch.nn.functional.silu(xl), f"c_silu of a {layout}-layout {x.dtype} tensor of shape {tuple(xl.shape)}")
 
 
-@pytest.mark.points(7)
+@pytest.mark.points(4)
 def test_c_softmax_random(student, reference, probes, softmax_cases, helpers):
     """c_softmax matches torch.softmax and the reference on random shapes, dtypes and strided layouts"""
     for x, layout in softmax_cases:
@@ -38,18 +59,8 @@ def test_c_softmax_random(student, reference, probes, softmax_cases, helpers):
 
 
 @pytest.mark.points(2)
-def test_c_softmax_edge_shapes(student, probes, rng):
-    """c_softmax on 1-d inputs, single columns and large values"""
-    for dtype in (torch.float32, torch.float64):
-        for shape in [(7,), (5, 1), (1, 9)]:
-            x = torch.randn(shape, generator=rng, dtype=dtype) * 300
-            got = student(probes.c_op, "c_softmax", x)
-            assert_tensor(got["y"], torch.softmax(x, -1), name=f"c_softmax of a {dtype} tensor of shape {shape}")
-
-
-@pytest.mark.points(2)
-def test_dtype_checks(student, probes, rng):
-    """both wrappers reject dtypes without a kernel with TypeError and accept float32 and float64"""
+def test_dtype_and_device_checks(student, probes, rng):
+    """both wrappers reject dtypes without a kernel and tensors off the CPU with TypeError, and accept float32 and float64"""
     for name in ("c_silu", "c_softmax"):
         for dtype in (torch.float16, torch.int32, torch.bool):
             x = torch.ones(2, 3, dtype=dtype)
@@ -57,5 +68,7 @@ def test_dtype_checks(student, probes, rng):
                          name=f"the exception {name} raises for a {dtype} tensor")
         for dtype in (torch.float32, torch.float64):
             x = torch.randn(2, 3, generator=rng, dtype=dtype)
+            assert_equal(student(probes.c_op_error, name, x, "meta"), "TypeError",
+                         name=f"the exception {name} raises for a {dtype} tensor on the device meta (not the CPU)")
             want = torch.nn.functional.silu(x) if name == "c_silu" else torch.softmax(x, -1)
             assert_tensor(student(probes.c_op, name, x)["y"], want, name=f"{name} of a {dtype} tensor")

@@ -6,18 +6,18 @@ from autograder.judge.checks import assert_equal, assert_tensor, assert_true
 
 @pytest.mark.points(3)
 def test_median_not_mean(student, probes, rng, helpers):
-    """time_op reports the median of the timed calls: one slow call among them does not move it"""
-    # five timed calls of d and one of them 10 d: the median is d (sleeps only overshoot, and three of
-    # the five would have to overshoot by 1.5 d to fail it); the mean is >= 14 d / 5 = 2.8 d
+    """time_op reports the median of the timed calls: neither the fastest nor the mean"""
+    # five timed calls of d, d, 4 d, 4 d and 20 d in a random order: the median is 4 d (sleeps only overshoot,
+    # and the middle one would have to overshoot by 1.5 d to fail it); the minimum is d, the mean 6 d
     d = helpers.randint(rng, 10, 20) / 1000
-    repeat = 5
-    slow = helpers.randint(rng, 1, repeat)
-    sleeps = [d] + [10 * d if k == slow else d for k in range(1, repeat + 1)]
-    got = student(probes.time_sleeps, sleeps, repeat)
-    assert_equal(got["calls"], repeat + 1, name=f"the number of calls time_op made with repeat={repeat}")
+    timed = [d, d, 4 * d, 4 * d, 20 * d]
+    order = torch.randperm(len(timed), generator=rng).tolist()
+    got = student(probes.time_sleeps, [d] + [timed[k] for k in order], len(timed))
+    assert_equal(got["calls"], len(timed) + 1, name=f"the number of calls time_op made with repeat={len(timed)}")
     t = got["t"]
-    assert_true(type(t) is float and d <= t < 2.5 * d,
-                "time_op should return the median of the timed calls in seconds (robust to one slow call).")
+    assert_true(type(t) is float and 4 * d <= t < 5.5 * d,
+                f"time_op returned {t!r} for timed calls of {', '.join(f'{timed[k]:.3f}' for k in order)} s: it "
+                "should return their median in seconds (robust to one slow call, unlike the mean; not the fastest).")
 
 
 @pytest.mark.points(2)
@@ -42,3 +42,18 @@ def test_c_kernel_speed_sanity(student, probes, rng):
     assert_true(got["c"] <= 50 * got["torch"] + 0.02,
                 f"c_softmax took {got['c'] * 1e3:.2f} ms against torch.softmax's {got['torch'] * 1e3:.2f} ms "
                 "on a 128 x 256 float32 tensor.")
+
+
+@pytest.mark.points(1)
+def test_time_op_synchronises(student, probes, rng, helpers, kernel_device):
+    """on a CUDA input time_op calls torch.cuda.synchronize before and after each timed call (without a GPU: an
+    input that says it is on CUDA, with synchronize recorded)"""
+    repeat = helpers.randint(rng, 2, 5)
+    got = student(probes.time_synchronised, kernel_device, repeat)
+    events = got["events"]
+    calls = [k for k, e in enumerate(events) if e == "call"]
+    assert_equal(len(calls), repeat + 1, name=f"the number of calls time_op made with repeat={repeat}")
+    unsynced = [n for n, k in enumerate(calls[1:], 1)
+                if k == 0 or events[k - 1] != "sync" or k + 1 >= len(events) or events[k + 1] != "sync"]
+    assert_true(not unsynced, f"On a CUDA input, time_op should call torch.cuda.synchronize() right before and right "
+                              f"after each timed call (kernels run asynchronously); its calls were: {' '.join(events)}.")

@@ -10,8 +10,14 @@ def test_contiguous_strides_random(student, probes, rng, helpers):
     shapes = [(), (0,), (3, 0, 2), (1, 1)] + [tuple(helpers.randint(rng, 0, 6) for _ in range(helpers.randint(rng, 1, 5)))
                                             for _ in range(6)]
     for shape in shapes:
-        assert_equal(student(probes.contiguous_strides, list(shape)), list(torch.empty(shape).stride()),
-                     name=f"contiguous_strides of a {len(shape)}-d shape")
+        got = student(probes.contiguous_strides, list(shape))
+        assert_true(type(got) is tuple and all(type(v) is int for v in got),
+                    f"contiguous_strides should return a tuple of ints, not {got!r}.")
+        assert_equal(got, torch.empty(shape).stride(), name=f"contiguous_strides of a {len(shape)}-d shape")
+    # sizes no tensor can have (its element count overflows int64): plain Python integers, no torch
+    big = [2 ** helpers.randint(rng, 33, 70) for _ in range(3)] + [helpers.randint(rng, 1, 9)]
+    want = (big[1] * big[2] * big[3], big[2] * big[3], big[3], 1)
+    assert_equal(student(probes.contiguous_strides, big), want, name=f"contiguous_strides({tuple(big)})")
 
 
 @pytest.mark.points(4)
@@ -30,6 +36,12 @@ def test_element_offset_random(student, probes, rng, helpers):
                      name="element_offset with an index entry out of range")
     assert_equal(student(probes.element_offset, [2, 3], [3, 1], 0, [1]), {"error": "IndexError"},
                  name="element_offset with too few index entries")
+    sizes = [2 ** helpers.randint(rng, 64, 90), helpers.randint(rng, 2, 9)]
+    index = [sizes[0] - helpers.randint(rng, 1, 2**40), helpers.randint(rng, 0, sizes[1] - 1)]
+    strides, offset = [sizes[1], 1], helpers.randint(rng, 0, 100)
+    assert_equal(student(probes.element_offset, sizes, strides, offset, index),
+                 {"value": offset + index[0] * strides[0] + index[1]},
+                 name=f"element_offset{(tuple(sizes), tuple(strides), offset, tuple(index))} (beyond int64)")
 
 
 @pytest.mark.points(3)
@@ -37,38 +49,59 @@ def test_transpose_and_narrow_random(student, probes, rng, helpers):
     """transpose_view and narrow_view agree with torch's views on random views"""
     # every course secret's draw includes a narrow along a dimension whose stride is not 1, from a start past 0
     # (random draws may narrow only stride-1 dimensions, where start and start * stride agree)
+    def meta(t):
+        return tuple(t.shape), t.stride(), t.storage_offset()
+
+    def check(got, want, what):
+        assert_true(type(got) is tuple and len(got) == 3 and all(type(v) is tuple for v in got[:2])
+                    and all(type(v) is int for v in got[0] + got[1] + got[2:]),
+                    f"{what} should return (sizes, strides, offset) as two tuples of ints and an int, not {got!r}.")
+        assert_equal(got, want, name=what)
+
     v = torch.arange(15)[3:].reshape(3, 4).t()
     for d, start in ((1, 1), (0, 2)):
-        n = v.narrow(d, start, 2)
-        assert_equal(student(probes.view_meta, "narrow", [4, 3], [1, 4], 3, d, start, 2),
-                     [list(n.shape), list(n.stride()), n.storage_offset()], name="narrow_view of a transposed view")
+        check(student(probes.view_meta, "narrow", [4, 3], [1, 4], 3, d, start, 2), meta(v.narrow(d, start, 2)),
+              "narrow_view of a transposed view")
+    # a view no tensor can have (its element count overflows int64): computed by hand, not by a meta tensor
+    sizes = [2 ** helpers.randint(rng, 40, 70), 2 ** helpers.randint(rng, 40, 70), helpers.randint(rng, 2, 9)]
+    strides, offset = [sizes[1] * sizes[2], sizes[2], 1], helpers.randint(rng, 0, 100)
+    check(student(probes.view_meta, "transpose", sizes, strides, offset, 0, 2),
+          ((sizes[2], sizes[1], sizes[0]), (1, strides[1], strides[0]), offset), "transpose_view of a view beyond int64")
+    start = helpers.randint(rng, 1, 2**30)
+    check(student(probes.view_meta, "narrow", sizes, strides, offset, 0, start, 5),
+          ((5, sizes[1], sizes[2]), tuple(strides), offset + start * strides[0]), "narrow_view of a view beyond int64")
     for _ in range(6):
         base, v = helpers.random_view(rng)
-        meta = [list(v.shape), list(v.stride()), v.storage_offset()]
+        args = [list(v.shape), list(v.stride()), v.storage_offset()]
         d0, d1 = helpers.randint(rng, 0, v.dim() - 1), helpers.randint(rng, 0, v.dim() - 1)
-        t = v.transpose(d0, d1)
-        assert_equal(student(probes.view_meta, "transpose", *meta, d0, d1),
-                     [list(t.shape), list(t.stride()), t.storage_offset()], name="transpose_view of a random view")
+        check(student(probes.view_meta, "transpose", *args, d0, d1), meta(v.transpose(d0, d1)),
+              "transpose_view of a random view")
         d = helpers.randint(rng, 0, v.dim() - 1)
         start = helpers.randint(rng, 0, v.shape[d] - 1)
         length = helpers.randint(rng, 0, v.shape[d] - start)
-        n = v.narrow(d, start, length)
-        assert_equal(student(probes.view_meta, "narrow", *meta, d, start, length),
-                     [list(n.shape), list(n.stride()), n.storage_offset()], name="narrow_view of a random view")
+        check(student(probes.view_meta, "narrow", *args, d, start, length), meta(v.narrow(d, start, length)),
+              "narrow_view of a random view")
 
 
 @pytest.mark.points(4)
 def test_gather_view_random(student, reference, probes, rng, helpers):
-    """gather_view reads random strided views of float and int storages by hand, into a contiguous tensor"""
+    """gather_view reads random strided views of float and int storages by hand, into a contiguous tensor,
+    negative strides included (a view as_strided cannot make)"""
     for dtype in (torch.float32, torch.float64, torch.int64):
-        for _ in range(2):
+        for backwards in (False, True):
             base, v = helpers.random_view(rng, dtype)
             storage = base + torch.randn(base.shape, generator=rng).to(dtype) if dtype.is_floating_point else base * 7
-            args = (storage, list(v.shape), list(v.stride()), v.storage_offset())
-            got = student(probes.gather_view, *args)
+            sizes, strides, offset = list(v.shape), list(v.stride()), v.storage_offset()
             want = storage.as_strided(v.shape, v.stride(), v.storage_offset())
-            assert_tensor(got["out"], want.contiguous(), name=f"gather_view of a random {dtype} view")
-            assert_tensor(got["out"], reference(probes.gather_view, *args)["out"], name="gather_view")
+            if backwards:  # one dimension read backwards: from its last element, with the stride negated
+                d = max(range(len(sizes)), key=lambda k: sizes[k])
+                offset, strides[d] = offset + (sizes[d] - 1) * strides[d], -strides[d]
+                want = want.flip(d)
+            args = (storage, sizes, strides, offset)
+            what = f"gather_view of a random {dtype} view" + (f" with strides {tuple(strides)}" if backwards else "")
+            got = student(probes.gather_view, *args)
+            assert_tensor(got["out"], want.contiguous(), name=what)
+            assert_tensor(got["out"], reference(probes.gather_view, *args)["out"], name=what)
             assert_true(got["contiguous"] is True, "gather_view should return a new contiguous tensor.")
             assert_true("as_strided" not in got["calls"], "gather_view should compute the positions itself, "
                                                           "not call as_strided.")
