@@ -8,6 +8,7 @@ always wins over the file.  Example::
     title = "Deep learning with PyTorch"
     roster = "roster.csv"
     secret_file = "~/.config/autograder/secret"   # the course secret: the file's *path*, never its value
+    variants = "student"                          # hidden inputs per student (the default), or a number N
     results = "results"
 
     [canvas]
@@ -187,6 +188,14 @@ def apply_course(args: argparse.Namespace, course: Course | None) -> None:
         secret = course._path(course.table("course").get("secret_file"))
         if secret is not None:
             os.environ.setdefault("AUTOGRADER_SECRET_FILE", str(secret))   # the path only; flags/env win
+        variants = course.table("course").get("variants")   # hidden-input variants: "student" or N (probe/seeds.py)
+        if variants is not None:
+            from autograder.probe.seeds import VARIANTS_ENV, parse_variants
+            try:
+                parse_variants(variants)
+            except ValueError as e:
+                raise CourseError(f"course.{e}") from None
+            os.environ.setdefault(VARIANTS_ENV, str(variants))   # as the secret's path: the judges inherit it
         args.course_settings = course
     for dest, value in DEFAULTS.items():
         if hasattr(args, dest) and getattr(args, dest) is None:

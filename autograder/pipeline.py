@@ -16,9 +16,12 @@ import autograder
 from autograder import judges
 from autograder.assignment import Assignment, load_assignment
 from autograder.execute.sandbox import close_at_exit
+from autograder.intake.roster import read_identities
 from autograder.intake.submissions import Submission, file_sha256
 from autograder.judge.session import (GradeOptions, close_references, combine, environment, grade_notebook,
-                                      prepare_tests, regrade_notebook, release_reference_workers, tests_to_rerun)
+                                      prepare_tests, reference_for, regrade_notebook, release_reference_workers,
+                                      tests_to_rerun)
+from autograder.probe.seeds import Seeds, variant_count
 from autograder.report.files import write_submission
 from autograder.report.gradebook import Gradebook
 from autograder.report.grades_csv import write_grades_csv
@@ -80,19 +83,26 @@ def available_mb() -> int:
 _holds_master = False  # in a judge: its share of the reference pass left the master's worker running
 
 
-def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions, rerun: Rerun | None = None) -> dict:
-    """One submission, in a judge process; returns a plain record (picklable, no live objects)."""
+def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions, rerun: Rerun | None = None,
+           variant: str = "") -> dict:
+    """One submission, in a judge process, under the student's `variant` of the hidden inputs; returns a
+    plain record (picklable, no live objects)."""
     global _holds_master
     if _holds_master:  # the pass is over and its answers are cached: a judge holds one worker, not two
         release_reference_workers()
         _holds_master = False
     assignment = load_assignment(assignment_id, Path(kit))
     try:
+        why = _prove_variant(assignment, variant, options)
+        if why:  # the assignment's fault on this variant, or the host's: never the student's 0
+            fault = _grader_error(assignment, sub, options, why)
+            return replace(fault, provisional=why.splitlines()[0][:300]).to_record()
         if rerun is not None:
             files, stored = rerun
             return regrade_notebook(assignment, sub.path, SubmissionResult.from_record(stored), files,
-                                    options=options).to_record()
-        return grade_notebook(assignment, sub.path, submission_id=sub.id, source=sub.source, options=options).to_record()
+                                    options=options, variant=variant).to_record()
+        return grade_notebook(assignment, sub.path, submission_id=sub.id, source=sub.source, options=options,
+                              variant=variant).to_record()
     except Exception:  # noqa: BLE001 - a grader bug must cost one submission, not the batch
         return _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
 
@@ -170,6 +180,37 @@ def check_master(reference: SubmissionResult) -> None:
     raise MasterFailed("\n  ".join(why))
 
 
+def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions) -> str:
+    """'' when the master scores full marks on the hidden tests under `variant`, else why not: the gate of
+    a student's variant (the course-wide inputs passed it before anyone was graded; public tests do not
+    vary).  It runs once per variant and assignment version (`CachedReference.prove`), leaves the answers
+    cached for the student's tests, and stops the master's worker: a judge holds one worker at a time."""
+    hidden = [f for f in assignment.test_files() if Path(f).parts[0] == assignment.hidden_dir.name]
+    if not variant or not hidden:
+        return ""
+    reference = reference_for(assignment, assignment.version(), options)
+
+    def run() -> str:
+        try:
+            check_master(grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
+                                        as_reference=True, test_files=hidden, variant=variant))
+        except MasterFailed as e:
+            return f"the master notebook fails the hidden tests on the variant {variant}: {e}"
+        finally:
+            reference.close()
+        return ""
+    return reference.prove(variant, run)
+
+
+def variants_of(assignment: Assignment, submissions: list[Submission], out: Path) -> dict[str, str]:
+    """Each submission's variant of the hidden inputs, from the identity intake assigned (identities.json:
+    the roster's student id where matched), or the submission's id where intake knew no student."""
+    known = read_identities(out / assignment.id / "identities.json")
+    seeds, count = Seeds.for_course(assignment.id), variant_count()
+    return {s.id: seeds.variant_of(known[s.id].student_id if s.id in known and known[s.id].student_id else s.id,
+                                   count) for s in submissions}
+
+
 def grade_class(
     assignment: Assignment,
     submissions: list[Submission],
@@ -187,6 +228,7 @@ def grade_class(
     """
     options = options or GradeOptions()
     options.cache_dir = options.cache_dir or out / ".cache" / "reference"
+    variants = variants_of(assignment, submissions, out)
     judge_threads()  # this process judges too with jobs=1 or a scheduler: the reference pass, and every submission
     version = assignment.version()
     pool: ProcessPoolExecutor | None = None
@@ -221,6 +263,8 @@ def grade_class(
             stored = gradebook.get(assignment.id, sub.id) if old and old[0] == current else None
             if stored is not None and stored.provisional:  # a grader or host fault: never final
                 stored = None
+            if stored is not None and stored.environment.get("variant", "") != variants[sub.id]:
+                stored = None  # graded on other hidden inputs (another variant count, a roster match since)
             if stored is not None and old == (current, version, autograder.__version__):
                 results[sub.id] = stored
                 if on_result:
@@ -259,16 +303,17 @@ def grade_class(
                 finish(_unreadable(reference, sub).to_record())
         while batch:
             if client is not None:
-                _run_on_dask(client, assignment, batch, reruns, options, finish)
+                _run_on_dask(client, assignment, batch, reruns, options, finish, variants)
             elif pool is None:
                 for sub in batch:
                     try:
-                        record = _judge(str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id))
+                        record = _judge(str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id),
+                                        variants[sub.id])
                     except Exception:  # noqa: BLE001 - e.g. the kit unreadable mid-run: a grader fault
                         record = _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
                     finish(record)
             else:
-                pool = _run_on_pool(pool, jobs, assignment, batch, reruns, options, finish)
+                pool = _run_on_pool(pool, jobs, assignment, batch, reruns, options, finish, variants)
             batch, again = again, []
         write_grades_csv(out / assignment.id / "grades.csv",   # with the instructor overrides in force
                          overrides.effective(out / "gradebook.sqlite", gradebook.all(assignment.id))[0])
@@ -318,7 +363,7 @@ def _judge_reference(kit: str, assignment_id: str, options: GradeOptions, files:
 
 def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, todo: list[Submission],
                  reruns: dict[str, Rerun], options: GradeOptions, finish: Callable[[dict], None],
-                 restarts: int = 2) -> ProcessPoolExecutor:
+                 variants: dict[str, str], restarts: int = 2) -> ProcessPoolExecutor:
     """Judge `todo` on `pool`.  A judge process that dies (the OOM killer, a kill from outside) breaks
     the whole pool: the submissions it had not finished go to a fresh pool, `restarts` times, and
     only then are recorded as grader errors.  Returns the pool in use at the end."""
@@ -327,7 +372,8 @@ def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, t
         pending: dict[Future, Submission] = {}
         try:
             for sub in left:
-                pending[pool.submit(_judge, str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id))] = sub
+                pending[pool.submit(_judge, str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id),
+                                    variants[sub.id])] = sub
         except BrokenProcessPool:
             pass  # the rest is resubmitted below
         unsent = left[len(pending):]
@@ -385,7 +431,7 @@ def _dask_client(address: str, assignment: Assignment, options: GradeOptions) ->
 
 
 def _run_on_dask(client, assignment: Assignment, todo: list[Submission], reruns: dict[str, Rerun],
-                 options: GradeOptions, finish: Callable[[dict], None]) -> None:
+                 options: GradeOptions, finish: Callable[[dict], None], variants: dict[str, str]) -> None:
     """One task per submission on a dask.distributed cluster; records come back to this process.
 
     Workers need the kit at the same path (a shared filesystem, as on a Slurm cluster) and the
@@ -394,7 +440,8 @@ def _run_on_dask(client, assignment: Assignment, todo: list[Submission], reruns:
     from dask.distributed import as_completed
 
     futures = {client.submit(_judge_bytes, str(assignment.kit), assignment.id, sub.id, sub.source,
-                             sub.path.read_bytes(), options, reruns.get(sub.id), pure=False): sub for sub in todo}
+                             sub.path.read_bytes(), options, reruns.get(sub.id), variants[sub.id], pure=False): sub
+               for sub in todo}
     for fut in as_completed(futures):
         sub = futures[fut]
         try:
@@ -404,10 +451,10 @@ def _run_on_dask(client, assignment: Assignment, todo: list[Submission], reruns:
 
 
 def _judge_bytes(kit: str, assignment_id: str, sid: str, source: str, notebook: bytes, options: GradeOptions,
-                 rerun: Rerun | None = None) -> dict:
+                 rerun: Rerun | None = None, variant: str = "") -> dict:
     from autograder.execute.scratch import Scratch
 
     with Scratch("ag-task-") as tmp:
         path = tmp / "submission.ipynb"
         path.write_bytes(notebook)
-        return _judge(kit, assignment_id, Submission(sid, path, source), options, rerun)
+        return _judge(kit, assignment_id, Submission(sid, path, source), options, rerun, variant)

@@ -126,7 +126,8 @@ class GradingPlugin:
     # per test here, 0.01-0.02 s of a 65-test submission.
     @pytest.fixture
     def _grading_context(self) -> TestContext:
-        return TestContext(self.seeds, _test_id(self._item), self.test_timeout)
+        seeds = self.seeds.scope(self._is_hidden(self._item))  # a hidden test's vary per student
+        return TestContext(seeds, _test_id(self._item), self.test_timeout)
 
     @pytest.fixture
     def student(self, _grading_context: TestContext) -> ProbeClient:
@@ -149,7 +150,7 @@ class GradingPlugin:
 
     @pytest.fixture
     def seed(self) -> int:
-        return self.seeds.test(_test_id(self._item))
+        return self.seeds.scope(self._is_hidden(self._item)).test(_test_id(self._item))
 
     @pytest.fixture
     def rng(self, seed: int) -> torch.Generator:

@@ -158,16 +158,18 @@ def grade_notebook(
     options: GradeOptions | None = None,
     as_reference: bool = False,
     test_files: list[str] | None = None,
+    variant: str = "",
 ) -> SubmissionResult:
     """Grade one notebook file.  `as_reference` grades the master through the reference itself;
-    `test_files` (relative to the assignment folder) runs only those tests."""
+    `test_files` (relative to the assignment folder) runs only those tests; `variant` is the student's
+    variant of the hidden inputs (`Seeds.variant_of`; "" the course-wide ones), kept in instructor.json."""
     options = options or GradeOptions()
     t0 = time.monotonic()
     version = assignment.version()
-    env = environment(assignment, version, options)
-    seeds = Seeds.for_course(assignment.id)
+    env = {**environment(assignment, version, options), "variant": variant}
+    seeds = Seeds.for_course(assignment.id, variant)
     reference = reference_for(assignment, version, options)
-    reference.new_submission()
+    reference.new_submission(variant)
     sha = file_sha256(notebook) if notebook.is_file() else hashlib.sha256(b"").hexdigest()  # streamed: any size
 
     runner: NotebookRunner | None = None
@@ -278,10 +280,11 @@ def combine(assignment: Assignment, parts: list[SubmissionResult]) -> Submission
 
 
 def regrade_notebook(assignment: Assignment, notebook: Path, stored: SubmissionResult, test_files: list[str], *,
-                     options: GradeOptions | None = None) -> SubmissionResult:
-    """Run `test_files` on the notebook again and keep the stored results of every other current test."""
+                     options: GradeOptions | None = None, variant: str = "") -> SubmissionResult:
+    """Run `test_files` on the notebook again and keep the stored results of every other current test
+    (graded under the same `variant`: the caller keeps nothing of a grade made under another)."""
     fresh = grade_notebook(assignment, notebook, submission_id=stored.submission_id, source=stored.source,
-                           options=options, test_files=test_files)
+                           options=options, test_files=test_files, variant=variant)
     current, rerun = assignment.test_files(), set(test_files)
     kept = [t for t in stored.tests if t.file in current and t.file not in rerun]
     tests = _in_file_order(assignment, kept + fresh.tests)

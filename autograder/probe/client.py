@@ -2,16 +2,17 @@
 
 A `ProbeClient` turns a probe function into a call on a backend (a worker-backed
 `NotebookRunner`, the cached reference, or the student's own kernel for self-checks),
-with a seed derived from the course secret, the test's identity and the call's position
-(`Seeds.call`), so the k-th student call and the k-th reference call of a test run under
-the same seed, and the worker learns that call's seed only: nothing it can derive another
-test's (or call's) seed from.  The student's time
+with a seed derived from the course secret, the test's identity, the call's position and, for a
+hidden test, the student's variant (`Seeds.call`, `Seeds.scope`), so the k-th student call and the
+k-th reference call of a test run under the same seed, and the worker learns that call's seed only:
+nothing it can derive another test's, call's or student's seed from.  The student's time
 inside probes is charged against the test's time limit; the reference's is not.
 """
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Iterable, Protocol
 

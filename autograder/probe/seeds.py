@@ -10,6 +10,15 @@ assignment and the test's identity (file and name), plus the call's index for a 
 There is no base seed: knowing the seeds of some tests (a probe can read the seed it runs
 under) tells nothing about the seeds of any other test or call.  A test id and call index
 name the same seed in every run, so a re-grade reproduces the same inputs.
+
+Hidden tests vary per student.  A student's *variant* is a keyed hash (the secret again) of the
+assignment and the identity intake assigned them (the roster's student id where matched), so it is
+the same for every resubmission and re-grade of one student and unrelated between students; a hidden
+test's seeds add the variant, so one student's leaked inputs (a classmate's feedback, an error that
+prints its arguments, a lookup table) fit nobody else's.  A course may ask for N variants instead of
+one per student (`[course] variants` in course.toml; 1 is one set of inputs for the whole class).
+Public tests keep the course-wide seeds: they are the checks the student package runs, nothing in
+them is secret, and the same inputs for everyone keep a public failure the same for every student.
 """
 from __future__ import annotations
 
@@ -17,10 +26,12 @@ import functools
 import hashlib
 import hmac
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 _DEFAULT = b"autograder-public-default-secret"
+PER_STUDENT = None  # `variant_count()` when every student has a variant of their own (the default)
+VARIANTS_ENV = "AUTOGRADER_VARIANTS"  # course.toml's `[course] variants`, set by `course.apply_course`
 
 
 def course_secret() -> tuple[bytes, str]:
@@ -31,6 +42,23 @@ def course_secret() -> tuple[bytes, str]:
         if path and Path(path).is_file():
             return Path(path).read_bytes().strip(), "file"
     return _DEFAULT, "default"
+
+
+def parse_variants(value: object) -> int | None:
+    """A course's `variants` setting: "student" (one per student: `PER_STUDENT`) or a whole number N >= 1."""
+    text = str(value).strip().lower()
+    if text == "student":
+        return PER_STUDENT
+    if text.isascii() and text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise ValueError(f"variants = {value!r}: give \"student\" (hidden inputs of their own for each student) "
+                     "or a whole number of variants, at least 1")
+
+
+def variant_count() -> int | None:
+    """How many variants of the hidden inputs this course has (None: one per student, the default)."""
+    value = os.environ.get(VARIANTS_ENV, "").strip()
+    return PER_STUDENT if not value else parse_variants(value)
 
 
 def _mac(key: bytes, *parts: object) -> bytes:
@@ -59,18 +87,35 @@ class Seeds:
 
     key: bytes = field(repr=False)
     assignment: str
+    variant: str = ""  # the hidden tests' variant; "" is the course-wide inputs (public tests, the gate)
 
     @classmethod
-    def for_course(cls, assignment: str) -> "Seeds":
-        return cls(course_secret()[0], assignment)
+    def for_course(cls, assignment: str, variant: str = "") -> "Seeds":
+        return cls(course_secret()[0], assignment, variant)
+
+    def variant_of(self, student: str, count: int | None = PER_STUDENT) -> str:
+        """The variant of `student` (the identity intake assigned): a tag of a keyed hash, "s" and 16 hex
+        digits per student, or "v1".."vN" with `count` variants; "" (the course-wide inputs) with one."""
+        if count == 1:
+            return ""
+        mac = _mac(self.key, "variant", self.assignment, student)
+        return f"s{mac.hex()[:16]}" if count is PER_STUDENT else f"v{int.from_bytes(mac[:8], 'big') % count + 1}"
+
+    def scope(self, hidden: bool) -> "Seeds":
+        """The seeds of one test: a hidden test's vary with the variant, a public test's never do."""
+        return self if hidden or not self.variant else replace(self, variant="")
 
     def test(self, test_id: str) -> int:
         """The `seed` fixture of a test (and its `rng`, `np_rng`): trusted side only."""
-        return _seed(self.key, "test", self.assignment, test_id)
+        return _seed(self.key, "test", self.assignment, test_id, *self._varied())
 
     def call(self, test_id: str, index: int) -> int:
         """The seed the worker runs the `index`-th student (and reference) probe call of a test under."""
-        return _seed(self.key, "call", self.assignment, test_id, index)
+        return _seed(self.key, "call", self.assignment, test_id, index, *self._varied())
+
+    def _varied(self) -> tuple[str, ...]:
+        # the course-wide seeds hash exactly what they always did: a cache and a stored grade stay valid
+        return ("variant", self.variant) if self.variant else ()
 
     def cells(self) -> int:
         """The seed the notebook's cells run under (cell i: this + i), the same for student and master."""

@@ -131,3 +131,108 @@ def test_worker_and_student_files_never_see_a_test_seed(toy_kit, tmp_path, monke
     assert "seed" not in data and "seed_source" not in data and data["secret_fingerprint"] == fingerprint(SECRET)
     instructor = json.loads((folder / "instructor.json").read_text())
     assert instructor["environment"]["seed_source"] == "env" and "seed" not in instructor["environment"]
+
+
+# ---------------------------------------------------------------------------------------- variants
+def test_a_students_variant_is_stable_and_differs_between_students():
+    s = Seeds(SECRET, "toy")
+    alice = s.variant_of("alice")
+    assert alice == Seeds(SECRET, "toy").variant_of("alice") == s.variant_of("alice", None)  # every run, every judge
+    assert re.fullmatch(r"s[0-9a-f]{16}", alice)
+    students = {s.variant_of(f"student{i}") for i in range(500)}
+    assert len(students) == 500 and alice not in students
+    assert Seeds(SECRET, "toy2").variant_of("alice") != alice  # one assignment's variant says nothing of the next
+
+
+def test_a_variant_is_keyed_by_the_course_secret():
+    """Without the secret nobody can tell which students share inputs, or compute a student's tag."""
+    assert Seeds(SECRET, "toy").variant_of("alice") != Seeds(b"another secret", "toy").variant_of("alice")
+    nv = [Seeds(k, "toy").variant_of("alice", 1000) for k in (SECRET, b"a", b"b", b"c", b"d")]
+    assert len(set(nv)) > 1
+    tag = Seeds(SECRET, "toy").variant_of("alice")
+    assert tag[1:] != hashlib.sha256(b"alice").hexdigest()[:16]
+
+
+def test_n_variants_share_inputs_within_a_variant_only():
+    s = Seeds(SECRET, "toy")
+    got = [s.variant_of(f"student{i}", 4) for i in range(400)]
+    assert set(got) == {"v1", "v2", "v3", "v4"} and all(60 < got.count(v) < 140 for v in set(got))
+    assert got == [s.variant_of(f"student{i}", 4) for i in range(400)]
+    assert {s.variant_of(f"student{i}", 1) for i in range(50)} == {""}  # one variant: today's course-wide inputs
+    same = [i for i in range(400) if got[i] == got[0]]
+    assert len({Seeds(SECRET, "toy", got[i]).call("t.py::a", 0) for i in same}) == 1
+
+
+def test_hidden_seeds_follow_the_variant_and_the_course_wide_ones_do_not_change():
+    wide, alice, bob = Seeds(SECRET, "toy"), Seeds(SECRET, "toy", "sa"), Seeds(SECRET, "toy", "sb")
+    for f in (lambda s: s.test("t.py::a"), lambda s: s.call("t.py::a", 0), lambda s: s.call("t.py::a", 1)):
+        assert len({f(wide), f(alice), f(bob)}) == 3
+    assert wide.cells() == alice.cells() == bob.cells()  # the notebook's cells: the same for student and master
+    for s in (alice, bob):  # a public test never varies
+        assert s.scope(False) == wide and s.scope(False).call("t.py::a", 0) == wide.call("t.py::a", 0)
+        assert s.scope(True) is s
+    mac = hmac.new(SECRET, digestmod=hashlib.sha256)  # pinned: the course-wide seeds hash what they always did
+    for part in (b"call", b"toy", b"t.py::a", b"0"):
+        mac.update(len(part).to_bytes(8, "big") + part)
+    assert wide.call("t.py::a", 0) == int.from_bytes(mac.digest()[:8], "big") >> 1
+
+
+def test_a_public_and_a_hidden_test_of_one_name_get_their_own_seeds(tmp_path):
+    """03_components has public and hidden tests of one file and function name: only the hidden one varies."""
+    import importlib.util
+
+    for kind in ("public", "hidden"):
+        (tmp_path / kind).mkdir()
+        (tmp_path / kind / "test_s.py").write_text(
+            "import pytest\n\n@pytest.mark.points(1)\ndef test_a(student, probes, seed):\n"
+            "    assert student(probes.echo, seed) == seed\n")
+    (tmp_path / "probes.py").write_text("def echo(ns, x):\n    return x\n")
+    spec = importlib.util.spec_from_file_location("probes_variant_test", tmp_path / "probes.py")
+    probes = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probes)
+    wide, mine = Seeds(SECRET, "a"), Seeds(SECRET, "a", "s0123456789abcdef")
+    student = _Recorder()
+    plugin = GradingPlugin(student=student, reference=None, probes=probes, seeds=wide, test_timeout=10,
+                           hidden_dir=tmp_path / "hidden")
+    plugin.bind(student, None, mine)
+    run_tests([tmp_path / "public", tmp_path / "hidden"], plugin, tmp_path)
+    assert [r.outcome for r in plugin.results] == ["passed", "passed"]
+    t = "test_s.py::test_a"
+    assert student.seeds == [wide.call(t, 0), mine.call(t, 0)]
+
+
+@pytest.mark.parametrize("value, count", [("student", None), (" Student ", None), (1, 1), (8, 8), ("3", 3)])
+def test_the_variants_setting(value, count):
+    from autograder.probe.seeds import parse_variants
+
+    assert parse_variants(value) == count
+
+
+@pytest.mark.parametrize("value", [0, -2, "many", "", 2.5, True, "٣"])
+def test_a_bad_variants_setting_is_a_clear_error(value, tmp_path, monkeypatch):
+    import argparse
+
+    from autograder.course import CourseError, apply_course, load_course
+    from autograder.probe.seeds import VARIANTS_ENV, parse_variants
+
+    with pytest.raises(ValueError, match="whole number of variants"):
+        parse_variants(value)
+    (tmp_path / "course.toml").write_text(f"[course]\nvariants = {json.dumps(value)}\n")
+    monkeypatch.setenv(VARIANTS_ENV, "")  # recorded, so what apply_course sets is undone after the test
+    monkeypatch.delenv(VARIANTS_ENV)
+    with pytest.raises(CourseError, match="course.variants"):
+        apply_course(argparse.Namespace(command="grade"), load_course(tmp_path / "course.toml"))
+
+
+def test_course_toml_chooses_the_number_of_variants(tmp_path, monkeypatch):
+    import argparse
+
+    from autograder.course import apply_course, load_course
+    from autograder.probe.seeds import VARIANTS_ENV, variant_count
+
+    monkeypatch.setenv(VARIANTS_ENV, "")  # recorded, so what apply_course sets is undone after the test
+    monkeypatch.delenv(VARIANTS_ENV)
+    assert variant_count() is None  # one per student unless the course says otherwise
+    (tmp_path / "course.toml").write_text("[course]\nvariants = 4\n")
+    apply_course(argparse.Namespace(command="grade"), load_course(tmp_path / "course.toml"))
+    assert variant_count() == 4

@@ -1,0 +1,162 @@
+"""Hidden inputs per student: two students' identical correct notebooks get different hidden inputs
+in their workers and both score full marks; a notebook that answers from a table of one student's
+hidden inputs fails for another; the variant follows the student (resubmissions, re-grades, a roster
+match) and is in instructor.json only; a master that fails on a student's variant makes that result
+provisional, never the student's 0.
+
+The gate does not depend on the sandbox (tests/e2e/test_reference_gate.py): the workers run under
+rlimits only, so these tests hold wherever the kit's own tests run."""
+import ast
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import load_assignment
+from autograder.execute.sandbox import RlimitsOnly
+from autograder.intake.roster import Identity, write_identities
+from autograder.intake.submissions import Submission
+from autograder.judge.session import GradeOptions, close_references
+from autograder.pipeline import grade_class
+from autograder.probe.seeds import VARIANTS_ENV, Seeds
+from tests.nbfactory import edit
+
+SECRET = "course-secret-for-variant-tests"
+SPY = 'print("SEEN", x.flatten().tolist(), flush=True)\n    return x * 2'  # what reached the worker
+
+
+@pytest.fixture
+def course(monkeypatch):
+    """The course secret set, the number of variants left to the default (one per student) unless set."""
+    monkeypatch.setenv("AUTOGRADER_SECRET", SECRET)
+    monkeypatch.setenv(VARIANTS_ENV, "")
+    monkeypatch.delenv(VARIANTS_ENV)
+    yield monkeypatch
+    close_references()
+
+
+def _grade(kit: Path, subs: dict[str, Path], out: Path, jobs: int = 1):
+    run = grade_class(load_assignment("toy", kit), [Submission(sid, p, p.name) for sid, p in subs.items()],
+                      out=out, jobs=jobs, options=GradeOptions(isolation=RlimitsOnly()))
+    return run, {r.submission_id: r for r in run.results}
+
+
+def _seen(result) -> list[tuple[float, ...]]:
+    return [tuple(ast.literal_eval(v)) for v in re.findall(r"^SEEN (\[.*\])$", result.stdout, re.M)]
+
+
+def _random_inputs(result) -> set[tuple[float, ...]]:
+    """The inputs of hidden/test_double.py::test_double_random (randn of 3 and of 2x5 values)."""
+    return {x for x in _seen(result) if len(x) in (3, 10) and set(x) != {1.0}}
+
+
+def _lookup_table(tmp: Path, master: Path, inputs: list[tuple[float, ...]]) -> Path:
+    """A notebook that knows no arithmetic: double() answers from a table of inputs it has seen."""
+    table = {x: [2 * v for v in x] for x in inputs}
+    return edit(master, tmp / "lookup.ipynb", replace={"return x * 2": (
+        f"TABLE = {table!r}\n    key = tuple(x.flatten().tolist())\n"
+        "    if key in TABLE:\n        return torch.tensor(TABLE[key], dtype=x.dtype).reshape(x.shape)\n"
+        "    return torch.zeros_like(x)")})
+
+
+def test_each_student_gets_their_own_hidden_inputs(toy_kit, tmp_path, course):
+    master = toy_kit / "solutions" / "toy.ipynb"
+    spy = edit(master, tmp_path / "spy.ipynb", replace={"return x * 2": SPY})
+    out = tmp_path / "out"
+    # two judges: each proves its student's variant (the pool path), the grader only compares
+    run, by_id = _grade(toy_kit, {"alice": spy, "bob": spy}, out, jobs=2)
+    alice, bob = by_id["alice"], by_id["bob"]
+    assert alice.score == bob.score == alice.max_score == 10 and not alice.provisional and not bob.provisional
+    a_in, b_in = _random_inputs(alice), _random_inputs(bob)
+    assert len(a_in) == len(b_in) == 2 and not a_in & b_in, (alice.stdout, bob.stdout)
+    public = (1.0, 2.0)  # public/test_double.py's input: the same for every student
+    assert public in _seen(alice) and public in _seen(bob)
+
+    variants = {sid: json.loads((out / "toy" / sid / "instructor.json").read_text())["environment"]["variant"]
+                for sid in ("alice", "bob")}
+    assert variants["alice"] != variants["bob"] and all(re.fullmatch(r"s[0-9a-f]{16}", v) for v in variants.values())
+    seeds = Seeds(SECRET.encode(), "toy")
+    assert variants == {sid: seeds.variant_of(sid) for sid in variants}
+    for sid, v in variants.items():  # the variant is the instructor's: never in what the student sees
+        student_facing = (out / "toy" / sid / "results.json").read_text()
+        assert v not in student_facing and "variant" not in student_facing
+    version = load_assignment("toy", toy_kit).version()
+    cache = out / ".cache" / "reference" / "toy" / version
+    assert {p.name for p in (cache / "variants").iterdir()} == set(variants.values())
+    assert all((cache / "variants" / v / ".proven").is_file() for v in variants.values())
+
+    # a lookup table of alice's hidden inputs: alice's resubmission keeps full marks (her variant is
+    # stable), bob's copy fails the hidden test whose inputs are his own
+    lookup = _lookup_table(tmp_path, master, _seen(alice))
+    run, by_id = _grade(toy_kit, {"alice": lookup, "bob": lookup}, out)
+    assert run.reused == 0
+    assert by_id["alice"].score == 10 and by_id["alice"].environment["variant"] == variants["alice"]
+    failed = {t.id for t in by_id["bob"].tests if t.score < t.max_score}
+    assert by_id["bob"].score == 7 and failed == {"hidden/test_double.py::test_double_random[cpu]"}
+
+    # alice is matched to the roster since: another identity, another variant; her stored grade is not
+    # reused, and her table no longer fits.  Bob is unchanged and reused.
+    write_identities(out / "toy" / "identities.json", {"alice": Identity(student_id="S-1001", name="Alice")})
+    run, by_id = _grade(toy_kit, {"alice": lookup, "bob": lookup}, out)
+    assert run.reused == 1 and run.partial == 0
+    assert by_id["alice"].environment["variant"] == seeds.variant_of("S-1001") != variants["alice"]
+    assert by_id["alice"].score == 7 and by_id["bob"].score == 7
+
+
+def test_one_variant_is_the_course_wide_inputs(toy_kit, tmp_path, course):
+    """`variants = 1`: every student's inputs are the same (as before per-student variants), so a lookup
+    table of one student's inputs passes for another: what a variant per student prevents."""
+    course.setenv(VARIANTS_ENV, "1")
+    master = toy_kit / "solutions" / "toy.ipynb"
+    spy = edit(master, tmp_path / "spy.ipynb", replace={"return x * 2": SPY})
+    _, by_id = _grade(toy_kit, {"alice": spy, "bob": spy}, tmp_path / "out")
+    assert _random_inputs(by_id["alice"]) == _random_inputs(by_id["bob"])
+    assert by_id["alice"].environment["variant"] == by_id["bob"].environment["variant"] == ""
+    lookup = _lookup_table(tmp_path, master, _seen(by_id["alice"]))
+    _, by_id = _grade(toy_kit, {"bob": lookup}, tmp_path / "out")
+    assert by_id["bob"].score == 10
+
+
+def test_n_variants_share_inputs_within_a_variant(toy_kit, tmp_path, course):
+    course.setenv(VARIANTS_ENV, "2")
+    seeds = Seeds(SECRET.encode(), "toy")
+    names = [f"student{i}" for i in range(40)]
+    first = next(n for n in names if seeds.variant_of(n, 2) == "v1")
+    same = next(n for n in names if n != first and seeds.variant_of(n, 2) == "v1")
+    other = next(n for n in names if seeds.variant_of(n, 2) == "v2")
+    spy = edit(toy_kit / "solutions" / "toy.ipynb", tmp_path / "spy.ipynb", replace={"return x * 2": SPY})
+    _, by_id = _grade(toy_kit, {n: spy for n in (first, same, other)}, tmp_path / "out")
+    assert all(r.score == 10 for r in by_id.values())
+    assert _random_inputs(by_id[first]) == _random_inputs(by_id[same])
+    assert not _random_inputs(by_id[first]) & _random_inputs(by_id[other])
+
+
+def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tmp_path, course):
+    """The course-wide gate passes, but a hidden test is wrong for some inputs: the student whose variant
+    it is wrong for gets a provisional result (graded again on the next run, exported blank), not a 0."""
+    kit = tmp_path / "kit"
+    shutil.copytree(toy_kit, kit)
+    seeds = Seeds(SECRET.encode(), "toy")
+    test_id = "test_double.py::test_answer"
+    parity = seeds.test(test_id) % 2  # what holds for the course-wide inputs (the gate before grading)
+    hidden = kit / "assignments" / "toy" / "hidden" / "test_double.py"
+    hidden.write_text(hidden.read_text().replace(
+        "def test_answer(student, reference, probes):",
+        "def test_answer(student, reference, probes, seed):\n"
+        f"    assert seed % 2 == {parity}, 'holds for some inputs only'"))
+    fits = lambda n: Seeds(SECRET.encode(), "toy", seeds.variant_of(n)).test(test_id) % 2 == parity  # noqa: E731
+    names = [f"student{i}" for i in range(40)]
+    good, bad = next(n for n in names if fits(n)), next(n for n in names if not fits(n))
+    master = kit / "solutions" / "toy.ipynb"
+    run, by_id = _grade(kit, {good: master, bad: master}, tmp_path / "out")
+    assert run.reference.score == 10
+    assert by_id[good].score == 10 and not by_id[good].provisional
+    r = by_id[bad]
+    assert r.provisional and "master notebook fails the hidden tests" in r.provisional, r.provisional
+    assert r.status == "crashed" and not r.tests and "grader error" in r.message
+    assert "holds for some inputs only" in "\n".join(r.problems)
+    cache = tmp_path / "out" / ".cache" / "reference" / "toy" / load_assignment("toy", kit).version() / "variants"
+    assert (cache / seeds.variant_of(good) / ".proven").is_file()
+    assert not (cache / seeds.variant_of(bad) / ".proven").exists()
