@@ -478,6 +478,9 @@ class Checker:
 
     def __call__(self, *args, **kwargs):
         return None
+
+    def passed(self, *exercises):  # demos run once their exercise passes: never, as in the kit's workers
+        return False
 '''
 
 
