@@ -343,38 +343,30 @@ def triton_kernel_run(ns, source, cases, device):
     return {"y": ys}
 
 
-class _Launches:
-    """Stands in for softmax_kernel: records each launch's grid and the devices of its tensor arguments,
-    and runs nothing (the launcher's own work is what is looked at)."""
-
-    def __init__(self) -> None:
-        self.launches: list[dict] = []
+class _NoLaunch:
+    """Stands in for softmax_kernel: `softmax_kernel[grid](...)` runs nothing (Triton cannot run on a meta
+    tensor; the launcher's own work, where it puts its output, is what is looked at)."""
 
     def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            devices = [str(a.device) for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
-            self.launches.append({"grid": [int(g) for g in grid] if type(grid) in (tuple, list) else None,
-                                  "devices": devices})
-        return launch
+        return lambda *args, **kwargs: None
 
 
 def _on_meta(ns, fn, shape):
     """fn on a meta tensor (a device that is not the CPU, as a GPU's tensors are not), with softmax_kernel
-    standing in: the output's device and the launches, or the exception's class name."""
-    kernel, stand_in = ns["softmax_kernel"], _Launches()
-    ns["softmax_kernel"] = stand_in
+    standing in: the output's device, or the exception's class name."""
+    kernel = ns["softmax_kernel"]
+    ns["softmax_kernel"] = _NoLaunch()
     try:
         y = fn(torch.empty(tuple(shape), device="meta"))
     except Exception as e:  # noqa: BLE001 - the name is the data
-        return {"error": type(e).__name__, "launches": stand_in.launches}
+        return {"error": type(e).__name__}
     finally:
         ns["softmax_kernel"] = kernel
-    return {"device": str(y.device) if isinstance(y, torch.Tensor) else None,
-            "shape": list(y.shape) if isinstance(y, torch.Tensor) else None, "launches": stand_in.launches}
+    return {"device": str(y.device) if isinstance(y, torch.Tensor) else None}
 
 
 def triton_launch_on_meta(ns, shape):
-    """triton_softmax on a meta tensor: where it allocates its output and what it launches."""
+    """triton_softmax on a meta tensor: where it allocates its output."""
     return _on_meta(ns, ns["triton_softmax"], shape)
 
 
@@ -385,7 +377,7 @@ def cuda_kernel_apply(ns, x, device, layout="c"):
     """kernels::softmax's CUDA kernel, as the dispatcher has it (however it was registered: custom_op's
     register_kernel, torch.library.impl / register_kernel, Library.impl): whether there is one, what it
     computes on `device` (without a GPU, on a CPU tensor through Triton's interpreter: called through
-    the dispatcher's CUDA key), and what it does with a meta tensor (it launches the Triton kernel)."""
+    the dispatcher's CUDA key), and what it does with a meta tensor (the C kernel refuses one)."""
     if not torch._C._dispatch_has_kernel_for_dispatch_key(_OP, "CUDA"):
         return {"registered": False, "y": None, "meta": None}
     op = _op().default

@@ -82,8 +82,6 @@ def test_triton_is_the_ops_cuda_kernel(student, probes, rng, helpers, kernel_dev
     assert_tensor(got["y"], torch.softmax(helpers.laid_out(x, "t"), -1),
                   name=f"the op's CUDA kernel on a transposed float32 tensor of shape {tuple(x.T.shape)}")
     meta = got["meta"]
-    assert_true("error" not in meta and len(meta["launches"]) == 1,
-                f"The op's CUDA kernel, given a tensor on the device meta (not the CPU), "
-                + (f"raised {meta['error']}" if "error" in meta else f"launched softmax_kernel {len(meta['launches'])} times")
-                + ": it should be the Triton launcher (triton_softmax), not the C kernel.")
+    assert_true("error" not in meta, f"The op's CUDA kernel raised {meta.get('error')} for a tensor on the device meta "
+                                     "(not the CPU): it should be the Triton launcher (triton_softmax), not the C kernel.")
     assert_equal(meta["device"], "meta", name="the device of the op's CUDA kernel's output for an input on meta")

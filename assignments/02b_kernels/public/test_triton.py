@@ -6,7 +6,7 @@ from autograder.judge.checks import assert_equal, assert_tensor, assert_true
 
 @pytest.mark.points(2)
 @pytest.mark.hint("View x as [rows, cols], allocate the output on x's device (device=x.device), launch "
-                  "softmax_kernel[(rows,)](...) once, and return the output in x's shape.")
+                  "softmax_kernel[(rows,)](...), and return the output in x's shape.")
 def test_triton_softmax_known(student, probes, kernel_device):
     """triton_softmax on a row whose length is not a power of two, and where it puts its output"""
     x = torch.tensor([[1.0, 2.0, 3.0, 4.0, 5.0], [0.0, -1.0, 0.0, 1.0, 0.0]])
@@ -19,8 +19,6 @@ def test_triton_softmax_known(student, probes, kernel_device):
                                     "(a device that is not the CPU; the kernel launch was stood in for).")
     assert_equal(got["device"], "meta", name="the device of triton_softmax's output for an input on meta "
                                              "(it should be on the input's device)")
-    assert_equal([launch["grid"] for launch in got["launches"]], [[3]],
-                 name="the grids softmax_kernel was launched with for a 3 x 5 input")
 
 
 @pytest.mark.points(3)
