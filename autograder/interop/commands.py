@@ -160,17 +160,22 @@ def cmd_report(args: argparse.Namespace, kit: Path) -> int:
 
 
 def cmd_gradescope(args: argparse.Namespace, kit: Path) -> int:
-    from autograder.interop.gradescope import MissingSecret, build_autograder_zip
+    from autograder.interop.gradescope import CannotPin, MissingSecret, build_autograder_zip
     from autograder.probe.seeds import course_secret
 
     secret = args.secret_file.read_bytes().strip() if args.secret_file else None
     if secret is None:
         value, source = course_secret()
         secret = value if source != "default" else None
+    from autograder.intake.roster import Roster
+
     try:
         dest = build_autograder_zip(kit, args.assignment, args.to, secret=secret, torch_spec=args.torch_spec,
-                                    allow_public_seeds=args.allow_public_seeds)
-    except MissingSecret as e:
+                                    allow_public_seeds=args.allow_public_seeds,
+                                    allow_weak_isolation=args.allow_weak_isolation,
+                                    course=getattr(args, "course_settings", None),
+                                    roster=Roster.read_csv(args.roster) if args.roster else None)
+    except (MissingSecret, CannotPin) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"wrote {dest}: upload it as the Gradescope assignment's autograder (Ubuntu base image)")
@@ -333,6 +338,12 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
                    help="build without a course secret: hidden inputs then come from the public default seed")
     g.add_argument("--torch-spec", help="pip version spec for torch in setup.sh (default: ==the version "
                                         "this kit runs with)")
+    g.add_argument("--roster", type=Path, help="roster CSV: an extension keyed by any of a student's ids reaches "
+                                               "them in Gradescope (default: the course file's)")
+    g.add_argument("--allow-weak-isolation", action="store_true",
+                   help="grade even where bubblewrap cannot run in Gradescope's container (student code then runs "
+                        "unsandboxed, as another user than the one that can read the secret and the master; "
+                        "docs/interop.md)")
 
     n = subparsers.add_parser("nbgrader", help="nbgrader interop: write a source notebook, or grade a course",
                               epilog="example: autograder nbgrader source 01_tensors --course ~/course && autograder nbgrader grade 01_tensors --course ~/course")

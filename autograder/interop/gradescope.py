@@ -11,15 +11,31 @@ schema, which `SubmissionResult.to_results_json` already follows).
 The root is `/autograder` unless `$AUTOGRADER_ROOT` says otherwise (tests use a temporary
 directory), and the Python is `$AUTOGRADER_PYTHON` or `python3`.
 
-Isolation: student code runs under bubblewrap when it works in the container
-(`setup.sh` installs it), otherwise with rlimits only -- then student code runs as the
-same user as the grader and could touch `/autograder/results`; `run_autograder` says so in
-the results' `output`.  Set `AUTOGRADER_REQUIRE_SANDBOX=1` to refuse to grade instead.
+Isolation: student code runs under bubblewrap (`setup.sh` installs it).  Where bubblewrap cannot
+run in the container, grading is refused (the submission gets a result saying it was not graded,
+not a score) unless the zip was built with `--allow-weak-isolation`, the instructor's written
+acceptance of the risk.  Even then the worker is a plain process of another user (`nobody`, uid
+65534; the master's worker 65533), and before any notebook runs everything of the zip but the grader
+package and `probes.py` is made readable by root alone: the course secret, the master notebook, the
+hidden tests, the reference answers, `gradescope.json` and Gradescope's metadata (`protect`).  The
+results' `output` says the submission was graded without a sandbox.
+
+Packages: `setup.sh` installs, pinned to the versions this kit was tested with, the grader's runtime
+and exactly the third-party modules the assignment imports (master notebook, probes, tests): `triton`
+for 02b_kernels, `pandas` and `matplotlib` for 04_fit_api (`requirements`), into a virtualenv of the
+same Python minor version as the machine that built the zip (the pins are for it).
+
+Before the student's notebook, the master is graded through the reference (as `grade` does): it fills
+the reference answers and proves the master scores full marks in this container; if it does not
+(a package missing, a broken install), the submission is not graded and the output says why.
 
 The results follow Gradescope's schema exactly: its own keys at the top and in each test,
 everything else of the kit's (status, versions, isolation, late penalty) under `extra_data`.
-The late policy is the manifest's `[deadline]`, applied to the submission time Gradescope
-writes in `submission_metadata.json`, exactly as the LMS exports apply it.
+The late policy is the one every export applies (`score.late.assignment_policy`: the manifest's
+`[deadline]` with course.toml's deadline and extensions over it), resolved when the zip is built and
+kept in `gradescope.json`; an extension keyed by any id the roster holds for a student is kept under
+each of their ids, so the sid, email or Gradescope id in `submission_metadata.json` finds it.  It is
+applied to the submission time Gradescope writes there, exactly as the LMS exports apply it.
 """
 from __future__ import annotations
 
@@ -39,19 +55,25 @@ import autograder
 from autograder.report.escape import terminal
 
 SETUP_SH = """#!/usr/bin/env bash
-# Gradescope runs this once when it builds the autograder image (Ubuntu).
+# Gradescope runs this once when it builds the autograder image (Ubuntu; {python} must be among its
+# packages: Ubuntu 22.04 has python3.11, 24.04 python3.12).  The versions are those the kit was tested with.
 set -euxo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
-apt-get install -y --no-install-recommends python3 python3-pip python3-venv bubblewrap
-python3 -m venv /autograder/venv
+apt-get install -y --no-install-recommends {python} {python}-venv bubblewrap
+{python} -m venv /autograder/venv
 /autograder/venv/bin/pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu "torch{torch_spec}"
-/autograder/venv/bin/pip install --no-cache-dir "numpy>=1.24" "nbformat>=5.9" "ipython>=8.0" "pytest>=7.4" \
-    "tomli>=2; python_version < '3.11'" "tqdm>=4.60" "pandas>=2.0" "matplotlib>=3.7"  # pyproject's grader extra
+# the grader's runtime, and what {assignment} imports
+/autograder/venv/bin/pip install --no-cache-dir {requirements}
 # the grader package must be importable under `python -I` (how workers start): a .pth file, not PYTHONPATH
 SITE=$(/autograder/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 echo /autograder/source > "$SITE/torch-course-autograder.pth"
 """
+# What grading itself imports in the container (worker and judge), besides torch; the `grader` extra of
+# pyproject.toml (tqdm, pandas, matplotlib) is what book-style notebooks may import and grading promises.
+GRADER_RUNTIME = ("numpy", "nbformat", "ipython", "pytest", "tqdm", "pandas", "matplotlib")
+WEAK_OPT_IN = "allow_weak_isolation"  # gradescope.json: the instructor accepted grading without a sandbox
+WORKER_UID, REFERENCE_UID = 65534, 65533  # the student's and the master's worker, without a sandbox
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this (copied to /autograder/run_autograder) once per submission.
@@ -79,12 +101,86 @@ class MissingSecret(ValueError):
     """A Gradescope zip without a course secret would seed hidden tests from a public default."""
 
 
+class CannotPin(ValueError):
+    """The assignment imports a module that is not installed here, so its version cannot be pinned."""
+
+
+def imported_modules(assignment) -> set[str]:  # type: ignore[no-untyped-def]
+    """Top-level modules the assignment's own code imports (master notebook, probes, tests, conftest),
+    read (never run) with `ast`; IPython lines (`%...`, `!...`) are skipped."""
+    import ast
+
+    from autograder.notebook.parse import load_cells
+
+    sources = [c.source for c in load_cells(assignment.solution)]
+    sources += [p.read_text(encoding="utf-8") for p in sorted(assignment.root.rglob("*.py"))]
+    found: set[str] = set()
+    for source in sources:
+        code = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines())
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found |= {n.name.split(".")[0] for n in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".")[0])
+    return found
+
+
+def requirements(assignment) -> list[str]:  # type: ignore[no-untyped-def]
+    """`name==version` for the grader's runtime and every third-party module the assignment imports,
+    at the versions installed here (the ones the kit's tests passed with); torch is pinned apart."""
+    from importlib import metadata
+
+    owners = metadata.packages_distributions()
+    dists = set(GRADER_RUNTIME) | ({"tomli"} if sys.version_info < (3, 11) else set())
+    for module in sorted(imported_modules(assignment) - set(sys.stdlib_module_names) - {"autograder", "torch"}):
+        found = owners.get(module)
+        if not found:
+            raise CannotPin(f"{assignment.id} imports {module!r}, which is not installed here: install it (the "
+                            "version the assignment is tested with) so the Gradescope zip can pin it")
+        dists.add(found[0])
+    pins = []
+    for dist in sorted(dists - {"torch", "torch-course-autograder"}, key=str.lower):
+        try:
+            pins.append(f"{dist}=={metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            raise CannotPin(f"{dist} is not installed here, so its version cannot be pinned") from None
+    return pins
+
+
+def _deadline(assignment, course, roster) -> dict | None:  # type: ignore[no-untyped-def]
+    """The late policy's table (manifest, then course.toml), JSON-ready, with each extension also kept
+    under every id the roster holds for its student (Gradescope knows students by sid, email, id)."""
+    from autograder.compat import tomllib
+
+    manifest = tomllib.loads((assignment.root / "manifest.toml").read_text(encoding="utf-8")).get("deadline")
+    table = course.deadline(assignment.id, manifest) if course is not None else manifest
+    if not table:
+        return None
+    table = {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in table.items()}
+    extensions = {str(k): (v.isoformat() if hasattr(v, "isoformat") else v)
+                  for k, v in (table.get("extensions") or {}).items()}
+    for key, value in list(extensions.items()):
+        who = roster.find(key) if roster is not None else None
+        for other in who.ids() if who is not None else ():
+            extensions.setdefault(other, value)
+    if extensions:
+        table["extensions"] = extensions
+    return table
+
+
 def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes | None,
-                         torch_spec: str | None = None, allow_public_seeds: bool = False) -> Path:
+                         torch_spec: str | None = None, allow_public_seeds: bool = False,
+                         allow_weak_isolation: bool = False, course=None, roster=None) -> Path:  # type: ignore[no-untyped-def]
     """Write `out` (a zip to upload as the assignment's autograder); returns its path.
 
     Without `secret`, hidden inputs would derive from the kit's public default seed and anyone with
-    the kit could precompute them: refused unless `allow_public_seeds` says the instructor knows."""
+    the kit could precompute them: refused unless `allow_public_seeds` says the instructor knows.
+    `allow_weak_isolation`: grade where bubblewrap cannot run (see the module's docstring).  `course`
+    (`course.Course`) and `roster` (`intake.roster.Roster`): the deadline and extensions to apply."""
     from autograder.assignment import load_assignment
 
     if not secret and not allow_public_seeds:
@@ -93,6 +189,11 @@ def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes
                             "to build it anyway")
     torch_spec = torch_spec or tested_torch_spec()
     a = load_assignment(assignment, kit)
+    setup = (SETUP_SH.replace("{torch_spec}", torch_spec).replace("{assignment}", a.id)
+             .replace("{python}", f"python{sys.version_info.major}.{sys.version_info.minor}")
+             .replace("{requirements}", " \\\n    ".join(f'"{r}"' for r in requirements(a))))
+    settings = {"assignment": a.id, "version": a.version(), "grader_version": autograder.__version__,
+                "deadline": _deadline(a, course, roster), WEAK_OPT_IN: allow_weak_isolation}
     pkg = Path(autograder.__file__).resolve().parent
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
@@ -109,7 +210,7 @@ def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes
                 add_file(zf, f"{arc_root}/{p.relative_to(root).as_posix()}", p.read_bytes())
 
     with zipfile.ZipFile(tmp, "w") as zf:
-        add_file(zf, "setup.sh", SETUP_SH.replace("{torch_spec}", torch_spec).encode(), executable=True)
+        add_file(zf, "setup.sh", setup.encode(), executable=True)
         add_file(zf, "run_autograder", RUN_AUTOGRADER.encode(), executable=True)
         add_tree(zf, pkg, "autograder")
         add_file(zf, f"assignments/{a.id}/manifest.toml", (a.root / "manifest.toml").read_bytes())
@@ -124,8 +225,7 @@ def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes
             elif p.is_dir():
                 add_tree(zf, p, f"assignments/{a.id}/{extra}")
         add_file(zf, f"solutions/{a.id}.ipynb", a.solution.read_bytes())
-        add_file(zf, "gradescope.json", json.dumps({"assignment": a.id, "version": a.version(),
-                                                     "grader_version": autograder.__version__}).encode())
+        add_file(zf, "gradescope.json", json.dumps(settings).encode())
         if secret:
             add_file(zf, "secret", secret)
     os.replace(tmp, out)
@@ -186,19 +286,18 @@ def submission_identity(metadata: dict) -> tuple[datetime | None, list[str]]:
     return when, ids
 
 
-def apply_late(data: dict, manifest: Path, metadata: dict | None) -> dict:
-    """The manifest's late policy on a results.json, the submitter's extension included (keyed by sid,
-    email or Gradescope id); the raw score and the explanation are kept for the student to read."""
-    from autograder.score.late import apply_late_policy, load_policy
+def apply_late(data: dict, policy, metadata: dict | None) -> dict:  # type: ignore[no-untyped-def]
+    """The late policy (`score.late.LatePolicy`, or None) on a results.json, the submitter's extension
+    included (keyed by any of their sid, email or Gradescope id); the raw score and the explanation
+    are kept for the student to read."""
+    from autograder.score.late import apply_late_policy
 
-    policy = load_policy(manifest)
     if policy is None or not metadata:
         return data
     when, ids = submission_identity(metadata)
     if when is None:
         return data
-    student = next((i for i in ids if i in policy.extensions), ids[0] if ids else None)
-    late = apply_late_policy(data["score"], data.get("max_score") or 0.0, when, policy, student_id=student)
+    late = apply_late_policy(data["score"], data.get("max_score") or 0.0, when, policy, student_id=ids)
     data = dict(data)
     data["score"] = late.score
     data["late"] = {"raw_score": late.raw_score, "penalty": late.penalty, "late": late.late,
@@ -214,6 +313,53 @@ def _read_metadata(root: Path) -> dict | None:
     return read_metadata(root / "submission_metadata.json") or None
 
 
+class OtherUser:
+    """No sandbox: the worker is a plain process with rlimits (`RlimitsOnly`), run as another user than the
+    grader (root), so files only root may read stay out of its reach (`protect`).  Made by `weak_isolation`."""
+
+
+def weak_isolation(uid: int):  # type: ignore[no-untyped-def]
+    """`RlimitsOnly` whose workers drop to `uid` (and its group, no others) before the worker starts."""
+    from autograder.execute.sandbox import RlimitsOnly
+
+    class _OtherUser(RlimitsOnly, OtherUser):
+        name = "rlimits-other-user"
+
+        def new_workdir(self) -> Path:
+            workdir = super().new_workdir()
+            os.chown(workdir, uid, uid)
+            return workdir
+
+        def spawn(self, workdir, probes, limits, env, wire_limits):  # type: ignore[no-untyped-def]
+            from autograder.execute.process import WorkerProcess
+
+            return WorkerProcess.launch(argv_prefix=[sys.executable, "-I", "-c", _DROP, str(uid)], workdir=workdir,
+                                        env=env, output_cap=limits.output_kb * 1024, limits=wire_limits)
+
+    return _OtherUser()
+
+
+# become `uid` (group too, no supplementary groups), then the worker: `python -I -c _DROP UID PYTHON ARGS...`
+_DROP = ("import os, sys; u = int(sys.argv[1]); os.setgroups([]); os.setresgid(u, u, u); os.setresuid(u, u, u); "
+         "os.execv(sys.argv[2], sys.argv[2:])")
+
+
+def protect(root: Path, assignment: str) -> None:
+    """Make everything of the Gradescope layout readable by root alone, except what a worker must read
+    (the grader package, the assignment's `probes.py`) and the folders on the way to it (enter, not list):
+    the course secret, the master, the hidden tests, the reference cache, the settings and the metadata."""
+    keep = [root / "source" / "autograder", root / "source" / "assignments" / assignment / "probes.py"]
+    ways = {q for k in keep for q in k.parents if q == root or root in q.parents}
+    for path in [root, *sorted(root.rglob("*"))]:
+        if path.is_symlink() or path == root / "venv" or root / "venv" in path.parents:
+            continue
+        shared = any(path == k or k in path.parents for k in keep)
+        if path.is_dir():
+            path.chmod(0o755 if shared else 0o711 if path in ways else 0o700)
+        else:
+            path.chmod(0o644 if shared else 0o600)
+
+
 def run(root: Path) -> dict:
     """Grade /autograder/submission; write /autograder/results/results.json; return what was written."""
     from autograder.report.files import write_json
@@ -222,8 +368,9 @@ def run(root: Path) -> dict:
     results_path = root / "results" / "results.json"
     try:
         from autograder.assignment import load_assignment
-        from autograder.execute.sandbox import choose_isolation
-        from autograder.judge.session import GradeOptions, close_references, grade_notebook
+        from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
+        from autograder.judge.session import GradeOptions, close_references, grade_notebook, release_reference_workers
+        from autograder.score.late import LatePolicy, load_policy
 
         kit = root / "source"
         meta = json.loads((kit / "gradescope.json").read_text(encoding="utf-8"))
@@ -234,23 +381,60 @@ def run(root: Path) -> dict:
             data["extra_data"]["max_score"] = assignment.total_points
             write_json(results_path, data)
             return data
-        require = os.environ.get("AUTOGRADER_REQUIRE_SANDBOX") == "1"
-        isolation = choose_isolation(allow_weak=not require)
-        options = GradeOptions(device="cpu", isolation=isolation,
-                               cache_dir=Path(os.environ.get("AUTOGRADER_CACHE", kit / ".cache" / "reference")))
+        cache = Path(os.environ.get("AUTOGRADER_CACHE", kit / ".cache" / "reference"))
+        cache.mkdir(parents=True, exist_ok=True)
         try:
+            isolation = reference_isolation = choose_isolation(allow_weak=False)
+        except SandboxUnavailable as e:
+            if not meta.get(WEAK_OPT_IN):
+                print(f"autograder: {e}. Grading without a sandbox is refused: rebuild the zip with "
+                      "`autograder gradescope ... --allow-weak-isolation` to accept it (docs/interop.md).", file=sys.stderr)
+                return _refuse("no sandbox can run in this container", t0, results_path)
+            if os.geteuid() != 0:
+                print("autograder: grading without a sandbox needs root, to run student code as another user "
+                      "than the one that can read the course secret and the master", file=sys.stderr)
+                return _refuse("no sandbox can run in this container", t0, results_path)
+            protect(root, assignment.id)
+            isolation, reference_isolation = weak_isolation(WORKER_UID), weak_isolation(REFERENCE_UID)
+        try:
+            # the master first, through the reference, in a worker of its own (another uid without a sandbox):
+            # it fills the answers the student's tests compare with, then stops before the student's code runs
+            reference = grade_notebook(assignment, assignment.solution, submission_id="__reference__",
+                                       options=GradeOptions(device="cpu", isolation=reference_isolation, cache_dir=cache),
+                                       as_reference=True)
+            release_reference_workers()
+            if reference.score != reference.max_score or reference.provisional or not reference.tests:
+                failed = [t.id for t in reference.tests if t.outcome != "passed"][:5]
+                print(f"autograder: the master scores {reference.score:g}/{reference.max_score:g} here: "
+                      f"{', '.join(failed)} {' '.join(reference.problems)[:2000]}", file=sys.stderr)
+                return _refuse("the master notebook does not score full marks in this container", t0, results_path)
+            # the same kind of isolation (reference_for's key): misses are answered by the master's worker above
             result = grade_notebook(assignment, notebook, submission_id="submission", source=notebook.name,
-                                    options=options)
+                                    options=GradeOptions(device="cpu", isolation=isolation, cache_dir=cache))
         finally:
             close_references()
-        data = apply_late(result.to_results_json(), assignment.root / "manifest.toml", _read_metadata(root))
-        if not isolation.name.startswith("bubblewrap"):
-            data["output"] += " · note: graded without a sandbox (bubblewrap unavailable in this container)"
+        policy = LatePolicy.from_table(meta["deadline"]) if "deadline" in meta else \
+            load_policy(assignment.root / "manifest.toml")
+        data = apply_late(result.to_results_json(), policy, _read_metadata(root))
+        if isinstance(isolation, OtherUser):
+            data["output"] += (" · note: graded without a sandbox (bubblewrap cannot run in this container; "
+                               "the instructor allowed it)")
         data = to_gradescope_schema(data)
     except Exception:  # noqa: BLE001 - Gradescope must always get a results.json
         print(traceback.format_exc(), file=sys.stderr)
         data = _failure("The autograder failed on this submission; your instructor has been told. "
                         "Please contact them.", t0)
+    write_json(results_path, data)
+    return data
+
+
+def _refuse(why: str, t0: float, results_path: Path) -> dict:
+    """Not graded, for a reason of the grader's (never a score the student earned): said so to the student."""
+    from autograder.report.files import write_json
+
+    data = _failure(f"Your submission was not graded: {why}. This is not your fault and your instructor "
+                    "has been told; you do not need to resubmit.", t0)
+    data["extra_data"]["status"] = "not graded"
     write_json(results_path, data)
     return data
 
@@ -265,8 +449,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def simulate(zip_path: Path, submission: Path, root: Path, *, python: str | None = None, timeout: float = 600,
-             metadata: dict | None = None) -> dict:
-    """Lay out `root` as Gradescope does (source/, submission/, results/), run run_autograder, return results.json."""
+             metadata: dict | None = None, env: dict[str, str] | None = None) -> dict:
+    """Lay out `root` as Gradescope does (source/, submission/, results/), run run_autograder, return
+    results.json.  `env`: variables to set for run_autograder (e.g. a PATH without bubblewrap)."""
     import subprocess
 
     if root.exists():
@@ -284,10 +469,11 @@ def simulate(zip_path: Path, submission: Path, root: Path, *, python: str | None
         shutil.copy2(submission, root / "submission" / submission.name)
     if metadata is not None:
         (root / "submission_metadata.json").write_text(json.dumps(metadata), encoding="utf-8")
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": python or sys.executable}
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": python or sys.executable, **(env or {})}
     env.pop("PYTHONPATH", None)
-    subprocess.run(["bash", str(root / "run_autograder")], env=env, timeout=timeout, check=False,
-                   capture_output=True, cwd=root)
+    done = subprocess.run(["/bin/bash", str(root / "run_autograder")], env=env, timeout=timeout, check=False,
+                          capture_output=True, cwd=root)
+    (root / "run_autograder.log").write_bytes(done.stdout + done.stderr)  # what Gradescope shows the instructor
     return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
 
 

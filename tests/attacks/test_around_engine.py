@@ -293,3 +293,138 @@ def test_validate_stops_a_hanging_cell_as_the_grader_would_and_names_it(tmp_path
     assert "✔ views: all public checks pass" in r.stdout   # the rest is graded without that cell
     lines = r.stdout.splitlines()
     assert sum(ln.startswith("  cell ") for ln in lines) >= 20   # progress: a line per cell
+
+
+# ------------------------------------------------------------------------------------------- Gradescope
+
+import shutil  # noqa: E402
+import sysconfig  # noqa: E402
+import tempfile  # noqa: E402
+
+from autograder.interop.gradescope import build_autograder_zip, protect, simulate  # noqa: E402
+
+GS_SECRET = b"gradescope-course-secret-7f3e"
+NO_BWRAP = {"PATH": "/nonexistent"}   # bubblewrap cannot be found: as in a container where it cannot run
+
+STEAL = '''
+import json, os, pathlib
+root = pathlib.Path({root!r})
+found = {{"uid": os.getuid(), "env": {{k: v for k, v in os.environ.items() if "SECRET" in k}}}}
+for rel in ("source/secret", "source/solutions/toy.ipynb", "source/assignments/toy/hidden/test_double.py",
+            "source/gradescope.json", "submission_metadata.json", "source/.cache"):
+    p = root / rel
+    try:
+        found[rel] = sorted(os.listdir(p))[:3] if p.is_dir() else p.read_text()[:300]
+    except OSError as e:
+        found[rel] = "denied"
+try:
+    (root / "results" / "results.json").write_text('{{"score": 100}}')
+    found["results"] = "written"
+except OSError:
+    found["results"] = "denied"
+pathlib.Path({drop!r}).write_text(json.dumps(found))
+'''
+
+
+def _gradescope_root() -> Path:
+    """A Gradescope-like root outside pytest's folders (0700, where no other user could enter)."""
+    return Path(tempfile.mkdtemp(prefix="ag-gs-", dir="/tmp"))
+
+
+def _attack_submission(toy_kit: Path, folder: Path, root: Path, drop: Path) -> Path:
+    nb = nbformat.read(toy_kit / "solutions" / "toy.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(STEAL.format(root=str(root), drop=str(drop))))
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / "toy.ipynb")
+    return folder
+
+
+def _python_another_user_can_run() -> str | None:
+    """An interpreter uid 65534 can start with this environment's packages: this one, or (where this one
+    lives in a folder only root may enter, as under /root/.pyenv) a venv of the system's Python of the same
+    version that reads this environment's site-packages."""
+    def runs(python: str) -> bool:
+        try:
+            return subprocess.run([python, "-I", "-c", "import torch, autograder"], capture_output=True, timeout=120,
+                                  user=65534, group=65534, extra_groups=[]).returncode == 0
+        except OSError:  # not even started: a folder on its way is closed to that user
+            return False
+    if runs(sys.executable):
+        return sys.executable
+    system = shutil.which(f"python{sys.version_info.major}.{sys.version_info.minor}", path="/usr/bin:/usr/local/bin")
+    if not system:
+        return None
+    venv = Path(tempfile.mkdtemp(prefix="ag-gs-py-", dir="/tmp"))
+    venv.chmod(0o755)
+    subprocess.run([system, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "ag-test.pth").write_text(f"{sysconfig.get_paths()['purelib']}\n{ROOT}\n")
+    return str(venv / "bin" / "python") if runs(str(venv / "bin" / "python")) else None
+
+
+def test_gradescope_without_bubblewrap_is_refused_by_default(toy_kit, tmp_path):
+    """It graded unsandboxed ("graded without a sandbox") while the zip held the secret and the master."""
+    z = build_autograder_zip(toy_kit, "toy", tmp_path / "autograder.zip", secret=GS_SECRET)
+    root = _gradescope_root()
+    try:
+        drop = root.parent / f"{root.name}-drop.json"
+        sub = _attack_submission(toy_kit, tmp_path / "sub", root, drop)
+        res = simulate(z, sub, root, env=NO_BWRAP, timeout=300)
+        assert res["score"] == 0 and res["tests"] == [] and "not graded" in res["output"], res
+        assert res["extra_data"]["status"] == "not graded"
+        assert not drop.exists()                              # the notebook never ran
+        assert "--allow-weak-isolation" in (root / "run_autograder.log").read_text()   # the instructor is told how
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_protect_leaves_a_worker_only_the_grader_package_and_probes(toy_kit, tmp_path):
+    """The layout `protect` leaves, tried with a plain program run as the worker's uid."""
+    z = build_autograder_zip(toy_kit, "toy", tmp_path / "autograder.zip", secret=GS_SECRET)
+    root = _gradescope_root()
+    try:
+        (root / "source").mkdir()
+        zipfile.ZipFile(z).extractall(root / "source")
+        (root / "submission_metadata.json").write_text("{}")
+        protect(root, "toy")
+
+        def cat(rel: str) -> int:
+            return subprocess.run(["/bin/cat", str(root / rel)], capture_output=True, user=65534, group=65534,
+                                  extra_groups=[]).returncode
+        for secret in ("source/secret", "source/solutions/toy.ipynb", "source/assignments/toy/hidden/test_double.py",
+                       "source/assignments/toy/manifest.toml", "source/gradescope.json", "submission_metadata.json"):
+            assert cat(secret) != 0, secret
+        for shared in ("source/autograder/__init__.py", "source/autograder/execute/worker.py",
+                       "source/assignments/toy/probes.py"):
+            assert cat(shared) == 0, shared
+        assert subprocess.run(["/bin/ls", str(root / "source")], capture_output=True, user=65534).returncode != 0
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_gradescope_weak_isolation_opt_in_keeps_secret_and_master_out_of_reach(toy_kit, tmp_path):
+    python = _python_another_user_can_run()
+    if python is None:
+        pytest.skip("no Python here that another user may start with this environment's packages")
+    z = build_autograder_zip(toy_kit, "toy", tmp_path / "autograder.zip", secret=GS_SECRET, allow_weak_isolation=True)
+    root = _gradescope_root()
+    drops = Path(tempfile.mkdtemp(prefix="ag-gs-drop-", dir="/tmp"))
+    drops.chmod(0o1777)
+    try:
+        drop = drops / "found.json"
+        sub = _attack_submission(toy_kit, tmp_path / "sub", root, drop)
+        res = simulate(z, sub, root, env=NO_BWRAP, timeout=500, python=python)
+        log = (root / "run_autograder.log").read_text()
+        assert res["score"] == 10 and "graded without a sandbox" in res["output"], (res, log)
+        found = json.loads(drop.read_text())
+        assert found["uid"] == 65534 and found["env"] == {}
+        for rel in ("source/secret", "source/solutions/toy.ipynb", "source/assignments/toy/hidden/test_double.py",
+                    "source/gradescope.json", "submission_metadata.json", "source/.cache", "results"):
+            assert found[rel] == "denied", (rel, found)
+        assert GS_SECRET.decode() not in json.dumps(res) + drop.read_text()
+        assert res["extra_data"]["secret_fingerprint"] == __import__("autograder.probe.seeds").probe.seeds.fingerprint(GS_SECRET)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(drops, ignore_errors=True)

@@ -10,6 +10,7 @@ import torch
 from autograder.interop.gradescope import (TEST_KEYS, TOP_KEYS, MissingSecret, apply_late, build_autograder_zip,
                                            simulate, to_gradescope_schema)
 from autograder.probe.seeds import fingerprint
+from autograder.score.late import load_policy
 from tests.nbfactory import edit
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def test_schema_keeps_gradescope_keys_and_moves_the_rest_to_extra_data():
 def test_late_policy_from_submission_metadata(late_kit, created, who, expected):
     meta = {"created_at": created, "users": [{"email": who, "id": 7, "name": "A", "sid": ""}]}
     data = apply_late({"score": 8.0, "max_score": 10, "output": "8/10"},
-                      late_kit / "assignments" / "toy" / "manifest.toml", meta)
+                      load_policy(late_kit / "assignments" / "toy" / "manifest.toml"), meta)
     assert data["score"] == expected
     assert data["late"]["raw_score"] == 8.0
     assert (data["late"]["penalty"] > 0) == (expected < 8.0)
@@ -105,3 +106,53 @@ def test_run_autograder_without_a_notebook(zip_path, tmp_path):
     (empty / "README.txt").write_text("oops")
     res = simulate(zip_path, empty, tmp_path / "autograder", timeout=120)
     assert res["score"] == 0 and "No notebook" in res["output"] and res["tests"] == []
+
+
+@pytest.mark.parametrize("assignment, needs", [("02b_kernels", {"triton"}), ("04_fit_api", {"pandas", "matplotlib"}),
+                                               ("01_tensors", set())])
+def test_setup_installs_what_the_assignment_imports_pinned(kit_root, tmp_path, assignment, needs):
+    """02b_kernels' master scored 59/100 in Gradescope: its zip installed no triton."""
+    import sys
+    from importlib import metadata
+
+    from autograder.assignment import load_assignment
+    from autograder.interop.gradescope import imported_modules
+
+    z = build_autograder_zip(kit_root, assignment, tmp_path / "a.zip", secret=b"s")
+    setup = zipfile.ZipFile(z).read("setup.sh").decode()
+    pins = dict(line.strip(' "\\').split("==") for line in setup.split("pip install --no-cache-dir ")[-1].splitlines()
+                if "==" in line)
+    for dist in needs | {"numpy", "pytest", "nbformat", "ipython"}:
+        assert pins.get(dist) == metadata.version(dist), (dist, setup)
+    assert imported_modules(load_assignment(assignment, kit_root)) >= needs
+    assert ("triton" in pins) == ("triton" in needs)
+    assert f"python{sys.version_info.major}.{sys.version_info.minor} -m venv" in setup
+    assert not any(">=" in line for line in setup.splitlines() if "pip install" in line)
+
+
+COURSE = """
+[deadline]
+due = "2026-10-01T12:00:00+00:00"
+penalty_percent = 10
+period = "day"
+[assignments.toy.deadline.extensions]
+alice = 2
+"""
+
+
+def test_course_deadline_and_extensions_reach_gradescope(toy_kit, tmp_path):
+    """Gradescope ignored course.toml: a submission two days late kept its full score; an extension keyed
+    by login reaches the student through the email Gradescope knows them by."""
+    from autograder.course import load_course
+    from autograder.intake.roster import Roster
+    from autograder.score.late import LatePolicy
+
+    (tmp_path / "course.toml").write_text(COURSE)
+    (tmp_path / "roster.csv").write_text("student_id,name,email,login_id\n77,Alice A,alice@uni.edu,alice\n")
+    z = build_autograder_zip(toy_kit, "toy", tmp_path / "a.zip", secret=b"s", course=load_course(tmp_path / "course.toml"),
+                             roster=Roster.read_csv(tmp_path / "roster.csv"))
+    policy = LatePolicy.from_table(json.loads(zipfile.ZipFile(z).read("gradescope.json"))["deadline"])
+    late = {"created_at": "2026-10-03T11:00:00+00:00", "users": [{"email": "bob@uni.edu", "id": 8, "sid": ""}]}
+    assert apply_late({"score": 10.0, "max_score": 10, "output": ""}, policy, late)["score"] == 8.0
+    alice = {**late, "users": [{"email": "alice@uni.edu", "id": 9, "sid": ""}]}
+    assert apply_late({"score": 10.0, "max_score": 10, "output": ""}, policy, alice)["score"] == 10.0
