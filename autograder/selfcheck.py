@@ -7,7 +7,9 @@ fresh kernel first, as the grader will (`autograder.validate`).  The checks come
 kit when the notebook sits in one, else from the installed student package (`autograder.checks`);
 checks of another version than the notebook was released with are refused, not run.  Inside a
 grading worker (`AUTOGRADER_WORKER`) or a validation run (`AUTOGRADER_VALIDATING`) both do nothing:
-grading does not need them, and a validation runs every check once at the end.
+grading does not need them, and a validation runs every check once at the end.  `check()` prints and
+returns None (a notebook shows no `Out:` line); `check.passed("x")` says whether its last run passed, so a
+notebook's demo of an exercise runs only then.
 """
 from __future__ import annotations
 
