@@ -286,6 +286,15 @@ class WorkerProcess:
         except OSError:
             return None
 
+    def run_seconds(self) -> float | None:
+        """Seconds the living threads of the worker's process tree have run, to the nanosecond (their
+        schedstat files): finer than `cpu_seconds`' clock ticks, blind to threads and processes that have
+        exited (which `cpu_seconds` counts).  None when /proc could not tell."""
+        try:
+            return sum(_sched_of(pid)[0] for pid in _tree(self.pid))
+        except OSError:
+            return None
+
     def run_queue_wait(self) -> float | None:
         """Seconds the worker's main thread has waited on a run queue (runnable, not running) since it
         started, from its /proc schedstat file kept open.  Under a cold sandbox this is bubblewrap's, in

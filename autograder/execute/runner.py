@@ -253,6 +253,22 @@ class NotebookRunner:
         [(ok, value)] = self.call_many([(probe, args, kwargs or {}, seed)], timeout=timeout)
         return answer(ok, value)
 
+    def call_costed(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
+                    timeout: float | None = None) -> tuple[Any, float]:
+        """`call`, and the CPU seconds the worker's process tree used meanwhile, read by this side from /proc:
+        how much work the call did, which nothing in the worker can lower.  Of the two readings, clock ticks
+        of the whole tree (exited threads and children included) and nanoseconds of its living threads, the
+        larger; wall time where /proc cannot tell.  It includes decoding the arguments and encoding the
+        result (milliseconds for megabytes)."""
+        self.execute()
+        assert self.worker is not None
+        worker = self.worker
+        before = (worker.cpu_seconds(rescan=True), worker.run_seconds(), time.monotonic())
+        value = self.call(probe, args, kwargs, seed=seed, timeout=timeout)
+        after = (worker.cpu_seconds(rescan=True), worker.run_seconds(), time.monotonic())
+        spent = [b - a for a, b in zip(before[:2], after[:2]) if a is not None and b is not None]
+        return value, max(spent) if spent else after[2] - before[2]
+
     def call_many(self, calls: list[tuple[str, tuple, dict, int]], *, timeout: float | None = None) -> list[tuple[bool | None, Any]]:
         """Run each `(probe, args, kwargs, seed)` in the worker, in order, sent in one request; the worker
         answers each call as it returns.  One entry per call: (True, value), (False, the student's

@@ -312,3 +312,10 @@ def assert_loop_free(student: Any, probe: Any, *args: Any, reference_cpu: float 
         spent.append(got.cpu)
     raise CheckFailed(f"{name} took {min(spent):.2f} s of CPU time, where vectorised code takes under {limit:.2f} s "
                       f"(the reference: {reference_cpu or 0.0:.3f} s): {advice}")
+
+
+def advise(condition: bool, advice: str) -> None:
+    """A point of style the grader sees only from inside the student's process (which code there can hide):
+    it fails a test worth 0 points, so the student reads it in the feedback and loses nothing for it."""
+    if not condition:
+        raise CheckFailed(f"Advice (no points): {advice}")

@@ -73,6 +73,20 @@ class ProbeClient:
         order fails where the loop would have (an earlier item's wrong value first)."""
         return self._run(self._name(probe), [(tuple(a), {}) for a in arg_tuples])
 
+    def cost(self, probe: Callable | str, *args: Any) -> "Cost":
+        """`client(probe, *args)` with the CPU time the call cost, measured by the trusted side from /proc
+        for a worker (`NotebookRunner.call_costed`): evidence of how much work the code did that nothing
+        in the notebook can lower.  `cpu` is None where no worker ran student code (the master's cached
+        answers): the reference's own cost comes from its (trusted) probe instead."""
+        name = self._name(probe)
+        seed = self.context.next_seed(self.role)
+        measure = getattr(self.backend, "call_costed", None) if self.role == "student" else None
+        if measure is None:
+            if self.role != "student":
+                return Cost(self.backend.call(name, args, {}, seed=seed, timeout=None), None)
+            measure = lambda *a, **k: (self.backend.call(*a, **k), None)  # noqa: E731
+        return Cost(*self._timed(lambda: measure(name, args, {}, seed=seed, timeout=self.context.time_left())))
+
     def _name(self, probe: Callable | str) -> str:
         name = probe if isinstance(probe, str) else getattr(probe, "__name__", "")
         if self.probes is None or not callable(getattr(self.probes, name, None)):
@@ -107,6 +121,14 @@ class ProbeClient:
             return run()
         finally:
             self.context.student_time += time.monotonic() - t0 - (getattr(self.backend, "start_time", 0.0) - started)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A probe's value, and the CPU seconds its call took (`ProbeClient.cost`)."""
+
+    value: Any
+    cpu: float | None
 
 
 class Answers(Sequence):
