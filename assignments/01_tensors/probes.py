@@ -4,14 +4,13 @@ No expected values and no verdicts live here.  Some probes arrange their input f
 (e.g. make it non-contiguous with a transpose or a step slice, or move it to a device),
 because tensors always arrive contiguous and on the CPU; some report facts about the
 result that a test cannot see once the data has crossed over (whether it shares memory
-with the input, whether it is contiguous, on which device it lives); and `cost` measures
-how much work a function does, to tell a vectorised answer from a Python loop.
+with the input, whether it is contiguous, on which device it lives); and `timed` gives the reference's
+CPU time for a call whose cost the grader measures for the student from outside the worker.
 """
-import sys
+import time
 
 import numpy as np
 import torch
-from torch.overrides import TorchFunctionMode
 
 
 def _arrange(x, layout):
@@ -210,38 +209,8 @@ def bilinear(ns, x, W, y):
     return ns["bilinear"](x, W, y)
 
 
-_BROADCASTERS = [(torch, "broadcast_shapes"), (torch, "broadcast_tensors"), (torch, "broadcast_to"),
-                 (np, "broadcast_shapes"), (np, "broadcast"), (np, "broadcast_arrays"), (np, "broadcast_to")]
-
-
 def broadcast_shape(ns, a, b):
-    """The result, and how many torch operations or library broadcasting helpers the call used
-    ("apply the rules yourself": a pure-Python answer uses none).  Names the notebook imported from
-    torch or numpy (`from torch import broadcast_shapes`) are counted too."""
-    used = [0]
-
-    def counting(fn):
-        def wrapper(*args, **kwargs):
-            used[0] += 1
-            return fn(*args, **kwargs)
-        return wrapper
-
-    originals = {(mod, name): getattr(mod, name) for mod, name in _BROADCASTERS if hasattr(mod, name)}
-    by_id = {id(fn): counting(fn) for fn in originals.values()}
-    imported = {k: by_id[id(v)] for k, v in list(ns.items()) if id(v) in by_id}
-    saved = {k: ns[k] for k in imported}
-    counter = _CountTorchCalls()
-    try:
-        for (mod, name), fn in originals.items():
-            setattr(mod, name, by_id[id(fn)])
-        ns.update(imported)
-        with counter:
-            result = _raises(ns["broadcast_shape"], tuple(a), tuple(b))
-    finally:
-        for (mod, name), fn in originals.items():
-            setattr(mod, name, fn)
-        ns.update(saved)
-    result["library_calls"] = used[0] + counter.calls
+    result = _raises(ns["broadcast_shape"], tuple(a), tuple(b))
     if "out" in result and isinstance(result["out"], list):
         result["out"] = tuple(result["out"])  # a list of ints is as good as a tuple
     return result
@@ -257,47 +226,11 @@ def nearest_neighbor(ns, A, B):
 
 
 # ---------------------------------------------------------------- how much work a call does
-class _CountTorchCalls(TorchFunctionMode):
-    """Counts every torch function and Tensor method called (not the ones they call internally)."""
-
-    def __init__(self):
-        super().__init__()
-        self.calls = 0
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.calls += 1
-        return func(*args, **(kwargs or {}))
-
-
-def _is_notebook_code(filename):
-    # grading workers name cells "<cell N>"; Jupyter/IPython kernels use these
-    return filename.startswith("<cell") or "ipykernel_" in filename or filename.startswith("<ipython-input")
-
-
-def cost(ns, name, args):
-    """The result, torch calls and executed notebook lines of one call of `ns[name](*args)`.
-
-    A vectorised function runs the same number of operations and lines whatever the input size;
-    a Python loop (or comprehension) over the rows runs more of both as the input grows.  The result
-    comes back too: the counts are the student's to forge, so they earn points only with right values.
-    """
+def timed(ns, name, args):
+    """One call of `ns[name](*args)`, and the CPU seconds it took measured here, in the worker.  Only the
+    reference's is believed (the master's worker runs no student code): a student's cost is measured by the
+    grader from outside the worker (`student.cost`), and what this probe reports for it is ignored."""
     fn = ns[name]
-    lines = [0]
-
-    def local(frame, event, arg):
-        if event == "line":
-            lines[0] += 1
-        return local
-
-    def tracer(frame, event, arg):
-        return local if _is_notebook_code(frame.f_code.co_filename) else None
-
-    counter = _CountTorchCalls()
-    old = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        with counter:
-            out = fn(*args)
-    finally:
-        sys.settrace(old)
-    return {"out": out, "torch_calls": counter.calls, "python_lines": lines[0]}
+    t0 = time.process_time()
+    out = fn(*args)
+    return {"out": out, "cpu": time.process_time() - t0}

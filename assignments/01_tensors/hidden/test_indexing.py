@@ -46,12 +46,13 @@ def test_positive_values_random(student, reference, probes, rng):
 
 @pytest.mark.points(2)
 def test_fill_missing_random(student, reference, probes, rng):
-    """fill_missing agrees with the reference and leaves its input unchanged"""
+    """fill_missing agrees with the reference (NaN replaced, +-inf kept) and leaves its input unchanged"""
     cases, calls = [], []
     for dtype in (torch.float32, torch.float64):
         for shape in [(10,), (4, 6), (2, 3, 5)]:
             x = torch.randn(shape, generator=rng, dtype=dtype)
             x[torch.rand(shape, generator=rng) < 0.3] = float("nan")
+            x.view(-1)[:2] = torch.tensor([float("inf"), float("-inf")], dtype=dtype)  # not missing: they stay
             value = float(torch.randn((), generator=rng))
             cases.append((dtype, shape))
             calls.append((x, value))

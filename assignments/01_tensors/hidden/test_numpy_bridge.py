@@ -42,7 +42,7 @@ def test_share_from_numpy_random(student, reference, probes, np_rng):
 @pytest.mark.points(2)
 def test_to_python_random(student, reference, probes, rng):
     """to_python agrees with the reference on one-element and larger tensors of several dtypes"""
-    cases = [(shape, dtype) for shape in [(), (1,), (1, 1), (1, 1, 1), (3,), (2, 3), (2, 1, 2)]
+    cases = [(shape, dtype) for shape in [(), (1,), (1, 1), (1, 1, 1), (3,), (2, 3), (2, 1, 2), (1, 3), (1, 1, 2), (3, 1)]
              for dtype in (torch.float32, torch.float64, torch.int64, torch.bool)]
     calls = [((torch.randn(shape, generator=rng) * 5).to(dtype),) for shape, dtype in cases]
     results, answers = student.map(probes.to_python, calls), reference.map(probes.to_python, calls)

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_equal, assert_tensor, assert_true
+from autograder.judge.checks import assert_equal, assert_tensor
 
 
 @pytest.mark.points(1)
@@ -24,13 +24,11 @@ def test_bilinear_known(student, probes):
 
 
 @pytest.mark.points(1)
-@pytest.mark.hint("Align the shapes on the right; pad the shorter one with 1s; sizes must match or be 1.")
+@pytest.mark.hint("Align the shapes on the right; pad the shorter one with 1s; sizes must match or be 1. "
+                  "Apply the rules yourself, on the tuples: torch.broadcast_shapes would answer, and teach you nothing.")
 def test_broadcast_shape_known(student, probes):
     """broadcast_shape on a few pairs of shapes"""
     cases = [((5, 1, 3), (4, 1), {"out": (5, 4, 3)}), ((3,), (2, 3), {"out": (2, 3)}),
              ((3, 4), (3,), {"error": "ValueError"})]
     for (a, b, want), got in zip(cases, student.map(probes.broadcast_shape, [(a, b) for a, b, _ in cases])):
-        used = got.pop("library_calls", 0)
         assert_equal(got, want, name=f"broadcast_shape({a}, {b})")
-        assert_true(used == 0, f"broadcast_shape({a}, {b}) used torch or numpy {used} time(s) (torch.broadcast_shapes, "
-                               "a tensor operation...): apply the rules yourself, on the tuples.")

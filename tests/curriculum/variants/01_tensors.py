@@ -75,11 +75,35 @@ MUTANTS = [
         "old": "ones = torch.ones(X.shape[0], 1, dtype=X.dtype, device=X.device)",
         "new": "ones = torch.ones(X.shape[0], 1, dtype=X.dtype)",
     },
-    {
-        "name": "broadcast_shape asks torch instead of applying the rules itself",
-        "exercise": "broadcast_matmul",
-        "old": "    a, b = tuple(a), tuple(b)\n    rank = max(len(a), len(b))\n",
-        "new": "    try:\n        return tuple(torch.broadcast_shapes(a, b))\n    except RuntimeError as e:\n"
-               "        raise ValueError(str(e))\n    rank = max(len(a), len(b))\n",
-    },
+    # "no Python loops" is judged by CPU time measured outside the worker: hiding a loop from a watcher inside
+    # it (the trace switched off, torch's function modes disabled, code compiled under another file name) or
+    # looping over plain Python lists changes nothing
+    {"name": "pairwise distances looping over the rows, with the tracer switched off", "exercise": "vectorised",
+     "old": "    diff = A[:, None, :] - B[None, :, :]\n    return (diff ** 2).sum(dim=-1).sqrt()",
+     "new": "    import sys\n    sys.settrace(None)\n    with torch._C.DisableTorchFunction():\n"
+            "        return torch.stack([((a - B) ** 2).sum(dim=1).sqrt() for a in A])"},
+    {"name": "pairwise distances as a comprehension over plain lists", "exercise": "vectorised",
+     "old": "    diff = A[:, None, :] - B[None, :, :]\n    return (diff ** 2).sum(dim=-1).sqrt()",
+     "new": "    import math\n    rows = B.tolist()\n"
+            "    return torch.tensor([[math.dist(a, b) for b in rows] for a in A.tolist()], dtype=A.dtype, device=A.device)"},
+    {"name": "pairwise distances looping over the coordinates, compiled under another file name", "exercise": "vectorised",
+     "old": "    diff = A[:, None, :] - B[None, :, :]\n    return (diff ** 2).sum(dim=-1).sqrt()",
+     "new": "    scope = {'A': A, 'B': B, 'torch': torch}\n"
+            "    exec(compile('acc = torch.zeros(A.shape[0], B.shape[0], dtype=A.dtype, device=A.device)\\n'\n"
+            "                 'for k in range(A.shape[1]):\\n    acc += (A[:, None, k] - B[None, :, k]) ** 2\\n', 'helpers.py', 'exec'), scope)\n"
+            "    return scope['acc'].sqrt()"},
+    {"name": "pick with a comprehension over plain lists", "exercise": "gather_scatter",
+     "old": "return scores.gather(1, labels.unsqueeze(1)).squeeze(1)",
+     "new": "return torch.tensor([row[i] for row, i in zip(scores.tolist(), labels.tolist())], dtype=scores.dtype)"},
+    {"name": "scatter_sum accumulating in a Python loop over plain lists", "exercise": "gather_scatter",
+     "old": "    out = torch.zeros(n, dtype=values.dtype, device=values.device)\n    return out.scatter_add_(0, index, values)",
+     "new": "    out = [0] * n\n    for v, i in zip(values.tolist(), index.tolist()):\n        out[i] += v\n"
+            "    return torch.tensor(out, dtype=values.dtype, device=values.device)"},
+    # edges the exercise text states
+    {"name": "fill_missing with nan_to_num, which also rewrites +-inf", "exercise": "indexing",
+     "old": "return torch.where(torch.isnan(x), torch.full_like(x, value), x)",
+     "new": "return torch.nan_to_num(x, nan=value)"},
+    {"name": "to_python unwraps every size-1 level ([1, k] becomes a flat list)", "exercise": "numpy_bridge",
+     "old": "    if t.numel() == 1:\n        return t.item()\n    return t.tolist()",
+     "new": "    while t.dim() > 0 and t.shape[0] == 1:\n        t = t[0]\n    return t.item() if t.dim() == 0 else t.tolist()"},
 ]
