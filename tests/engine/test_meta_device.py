@@ -52,3 +52,30 @@ def test_training_on_meta_runs_to_its_end():
             opt.step()
             history.append(loss.item())
     assert history == [0.0, 0.0] and model.weight.is_meta
+
+
+def test_matrix_products_mixing_meta_and_cpu_raise_as_on_a_gpu():
+    w = torch.ones(4, 2)  # left on the CPU
+    x = torch.ones(3, 4, device="meta")
+    for product in (lambda: x @ w, lambda: torch.mm(x, w), lambda: torch.einsum("ij,jk->ik", x, w),
+                    lambda: torch.nn.functional.linear(x, w.T)):
+        product()  # torch itself lets these through
+        with MetaAccelerator(), pytest.raises(RuntimeError, match="same device.*cpu and meta"):
+            product()
+    with MetaAccelerator():
+        assert (x @ w.to("meta")).device.type == "meta"
+        assert (torch.ones(3, 4) @ w).device.type == "cpu"
+
+
+def test_a_reported_cuda_makes_meta_a_second_gpu():
+    real = torch.cuda.is_available()
+    with MetaAccelerator(cuda_available=True):
+        assert torch.cuda.is_available() and torch.cuda.device_count() == 1
+        if not real:  # .cuda() and .to("cuda") go nowhere: code that picks "cuda" itself stays off the target
+            assert torch.ones(2).cuda().device.type == "cpu"
+            assert torch.ones(2).to("cuda").device.type == "cpu"
+            assert next(nn.Linear(2, 1).to(torch.device("cuda")).parameters()).device.type == "cpu"
+    assert torch.cuda.is_available() == real
+    with MetaAccelerator(cuda_available=False):
+        assert not torch.cuda.is_available()
+    assert torch.cuda.is_available() == real

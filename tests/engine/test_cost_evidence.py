@@ -1,0 +1,101 @@
+"""`student.cost(probe, *args)`: the CPU time of a call, read by the judge from /proc, which code in the
+notebook cannot lower: not by switching the trace or torch's function modes off, not by doing the work in a
+thread or a child process that is gone when the call returns.  And the verdicts built on it
+(`assert_loop_free`, `advise`)."""
+import pytest
+import torch
+
+from autograder.execute.limits import Limits
+from autograder.execute.runner import NotebookRunner
+from autograder.execute.sandbox import choose_isolation
+from autograder.judge.checks import CheckFailed, LOOP_FLOOR, advise, assert_loop_free
+from autograder.notebook.parse import Cell
+from autograder.probe.client import Cost, ProbeClient, TestContext
+from autograder.probe.seeds import Seeds
+
+SPIN = "def spin(s):\n    t = time.process_time()\n    while time.process_time() - t < s:\n        pass\n    return 7\n"
+CELLS = [Cell(1, "import sys, time, threading, multiprocessing, torch\n" + SPIN +
+                 "def quick(s):\n    return 7\n"
+                 "def hidden(s):\n    sys.settrace(None)\n    with torch._C.DisableTorchFunction():\n        return spin(s)\n"
+                 "def in_thread(s):\n    t = threading.Thread(target=spin, args=(s,))\n    t.start()\n    t.join()\n    return 7\n"
+                 "def in_child(s):\n    p = multiprocessing.get_context('fork').Process(target=spin, args=(s,))\n"
+                 "    p.start()\n    p.join()\n    return 7\n")]
+PROBES = "def run(ns, name, s):\n    return ns[name](s)\n"
+
+
+class _Probes:
+    @staticmethod
+    def run(ns, name, s): ...
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory):
+    probes = tmp_path_factory.mktemp("probes") / "probes.py"
+    probes.write_text(PROBES)
+    with NotebookRunner(CELLS, probes=probes, limits=Limits(cell_timeout=20, submission_timeout=300),
+                        isolation=choose_isolation(allow_weak=True)) as r:
+        yield r
+
+
+def _client(backend):
+    return ProbeClient(backend, _Probes, TestContext(Seeds(b"secret", "a"), "test_cost", 60), "student")
+
+
+def test_a_quick_call_costs_little(runner):
+    got = _client(runner).cost(_Probes.run, "quick", 0.0)
+    assert got.value == 7 and got.cpu is not None and got.cpu < 0.05
+
+
+@pytest.mark.parametrize("name", ["spin", "hidden", "in_thread", "in_child"])
+def test_work_shows_however_it_is_hidden(runner, name):
+    got = _client(runner).cost(_Probes.run, name, 0.4)
+    assert got.value == 7
+    assert got.cpu is not None and got.cpu >= 0.3, (name, got.cpu)
+
+
+class _Fixed:
+    """A backend that says what each call cost."""
+
+    def __init__(self, costs):
+        self.costs = list(costs)
+
+    def call(self, *a, **k):
+        return "value"
+
+    def call_costed(self, *a, **k):
+        return "value", self.costs.pop(0)
+
+
+def test_assert_loop_free_passes_cheap_calls_and_measures_again_once():
+    assert assert_loop_free(_client(_Fixed([0.01])), _Probes.run, "f", 0, name="f", advice="") == "value"
+    # one unlucky measure is forgiven: the cheaper of two counts
+    assert assert_loop_free(_client(_Fixed([5.0, 0.01])), _Probes.run, "f", 0, name="f", advice="") == "value"
+    with pytest.raises(CheckFailed, match="took 1.00 s of CPU time"):
+        assert_loop_free(_client(_Fixed([1.0, 2.0])), _Probes.run, "f", 0, name="f", advice="it loops")
+    # a slow machine: the reference's own cost raises the limit
+    assert assert_loop_free(_client(_Fixed([0.5])), _Probes.run, "f", 0, reference_cpu=0.1, name="f", advice="") == "value"
+    assert LOOP_FLOOR < 0.5
+
+
+def test_a_backend_that_cannot_measure_gives_none():
+    class Plain:
+        def call(self, *a, **k):
+            return 3
+
+    assert _client(Plain()).cost(_Probes.run, "f", 0) == Cost(3, None)
+
+
+def test_advice_fails_a_test_with_its_words():
+    advise(True, "never shown")
+    with pytest.raises(CheckFailed, match=r"^Advice \(no points\): use \.to\(device\)"):
+        advise(False, "use .to(device)")
+
+
+def test_infinities_are_compared_exactly():
+    from autograder.judge.checks import assert_tensor
+
+    inf = float("inf")
+    assert_tensor(torch.tensor([1.0, inf, -inf]), torch.tensor([1.0, inf, -inf]))
+    for got in ([1.0, 3.4e38, -inf], [1.0, inf, inf], [1.0, inf, 0.0]):
+        with pytest.raises(CheckFailed):
+            assert_tensor(torch.tensor(got), torch.tensor([1.0, inf, -inf]))
