@@ -156,3 +156,15 @@ def test_course_deadline_and_extensions_reach_gradescope(toy_kit, tmp_path):
     assert apply_late({"score": 10.0, "max_score": 10, "output": ""}, policy, late)["score"] == 8.0
     alice = {**late, "users": [{"email": "alice@uni.edu", "id": 9, "sid": ""}]}
     assert apply_late({"score": 10.0, "max_score": 10, "output": ""}, policy, alice)["score"] == 10.0
+
+
+@pytest.mark.slow
+def test_master_scores_full_marks_in_a_gradescope_layout(kit_root, tmp_path, assignment="02b_kernels"):
+    """02b_kernels' zip run as Gradescope runs it, on the master: full marks (it scored 59/100 there
+    without triton; what setup.sh installs is tested above)."""
+    from autograder.assignment import load_assignment
+
+    a = load_assignment(assignment, kit_root)
+    z = build_autograder_zip(kit_root, assignment, tmp_path / "autograder.zip", secret=b"s3cret")
+    res = simulate(z, a.solution, tmp_path / "autograder", timeout=580)
+    assert res["score"] == a.total_points, (res["output"], (tmp_path / "autograder" / "run_autograder.log").read_text()[-3000:])
