@@ -10,8 +10,9 @@ host's disk.  Its pages are RAM, charged to the worker's memory cgroup (`memory_
 
 Used by both bubblewrap levels: the warm zygote's intermediate process (root) calls
 `mount_disk`; a cold sandbox runs `python -m autograder.execute.disk ... -- WORKER ARGV`, which
-bubblewrap starts with CAP_SYS_ADMIN in the sandbox's user namespace only: it mounts, makes
-bubblewrap's own writable tmpfs (`/`, `/dev`, `/run`) read-only, installs the seccomp filter of
+bubblewrap starts with CAP_SYS_ADMIN (as root: with CAP_SETUID/SETGID too, no user namespace; otherwise
+in the sandbox's user namespace only): it mounts, makes bubblewrap's own writable tmpfs (`/`, `/dev`,
+`/run`) read-only, becomes the worker's own uid (`identity.py`, as root), installs the seccomp filter of
 `syscalls.py` (no user namespace, in which the notebook could mount a tmpfs of its own), drops
 every capability and execs the worker.
 """
@@ -22,7 +23,7 @@ import json
 import os
 import sys
 
-from autograder.execute import syscalls
+from autograder.execute import identity, syscalls
 from autograder.execute.syscalls import check
 
 CLONE_NEWNS = 0x00020000
@@ -47,11 +48,12 @@ def _bind_fd(fd: int, target: str, flags: int = 0) -> None:
         mount(None, target, None, MS_BIND | MS_REMOUNT | flags)
 
 
-def mount_disk(work: str, size_bytes: int, files: int, keep: list[str]) -> None:
+def mount_disk(work: str, size_bytes: int, files: int, keep: list[str], shown: dict[str, str] | None = None) -> None:
     """In a mount namespace of our own: `work`, /tmp and /dev/shm become folders of one tmpfs of
     `size_bytes` and `files` inodes (the few folders made here count).  `keep`: read-only paths
     (the Python environment, the grader) that live under /tmp, e.g. a kit checked out there;
-    they are bound again on top."""
+    they are bound again on top.  `shown`: files the worker sees, read-only, at these paths
+    (its own /etc/passwd and /etc/group, `identity.accounts`), written by us on the same disk."""
     covered = [d for d in _PRIVATE if os.path.isdir(d)]
     held = [(p, os.open(p, os.O_PATH | os.O_CLOEXEC)) for p in keep
             if any(p.startswith(d + "/") for d in covered) and os.path.exists(p)]
@@ -63,12 +65,22 @@ def mount_disk(work: str, size_bytes: int, files: int, keep: list[str]) -> None:
         os.mkdir(path)
         os.chmod(path, 0o777 if name == "work" else 0o1777)  # the sandbox's only user writes there
         parts[name] = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    files_shown = []
+    for n, (target, text) in enumerate((shown or {}).items()):  # on the disk's root, which the binds below hide
+        path = f"/tmp/{_LAYOUT}/shown{n}"
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        files_shown.append((target, os.open(path, os.O_PATH | os.O_CLOEXEC)))
     if "/dev/shm" in covered:
         _bind_fd(parts["shm"], "/dev/shm")
     _bind_fd(parts["tmp"], "/tmp")  # hides the disk's root, and the folders above
     os.makedirs(work, exist_ok=True)
     _bind_fd(parts["work"], work)
     for fd in parts.values():
+        os.close(fd)
+    for target, fd in files_shown:
+        _bind_fd(fd, target, MS_RDONLY | MS_NOSUID | MS_NODEV)
         os.close(fd)
     for path, fd in held:
         if os.path.isdir(f"/proc/self/fd/{fd}"):
@@ -95,16 +107,24 @@ def _drop_capabilities() -> None:
 
 
 def main() -> None:
-    """Cold sandbox entry: `disk.py SIZE_BYTES FILES WORK KEEP_JSON -- ARGV...`, run by bubblewrap."""
+    """Cold sandbox entry: `disk.py SIZE_BYTES FILES WORK KEEP_JSON UID LEASE_FD -- ARGV...`, run by
+    bubblewrap.  UID: the worker's own host uid (`identity.lease`), which this process (root, no user
+    namespace) becomes; LEASE_FD: its lock, held by bubblewrap, not passed on to the worker.  Both empty in
+    a user namespace, where bubblewrap made us the sandbox's nobody already."""
     size, files, work, keep = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4])
+    uid = int(sys.argv[5]) if sys.argv[5] else None
+    if sys.argv[6]:
+        os.set_inheritable(int(sys.argv[6]), False)  # the uid's lease: bubblewrap holds it, the worker does not
     argv = sys.argv[sys.argv.index("--") + 1:]
     check(_libc.unshare(CLONE_NEWNS), "unshare")
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    mount_disk(work, size, files, keep)
+    mount_disk(work, size, files, keep, identity.accounts(uid, uid) if uid is not None else None)
     for path in ("/", "/dev", "/run"):  # bubblewrap's own tmpfs, writable by the sandbox's uid
         if os.path.isdir(path):
             _read_only(path)
     os.chdir(work)
+    if uid is not None:
+        identity.become(uid, uid)
     syscalls.restrict()
     _drop_capabilities()
     os.execv(argv[0], argv)

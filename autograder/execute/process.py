@@ -187,15 +187,16 @@ class WorkerProcess:
 
     @classmethod
     def launch(cls, *, argv_prefix: Sequence[str], workdir: Path, env: dict[str, str], output_cap: int,
-               limits: wire.Limits, python: str = sys.executable) -> "WorkerProcess":
-        """Start `python -I -m autograder.execute.worker` (behind `argv_prefix`) as our child."""
+               limits: wire.Limits, python: str = sys.executable, pass_fds: Sequence[int] = ()) -> "WorkerProcess":
+        """Start `python -I -m autograder.execute.worker` (behind `argv_prefix`) as our child (`pass_fds`: what
+        the sandbox in front of it holds besides the channel)."""
         ours, theirs = socket.socketpair()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         fd = theirs.fileno()
         argv = [*argv_prefix, python, "-I", "-m", "autograder.execute.worker", str(fd), str(fd)]
         try:
-            popen = subprocess.Popen(argv, pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
+            popen = subprocess.Popen(argv, pass_fds=(fd, *pass_fds), stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
                                      cwd=workdir, env=env, start_new_session=True)
         finally:
             theirs.close()

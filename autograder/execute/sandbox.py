@@ -5,10 +5,18 @@ Three levels, best first (`choose_isolation` picks):
 * `WarmBubblewrap` (Linux, grader running as root): a zygote with torch imported runs in
   bubblewrap; each worker is forked from it and put in namespaces of its own (see
   `zygote.py`).  Milliseconds per worker instead of seconds.
-* `Bubblewrap` (Linux): one cold bubblewrap sandbox per worker, in fresh user, PID,
-  network, IPC, UTS and cgroup namespaces as uid 65534, all capabilities dropped.
+* `Bubblewrap` (Linux): one cold bubblewrap sandbox per worker, in fresh PID, network, IPC, UTS
+  and cgroup namespaces (and a user namespace unless the grader runs as root), all capabilities
+  dropped.
 * `RlimitsOnly`: a separate process with rlimits and its own process group, nothing more.
   Refused unless the instructor accepts weaker isolation; results record the level used.
+
+Nothing is shared between workers (docs/security.md, "What a worker can share"): where the grader runs
+as root, each bubblewrap worker runs as a host uid of its own (`identity.py`: leased for its
+lifetime, so no two workers on the host, of any grading run, have the same one at once, and named
+nobody in its own `/etc/passwd`); without root it is uid 65534 of its own user namespace.  The seccomp
+allowlist (`syscalls.py`) closes the kernel's keyrings, AIO and the calls Docker refuses; the IPC and
+network namespaces close SysV and POSIX IPC and abstract Unix sockets.
 
 In the two bubblewrap levels the worker sees `/usr`, `/lib`, `/bin`, the Python
 environment, the grader package and the assignment's `probes.py`, all read-only, plus its
@@ -18,7 +26,8 @@ own disk: its work folder, `/tmp` and `/dev/shm` on one tmpfs bounded in bytes a
 worker writes to a host folder, bounded only per file).  Hidden tests, `solutions/`,
 results, the gradebook and other submissions are not there.  Workers die with the trusted
 process.  Where the host lets us create cgroups, each worker also gets a process-count cap
-(fork bombs) and a memory cap.
+(`pids`: fork and thread bombs; RLIMIT_NPROC, a count per uid, only where there are no cgroups) and a
+memory cap.
 """
 from __future__ import annotations
 
@@ -40,7 +49,7 @@ from pathlib import Path
 import autograder
 from typing import TYPE_CHECKING
 
-from autograder.execute import nvidia, scratch
+from autograder.execute import identity, nvidia, scratch
 from autograder.execute.limits import Limits
 
 if TYPE_CHECKING:  # imported where a worker is spawned: they import torch, which the zygote is told to
@@ -94,14 +103,20 @@ class Isolation:
     def release(self, worker: WorkerProcess) -> None:
         """Free what `spawn` set up for this (killed) worker.  Its cgroups can only go once the kernel has
         taken its processes apart: the ones that cannot go yet are tried again at the next release and
-        waited for at `close`, not slept on here after every submission."""
+        waited for at `close`, not slept on here after every submission.  Its uid is given back: free for
+        another worker once the sandbox's own processes, which hold it, are gone (`identity.py`)."""
         with self._busy_lock:
             self._busy_cgroups = _Cgroups.remove([*self._busy_cgroups, *getattr(worker, "cgroups", [])], wait=False)
+        lease = getattr(worker, "lease", None)
+        if lease is not None:
+            lease.release()
 
     def close(self) -> None:
-        """Stop long-lived helpers (zygotes); remove the cgroups of the last workers."""
+        """Stop long-lived helpers (zygotes); remove the cgroups of the last workers, and the lease files of
+        their uids."""
         with self._busy_lock:
             self._busy_cgroups = _Cgroups.remove(self._busy_cgroups, wait=True)
+        identity.settle()
 
 
 class RlimitsOnly(Isolation):
@@ -134,7 +149,9 @@ class _Cgroups:
 
     @classmethod
     def create(cls, limits: Limits) -> list[Path]:
-        """Make the groups; returns their folders (empty when unsupported)."""
+        """Make the groups; returns their folders (empty when unsupported).  Where the host lets us make them
+        but the worker's `pids` group cannot be made, raises OSError: a worker bounded by nothing is not
+        started (the runner retries it as the host's fault)."""
         name = uuid.uuid4().hex
         made: list[Path] = []
         try:
@@ -157,7 +174,8 @@ class _Cgroups:
                 (g / "memory.max").write_text(str(limits.memory_mb * 2**20))
                 made.append(g)
         except OSError:
-            pass
+            cls.remove(made, wait=False)
+            raise
         return made
 
     @classmethod
@@ -199,7 +217,10 @@ class _Cgroups:
         return busy
 
 
-_ETC = Path(__file__).resolve().parent / "etc"  # the sandbox's /etc/passwd and /etc/group
+_ETC = Path(__file__).resolve().parent / "etc"  # the sandbox's /etc/passwd and /etc/group (a worker with a
+# uid of its own gets its own, `identity.accounts`, bound on top)
+# the namespaces of a sandbox started by root: no user namespace (its workers get host uids of their own)
+_NAMESPACES_AS_ROOT = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
 
 
 @functools.cache
@@ -268,8 +289,9 @@ class Bubblewrap(Isolation):
         return self.gpu and super().sees_gpu()  # /dev/nvidia* is bound only for GPU grading
 
     def rlimits(self, limits: Limits) -> dict[str, int]:
-        # The sandbox uid maps to the grader's uid outside, whose other processes would count
-        # against RLIMIT_NPROC; the pids cgroup caps processes instead, where we have one.
+        # Processes are capped by the worker's own pids cgroup, where the host lets us make one: RLIMIT_NPROC
+        # counts per uid, all of the uid's processes on the host.  Without cgroups it is the fallback, a cap
+        # of the worker alone where it has a uid of its own (root), else of the grader's user as a whole.
         caps = limits.rlimits(gpu=self.sees_gpu())
         if _Cgroups.layout():
             caps.pop("processes", None)
@@ -277,23 +299,43 @@ class Bubblewrap(Isolation):
 
     def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str],
               wire_limits: wire.Limits) -> WorkerProcess:
-        # CAP_SYS_ADMIN in the sandbox's user namespace only, for `disk.py` to mount the worker's
-        # bounded disk (at `workdir`, /tmp, /dev/shm); it drops every capability before the worker
-        argv = [self.bwrap, "--die-with-parent", "--unshare-all", "--new-session", "--cap-drop", "ALL",
-                "--cap-add", "CAP_SYS_ADMIN", "--uid", "65534", "--gid", "65534", "--hostname", "grader",
+        # As root: no user namespace; `disk.py` mounts the worker's bounded disk (at `workdir`, /tmp,
+        # /dev/shm) and becomes the worker's own leased uid, which drops every capability.  Otherwise:
+        # CAP_SYS_ADMIN in the sandbox's user namespace only, where bubblewrap made us nobody already.
+        lease = identity.lease() if identity.available() else None
+        if lease is not None:
+            who = [*_NAMESPACES_AS_ROOT, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        else:
+            who = ["--unshare-all", "--uid", str(identity.NOBODY), "--gid", str(identity.NOBODY), "--cap-drop", "ALL"]
+        argv = [self.bwrap, "--die-with-parent", *who, "--new-session", "--cap-add", "CAP_SYS_ADMIN", "--hostname", "grader",
                 *self._binds(probes), "--dir", str(workdir),
                 sys.executable, "-I", "-m", "autograder.execute.disk", str(limits.disk_mb * 2**20),
-                str(limits.files), str(workdir), json.dumps(_readonly_paths(probes)), "--"]
-        groups = _Cgroups.create(limits)
+                str(limits.files), str(workdir), json.dumps(_readonly_paths(probes)),
+                *((str(lease.uid), str(lease.fd)) if lease else ("", "")), "--"]
+        try:
+            groups = _Cgroups.create(limits)
+        except OSError:
+            if lease is not None:
+                lease.release()
+            raise
         if groups:
             # join the cgroups *before* bwrap forks anything, then become bwrap
             joins = " && ".join(f'echo $$ > "{g}/cgroup.procs"' for g in groups)
             argv = ["/bin/sh", "-c", f'{joins} && exec "$@"', "autograder-sandbox", *argv]
         from autograder.execute.process import WorkerProcess
 
-        worker = WorkerProcess.launch(argv_prefix=argv, workdir=workdir, env=env,
-                                      output_cap=limits.output_kb * 1024, limits=wire_limits)
+        try:
+            worker = WorkerProcess.launch(argv_prefix=argv, workdir=workdir, env=env, pass_fds=(lease.fd,) if lease else (),
+                                          output_cap=limits.output_kb * 1024, limits=wire_limits)
+        except OSError:
+            _Cgroups.remove(groups, wait=False)
+            if lease is not None:
+                lease.release()
+            raise
+        if lease is not None:
+            lease.handed_over()  # bubblewrap holds it: the uid is ours while any process of the sandbox lives
         worker.cgroups = groups  # type: ignore[attr-defined]
+        worker.lease = lease  # type: ignore[attr-defined]
         return worker
 
 
@@ -377,16 +419,19 @@ class _Zygote:
             buf += chunk
         return buf.strip()
 
-    def fork(self, env: dict[str, str], limits: Limits, timeout: float) -> tuple[socket.socket, int, int, int]:
-        """Ask for one worker; returns (channel, stdout fd, stderr fd, host pid)."""
+    def fork(self, env: dict[str, str], limits: Limits, timeout: float,
+             lease: identity.Lease) -> tuple[socket.socket, int, int, int]:
+        """Ask for one worker, to run as the leased uid (its lock goes along, held by the worker's intermediate
+        process); returns (channel, stdout fd, stderr fd, host pid)."""
         ours, theirs = socket.socketpair()
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        req = json.dumps({"env": env, "disk_bytes": limits.disk_mb * 2**20, "disk_files": limits.files}).encode()
+        req = json.dumps({"env": env, "disk_bytes": limits.disk_mb * 2**20, "disk_files": limits.files,
+                          "uid": lease.uid}).encode()
         try:
             with self.lock:
-                fds = array.array("i", [theirs.fileno(), out_w, err_w]).tobytes()
+                fds = array.array("i", [theirs.fileno(), out_w, err_w, lease.fd]).tobytes()
                 try:
                     self.control.sendmsg([req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
                     reply = json.loads(self._line())
@@ -506,6 +551,9 @@ class WarmBubblewrap(Bubblewrap):
         super().__init__(gpu=gpu)
         if os.geteuid() != 0:
             raise SandboxUnavailable("warm workers need the grader to run as root")
+        if not identity.available():
+            raise SandboxUnavailable(f"warm workers need uids {identity.BASE}-{identity.BASE + identity.SLOTS - 1} "
+                                     "(a root whose user namespace maps them)")
         self._zygotes: dict[str, _Zygote] = {}
         self._offered: dict[str, str] = {}  # probes -> address of a zygote another process started
         self._lock = threading.Lock()
@@ -528,11 +576,6 @@ class WarmBubblewrap(Bubblewrap):
                 if key not in self._zygotes:
                     self._offered[key] = address
 
-    def rlimits(self, limits: Limits) -> dict[str, int]:
-        if self._cold:
-            return super().rlimits(limits)
-        return limits.rlimits(gpu=self.sees_gpu())  # workers run as the real uid 65534: RLIMIT_NPROC means what it says
-
     def _zygote(self, probes: Path | None, limits: Limits) -> _Zygote:
         key = str(probes)
         with self._lock:
@@ -545,8 +588,7 @@ class WarmBubblewrap(Bubblewrap):
                     z = None
             if z is None or not z.alive():
                 # no host folder is writable inside: workers get their own tmpfs (disk.py)
-                argv = [self.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-                        "--unshare-uts", "--unshare-cgroup-try", "--new-session", "--cap-drop", "ALL",
+                argv = [self.bwrap, "--die-with-parent", *_NAMESPACES_AS_ROOT, "--new-session", "--cap-drop", "ALL",
                         "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
                         "--hostname", "grader", *self._binds(probes), "--dir", "/submission"]
                 env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "HOME": "/tmp",
@@ -587,19 +629,30 @@ class WarmBubblewrap(Bubblewrap):
         self._standby.prepare(key, fork, self.release)
         return worker
 
-    @staticmethod
-    def _fork(zygote: _Zygote, env: dict[str, str], limits: Limits, wire_limits: wire.Limits) -> WorkerProcess:
-        channel, out_r, err_r, pid = zygote.fork(env, limits, limits.startup_timeout)
-        groups = _Cgroups.create(limits)
-        try:
-            _Cgroups.join(groups, pid)
-        except OSError:
-            pass
+    def _fork(self, zygote: _Zygote, env: dict[str, str], limits: Limits, wire_limits: wire.Limits) -> WorkerProcess:
+        """One worker from the zygote, as a uid of its own (`identity.lease`), in cgroups of its own."""
         from autograder.execute.process import WorkerProcess
 
+        lease = identity.lease()
+        groups: list[Path] = []
+        try:
+            groups = _Cgroups.create(limits)
+            channel, out_r, err_r, pid = zygote.fork(env, limits, limits.startup_timeout, lease)
+        except BaseException:
+            _Cgroups.remove(groups, wait=False)
+            lease.release()
+            raise
+        lease.handed_over()  # the zygote's intermediate process holds it for as long as the worker can live
         worker = WorkerProcess(channel=channel, stdout_fd=out_r, stderr_fd=err_r, pid=pid,
                                output_cap=limits.output_kb * 1024, limits=wire_limits)
         worker.cgroups = groups  # type: ignore[attr-defined]
+        worker.lease = lease  # type: ignore[attr-defined]
+        try:
+            _Cgroups.join(groups, pid)  # before its `start` message: no student code has run yet
+        except OSError:
+            worker.kill()
+            self.release(worker)
+            raise
         return worker
 
     def close(self) -> None:
@@ -636,7 +689,7 @@ def _warm_for_process(gpu: bool, shared: dict[str, str] | None = None) -> WarmBu
 def choose_isolation(allow_weak: bool, gpu: bool = False, warm: bool = True) -> Isolation:
     """The strongest isolation that works here; rlimits only if the instructor accepted that."""
     if Bubblewrap.available():
-        if warm and os.geteuid() == 0:
+        if warm and identity.available():
             return _warm_for_process(gpu)
         return Bubblewrap(gpu=gpu)
     if allow_weak:

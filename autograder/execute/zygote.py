@@ -13,7 +13,9 @@ runs, gets a sandbox of its own *inside* the zygote's bubblewrap sandbox:
    work folder), `/tmp` and `/dev/shm`; no host folder is shared, so siblings are invisible;
 3. a fork, so the student process is PID 1 of its namespace with a fresh `/proc` that shows
    only its own processes (it cannot see or signal other workers, or the zygote);
-4. all capabilities dropped by switching to the real uid/gid 65534 and `no_new_privs`.
+4. all capabilities dropped by switching to a host uid/gid of its own (`identity.py`: leased by the
+   trusted side for this worker alone, named nobody in its own `/etc/passwd`), `no_new_privs`, and the
+   seccomp allowlist (`syscalls.py`).
 
 The trusted side learns the worker's host PID from SCM_CREDENTIALS on the worker's socket
 (the kernel translates it), so it can put it in cgroups and kill it; the intermediate
@@ -37,13 +39,12 @@ import struct
 import sys
 import time
 
-from autograder.execute import disk, nvidia, syscalls
+from autograder.execute import disk, identity, nvidia, syscalls
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
-NOBODY = 65534
 SUBMISSION = "/submission"
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -53,23 +54,23 @@ def _die_with_parent() -> None:
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _enter_sandbox(disk_bytes: int, disk_files: int, keep: list[str]) -> None:
+def _enter_sandbox(disk_bytes: int, disk_files: int, keep: list[str], uid: int) -> None:
     """Steps 1-2 (in the intermediate process): namespaces, a private bounded disk (`disk.py`)
-    whose work folder is `/submission`.  No host folder is shared: siblings are invisible."""
+    whose work folder is `/submission`, and the worker's own /etc/passwd naming its uid nobody.
+    No host folder is shared: siblings are invisible."""
     disk.check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
     disk.mount(None, "/", None, disk.MS_REC | disk.MS_PRIVATE)
-    disk.mount_disk(SUBMISSION, disk_bytes, disk_files, keep)
-    syscalls.restrict()
+    disk.mount_disk(SUBMISSION, disk_bytes, disk_files, keep, identity.accounts(uid, uid))
 
 
-def _become_student() -> None:
-    """Steps 3-4 (in the worker, PID 1 of its namespace): fresh /proc, no privileges."""
+def _become_student(uid: int) -> None:
+    """Steps 3-4 (in the worker, PID 1 of its namespace): fresh /proc, its own uid, no privileges, the
+    seccomp filter (last: it refuses `mount`)."""
     disk.mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     os.chdir(SUBMISSION)
-    os.setgroups([])
-    os.setresgid(NOBODY, NOBODY, NOBODY)
-    os.setresuid(NOBODY, NOBODY, NOBODY)  # from uid 0 to non-zero: every capability is dropped
+    identity.become(uid, uid)  # from uid 0 to non-zero: every capability is dropped
     disk.check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    syscalls.restrict()
 
 
 def _send_credentials(sock: socket.socket) -> None:
@@ -86,17 +87,19 @@ def _close_other_fds(keep: set[int]) -> None:
                 pass
 
 
-def _spawn(env: dict[str, str], disk_bytes: int, disk_files: int, keep: list[str],
-           chan: int, out: int, err: int) -> int:
-    """Fork the intermediate; it sandboxes itself, forks the worker, reports the worker's exit."""
+def _spawn(env: dict[str, str], disk_bytes: int, disk_files: int, keep: list[str], uid: int,
+           chan: int, out: int, err: int, lease: int) -> int:
+    """Fork the intermediate; it sandboxes itself, forks the worker, reports the worker's exit.  It holds
+    `lease` (the locked descriptor of the worker's uid, `identity.py`) until it exits: after the worker,
+    PID 1 of its namespace, and so after every process of the worker."""
     pid = os.fork()
     if pid:
         return pid
     try:
         _die_with_parent()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        _close_other_fds({chan, out, err})
-        _enter_sandbox(disk_bytes, disk_files, keep)
+        _close_other_fds({chan, out, err, lease})
+        _enter_sandbox(disk_bytes, disk_files, keep, uid)
         worker = os.fork()
         if worker == 0:
             _die_with_parent()
@@ -104,9 +107,9 @@ def _spawn(env: dict[str, str], disk_bytes: int, disk_files: int, keep: list[str
             os.dup2(err, 2)
             devnull = os.open("/dev/null", os.O_RDONLY)
             os.dup2(devnull, 0)
-            for fd in (out, err, devnull):
+            for fd in (out, err, devnull, lease):
                 os.close(fd)
-            _become_student()
+            _become_student(uid)
             os.environ.clear()
             os.environ.update(env)
             sock = socket.socket(fileno=chan)
@@ -151,7 +154,7 @@ def _reap(*_: object) -> None:
 def _handle(conn: socket.socket, keep: list[str]) -> bool:
     """One request on `conn`; False when the peer has gone."""
     fds = array.array("i")
-    msg, ancdata, _, _ = conn.recvmsg(4096, socket.CMSG_SPACE(3 * fds.itemsize))
+    msg, ancdata, _, _ = conn.recvmsg(4096, socket.CMSG_SPACE(4 * fds.itemsize))
     if not msg:
         return False
     for level, kind, data in ancdata:
@@ -159,9 +162,9 @@ def _handle(conn: socket.socket, keep: list[str]) -> bool:
             fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
     try:
         req = json.loads(msg)
-        if len(fds) != 3:
+        if len(fds) != 4:
             raise ValueError("bad request")
-        pid = _spawn(dict(req["env"]), int(req["disk_bytes"]), int(req["disk_files"]), keep, *fds)
+        pid = _spawn(dict(req["env"]), int(req["disk_bytes"]), int(req["disk_files"]), keep, int(req["uid"]), *fds)
         conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
     except Exception as exc:  # noqa: BLE001
         conn.sendall(json.dumps({"error": repr(exc)}).encode() + b"\n")
@@ -172,7 +175,7 @@ def _handle(conn: socket.socket, keep: list[str]) -> bool:
 
 
 def serve_forever(control: socket.socket, listener: socket.socket, keep: list[str]) -> None:
-    """Requests: one JSON line `{"env": ..., "disk_bytes": ..., "disk_files": ...}` with 3 fds (channel, stdout, stderr) attached,
+    """Requests: one JSON line `{"env": ..., "disk_bytes": ..., "disk_files": ..., "uid": ...}` with 4 fds (channel, stdout, stderr, uid lease) attached,
     on the control socket of the grader that started us or on a connection to `listener` (owner-only,
     so only the grader's other trusted processes reach it).  Ends when the starting grader goes."""
     signal.signal(signal.SIGCHLD, _reap)
