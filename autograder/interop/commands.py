@@ -4,9 +4,10 @@
     ...
     return handlers[args.command](args, kit)
 
-Everything reads the graded results from `OUT/gradebook.sqlite`, the identities written at
-intake (`OUT/ASSIGNMENT/identities.json`, optional) and an optional roster CSV, and applies
-the manifest's `[deadline]` policy to the final score.
+The commands are thin: what they show and send is decided by functions another face (a web page) can
+call as well: `report.exports.assignment_grades` (results, overrides, identities, roster, late policy,
+warnings) and `write_export`, `report.course_gradebook.course_columns`, `score.overrides` (resolving a
+student and a test, recording, the trail), `lms.targets` (where a passback writes).
 """
 from __future__ import annotations
 
@@ -54,9 +55,7 @@ def _policy(args: argparse.Namespace, a):
 
 
 def cmd_export(args: argparse.Namespace, kit: Path) -> int:
-    from autograder.report.canvas_csv import write_canvas_csv
-    from autograder.report.exports import write_generic_csv, write_generic_json
-    from autograder.report.moodle_csv import write_moodle_csv
+    from autograder.report.exports import EXPORT_FILES, write_export
 
     g = _grades(args, kit)
     a, out, rows = g.assignment, g.out, g.rows
@@ -64,28 +63,15 @@ def cmd_export(args: argparse.Namespace, kit: Path) -> int:
         print(terminal(f"error: nothing graded for {a.id} in {out / 'gradebook.sqlite'}: run `autograder grade "
                        f"{a.id} ...` first (no file written)"), file=sys.stderr)
         return 2
-    fmt = args.format
-    if fmt == "canvas" and not (args.assignment_id or args.new_assignment):
+    if args.format == "canvas" and not (args.assignment_id or args.new_assignment):
         print("error: --format canvas needs --assignment-id (the number in the Canvas assignment's URL), or "
               "--new-assignment to have Canvas create one", file=sys.stderr)
         return 2
-    dest = args.to or out / a.id / {"canvas": "canvas.csv", "moodle": "moodle.csv", "csv": "grades_export.csv",
-                                    "json": "grades_export.json"}[fmt]
-    skipped: list[str] = []
-    if fmt == "canvas":
-        canvas = write_canvas_csv(dest, rows, assignment_name=args.assignment_name or a.title,
-                                  assignment_id=args.assignment_id, points_possible=args.points,
-                                  missing=args.missing)
-        skipped = canvas.skipped
-        for b in canvas.blanks:
-            print(terminal(f"blank: {b}"), file=sys.stderr)
-    elif fmt == "moodle":
-        skipped = write_moodle_csv(dest, rows, item_name=args.assignment_name or a.title,
-                                   identity=args.moodle_identity, grade_max=args.points, missing=args.missing).skipped
-    elif fmt == "csv":
-        write_generic_csv(dest, rows, args.missing)
-    else:
-        write_generic_json(dest, rows, a.id, args.missing)
+    dest = args.to or out / a.id / EXPORT_FILES[args.format]
+    skipped, blanks = write_export(args.format, dest, g, name=args.assignment_name, canvas_id=args.assignment_id,
+                                   points=args.points, missing=args.missing, moodle_identity=args.moodle_identity)
+    for b in blanks:
+        print(terminal(f"blank: {b}"), file=sys.stderr)
     for s in skipped:
         print(terminal(f"not exported: {s}"), file=sys.stderr)
     print(f"wrote {dest} ({len(rows) - len(skipped)} students)")
@@ -232,8 +218,8 @@ def cmd_override(args: argparse.Namespace, kit: Path) -> int:
 def cmd_gradebook(args: argparse.Namespace, kit: Path) -> int:
     """Every assignment with grades, every roster student: a printed table and one CSV / Canvas / Moodle file."""
     from autograder.assignment import list_assignments
+    from autograder.intake.roster import Roster
     from autograder.report import course_gradebook as cg
-    from autograder.report.exports import write_csv
     from autograder.report.gradebook import Gradebook
 
     gb = Gradebook(args.out.resolve() / "gradebook.sqlite")
@@ -245,35 +231,21 @@ def cmd_gradebook(args: argparse.Namespace, kit: Path) -> int:
         print("error: nothing graded yet in " + str(args.out / "gradebook.sqlite") + " (no file written)", file=sys.stderr)
         return 2
     course = getattr(args, "course_settings", None)
-    columns = []
-    for name in graded:
-        g = _grades(args, kit, name)
-        a, rows = g.assignment, g.rows
-        canvas_id = str(course.assignment(name).get("canvas_assignment", "")) if course else ""
-        columns.append(cg.Column(a.id, a.title, rows, canvas_id))
+    columns, warnings = cg.course_columns(kit, args.out, graded, roster_csv=args.roster, course=course)
+    for w in warnings:
+        print(terminal(f"warning: {w}"), file=sys.stderr)
     if args.format == "canvas" and not args.new_assignment and any(not c.canvas_id for c in columns):
         print("error: --format canvas needs each assignment's Canvas id ([assignments.ID] canvas_assignment in "
               "course.toml), or --new-assignment; missing for: " + ", ".join(c.id for c in columns if not c.canvas_id),
               file=sys.stderr)
         return 2
-    from autograder.intake.roster import Roster
-
     book = cg.build(columns, Roster.read_csv(args.roster).students if args.roster else None)
     title = course.table("course").get("title", "") if course else ""
     print(terminal(f"{title + ': ' if title else ''}course gradebook: {len(book.students)} students, "
                    f"{len(columns)} assignments"))
     print(cg.render(*cg.display(book, args.missing)))
-    notes: list[str] = []
-    if args.format == "canvas":
-        header, body, notes = cg.canvas_course(book, args.missing)
-    elif args.format == "moodle":
-        header, body, notes = cg.moodle_course(book, args.moodle_identity, args.missing)
-    else:
-        header, body = cg.table(book, args.missing)
-    dest = args.to or args.out / {"csv": "course_gradebook.csv", "canvas": "course_canvas.csv",
-                                  "moodle": "course_moodle.csv"}[args.format]
-    write_csv(dest, header, body)
-    for n in notes:
+    dest = args.to or args.out / cg.COURSE_FILES[args.format]
+    for n in cg.write_course_file(book, args.format, dest, missing=args.missing, moodle_identity=args.moodle_identity):
         print(terminal(n), file=sys.stderr)
     print(f"wrote {dest}")
     return 0

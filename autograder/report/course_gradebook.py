@@ -136,3 +136,36 @@ def moodle_course(book: CourseGradebook, identity: str = "email",
             line[2 + i] = r[2]
         notes += [f"{col.id}: {s}" for s in t.skipped]
     return header, list(by_key.values()), notes
+
+
+COURSE_FILES = {"csv": "course_gradebook.csv", "canvas": "course_canvas.csv", "moodle": "course_moodle.csv"}
+
+
+def course_columns(kit, out, names: list[str], *, roster_csv=None, course=None) -> tuple[list[Column], list[str]]:
+    """One column per assignment in `names` that has grades in `out`, as every export computes them
+    (`exports.assignment_grades`), with its Canvas id from the course file; and the warnings to show."""
+    from autograder.report.exports import assignment_grades
+
+    columns, warnings = [], []
+    for name in names:
+        g = assignment_grades(kit, name, out, roster_csv=roster_csv, course=course)
+        warnings += g.warnings
+        canvas_id = str(course.assignment(name).get("canvas_assignment", "")) if course else ""
+        columns.append(Column(g.assignment.id, g.assignment.title, g.rows, canvas_id))
+    return columns, warnings
+
+
+def write_course_file(book: "CourseGradebook", fmt: str, dest, *, missing: str = "blank",
+                      moodle_identity: str = "email") -> list[str]:
+    """The course gradebook as one CSV (`fmt`: csv, canvas or moodle); returns the notes to show."""
+    from autograder.report.exports import write_csv
+
+    notes: list[str] = []
+    if fmt == "canvas":
+        header, body, notes = canvas_course(book, missing)
+    elif fmt == "moodle":
+        header, body, notes = moodle_course(book, moodle_identity, missing)
+    else:
+        header, body = table(book, missing)
+    write_csv(dest, header, body)
+    return notes

@@ -268,3 +268,29 @@ def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path
                                "who submitted") + ": not applied")
     rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
     return AssignmentGrades(a, out, results, rows, roster, warnings)
+
+
+EXPORT_FILES = {"canvas": "canvas.csv", "moodle": "moodle.csv", "csv": "grades_export.csv", "json": "grades_export.json"}
+
+
+def write_export(fmt: str, dest: Path, grades: AssignmentGrades, *, name: str | None = None,
+                 canvas_id: str | None = None, points: float | None = None, missing: str = "blank",
+                 moodle_identity: str = "email") -> tuple[list[str], list[str]]:
+    """One assignment's grades in an LMS import format (`fmt`: canvas, moodle, csv, json) at `dest`.
+    Returns (students not exported, with why; Canvas cells left blank, with why)."""
+    from autograder.report.canvas_csv import write_canvas_csv
+    from autograder.report.moodle_csv import write_moodle_csv
+
+    a, rows = grades.assignment, grades.rows
+    if fmt == "canvas":
+        canvas = write_canvas_csv(dest, rows, assignment_name=name or a.title, assignment_id=canvas_id,
+                                  points_possible=points, missing=missing)
+        return canvas.skipped, canvas.blanks
+    if fmt == "moodle":
+        return write_moodle_csv(dest, rows, item_name=name or a.title, identity=moodle_identity, grade_max=points,
+                                missing=missing).skipped, []
+    if fmt == "csv":
+        write_generic_csv(dest, rows, missing)
+    else:
+        write_generic_json(dest, rows, a.id, missing)
+    return [], []
