@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from autograder.notebook.cells import cell_name, first_line
+
 SLOW_FRACTION = 0.5            # a cell using half of the grader's cell_timeout (CPU, on this machine) is listed
 PUBLIC_SEED = b"public self-check"  # the seed key of public checks: the same for everyone, no course secret
 UNSANDBOXED = ("NOTE: bubblewrap is not available here, so this notebook runs WITHOUT a sandbox, as you: "
@@ -121,7 +123,7 @@ def _run(cells: list[Any], folder: Path, assignment: str, limits: Any, isolation
     firsts = {c.index: _first_line(c.source) for c in cells}
 
     def show(record: Any) -> None:
-        out(f"  cell {record.index} ({firsts.get(record.index, '')}): {_outcome(record)}")
+        out(f"  {cell_name(record.index, firsts.get(record.index, ''))}: {_outcome(record)}")
 
     runner = NotebookRunner(cells, probes=folder / "probes.py", limits=limits, isolation=isolation,
                             seed=seeds.cells())
@@ -154,8 +156,7 @@ def _run(cells: list[Any], folder: Path, assignment: str, limits: Any, isolation
 
 
 def _first_line(source: str) -> str:
-    first = next((ln.strip() for ln in source.splitlines() if ln.strip()), "empty")
-    return first[:60] + ("…" if len(first) > 60 else "")
+    return first_line(source) or "empty"
 
 
 def _outcome(record: Any) -> str:
@@ -255,7 +256,7 @@ def _verdict(out: Callable[[str], Any], cells: list[Any], records: list[Any],
         out(f"\nSlow cells (the grader stops a cell after {limits.cell_timeout:g} s of CPU time; this machine "
             "is not the grader's):")
         for r in slow:
-            out(f"  cell {r.index} ({firsts.get(r.index, '')}): {r.cpu if r.cpu is not None else r.wall:.1f} s")
+            out(f"  {cell_name(r.index, firsts.get(r.index, ''))}: {r.cpu if r.cpu is not None else r.wall:.1f} s")
     todo = [e for e in names if not answered(results[e])]
     failing = [e for e in names if answered(results[e]) and not passed(results[e])]
     if not todo and not failing and not stopped and names:
@@ -273,10 +274,10 @@ def _list(out: Callable[[str], Any], errors: list[Any], stopped: list[Any], firs
     if stopped:
         out(f"{before}{len(stopped)} cell(s) the grader would stop (it grades the rest without them):")
         for r in stopped:
-            out(f"  cell {r.index} ({firsts.get(r.index, '')}): {_outcome(r)}")
+            out(f"  {cell_name(r.index, firsts.get(r.index, ''))}: {_outcome(r)}")
         before = "\n"
     if errors:
         out(f"{before}{len(errors)} cell(s) raised an error when run top to bottom (the grader will see the same):")
         for r in errors:
-            out(f"  cell {r.index} ({firsts.get(r.index, '')}): {_error(r)}")
+            out(f"  {cell_name(r.index, firsts.get(r.index, ''))}: {_error(r)}")
 
