@@ -151,6 +151,63 @@ def _sched_of(pid: int) -> tuple[float, float]:
     return ran / 1e9, waited / 1e9
 
 
+HOST_SLACK = 0.02  # the host is short when less than this share of its process slots, or of its memory, is free
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _int(text: str) -> int | None:
+    try:
+        return int(text.split()[0])
+    except (ValueError, IndexError):
+        return None
+
+
+def at_own_limits(groups: Sequence[Path]) -> bool:
+    """Whether the worker whose cgroups these are ran into its own limits: a fork its `pids` group refused
+    (`pids.events`), memory its group refused (v1 `memory.failcnt`, v2 `memory.events` max/oom), or
+    either nearly full now."""
+    for g in groups:
+        events = dict(line.split(None, 1) for line in _read(g / "pids.events").splitlines() if " " in line)
+        if (_int(events.get("max", "0")) or 0) > 0:
+            return True
+        current, most = _int(_read(g / "pids.current")), _int(_read(g / "pids.max"))
+        if current is not None and most is not None and current >= most - 2:
+            return True
+        if (_int(_read(g / "memory.failcnt")) or 0) > 0:
+            return True
+        mem = dict(line.split(None, 1) for line in _read(g / "memory.events").splitlines() if " " in line)
+        if any((_int(mem.get(k, "0")) or 0) > 0 for k in ("max", "oom", "oom_kill")):
+            return True
+    return False
+
+
+def host_short(groups: Sequence[Path] = (), proc: Path = Path("/proc")) -> str:
+    """What the host lacked, if a worker under its own limits (`groups`, its cgroups) found no room: its
+    process slots nearly all used (the kernel's `pid_max` or `threads-max`: fork, clone and vfork fail with
+    EAGAIN) or its memory (`MemAvailable`: allocations fail, ENOMEM).  '' when it lacked neither, or when
+    the worker met its own limits: that is the student's doing.  Read when student code failed, so that a
+    host fault is retried rather than stored as the student's grade (`runner`)."""
+    if at_own_limits(groups):
+        return ""
+    caps = [_int(_read(proc / "sys/kernel/pid_max")), _int(_read(proc / "sys/kernel/threads-max"))]
+    caps = [c for c in caps if c]
+    loadavg = _read(proc / "loadavg").split()
+    tasks = _int(loadavg[3].split("/")[1]) if len(loadavg) > 3 and "/" in loadavg[3] else None
+    if caps and tasks is not None and min(caps) - tasks < HOST_SLACK * min(caps):
+        return f"the host had {min(caps) - tasks} of its {min(caps)} process slots free"
+    info = dict(line.split(":", 1) for line in _read(proc / "meminfo").splitlines() if ":" in line)
+    total, free = _int(info.get("MemTotal", "")), _int(info.get("MemAvailable", ""))
+    if total and free is not None and free < HOST_SLACK * total:
+        return f"the host had {free // 1024} MiB of its {total // 1024} MiB of memory free"
+    return ""
+
+
 def describe_exit(code: int | None = None, sig: int | None = None) -> str:
     if sig:
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"

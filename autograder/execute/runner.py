@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from autograder.execute import messages, wire
 from autograder.execute.limits import Limits
-from autograder.execute.process import WorkerDied, WorkerProcess, WorkerTimeout
+from autograder.execute.process import WorkerDied, WorkerProcess, WorkerTimeout, host_short
 from autograder.execute.sandbox import Isolation
 
 _WALL_FACTOR = 3  # a cell may take this many times its CPU budget in wall time
@@ -169,6 +169,8 @@ class NotebookRunner:
                         raise wire.PayloadError(f"cell {idx} reported as finished while cell {current} runs")
                     wall, cpu = time.monotonic() - started, worker.cpu_seconds()
                     self.cell_time += wall
+                    if err and self._host_fault_in(worker, f"cell {idx}"):
+                        return  # replayed on a fresh worker
                     self.records[idx] = CellRecord(idx, "error" if err else "ok", err, notes, self._original(idx),
                                                    wall, None if cpu is None or cpu0 is None else cpu - cpu0)
                     current = None
@@ -302,6 +304,10 @@ class NotebookRunner:
                 except wire.PayloadError as exc:
                     # a forged, stray or malformed frame: this channel can no longer be trusted to stay in step
                     raise _Refused(str(exc)) from None
+            failed = next((i for i, (ok, _) in enumerate(answers) if ok is False), None)
+            if failed is not None and self._host_fault_in(worker, f"probe {calls[failed][0]!r}"):
+                self.worker = None
+                return answers[:failed] + self.call_many(calls[failed:], timeout=timeout)
             return answers
         except WorkerTimeout:
             cpu, kept_from_cpu = at_deadline
@@ -352,6 +358,20 @@ class NotebookRunner:
                 self.host_fault = self.host_fault or fresh.host_fault
 
     # -- helpers ------------------------------------------------------------------
+    def _host_fault_in(self, worker: WorkerProcess, what: str) -> bool:
+        """Student code failed while the host lacked room for a worker under its own limits (`host_short`:
+        fork's EAGAIN, ENOMEM): the host's fault.  True: retried on a fresh worker (`worker` retired); past
+        HOST_RETRIES False, charged, and the result provisional."""
+        short = host_short(getattr(worker, "cgroups", []))
+        if not short:
+            return False
+        if self.host_retries < HOST_RETRIES:
+            self.host_retries += 1
+            self._retire(worker)
+            return True
+        self.host_fault = f"{what} failed while {short} ({HOST_RETRIES} retries): the host may be overloaded"
+        return False
+
     def _spawn(self) -> WorkerProcess:
         if self.workdir is None:
             self.workdir = self.isolation.new_workdir()
