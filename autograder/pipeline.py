@@ -88,21 +88,23 @@ def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions,
     """One submission, in a judge process, under the student's `variant` of the hidden inputs; returns a
     plain record (picklable, no live objects)."""
     global _holds_master
-    if _holds_master:  # the pass is over and its answers are cached: a judge holds one worker, not two
+    if _holds_master and not variant:  # the pass is over and its answers cached: a judge holds one worker
         release_reference_workers()
         _holds_master = False
     assignment = load_assignment(assignment_id, Path(kit))
     try:
-        why = _prove_variant(assignment, variant, options)
-        if why:  # the assignment's fault on this variant, or the host's: never the student's 0
-            fault = _grader_error(assignment, sub, options, why)
-            return replace(fault, provisional=why.splitlines()[0][:300]).to_record()
         if rerun is not None:
             files, stored = rerun
-            return regrade_notebook(assignment, sub.path, SubmissionResult.from_record(stored), files,
-                                    options=options, variant=variant).to_record()
-        return grade_notebook(assignment, sub.path, submission_id=sub.id, source=sub.source, options=options,
-                              variant=variant).to_record()
+            result = regrade_notebook(assignment, sub.path, SubmissionResult.from_record(stored), files,
+                                      options=options, variant=variant)
+        else:
+            files = None
+            result = grade_notebook(assignment, sub.path, submission_id=sub.id, source=sub.source, options=options,
+                                    variant=variant)
+        why = _prove_variant(assignment, variant, options, result, files)
+        if why:  # the assignment's fault on this variant, or the host's: never charged to the student
+            result = replace(result, provisional=why.splitlines()[0][:300], problems=[*result.problems, why])
+        return result.to_record()
     except Exception:  # noqa: BLE001 - a grader bug must cost one submission, not the batch
         return _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
 
@@ -180,26 +182,28 @@ def check_master(reference: SubmissionResult) -> None:
     raise MasterFailed("\n  ".join(why))
 
 
-def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions) -> str:
-    """'' when the master scores full marks on the hidden tests under `variant`, else why not: the gate of
-    a student's variant (the course-wide inputs passed it before anyone was graded; public tests do not
-    vary).  It runs once per variant and assignment version (`CachedReference.prove`), leaves the answers
-    cached for the student's tests, and stops the master's worker: a judge holds one worker at a time."""
-    hidden = [f for f in assignment.test_files() if Path(f).parts[0] == assignment.hidden_dir.name]
-    if not variant or not hidden:
+def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions, result: SubmissionResult,
+                   ran: list[str] | None) -> str:
+    """'' when the master scores full marks, under the student's `variant`, on every hidden test file in which
+    `result` lost points (of the files that `ran`), else why not: the gate of a variant.  The course-wide
+    inputs passed it before anyone was graded and public tests do not vary; a point lost on a file the
+    master fails on this variant would charge the student for the assignment.  The master's answers were
+    computed while the student was graded (its worker answers a variant's misses), so this is mostly cache
+    hits; each file is proven once per variant and version (`CachedReference.prove`)."""
+    hidden = assignment.hidden_dir.name
+    lost = sorted({t.file for t in result.tests if Path(t.file).parts[0] == hidden and t.score < t.max_score
+                   and (ran is None or t.file in ran)})
+    if not variant or not lost:
         return ""
-    reference = reference_for(assignment, assignment.version(), options)
 
-    def run() -> str:
+    def run(files: list[str]) -> str:
         try:
             check_master(grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
-                                        as_reference=True, test_files=hidden, variant=variant))
+                                        as_reference=True, test_files=files, variant=variant))
         except MasterFailed as e:
             return f"the master notebook fails the hidden tests on the variant {variant}: {e}"
-        finally:
-            reference.close()
         return ""
-    return reference.prove(variant, run)
+    return reference_for(assignment, assignment.version(), options).prove(variant, lost, run)
 
 
 def variants_of(assignment: Assignment, submissions: list[Submission], out: Path) -> dict[str, str]:

@@ -9,9 +9,9 @@ result, once per process: later submissions get copies of the decoded value (a v
 when the next submission has another).  A reference that raises is a broken assignment, reported as
 a test `error`, never as a student failure.
 
-A variant is used only once the master has scored full marks on it (`prove`): the proof is marked
-in the variant's folder, under a lock, so judges grading students of one variant at once run the
-master for it once, and a later run or judge reads the mark.
+A point a student loses under a variant stands only once the master has scored full marks on that test
+file under it (`prove`): the proof is marked in the variant's folder, under a lock, so judges grading
+students of one variant at once run the master on it once, and a later run or judge reads the mark.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from autograder.execute import wire
-from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout, answer
 
 
 class ReferenceFailed(RuntimeError):
@@ -38,7 +38,7 @@ class CachedReference:
         self.cache_dir = cache_dir
         self.variant = ""  # the submission's variant: where its answers are read and stored
         self._memory: dict[str, dict[str, Any]] = {"": {}}  # per variant: decoded answers by key
-        self._proven: set[str] = set()  # variants proven by this process or marked proven on disk
+        self._proven: set[tuple[str, str]] = set()  # (variant, test file) proven here or marked on disk
         self.hits = self.misses = 0
         self.start_time = 0.0  # seconds spent starting the master's worker (its cells): no test's time
         self._failed_start: Exception | None = None
@@ -59,63 +59,85 @@ class CachedReference:
             return None
         return self.cache_dir / "variants" / variant if variant else self.cache_dir
 
-    def prove(self, variant: str, run: Callable[[], str]) -> str:
-        """'' once the master is proven on `variant`, else why it is not.  `run` grades the master on it
-        ('' when it scores full marks); it runs once per variant and version, whatever the judges: the
-        first one holds the variant's lock while it runs, the others wait, then read its mark."""
+    def prove(self, variant: str, files: list[str], run: Callable[[list[str]], str]) -> str:
+        """'' once the master is proven on `variant` for each of `files` (test files), else why it is not.
+        `run(files)` grades the master on those not proven yet ('' when it scores full marks on them): each
+        runs once per variant and version, whatever the judges: the first one holds the variant's lock while
+        it runs, the others wait, then read its marks."""
+        todo = [f for f in files if (variant, f) not in self._proven]
         folder = self.folder(variant)
-        if variant in self._proven:
+        if not todo:
             return ""
         if folder is None:
-            why = run()
+            why = run(todo)
         else:
             folder.mkdir(parents=True, exist_ok=True)
             with open(folder / ".lock", "ab") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the judge dies
-                if (folder / _PROVEN).is_file():
-                    why = ""
-                else:
-                    why = run()
-                    if not why:
-                        _write(folder, _PROVEN, b"the master scored full marks on this variant\n")
+                todo = [f for f in todo if not (folder / _proven(f)).is_file()]
+                why = run(todo) if todo else ""
+                if not why:
+                    for f in todo:
+                        _write(folder, _proven(f), b"the master scored full marks on this file under this variant\n")
         if not why:
-            self._proven.add(variant)
+            self._proven.update((variant, f) for f in files)
         return why
 
     def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
              timeout: float | None = None) -> Any:
-        key = hashlib.sha256(wire.encode([probe, list(args), kwargs or {}, seed])).hexdigest()
+        [(ok, value)] = self.call_many([(probe, args, kwargs or {}, seed)], timeout=timeout)
+        return answer(ok, value)
+
+    def call_many(self, calls: list[tuple[str, tuple, dict, int]], *,
+                  timeout: float | None = None) -> list[tuple[bool | None, Any]]:
+        """Each `(probe, args, kwargs, seed)` answered from the cache, the misses sent to the master's
+        worker in one request: a round trip per call cost a variant's proof (and the reference pass) more
+        than the calls did.  Entries as `NotebookRunner.call_many`'s; a probe the master raised in is a
+        `ReferenceFailed` entry."""
         memory, folder = self._memory[self.variant], self.folder(self.variant)
-        if key in memory:
-            self.hits += 1
-            return wire.copy_decoded(memory[key])
-        blob = None
-        if folder is not None and (folder / key).is_file():
-            blob = (folder / key).read_bytes()
-        if blob is None:
-            self.misses += 1
-            if self._runner is None:
-                if self._failed_start is not None:
-                    raise type(self._failed_start)(*self._failed_start.args)
-                t0 = time.monotonic()
-                try:
-                    self._runner = self._make_runner()
-                except (ProbeCrashed, ProbeTimeout) as e:  # a HostFault, or a master that fails
-                    self._failed_start = e
-                    raise
-                finally:
-                    self.start_time += time.monotonic() - t0
+        out: list[tuple[bool | None, Any]] = [(None, None)] * len(calls)
+        missed: dict[str, list[int]] = {}  # key -> positions (one call asked twice in a batch runs once)
+        for i, (probe, args, kwargs, seed) in enumerate(calls):
+            key = hashlib.sha256(wire.encode([probe, list(args), kwargs or {}, seed])).hexdigest()
+            if key not in memory and key not in missed and folder is not None and (folder / key).is_file():
+                memory[key] = wire.decode_message((folder / key).read_bytes())
+            if key in memory:
+                self.hits += 1
+                out[i] = (True, wire.copy_decoded(memory[key]))
+            else:
+                self.hits += key in missed  # asked again within the batch: answered by the first asking
+                missed.setdefault(key, []).append(i)
+        if not missed:
+            return out
+        self.misses += len(missed)
+        first = [calls[at[0]] for at in missed.values()]
+        answers = self._start().call_many([(p, a, k or {}, s) for p, a, k, s in first], timeout=timeout)
+        for (key, at), (ok, value), (probe, *_) in zip(missed.items(), answers, first):
+            if ok:
+                blob = wire.encode(value)
+                if folder is not None:
+                    _write(folder, key, blob)
+                memory[key] = wire.decode_message(blob)
+            elif ok is False:
+                value = ReferenceFailed(f"the reference solution raised in probe {probe!r}: {ProbeError(value)}")
+            for i in at:
+                out[i] = (True, wire.copy_decoded(memory[key])) if ok else (None, value)
+        return out
+
+    def _start(self) -> NotebookRunner:
+        """The master's worker, started (its cells run) at the first miss."""
+        if self._runner is None:
+            if self._failed_start is not None:
+                raise type(self._failed_start)(*self._failed_start.args)
+            t0 = time.monotonic()
             try:
-                value = self._runner.call(probe, args, kwargs, seed=seed, timeout=timeout)
-            except ProbeError as e:
-                raise ReferenceFailed(f"the reference solution raised in probe {probe!r}: {e}") from None
-            blob = wire.encode(value)
-            if folder is not None:
-                _write(folder, key, blob)
-        else:
-            self.hits += 1
-        value = memory[key] = wire.decode_message(blob)
-        return wire.copy_decoded(value)
+                self._runner = self._make_runner()
+            except (ProbeCrashed, ProbeTimeout) as e:  # a HostFault, or a master that fails
+                self._failed_start = e
+                raise
+            finally:
+                self.start_time += time.monotonic() - t0
+        return self._runner
 
     def close(self) -> None:
         if self._runner is not None:
@@ -123,7 +145,9 @@ class CachedReference:
             self._runner = None
 
 
-_PROVEN = ".proven"
+def _proven(test_file: str) -> str:
+    """The name of the mark that the master passed `test_file` (`hidden/test_x.py`) under a variant."""
+    return ".proven-" + test_file.replace("/", "-")
 
 
 def _write(folder: Path, name: str, blob: bytes) -> None:

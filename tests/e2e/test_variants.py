@@ -83,9 +83,10 @@ def test_each_student_gets_their_own_hidden_inputs(toy_kit, tmp_path, course):
         student_facing = (out / "toy" / sid / "results.json").read_text()
         assert v not in student_facing and "variant" not in student_facing
     version = load_assignment("toy", toy_kit).version()
-    cache = out / ".cache" / "reference" / "toy" / version
-    assert {p.name for p in (cache / "variants").iterdir()} == set(variants.values())
-    assert all((cache / "variants" / v / ".proven").is_file() for v in variants.values())
+    cache = out / ".cache" / "reference" / "toy" / version / "variants"  # the master's answers, per variant
+    assert {p.name for p in cache.iterdir()} == set(variants.values())
+    assert all(any(not f.name.startswith(".") for f in (cache / v).iterdir()) for v in variants.values())
+    assert not list(cache.glob("*/.proven*"))  # no point lost: nothing to prove the master on
 
     # a lookup table of alice's hidden inputs: alice's resubmission keeps full marks (her variant is
     # stable), bob's copy fails the hidden test whose inputs are his own
@@ -95,6 +96,9 @@ def test_each_student_gets_their_own_hidden_inputs(toy_kit, tmp_path, course):
     assert by_id["alice"].score == 10 and by_id["alice"].environment["variant"] == variants["alice"]
     failed = {t.id for t in by_id["bob"].tests if t.score < t.max_score}
     assert by_id["bob"].score == 7 and failed == {"hidden/test_double.py::test_double_random[cpu]"}
+    assert not by_id["bob"].provisional  # the master passed that file on bob's variant: the lost points stand
+    assert [f.name for f in cache.glob("*/.proven*")] == [".proven-hidden-test_double.py"]
+    assert (cache / variants["bob"] / ".proven-hidden-test_double.py").is_file()
 
     # alice is matched to the roster since: another identity, another variant; her stored grade is not
     # reused, and her table no longer fits.  Bob is unchanged and reused.
@@ -134,8 +138,9 @@ def test_n_variants_share_inputs_within_a_variant(toy_kit, tmp_path, course):
 
 
 def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tmp_path, course):
-    """The course-wide gate passes, but a hidden test is wrong for some inputs: the student whose variant
-    it is wrong for gets a provisional result (graded again on the next run, exported blank), not a 0."""
+    """The course-wide gate passes, but a hidden test is wrong for some inputs: the student who loses its
+    points on a variant the master fails too gets a provisional result (graded again on the next run,
+    exported blank), never the points taken."""
     kit = tmp_path / "kit"
     shutil.copytree(toy_kit, kit)
     seeds = Seeds(SECRET.encode(), "toy")
@@ -154,9 +159,9 @@ def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tm
     assert run.reference.score == 10
     assert by_id[good].score == 10 and not by_id[good].provisional
     r = by_id[bad]
+    assert r.score == 8 and [t.id for t in r.tests if t.score < t.max_score] == ["hidden/test_double.py::test_answer"]
     assert r.provisional and "master notebook fails the hidden tests" in r.provisional, r.provisional
-    assert r.status == "crashed" and not r.tests and "grader error" in r.message
     assert "holds for some inputs only" in "\n".join(r.problems)
+    assert run.retried == 2  # graded again in the run (a host fault may pass), then left provisional
     cache = tmp_path / "out" / ".cache" / "reference" / "toy" / load_assignment("toy", kit).version() / "variants"
-    assert (cache / seeds.variant_of(good) / ".proven").is_file()
-    assert not (cache / seeds.variant_of(bad) / ".proven").exists()
+    assert not list(cache.glob("*/.proven*"))

@@ -14,6 +14,9 @@ class _Master:
         self.calls += 1
         return {"w": torch.arange(3.0, requires_grad=True), "n": [seed, args]}
 
+    def call_many(self, calls, *, timeout=None):  # as NotebookRunner's: the cache sends its misses in one batch
+        return [(True, self.call(p, a, k, seed=s)) for p, a, k, s in calls]
+
     def close(self):
         pass
 

@@ -3,6 +3,7 @@ each variant once, whatever the number of judges asking at the same time."""
 import threading
 import time
 
+import pytest
 import torch
 
 from autograder.probe.reference import CachedReference
@@ -15,6 +16,10 @@ class _Master:
     def call(self, probe, args=(), kwargs=None, *, seed=0, timeout=None):
         self.calls += 1
         return torch.full((2,), float(seed))
+
+    def call_many(self, calls, *, timeout=None):
+        self.batches = getattr(self, "batches", 0) + 1
+        return [(True, self.call(p, a, k, seed=s)) for p, a, k, s in calls]
 
     def close(self):
         pass
@@ -43,32 +48,63 @@ def test_answers_are_cached_per_variant(tmp_path):
     assert fresh.misses == 0
 
 
+def test_misses_go_to_the_master_in_one_batch(tmp_path):
+    """A `map` of the proof's (or the reference pass's) calls is one round trip to the master's worker."""
+    master = _Master()
+    ref = CachedReference(lambda: master, tmp_path)
+    ref.new_submission("sa")
+    ref.call("p", (0,), seed=0)
+    answers = ref.call_many([("p", (i,), {}, i) for i in range(5)] + [("p", (1,), {}, 1)])
+    assert master.batches == 2 and master.calls == 5 and (ref.misses, ref.hits) == (5, 2)  # seed 0 and a repeat
+    assert [float(v[0]) for _, v in answers] == [0, 1, 2, 3, 4, 1] and all(ok for ok, _ in answers)
+
+
+def test_a_probe_the_master_raises_in_is_the_assignments_fault(tmp_path):
+    from autograder.execute.runner import answer
+    from autograder.probe.reference import ReferenceFailed
+
+    class Raising(_Master):
+        def call_many(self, calls, *, timeout=None):
+            return [(False, {"type": "ValueError", "message": "bad"}) for _ in calls]
+
+    ref = CachedReference(Raising, tmp_path)
+    [(ok, err)] = ref.call_many([("p", (1,), {}, 3)])
+    assert ok is None and isinstance(err, ReferenceFailed) and "ValueError: bad" in str(err)
+    with pytest.raises(ReferenceFailed):
+        answer(ok, err)
+
+
 def test_a_variant_is_proven_once_however_many_judges_ask(tmp_path):
     runs = []
 
-    def prove() -> str:
-        runs.append(1)
+    def prove(files) -> str:
+        runs.append(files)
         time.sleep(0.3)  # the master's run on the variant: long enough for the others to arrive
         return ""
 
     judges = [CachedReference(_Master, tmp_path) for _ in range(4)]  # each its own open file: flock conflicts
     answers = []
-    threads = [threading.Thread(target=lambda r=r: answers.append(r.prove("sa", prove))) for r in judges]
+    threads = [threading.Thread(target=lambda r=r: answers.append(r.prove("sa", ["hidden/test_x.py"], prove)))
+               for r in judges]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert answers == [""] * 4 and len(runs) == 1
-    assert (tmp_path / "variants" / "sa" / ".proven").is_file()
-    assert CachedReference(_Master, tmp_path).prove("sa", lambda: "must not run") == ""  # a later run reads the mark
+    assert answers == [""] * 4 and runs == [["hidden/test_x.py"]]
+    assert (tmp_path / "variants" / "sa" / ".proven-hidden-test_x.py").is_file()
+    later = CachedReference(_Master, tmp_path)  # a later run reads the mark, and proves only what it lacks
+    assert later.prove("sa", ["hidden/test_x.py"], lambda files: "must not run") == ""
+    assert later.prove("sa", ["hidden/test_x.py", "hidden/test_y.py"], lambda files: runs.append(files) or "") == ""
+    assert runs[-1] == ["hidden/test_y.py"]
 
 
 def test_a_failed_proof_is_not_kept(tmp_path):
-    ref = CachedReference(_Master, tmp_path)
-    assert ref.prove("sa", lambda: "the master scores 7/10") == "the master scores 7/10"
-    assert not (tmp_path / "variants" / "sa" / ".proven").exists()
-    assert ref.prove("sa", lambda: "") == ""  # tried again (a host fault may have passed), then kept
-    assert ref.prove("sa", lambda: "must not run") == ""
+    ref, f = CachedReference(_Master, tmp_path), ["hidden/test_x.py"]
+    assert ref.prove("sa", f, lambda files: "the master scores 7/10") == "the master scores 7/10"
+    assert not list((tmp_path / "variants" / "sa").glob(".proven*"))
+    assert ref.prove("sa", f, lambda files: "") == ""  # tried again (a host fault may have passed), then kept
+    assert ref.prove("sa", f, lambda files: "must not run") == ""
+    assert ref.prove("sb", f, lambda files: "another variant: proven on its own") == "another variant: proven on its own"
     memory_only = CachedReference(_Master, None)
-    assert memory_only.prove("sb", lambda: "why") == "why" and memory_only.prove("sb", lambda: "") == ""
-    assert memory_only.prove("sb", lambda: "must not run") == ""
+    assert memory_only.prove("sb", f, lambda files: "why") == "why" and memory_only.prove("sb", f, lambda files: "") == ""
+    assert memory_only.prove("sb", f, lambda files: "must not run") == ""
