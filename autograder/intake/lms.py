@@ -131,11 +131,17 @@ def _files_in_zip(zpath: Path, scratch: Path) -> tuple[list[_File], list[str]]:
 
 
 def _files_in_dir(folder: Path) -> tuple[list[_File], list[str]]:
+    """Notebooks and other files of a folder; a link is listed, never followed (a student's upload or
+    exchange folder may hold one pointing at the master, or at a classmate's work)."""
     files, others = [], []
+    inside = folder.resolve()
     for p in sorted(folder.rglob("*")):
         if not p.is_file() or ".ipynb_checkpoints" in p.parts or "__MACOSX" in p.parts:
             continue
         rel = p.relative_to(folder).as_posix()
+        if p.is_symlink() or inside not in p.resolve().parents:
+            others.append(f"{rel} (a link: not followed)")
+            continue
         if p.suffix.lower() == ".ipynb":
             files.append(_File(rel, p.resolve(), _mtime(p)))
         elif p.name not in ("timestamp.txt", ".DS_Store"):
@@ -312,7 +318,7 @@ def _nbgrader(submitted: Path, assignment: str | None) -> tuple[list[_Candidate]
         folder = student_dir / assignment
         if not folder.is_dir():
             continue
-        notebooks = sorted(p for p in folder.glob("*.ipynb") if p.is_file())
+        notebooks = sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not p.is_symlink())  # a link: not followed
         if not notebooks:
             ignored.append(f"{student_dir.name}/{assignment}: no notebook")
             continue

@@ -233,8 +233,12 @@ def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes
 
 
 def _choose_notebook(submission: Path, assignment: str) -> Path | None:
+    """The notebook to grade: `<assignment>.ipynb`, else the newest.  A link is never followed: an upload
+    may hold one (zips keep them), pointing at the master in `source/`."""
+    inside = submission.resolve()
     found = [p for p in sorted(submission.rglob("*.ipynb"))
-             if p.is_file() and ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts]
+             if p.is_file() and not p.is_symlink() and inside in p.resolve().parents
+             and ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts]
     if not found:
         return None
     for p in found:

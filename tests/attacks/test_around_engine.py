@@ -428,3 +428,24 @@ def test_gradescope_weak_isolation_opt_in_keeps_secret_and_master_out_of_reach(t
     finally:
         shutil.rmtree(root, ignore_errors=True)
         shutil.rmtree(drops, ignore_errors=True)
+
+
+def test_a_link_in_an_upload_is_never_followed(toy_kit, tmp_path):
+    """An upload (Gradescope keeps a zip's links) or an nbgrader exchange folder holding a link to the
+    master: it would be graded as the student's notebook, full marks."""
+    from autograder.interop.gradescope import _choose_notebook
+
+    master = toy_kit / "solutions" / "toy.ipynb"
+    sub = tmp_path / "autograder" / "submission"
+    (sub / "deep").mkdir(parents=True)
+    (sub / "toy.ipynb").symlink_to(master)
+    (sub / "deep" / "up").symlink_to(toy_kit / "solutions", target_is_directory=True)
+    (sub / "mine.ipynb").write_bytes(nb_bytes("mine"))
+    assert _choose_notebook(sub, "toy") == sub / "mine.ipynb"
+    (tmp_path / "autograder" / "submission_metadata.json").write_text("{}")
+    batch = unpack(sub, tmp_path / "s", fmt="gradescope")
+    assert [e.submission.path for e in batch.entries] == [(sub / "mine.ipynb").resolve()]
+    submitted = tmp_path / "course" / "submitted" / "mallory" / "toy"
+    submitted.mkdir(parents=True)
+    (submitted / "toy.ipynb").symlink_to(master)
+    assert unpack(tmp_path / "course", tmp_path / "s2", fmt="nbgrader", assignment="toy").entries == []
