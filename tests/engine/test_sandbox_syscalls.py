@@ -149,3 +149,57 @@ def test_the_tables_match_the_kernel_headers():
     table = syscalls._ARCHES["x86_64"][1]
     assert {k: v for k, v in table.items() if k in known} == {k: known[k] for k in table if k in known}
     assert all(v >= 451 or k == "uretprobe" for k, v in table.items() if k not in known)
+
+
+CURRICULUM_NEEDS = r'''
+import ctypes, multiprocessing, os, subprocess, tempfile, threading
+os.environ["TRITON_INTERPRET"] = "1"  # as 02b_kernels does without a GPU
+import numpy as np, torch, pytest
+import triton, triton.language as tl
+
+here = tempfile.mkdtemp()
+with open(os.path.join(here, "k.c"), "w") as f:
+    f.write("void scale(float *x, int n, float a) { for (int i = 0; i < n; i++) x[i] *= a; }\n")
+subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", os.path.join(here, "k.so"), os.path.join(here, "k.c")], check=True)
+x = np.arange(4, dtype=np.float32)
+ctypes.CDLL(os.path.join(here, "k.so")).scale(x.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), 4, ctypes.c_float(2))
+assert x.tolist() == [0, 2, 4, 6]
+
+@triton.jit
+def add_one(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+t = torch.arange(10.0)
+out = torch.empty(10)
+add_one[(1,)](t, out, 10, BLOCK=16)
+assert torch.equal(out, t + 1)
+
+torch.set_num_threads(2)
+assert (torch.ones(128, 128) @ torch.ones(128, 128))[0, 0] == 128
+threads = [threading.Thread(target=lambda: None) for _ in range(16)]
+for th in threads: th.start()
+for th in threads: th.join()
+with multiprocessing.get_context("fork").Pool(2) as pool:
+    assert pool.map(abs, [-1, -2]) == [1, 2]
+with open(os.path.join(here, "test_it.py"), "w") as f:
+    f.write("def test_ok():\n    assert 1 + 1 == 2\n")
+assert pytest.main(["-q", "-p", "no:cacheprovider", os.path.join(here, "test_it.py")]) == 0
+print("CURRICULUM OK", flush=True)
+'''
+
+
+@pytest.mark.parametrize("kind", ["warm", "cold"])
+def test_what_the_curriculum_needs_runs_under_the_allowlist(sandbox, kind):
+    """`cc` compiling a C kernel and ctypes calling it, a Triton kernel in the CPU interpreter, torch's thread
+    pool, threads, a process pool, pytest: all allowed (Docker's profile was written for what programs do)."""
+    import os
+
+    if os.path.exists("/dev/nvidia0"):
+        pytest.skip("the Triton kernel here is for the CPU interpreter")
+    with NotebookRunner([Cell(index=1, source=CURRICULUM_NEEDS)], probes=None, limits=LIMITS, isolation=sandbox(kind)) as runner:
+        runner.execute()
+        (rec,) = runner.cell_records
+        printed = runner.worker.stdout.text() if runner.worker else ""
+    assert rec.status == "ok", rec.error
+    assert "CURRICULUM OK" in runner.stdout + printed
