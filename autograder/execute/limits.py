@@ -21,7 +21,7 @@ class Limits:
     disk_mb: int = 512                # all it writes: work folder + /tmp + /dev/shm, one tmpfs (RAM, in memory_mb)
     files: int = 10_000               # files and folders it may create there (the tmpfs's inodes)
     open_files: int = 256             # RLIMIT_NOFILE
-    processes: int = 256              # RLIMIT_NPROC (effective for an unprivileged uid)
+    processes: int = 256              # processes and threads: the worker's pids cgroup (RLIMIT_NPROC without cgroups)
     output_kb: int = 64               # stdout and stderr kept, each; the rest is dropped
     payload_mb: int = 64              # largest message (frame) accepted from the worker: see wire.Limits
     threads: int = 1                  # torch intra-op threads in the worker
