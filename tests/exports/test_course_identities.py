@@ -137,3 +137,20 @@ def test_lms_comments_are_sentences():
     comment = grade_rows([r])[0].comment()
     assert comment == ("Score: 7/10. Cell 4 did not finish in time; it was skipped and the rest graded. "
                        "Not passed: double() agrees with the reference (failed).")
+
+
+def test_grade_without_a_course_secret_warns_in_one_line(toy_kit, tmp_path, monkeypatch, capsys):
+    from autograder.cli import main
+
+    for var in ("AUTOGRADER_SECRET", "AUTOGRADER_SECRET_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert main(["--kit", str(toy_kit), "grade", "toy", str(tmp_path / "none.ipynb"), "--out", str(tmp_path / "r"),
+                 "--allow-weak-isolation"]) == 2      # the run stops at intake, after the warning
+    warning = [ln for ln in capsys.readouterr().err.splitlines() if "course secret" in ln]
+    assert len(warning) == 1 and warning[0].startswith("warning: no course secret")
+    monkeypatch.setenv("AUTOGRADER_SECRET", "s3cret")
+    assert main(["--kit", str(toy_kit), "grade", "toy", str(tmp_path / "none.ipynb"), "--out", str(tmp_path / "r"),
+                 "--allow-weak-isolation"]) == 2
+    assert "course secret" not in capsys.readouterr().err
