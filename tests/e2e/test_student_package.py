@@ -1,24 +1,26 @@
 """The student package end to end, as a student gets it.
 
-One wheel (built like `make dist`), installed into a fresh virtualenv that has neither the checkout
-nor anything the wheel does not ask for on its path; a released notebook copied alone into an empty
-folder, one exercise filled in, executed with nbclient: its check passes, an unanswered one says so
-with its hint, and the notebook's last cell (`check.all()`) validates the saved file.  The fresh
-virtualenv borrows its dependencies from this one through a `.pth` file naming a folder of links to
-exactly the wheel's (transitive, core) requirements, so torch costs no download and a missing
-dependency still fails: pip runs with `--no-index`.
+The wheel, built as `make dist` builds it, is installed into a fresh virtualenv exactly as README "For
+students" says: torch's CPU build, then the README's one line (the `[course]` extra), by the virtualenv's
+own pip with this machine's pip configuration, so torch and Triton come from the same files a student's
+index serves.  Then every assignment's released notebook, copied alone into an empty folder with its first
+exercise answered from the master, runs top to bottom with nbclient in that Python: nothing fails to
+import, the answered exercise's check passes, the next one says "not answered yet", and no check prints an
+`Out:` line.  The same for a notebook released through nbgrader (`autograder nbgrader source`, then
+`nbgrader generate_assignment`).  The virtualenv is built once per test session (torch and Triton are
+large: about two minutes) and shared by every assignment.
 """
 from __future__ import annotations
 
 import email
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
 import zipfile
-from importlib import metadata
 from pathlib import Path
 
 import nbformat
@@ -27,24 +29,79 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder import checks
-from autograder.notebook.release import release
+from autograder.notebook.release import BEGIN, release
+from autograder.selfcheck import INSTALL
 
 ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+ASSIGNMENTS = sorted(p.parent.name for p in (ROOT / "assignments").glob("*/manifest.toml"))
 pytestmark = pytest.mark.slow
+_CHECK_LINE = re.compile(r'^check\("(\w+)"\)\s*$', re.M)
+_DRIVER = """import os, sys, nbformat
+from nbclient import NotebookClient
+nb = nbformat.read(sys.argv[1], as_version=4)
+NotebookClient(nb, timeout=600, allow_errors=True, kernel_name='python3',
+               resources={'metadata': {'path': os.path.dirname(sys.argv[1])}}).execute()
+nbformat.write(nb, sys.argv[2])
+"""
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`make dist`'s command on a copy of the sources (with solutions/ and hidden tests present)."""
-    tmp = tmp_path_factory.mktemp("dist")
-    src = tmp / "src"
+def _env(**extra: str) -> dict[str, str]:
+    """This environment without its virtualenv or import path: pip's own configuration (indexes) stays."""
+    drop = {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "AUTOGRADER_KIT", "AUTOGRADER_WORKER",
+            "AUTOGRADER_VALIDATING", "JPY_SESSION_NAME"}
+    return {**{k: v for k, v in os.environ.items() if k not in drop}, "LANG": "C.UTF-8", **extra}
+
+
+def _readme_install_line() -> str:
+    """The one install command of README "For students" (its link is the course's)."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## For students", 1)[1].split("\n## ", 1)[0]
+    lines = re.findall(r"^pip install .*$", section, re.M)
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+@pytest.fixture(scope="session")
+def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the kit's sources: the wheel and the notebooks released from one state of the checks."""
+    src = tmp_path_factory.mktemp("kit")
     for name in ("autograder", "assignments", "solutions"):
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for name in ("pyproject.toml", "setup.py", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "MANIFEST.in"):
         shutil.copy2(ROOT / name, src / name)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                    "--wheel-dir", str(tmp / "dist"), str(src)], check=True, cwd=tmp)
-    return next((tmp / "dist").glob("*.whl"))
+    return src
+
+
+@pytest.fixture(scope="session")
+def wheel(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`make dist`'s command (an isolated build: setuptools only), with solutions/ and hidden tests present."""
+    dist = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir", str(dist), str(kit)],
+                   check=True, cwd=dist, env=_env())
+    return next(dist.glob("*.whl"))
+
+
+@pytest.fixture(scope="session")
+def student_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtualenv with the package installed as the README says: the CPU torch, then the one line."""
+    venv = tmp_path_factory.mktemp("student-env") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=_env())
+    py = venv / "bin" / "python"
+    line = re.sub(r"torch_course_autograder-[^/\"]+\.whl", wheel.name, _readme_install_line())
+    assert line == INSTALL.removeprefix("%").replace("LINK", "https://YOUR-COURSE-SITE/" + wheel.name), line
+    start = time.monotonic()
+    pip = [str(py), "-m", "pip", "install", "-q", "--no-compile"]   # byte-compiling torch and Triton: minutes here
+    subprocess.run([*pip, f"torch=={_torch_version()}"], check=True, env=_env())  # here: this machine's CPU wheel
+    subprocess.run([*pip, line.split(" ", 2)[2].strip('"').replace("https://YOUR-COURSE-SITE/", wheel.parent.as_uri() + "/")],
+                   check=True, env=_env())
+    print(f"the student's install: {time.monotonic() - start:.0f} s")
+    return py
+
+
+def _torch_version() -> str:
+    import torch
+
+    return torch.__version__.split("+")[0]
 
 
 def _requirements(wheel: Path) -> list[str]:
@@ -53,53 +110,68 @@ def _requirements(wheel: Path) -> list[str]:
         return email.message_from_bytes(z.read(meta)).get_all("Requires-Dist") or []
 
 
-def _dependency_view(wheel: Path, dest: Path) -> list[str]:
-    """Links in `dest` to the files of every distribution the wheel needs (core, transitively), from this
-    environment; returns their names."""
-    todo = [(r, "") for r in _requirements(wheel)]
-    seen: dict[str, metadata.Distribution] = {}
-    while todo:
-        text, extra = todo.pop()
-        req = Requirement(text)
-        if req.marker and not req.marker.evaluate({"extra": extra}):
+def _exercises(master: nbformat.NotebookNode) -> list[tuple[str, list[str]]]:
+    """(exercise, ids of its solution cells) in notebook order: the solution cells before each `check("...")`."""
+    out, pending = [], []
+    for cell in master.cells:
+        if cell.cell_type != "code":
             continue
-        name = canonicalize_name(req.name)
-        for wanted in {"", *req.extras}:
-            key = f"{name}[{wanted}]"
-            if key in seen:
-                continue
-            dist = seen[key] = metadata.distribution(req.name)
-            todo += [(r, wanted) for r in dist.requires or []]
-    dest.mkdir()
-    for dist in {id(d): d for d in seen.values()}.values():
-        for top in {f.parts[0] for f in dist.files or [] if f.parts[0] not in ("..", "__pycache__")}:
-            if not top.endswith(".pth") and not (dest / top).exists():
-                (dest / top).symlink_to(Path(str(dist.locate_file(top))).resolve())
-    return sorted({k.split("[")[0] for k in seen})
+        if BEGIN in cell.source:
+            pending.append(cell.id)
+        m = _CHECK_LINE.search(cell.source)
+        if m and pending:
+            out.append((m.group(1), pending))
+            pending = []
+    return out
 
 
-@pytest.fixture(scope="module")
-def student_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("student-env")
-    names = _dependency_view(wheel, tmp / "deps")
-    assert "torch" in names and not {"rich", "dask", "pandas", "nbgrader", "matplotlib"} & set(names), names
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp / "venv")], check=True)
-    py = tmp / "venv" / "bin" / "python"
-    site = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    Path(site, "deps.pth").write_text(str(tmp / "deps") + "\n")
-    return py
+def _answer_first(kit: Path, nb: nbformat.NotebookNode, assignment: str) -> tuple[str, str]:
+    """Copy the first exercise's solution cells from the master into `nb`; its name and the next exercise's."""
+    master = nbformat.read(kit / "solutions" / f"{assignment}.ipynb", as_version=4)
+    (first, ids), (second, _) = _exercises(master)[:2]
+    sources = {c.id: c.source for c in master.cells}
+    answered = [c for c in nb.cells if c.get("id") in ids]
+    assert len(answered) == len(ids), (assignment, ids)
+    for cell in answered:
+        cell.source = sources[cell.id]
+    return first, second
 
 
-def _env() -> dict[str, str]:
-    return {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8"}
+def _run_alone(py: Path, nb: nbformat.NotebookNode, folder: Path, name: str, **env: str) -> nbformat.NotebookNode:
+    """`nb` saved alone in an empty `folder` and run there top to bottom by `py`'s nbclient and kernel."""
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / name)
+    out = folder.parent / f"{folder.name}-executed.ipynb"
+    subprocess.run([str(py), "-c", _DRIVER, str(folder / name), str(out)], check=True, env=_env(**env), cwd=folder,
+                   timeout=900)
+    return nbformat.read(out, as_version=4)
 
 
-def test_wheel_has_the_public_checks_and_no_secrets(wheel):
+def _output(cell: nbformat.NotebookNode) -> str:
+    return "".join(o.get("text", "") + o.get("evalue", "") for o in cell.outputs)
+
+
+def _check_cell(nb: nbformat.NotebookNode, exercise: str) -> nbformat.NotebookNode:
+    return next(c for c in nb.cells if c.cell_type == "code" and re.search(rf'^check\("{exercise}"\)\s*$', c.source, re.M))
+
+
+def _assert_checks_itself(done: nbformat.NotebookNode, answered: str, unanswered: str) -> None:
+    errors = [(i, o["ename"], o["evalue"][:200]) for i, c in enumerate(done.cells) if c.cell_type == "code"
+              for o in c.outputs if o.get("output_type") == "error"]
+    assert not [e for e in errors if e[1] in ("ImportError", "ModuleNotFoundError")
+                or "'check' is not defined" in e[2]], errors
+    assert f"{answered}: all public checks pass" in _output(_check_cell(done, answered)), _output(_check_cell(done, answered))
+    assert f"{unanswered}: not answered yet" in _output(_check_cell(done, unanswered)), _output(_check_cell(done, unanswered))
+    checking = [c for c in done.cells if c.cell_type == "code" and _CHECK_LINE.search(c.source)]
+    assert checking and not [c.source for c in checking if any(o.get("output_type") == "execute_result" for o in c.outputs)]
+    assert "out of date" not in "".join(_output(c) for c in done.cells if c.cell_type == "code")
+
+
+def test_wheel_has_the_public_checks_and_no_secrets(kit, wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if "hidden/" in n or "solutions/" in n or n.startswith("assignments/")
                 or "/.cache/" in n or n.endswith((".ipynb", ".pt", ".bin", ".sqlite"))]
-    for a in sorted(p.parent for p in (ROOT / "assignments").glob("*/manifest.toml")):
+    for a in sorted(p.parent for p in (kit / "assignments").glob("*/manifest.toml")):
         packaged = {n for n in names if n.startswith(f"autograder/checks/{a.name}/")}
         expected = {f"autograder/checks/{a.name}/{f.relative_to(a).as_posix()}" for f in checks.files(a)}
         assert packaged == expected | {f"autograder/checks/{a.name}/manifest.toml"}
@@ -108,55 +180,73 @@ def test_wheel_has_the_public_checks_and_no_secrets(wheel):
     assert core <= {"torch", "numpy", "nbformat", "nbclient", "ipykernel", "ipython", "pytest", "tomli"}, core
 
 
-def test_setup_cell_says_what_to_install_when_the_package_is_missing(student_python, tmp_path):
-    nb = nbformat.read(release(ROOT, "01_tensors", tmp_path)[0], as_version=4)
-    setup = next(c.source for c in nb.cells if c.cell_type == "code" and "Checker" in c.source)
-    before = subprocess.run([student_python, "-c", "import autograder"], capture_output=True, env=_env(), cwd=tmp_path)
-    if before.returncode == 0:
-        pytest.skip("the package is already installed in the student environment (fixture order)")
-    r = subprocess.run([student_python, "-c", setup], capture_output=True, text=True, env=_env(), cwd=tmp_path)
-    assert r.returncode != 0 and 'Run  %pip install "torch-course-autograder[course] @ LINK"' in r.stderr.splitlines()[-1]
+def test_make_dist_builds_without_the_instructor_stack(tmp_path):
+    """`make dist` must not depend on `make install` (minutes of instructor packages for a small wheel)."""
+    r = subprocess.run(["make", "-n", "dist", f"VENV={tmp_path / 'venv'}"], cwd=ROOT, capture_output=True, text=True,
+                       check=True)
+    assert "pip wheel" in r.stdout and "pip install" not in r.stdout and "--no-build-isolation" not in r.stdout, r.stdout
 
 
-def test_lone_notebook_checks_itself_after_one_pip_install(student_python, wheel, tmp_path):
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_setup_cell_names_the_install_line_before_any_import(kit, assignment, tmp_path):
+    """In a Python with none of the packages, the released setup cell fails first, once, with the line."""
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, env=_env())
+    nb = nbformat.read(release(kit, assignment, tmp_path / "released")[0], as_version=4)
+    setup = next(c.source for c in nb.cells if c.cell_type == "code")
+    assert INSTALL in setup.splitlines()[0]   # named in the first code cell, as in the README
+    r = subprocess.run([str(bare / "bin" / "python"), "-c", setup], capture_output=True, text=True, env=_env(), cwd=tmp_path)
+    last = r.stderr.strip().splitlines()[-1]
+    assert r.returncode != 0 and last.startswith("ImportError: Not installed: autograder"), r.stderr
+    assert f"Run  {INSTALL}  (LINK: the link your course gives)" in last and "torch" in last
+    assert "%pip install torch-course-autograder " not in setup
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_lone_notebook_checks_itself_after_the_readme_install(kit, student_python, assignment, tmp_path):
+    nb = nbformat.read(release(kit, assignment, tmp_path / "released")[0], as_version=4)   # = student/
+    assert nb.cells[-1].source == "check.all()"
+    nb.cells = nb.cells[:-2]      # check.all() runs the whole notebook again: once, below, is enough
+    answered, unanswered = _answer_first(kit, nb, assignment)
+    nb.cells.insert(1, nbformat.v4.new_code_cell("import autograder, sys\nprint('FROM', autograder.__file__)\n"
+                                                 "print('PATH', [p for p in sys.path if 'work/main' in p])"))
     start = time.monotonic()
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(student_python), "install", "-q", "--no-index",
-                    str(wheel)], check=True, env=_env())
-    install_s = time.monotonic() - start
-    print(f"pip install of the wheel: {install_s:.1f} s")
-    assert install_s < 60, f"pip install took {install_s:.0f} s"
+    done = _run_alone(student_python, nb, tmp_path / "alone", f"{assignment}.ipynb")
+    print(f"{assignment}: {time.monotonic() - start:.0f} s")
+    assert sorted(p.name for p in (tmp_path / "alone").iterdir()) == [f"{assignment}.ipynb"]  # nothing else needed
+    where = _output(done.cells[1])
+    assert f"FROM {student_python.parents[1]}" in where and "PATH []" in where, where
+    _assert_checks_itself(done, answered, unanswered)
 
-    # the released notebook, alone in an empty folder, with the dtypes exercise answered from the master
-    master = nbformat.read(ROOT / "solutions" / "01_tensors.ipynb", as_version=4)
-    nb = nbformat.read(release(ROOT, "01_tensors", tmp_path / "released")[0], as_version=4)  # = student/
-    answer = next(c for c in master.cells if "def to_float32" in c.source)
-    next(c for c in nb.cells if c.get("id") == answer.id).source = answer.source
-    nb.cells.insert(-2, nbformat.v4.new_code_cell("import autograder, sys\nprint('FROM', autograder.__file__)\n"
-                                                  "print('PATH', [p for p in sys.path if 'work/main' in p])"))
+
+def test_nbgrader_release_checks_itself_with_the_wheel(kit, student_python, tmp_path):
+    """`autograder nbgrader source`, then nbgrader's own `generate_assignment`: the released notebook carries the
+    checks' version and the import guard, so the installed wheel's checks run on it."""
+    assignment, course = "01_tensors", tmp_path / "course"
+    r = subprocess.run([sys.executable, "-m", "autograder", "--kit", str(kit), "nbgrader", "source", assignment,
+                        "--course", str(course), "--allow-weak-isolation"], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}   # nbgrader runs `alembic`
+    r = subprocess.run([str(BIN / "nbgrader"), "generate_assignment", assignment, "--force"], cwd=course, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    nb = nbformat.read(course / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+    version = checks.version(kit / "assignments" / assignment)
+    assert nb.metadata["autograder"] == {"assignment": assignment, "version": version}
+    assert f'Checker("{assignment}", version="{version}")' in next(c.source for c in nb.cells if "Checker(" in c.source)
+    answered, unanswered = _answer_first(kit, nb, assignment)
+    done = _run_alone(student_python, nb, tmp_path / "alone", f"{assignment}.ipynb")
+    _assert_checks_itself(done, answered, unanswered)
+
+
+def test_check_all_finds_its_file_when_a_copy_sits_beside_it(kit, student_python, tmp_path):
+    """Jupyter starts a kernel with JPY_SESSION_NAME (the notebook's path): a second copy in the folder does not
+    make check.all() give up."""
+    assignment = "01_tensors"
+    nb = nbformat.read(release(kit, assignment, tmp_path / "released")[0], as_version=4)
     folder = tmp_path / "alone"
-    folder.mkdir()
-    nbformat.write(nb, folder / "01_tensors.ipynb")
-    driver = ("import sys, nbformat\nfrom nbclient import NotebookClient\n"
-              "nb = nbformat.read(sys.argv[1], as_version=4)\n"
-              "NotebookClient(nb, timeout=600, allow_errors=True, kernel_name='python3',"
-              " resources={'metadata': {'path': sys.argv[2]}}).execute()\n"
-              "nbformat.write(nb, sys.argv[3])\n")
-    out = tmp_path / "executed.ipynb"
-    subprocess.run([student_python, "-c", driver, str(folder / "01_tensors.ipynb"), str(folder), str(out)],
-                   check=True, env=_env(), cwd=folder)
-    assert sorted(p.name for p in folder.iterdir()) == ["01_tensors.ipynb"]  # nothing else was needed, or written
-
-    done = nbformat.read(out, as_version=4)
-
-    def output_of(code: str) -> str:
-        cell = next(c for c in done.cells if c.cell_type == "code" and c.source.strip() == code)
-        return "".join(o.get("text", "") + json.dumps(o.get("evalue", "")) for o in cell.outputs)
-
-    where = output_of(nb.cells[-3].source)
-    assert f"FROM {student_python.parents[1]}" in where and "PATH []" in where
-    assert "dtypes: all public checks pass" in output_of('check("dtypes")')
-    shapes = output_of('check("shapes")')
-    assert "not answered yet" in shapes and "Hint: rank = t.dim()" in shapes and "should be a tuple" not in shapes
-    report = output_of("check.all()")
-    assert "✔ dtypes: all public checks pass" in report and "✘ shapes: not answered yet" in report
-    assert "Not ready: not answered yet: shapes, views" in report
+    nb.cells = [nb.cells[0], next(c for c in nb.cells if "Checker(" in c.source),
+                nbformat.v4.new_code_cell("import shutil\nshutil.copy('mine.ipynb', 'mine (copy).ipynb')"), nb.cells[-1]]
+    done = _run_alone(student_python, nb, folder, "mine.ipynb", JPY_SESSION_NAME=str(folder / "mine.ipynb"))
+    report = _output(done.cells[-1])
+    assert "Cannot tell which file" not in report and "Running mine.ipynb top to bottom" in report, report
