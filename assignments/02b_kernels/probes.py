@@ -115,8 +115,6 @@ def c_op_error(ns, name, x, device="cpu"):
 
 def build_and_call(ns, constant):
     """build_kernels compiles a source it has never seen: a function returning a + constant."""
-    import ctypes
-
     lib = ns["build_kernels"](f"long add_constant(long a) {{ return a + {int(constant)}; }}\n")
     fn = lib.add_constant
     fn.restype, fn.argtypes = ctypes.c_long, [ctypes.c_long]
@@ -155,7 +153,7 @@ def kit_build(student, cases):
 # (-z defs): the kernels compute with their own loops and exp, and cannot call into Python or torch.
 C_FLAGS = ["-O2", "-shared", "-fPIC", "-nostdinc", "-nostdlib", "-fno-stack-protector",
            "-fno-tree-loop-distribute-patterns", "-Wl,-z,defs"]
-_C_TYPES = {torch.float32: ("f32", ctypes.c_float), torch.float64: ("f64", ctypes.c_double)}
+_C_SUFFIX = {torch.float32: "f32", torch.float64: "f64"}
 
 
 def c_kernels_run(ns, source, cases):
@@ -173,7 +171,7 @@ def c_kernels_run(ns, source, cases):
     library = ctypes.CDLL(lib)
     ys, afters = [], []
     for kernel, x, layout in cases:
-        suffix, _ = _C_TYPES[x.dtype]
+        suffix = _C_SUFFIX[x.dtype]
         name = f"{kernel}_{suffix}" if kernel == "silu" else f"softmax_rows_{suffix}"
         fn = getattr(library, name, None)
         if fn is None:

@@ -17,7 +17,7 @@ def test_build_kernels_fresh_source(student, probes, rng, helpers):
     assert_equal(student(probes.build_and_call, c), [c, 1000 + c], name="a function from a library build_kernels compiled")
 
 
-@pytest.mark.points(7)
+@pytest.mark.points(9)
 def test_c_kernels_random(student, probes, softmax_cases, rng, helpers):
     """the C kernels themselves, compiled and called by the grader on random shapes, dtypes and strides,
     edge shapes and very large or very negative rows"""
@@ -47,7 +47,7 @@ def test_c_silu_random(student, probes, softmax_cases, helpers):
         _check_out(got, xl, torch.nn.functional.silu(xl), f"c_silu of a {layout}-layout {x.dtype} tensor of shape {tuple(xl.shape)}")
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(2)
 def test_c_softmax_random(student, reference, probes, softmax_cases, helpers):
     """c_softmax matches torch.softmax and the reference on random shapes, dtypes and strided layouts"""
     for x, layout in softmax_cases:

@@ -9,7 +9,7 @@ from autograder.judge.checks import assert_equal, assert_tensor, assert_true
 T_COLS = 16
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(5)
 def test_triton_kernel_random(student, probes, rng, helpers, kernel_device):
     """softmax_kernel itself, launched by the grader on random shapes, dtypes and layouts, logits up to +-100 and beyond"""
     cases = []
@@ -25,7 +25,7 @@ def test_triton_kernel_random(student, probes, rng, helpers, kernel_device):
                                                      f"{tuple(xl.shape)} (values from {x.min().item():.3g} to {x.max().item():.3g})")
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_triton_softmax_random(student, reference, probes, rng, helpers, kernel_device):
     """triton_softmax matches torch.softmax on random shapes, dtypes and layouts (on the GPU, else interpreted on CPU)"""
     for dtype in (torch.float32, torch.float64):
