@@ -1,0 +1,118 @@
+"""02b_kernels: points for a C or a Triton kernel come only from the kit building and running the kernel's
+source itself, in a worker that never ran the notebook; nothing in the notebook can earn them otherwise.
+
+The honest plain-torch notebook (its wrappers call torch, `C_SOURCE` is empty, `softmax_kernel` a stub
+that is never launched, `gather_view` calls `as_strided`) sets the bar: every attack below is that
+notebook plus a trick, and must earn no more.  The kit's own kernel tests give both 0; a kernel source
+that reaches outside its language (the Python C API, torch, numpy through the interpreter) gets 0 too.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import load_assignment
+from autograder.intake.submissions import Submission
+from autograder.judge.session import GradeOptions
+from autograder.pipeline import grade_class
+from tests.nbfactory import edit
+
+KIT = Path(__file__).resolve().parents[2]
+ASSIGNMENT = "02b_kernels"
+
+# the tests whose points say "you built a C kernel / a Triton kernel"
+KERNEL_TESTS = ("test_c_kernels_as_the_grader_builds_them", "test_c_kernels_random",
+                "test_triton_kernel_as_the_grader_launches_it", "test_triton_kernel_random")
+
+
+def _master_cells() -> list[str]:
+    import nbformat
+
+    nb = nbformat.read(load_assignment(ASSIGNMENT, KIT).solution, as_version=4)
+    return [c.source for c in nb.cells if c.cell_type == "code"]
+
+
+def _between(start: str, end: str) -> str:
+    """The master's text from `start` up to (not including) `end`, in the one cell holding both."""
+    for src in _master_cells():
+        if start in src and end in src[src.index(start):]:
+            i = src.index(start)
+            return src[i:src.index(end, i)]
+    raise AssertionError(f"{start!r}...{end!r} not in the master")
+
+
+PLAIN = {
+    # no C: the library builds from an empty source; the wrappers keep their contract and call torch
+    _between('C_SOURCE = r"""', '### END SOLUTION'): 'C_SOURCE = ""\n',
+    _between("    suffix = _kernel_dtype(x)\n    src = x.contiguous()", "    ### END SOLUTION"):
+        "    _kernel_dtype(x)\n    return torch.nn.functional.silu(x).contiguous()\n",
+    _between("    suffix = _kernel_dtype(x)\n    x2 = x.reshape", "    ### END SOLUTION"):
+        "    _kernel_dtype(x)\n    return torch.softmax(x, -1).contiguous()\n",
+    # no Triton: a @triton.jit stub that is never launched
+    _between("    row = tl.program_id(0)\n", "### END SOLUTION"): "    pass\n",
+    _between("    x2 = x.reshape(-1, x.shape[-1])\n    rows, cols = x2.shape\n    y = torch.empty((rows, cols)",
+             "    ### END SOLUTION"): "    return torch.softmax(x, -1).contiguous()\n",
+}
+GATHER = _between("    out = torch.empty(tuple(sizes), dtype=storage.dtype)\n", "    ### END SOLUTION")
+HONEST_GATHER = "    return storage.as_strided(tuple(sizes), tuple(strides), offset).contiguous()\n"
+
+C_KERNELS = _between('C_SOURCE = r"""', '### END SOLUTION')
+ATTACKS = {
+    # section 1 of the issue: plain torch, and as_strided hidden from the recorder
+    "as_strided with the watching mode switched off": {
+        GATHER: "    with torch._C.DisableTorchFunction():\n" + HONEST_GATHER.replace("    return", "        return")},
+    # C kernels that call back into Python (the notebook's own build resolves the symbol in the process)
+    "C kernels that run torch through the Python C API": {
+        C_KERNELS: 'C_SOURCE = r"""\nint PyRun_SimpleString(const char *);\n'
+                   'void silu_f32(const float *x, float *y, long n) { PyRun_SimpleString("pass"); }\n'
+                   'void silu_f64(const double *x, double *y, long n) { PyRun_SimpleString("pass"); }\n'
+                   'void softmax_rows_f32(const float *x, float *y, long r, long c, long a, long b) { PyRun_SimpleString("pass"); }\n'
+                   'void softmax_rows_f64(const double *x, double *y, long r, long c, long a, long b) { PyRun_SimpleString("pass"); }\n'
+                   '"""\n'},
+    # a Triton kernel whose body computes outside Triton (the interpreter runs its body as Python)
+    "a Triton kernel that imports torch in its body": {
+        _between("    row = tl.program_id(0)\n", "### END SOLUTION"):
+            "    import torch\n    row = tl.program_id(0)\n    cols = tl.arange(0, BLOCK)\n"
+            "    tl.store(y_ptr + row * y_row_stride + cols, tl.load(x_ptr + row * x_row_stride + cols * x_col_stride))\n"},
+    "a Triton kernel that reads the interpreter's numpy arrays": {
+        _between("    row = tl.program_id(0)\n", "### END SOLUTION"):
+            "    row = tl.program_id(0)\n    data = x_ptr.handle.data\n"},
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    a = load_assignment(ASSIGNMENT, KIT)
+    tmp = tmp_path_factory.mktemp("kernel-evidence")
+    subs = [Submission("honest", edit(a.solution, tmp / "honest.ipynb", replace={**PLAIN, GATHER: HONEST_GATHER}),
+                       "plain torch, honestly")]
+    for i, (name, extra) in enumerate(ATTACKS.items()):
+        replace = {**PLAIN, GATHER: HONEST_GATHER, **extra}
+        subs.append(Submission(f"attack{i}", edit(a.solution, tmp / f"attack{i}.ipynb", replace=replace), name))
+    run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu"))
+    return {r.submission_id: r for r in run.results}
+
+
+def _kernel_points(r) -> float:
+    return sum(t.score for t in r.tests if t.id.split("::")[-1].split("[")[0] in KERNEL_TESTS)
+
+
+def test_the_plain_torch_notebook_earns_no_kernel_points(graded):
+    r = graded["honest"]
+    assert r.status == "graded", r.message
+    assert _kernel_points(r) == 0
+    assert 0 < r.score < 100  # the wrappers' contracts and the other exercises still earn their points
+    missing = {t.id.split("::")[-1] for t in r.tests if t.score == 0}
+    assert set(KERNEL_TESTS) <= missing
+    as_strided = [t for t in r.tests if t.id.endswith("test_gather_view_random")]
+    assert as_strided and as_strided[0].score == 0
+
+
+@pytest.mark.parametrize("i", range(len(ATTACKS)), ids=list(ATTACKS))
+def test_attack_earns_no_more_than_plain_torch(graded, i):
+    honest, r = graded["honest"], graded[f"attack{i}"]
+    assert r.status in ("graded", "crashed", "timeout"), r.message
+    assert _kernel_points(r) == 0, [(t.id, t.score, t.message[:200]) for t in r.tests if t.score]
+    assert r.score <= honest.score, (r.score, honest.score)
+    assert not [t for t in r.tests if t.outcome == "error"], "an attack causes its own failures, never a grader error"
