@@ -52,3 +52,16 @@ def test_the_sandbox_names_the_uid_nobody():
     assert text["/etc/group"].splitlines() == ["root:x:0:", f"nogroup:x:{identity.BASE + 7}:"]
     with pytest.raises(ValueError):
         identity.become(0, 0)  # never root, never a uid outside the range
+
+
+def test_the_static_accounts_are_the_same_accounts_for_nobody():
+    """The zygote and a sandbox without root bind the package's etc/passwd and etc/group: the same two
+    accounts `accounts` writes for a worker's own uid, for 65534."""
+    from pathlib import Path
+
+    import autograder.execute
+
+    etc = Path(autograder.execute.__file__).parent / "etc"
+    shown = identity.accounts(identity.NOBODY, identity.NOBODY)
+    assert (etc / "passwd").read_text().strip() == shown["/etc/passwd"].strip()
+    assert (etc / "group").read_text().strip() == shown["/etc/group"].strip()
