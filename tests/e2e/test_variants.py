@@ -140,28 +140,32 @@ def test_n_variants_share_inputs_within_a_variant(toy_kit, tmp_path, course):
 def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tmp_path, course):
     """The course-wide gate passes, but a hidden test is wrong for some inputs: the student who loses its
     points on a variant the master fails too gets a provisional result (graded again on the next run,
-    exported blank), never the points taken."""
+    exported blank), never the points taken.  Points lost to an untouched stub need no proof: 0 whatever."""
     kit = tmp_path / "kit"
     shutil.copytree(toy_kit, kit)
     seeds = Seeds(SECRET.encode(), "toy")
-    test_id = "test_double.py::test_answer"
+    test_id = "test_later.py::test_later"
     parity = seeds.test(test_id) % 2  # what holds for the course-wide inputs (the gate before grading)
-    hidden = kit / "assignments" / "toy" / "hidden" / "test_double.py"
-    hidden.write_text(hidden.read_text().replace(
-        "def test_answer(student, reference, probes):",
-        "def test_answer(student, reference, probes, seed):\n"
-        f"    assert seed % 2 == {parity}, 'holds for some inputs only'"))
+    hidden = kit / "assignments" / "toy" / "hidden" / "test_later.py"
+    hidden.write_text(hidden.read_text().replace("def test_later(student, reference, probes):",
+                                                 "def test_later(student, reference, probes, seed):")
+                      + f"    assert seed % 2 == {parity}, 'holds for some inputs only'\n")
     fits = lambda n: Seeds(SECRET.encode(), "toy", seeds.variant_of(n)).test(test_id) % 2 == parity  # noqa: E731
     names = [f"student{i}" for i in range(40)]
-    good, bad = next(n for n in names if fits(n)), next(n for n in names if not fits(n))
+    good = next(n for n in names if fits(n))
+    bad, stub = [n for n in names if not fits(n)][:2]
     master = kit / "solutions" / "toy.ipynb"
-    run, by_id = _grade(kit, {good: master, bad: master}, tmp_path / "out")
+    stubbed = edit(master, tmp_path / "stub.ipynb", replace={"return x + 1": "raise NotImplementedError()"})
+    run, by_id = _grade(kit, {good: master, bad: master, stub: stubbed}, tmp_path / "out")
     assert run.reference.score == 10
     assert by_id[good].score == 10 and not by_id[good].provisional
     r = by_id[bad]
-    assert r.score == 8 and [t.id for t in r.tests if t.score < t.max_score] == ["hidden/test_double.py::test_answer"]
+    assert r.score == 8 and [t.id for t in r.tests if t.score < t.max_score] == ["hidden/test_later.py::test_later"]
     assert r.provisional and "master notebook fails the hidden tests" in r.provisional, r.provisional
     assert "holds for some inputs only" in "\n".join(r.problems)
     assert run.retried == 2  # graded again in the run (a host fault may pass), then left provisional
+    lost = [t for t in by_id[stub].tests if t.score < t.max_score]
+    assert [t.id for t in lost] == ["hidden/test_later.py::test_later"] and lost[0].message.startswith("not answered")
+    assert by_id[stub].score == 8 and not by_id[stub].provisional
     cache = tmp_path / "out" / ".cache" / "reference" / "toy" / load_assignment("toy", kit).version() / "variants"
     assert not list(cache.glob("*/.proven*"))
