@@ -101,7 +101,8 @@ def reference_for(assignment: Assignment, version: str, options: GradeOptions) -
 def release_reference_workers() -> None:
     """Stop the master's workers this process holds and keep their answers (a miss starts one again).
     A judge's share of the reference pass leaves one running that students' tests almost never need
-    (every master, blank and alternative notebook: 0 misses), at the memory of a second worker."""
+    with one variant for the class (every master, blank and alternative notebook: 0 misses), at the
+    memory of a second worker; with a variant per student it answers each student's hidden tests."""
     for ref in _references.values():
         ref.close()
 
