@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--allow-weak-isolation", action="store_true", help="as for grade")
 
     sub.add_parser("list", help="list the kit's assignments", epilog="example: autograder list")
-    v = sub.add_parser("validate", help="students: run a notebook top to bottom in a fresh kernel, then its public checks",
+    v = sub.add_parser("validate", help="students: run a notebook top to bottom as the grader does (sandboxed), then its public checks",
                        epilog="example: autograder validate 01_tensors.ipynb   (exit 0: ready to submit)")
     v.add_argument("notebook", type=Path, help="the notebook to check, as you would submit it")
     from autograder.interop.commands import register
@@ -208,7 +208,7 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
 def _intake(args: argparse.Namespace, assignment_id: str, out: Path, scratch: Path) -> list[Submission]:
     """LMS downloads (Canvas, Moodle, nbgrader, Gradescope) through `lms.unpack`, the rest through `collect`."""
     from autograder.intake import lms
-    from autograder.intake.roster import Roster, read_identities, write_identities
+    from autograder.intake.roster import Roster, record_identities
 
     fmt = None if args.format == "auto" else args.format
     if len(args.submissions) == 1 and (fmt or lms.detect(args.submissions[0])) != "folder":
@@ -216,7 +216,7 @@ def _intake(args: argparse.Namespace, assignment_id: str, out: Path, scratch: Pa
         batch = lms.unpack(args.submissions[0], scratch, fmt=fmt, roster=roster,
                            assignment=args.nb_assignment or assignment_id)
         ids_file = out / assignment_id / "identities.json"
-        write_identities(ids_file, {**read_identities(ids_file), **batch.identities})
+        record_identities(ids_file, batch.identities)
         for line in batch.report():
             print(terminal(line), file=sys.stderr)  # zip member names, roster fields
         return batch.submissions
@@ -230,7 +230,7 @@ def _intake(args: argparse.Namespace, assignment_id: str, out: Path, scratch: Pa
             [(s.id, s.source, None if s.problem else datetime.fromtimestamp(s.path.stat().st_mtime, timezone.utc))
              for s in subs], Roster.read_csv(args.roster))
         ids_file = out / assignment_id / "identities.json"
-        write_identities(ids_file, {**read_identities(ids_file), **found})
+        record_identities(ids_file, found)
         for sid in unmatched:
             print(terminal(f"warning: {sid}: its file name is none of a roster student's ids (login, email, "
                            f"LMS or SIS id): not matched to the roster"), file=sys.stderr)

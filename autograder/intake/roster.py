@@ -235,6 +235,13 @@ def write_identities(path: Path, identities: dict[str, Identity]) -> None:
     write_json(path, {sid: who.to_json() for sid, who in identities.items()})
 
 
+def record_identities(path: Path, found: dict[str, Identity]) -> None:
+    """Add what one intake found to identities.json: a results folder holds every intake of an assignment
+    (a Canvas class, an nbgrader course, a folder of notebooks), so one never erases another's students;
+    a submission id found again takes its new identity."""
+    write_identities(path, {**read_identities(path), **found})
+
+
 def read_identities(path: Path) -> dict[str, Identity]:
     if not path.is_file():
         return {}

@@ -10,15 +10,22 @@
 (b) `grade_course` grades `submitted/<student>/<assignment>/` with the kit (sandboxed workers,
     the pipeline) and writes, with nbgrader's own API: each exercise's raw score as the
     *manual score* of its task cell, the kit's feedback as that cell's comment, and the late
-    penalty of the manifest's `[deadline]` as nbgrader's `late_submission_penalty`.
+    penalty of the manifest's `[deadline]` as nbgrader's `late_submission_penalty`; and, for
+    `nbgrader generate_feedback` and formgrader, each graded notebook under
+    `autograded/<student>/<assignment>/` with its outputs cleared.
 
-Why task cells and manual scores: `nbgrader autograde` (which `generate_feedback` and
-formgrader need) re-scores every *grade* cell from its outputs -- a locked code cell with
-no error is worth full marks, so a blank notebook graded there would reach 100/100 -- but
-it never touches a task cell's score, and a manual score wins over any auto score.  Run
-`autograder nbgrader grade` after `nbgrader autograde`: autograde resets
-`late_submission_penalty` to nbgrader's own plugin's value, and re-running the kit (which
-changes nothing else) puts the kit's penalty back.  A grader failure writes nothing.
+`nbgrader autograde` is not needed and must not be run: it executes every submission on the
+instructor's machine, without a sandbox, as the instructor.  What it would write for feedback and
+formgrader (the submission in `autograded/`, the gradebook's submission) the kit writes without
+running anything.  A notebook's saved outputs are the student's (HTML and scripts included) and
+formgrader shows them in the instructor's browser, so the copy has none.
+
+Why task cells and manual scores: `nbgrader autograde` re-scores every *grade* cell from its
+outputs -- a locked code cell with no error is worth full marks, so a blank notebook graded there
+would reach 100/100 -- but never touches a task cell's score, and a manual score wins over any auto
+score: a course where someone runs it anyway keeps the kit's scores (run `autograder nbgrader grade`
+again afterwards: autograde resets `late_submission_penalty` to nbgrader's own plugin's value).
+A grader failure writes nothing.
 """
 from __future__ import annotations
 
@@ -116,7 +123,7 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
 
     from autograder.assignment import load_assignment
     from autograder.intake.lms import unpack
-    from autograder.intake.roster import write_identities
+    from autograder.intake.roster import record_identities
     from autograder.pipeline import grade_class
     from autograder.report.exports import grade_rows
     from autograder.score.late import load_policy
@@ -125,8 +132,9 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
     a = load_assignment(assignment, kit)
     name = nb_assignment or assignment
     batch = unpack(course, out / ".intake", fmt="nbgrader", assignment=name)
+    notebooks = {s.id: s.path for s in batch.submissions if not s.problem}
     run = grade_class(a, batch.submissions, out=out, options=options)
-    write_identities(out / a.id / "identities.json", batch.identities)
+    record_identities(out / a.id / "identities.json", batch.identities)   # beside other intakes' students
     results, _stale = effective(out / "gradebook.sqlite", run.results)
     rows = grade_rows(results, batch.identities,
                       policy=load_policy(a.root / "manifest.toml") if policy is _MANIFEST else policy)
@@ -169,4 +177,26 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
             nb.late_submission_penalty = row.late.penalty if row.late and row.late.penalty else None
             gb.db.commit()
             written[student] = round(nb.score - (nb.late_submission_penalty or 0.0), 4)
+            graded = notebooks.get(row.result.submission_id)
+            if graded is not None:
+                _write_autograded(graded, course / "autograded" / student / name / f"{assignment}.ipynb",
+                                  row.identity.submitted_at)
     return written
+
+
+def _write_autograded(submitted: Path, dest: Path, submitted_at) -> None:  # type: ignore[no-untyped-def]
+    """What `nbgrader autograde` would leave for generate_feedback and formgrader, without running the
+    notebook: the submission (read with the kit's limits) with its outputs cleared, and its time."""
+    import json
+
+    from autograder.notebook.parse import read_notebook
+
+    nb = nbformat.reads(json.dumps(read_notebook(submitted)), as_version=4)
+    for cell in nb.cells:
+        cell.pop("attachments", None)
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, dest)
+    if submitted_at is not None:
+        (dest.parent / "timestamp.txt").write_text(submitted_at.strftime("%Y-%m-%d %H:%M:%S.%f %Z"), encoding="utf-8")

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 nbgrader = pytest.importorskip("nbgrader")
@@ -63,6 +64,11 @@ def course(kit, tmp_path_factory):
     nbg(course, "generate_assignment", "toy", "--force")
     master = kit / "solutions" / "toy.ipynb"
     partial = edit(master, tmp_path_factory.mktemp("p") / "toy.ipynb", replace={"return x * 2": "return x * 3"})
+    # carol's notebook also leaves a mark wherever it runs outside a sandbox (`marker`)
+    nb = nbformat.read(partial, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(
+        f"try:\n    open({str(marker(course))!r}, 'w').write('ran')\nexcept OSError:\n    pass"))
+    nbformat.write(nb, partial)
     for student, nb, stamp in (("alice", master, "2026-10-01 11:00:00.000000 UTC"),
                                ("bob", course / "release" / "toy" / "toy.ipynb", "2026-10-01 11:00:00.000000 UTC"),
                                ("carol", partial, "2026-10-01 11:00:00.000000 UTC"),
@@ -72,6 +78,11 @@ def course(kit, tmp_path_factory):
         shutil.copy(nb, d / "toy.ipynb")
         (d / "timestamp.txt").write_text(stamp)
     return course
+
+
+def marker(course: Path) -> Path:
+    """Where carol's notebook writes when it runs outside the kit's sandbox."""
+    return course.with_name(course.name + "-ran-unsandboxed.txt")
 
 
 def scores(course: Path) -> dict[str, tuple[float, float]]:
@@ -96,38 +107,54 @@ def test_released_notebook_passes_nbgrader_validate(course, toy_kit, tmp_path):
 
 
 @pytest.mark.slow
-def test_round_trip_survives_nbgrader_autograde_feedback_and_export(course, kit, tmp_path):
+def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
+    """The documented order: the kit grades (sandboxed), nbgrader's generate_feedback and export read what it
+    wrote; `nbgrader autograde`, which runs every submission unsandboxed, is never needed.  Identities of
+    another intake in the same results folder are kept beside the course's students."""
     from nbgrader.api import Gradebook
 
-    nbg(course, "autograde", "toy")                      # nbgrader's own pass first (feedback needs it)
-    written = grade_course(kit, "toy", course, out=tmp_path / "results", options=options())
+    from autograder.intake.roster import Identity, read_identities, write_identities
+
+    results = tmp_path / "results"
+    canvas = {"smithjohn_12345": Identity("12345", "smithjohn", lms_user_id="12345")}   # a Canvas class, graded before
+    write_identities(results / "toy" / "identities.json", canvas)
+    written = grade_course(kit, "toy", course, out=results, options=options())
     # nbgrader's score is net of its late_submission_penalty: dave's raw 10 less the kit's 2-period penalty
     expected = {"alice": (10.0, 0.0), "bob": (0.0, 0.0), "carol": (4.0, 0.0), "dave": (8.0, 2.0)}
     assert written == {s: sc for s, (sc, _) in expected.items()}
     assert scores(course) == expected                   # blank 0, master full, partial = the kit's score
+    ids = read_identities(results / "toy" / "identities.json")
+    assert ids["smithjohn_12345"] == canvas["smithjohn_12345"] and {"alice", "bob", "carol", "dave"} <= set(ids)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         carol = {e: gb.find_grade(TASK_PREFIX + e, "toy", "toy", "carol").score for e in POINTS}
         assert carol["double"] < POINTS["double"] and sum(carol.values()) == 4.0
         assert not gb.find_submission("toy", "bob").needs_manual_grade      # formgrader shows it as graded
         assert gb.find_submission("toy", "alice").max_score == 10.0
-    # nbgrader's autograde again: the kit's scores stay; it resets the late penalty to nbgrader's own plugin's
-    nbg(course, "autograde", "toy", "--force")
-    again = scores(course)
-    assert {s: again[s] for s in ("alice", "bob", "carol")} == {s: expected[s] for s in ("alice", "bob", "carol")}
-    assert again["dave"][0] - again["dave"][1] <= 10.0
-    grade_course(kit, "toy", course, out=tmp_path / "results", options=options())   # as documented: the kit last
-    assert scores(course) == expected
+    autograded = course / "autograded" / "alice" / "toy" / "toy.ipynb"
+    assert all(not c.get("outputs") for c in nbformat.read(autograded, as_version=4).cells)
+    nbg(course, "generate_feedback", "toy")
+    bob = (course / "feedback" / "bob" / "toy" / "toy.html").read_text()
+    assert "0.0 / 10.0" in bob or "0 / 10" in bob
+    alice = (course / "feedback" / "alice" / "toy" / "toy.html").read_text()
+    assert "10.0 / 10.0" in alice or "10 / 10" in alice
     # an instructor's override of carol's total (autograder override) reaches nbgrader too, as extra credit
     from autograder.report.gradebook import Gradebook as KitGradebook
     from autograder.score.overrides import record
 
-    db = tmp_path / "results" / "gradebook.sqlite"
+    db = results / "gradebook.sqlite"
     kit_gb = KitGradebook(db)
     carol_result = next(r for r in kit_gb.all("toy") if "carol" in r.submission_id)
     kit_gb.close()
     record(db, carol_result, score=7.0, comment="regrade request: double() accepted", by="ta")
-    grade_course(kit, "toy", course, out=tmp_path / "results", options=options())
+    grade_course(kit, "toy", course, out=results, options=options())
     assert scores(course) == {**expected, "carol": (7.0, 0.0)}
-    nbg(course, "generate_feedback", "toy")
-    bob = (course / "feedback" / "bob" / "toy" / "toy.html").read_text()
-    assert "0.0 / 10.0" in bob or "0 / 10" in bob
+    assert not marker(course).exists()   # no student code ran outside the sandbox in the documented order
+    # a course where someone runs nbgrader's autograde anyway keeps the kit's scores; it resets the late
+    # penalty to nbgrader's own plugin's, which the kit puts back.  It runs the notebooks unsandboxed:
+    nbg(course, "autograde", "toy", "--force")
+    assert marker(course).read_text() == "ran"
+    again = scores(course)
+    assert {s: again[s] for s in ("alice", "bob", "carol")} == {**{s: expected[s] for s in ("alice", "bob")},
+                                                                "carol": (7.0, 0.0)}
+    grade_course(kit, "toy", course, out=results, options=options())
+    assert scores(course) == {**expected, "carol": (7.0, 0.0)}
