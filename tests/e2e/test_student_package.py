@@ -250,3 +250,19 @@ def test_check_all_finds_its_file_when_a_copy_sits_beside_it(kit, student_python
     done = _run_alone(student_python, nb, folder, "mine.ipynb", JPY_SESSION_NAME=str(folder / "mine.ipynb"))
     report = _output(done.cells[-1])
     assert "Cannot tell which file" not in report and "Running mine.ipynb top to bottom" in report, report
+
+
+@pytest.mark.parametrize("assignment", ["00_devices", "03_components"])
+def test_blank_notebook_runs_through_saying_not_answered_yet(assignment, tmp_path):
+    """Run All on an untouched notebook stops at nothing: each check says "not answered yet", and no cell
+    raises because an exercise above it is still a stub (Jupyter's Run All would stop there)."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(release(ROOT, assignment, tmp_path)[0], as_version=4)
+    nb.cells = nb.cells[:-2]      # check.all() runs the notebook again
+    NotebookClient(nb, timeout=600, allow_errors=False, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute(env=_env(AUTOGRADER_KIT=str(ROOT)))
+    exercises = [e for e, _ in _exercises(nbformat.read(ROOT / "solutions" / f"{assignment}.ipynb", as_version=4))]
+    assert exercises
+    for exercise in exercises:
+        assert f"{exercise}: not answered yet" in _output(_check_cell(nb, exercise)), exercise
