@@ -6,7 +6,7 @@ argument rules, `clone3` answered ENOSYS so libc falls back to `clone`), less wh
 with, or take from, other workers and the host:
 
 * the kernel's keyrings (`add_key`, `keyctl`, `request_key`): a user's keyring outlives every process of
-  that user, so a key one run stored was found by a later one;
+  that user, so a key one worker stored would be found by a later one;
 * Linux AIO (`io_setup` and its calls): its event count is host-wide (`fs.aio-max-nr`), one worker could
   take all of it;
 * a smaller share of the CPU of its own making: a lower priority (`setpriority`, `sched_setscheduler`,
