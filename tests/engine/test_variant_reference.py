@@ -108,3 +108,21 @@ def test_a_failed_proof_is_not_kept(tmp_path):
     memory_only = CachedReference(_Master, None)
     assert memory_only.prove("sb", f, lambda files: "why") == "why" and memory_only.prove("sb", f, lambda files: "") == ""
     assert memory_only.prove("sb", f, lambda files: "must not run") == ""
+
+
+def test_a_reference_map_is_one_request_to_the_master(tmp_path):
+    """A hidden test's `reference.map` under a student's variant: its misses reach the master's worker in one
+    request, with the seeds of the test's calls, and come back as values."""
+    import types
+
+    from autograder.probe.client import ProbeClient, TestContext
+    from autograder.probe.seeds import Seeds
+
+    master = _Master()
+    ref = CachedReference(lambda: master, tmp_path)
+    ref.new_submission("sa")
+    seeds = Seeds(b"k", "a", "sa")
+    client = ProbeClient(ref, types.SimpleNamespace(p=lambda ns, x: x), TestContext(seeds, "t.py::a", 10), "reference")
+    got = client.map("p", [(i,) for i in range(4)])
+    assert master.batches == 1 and master.calls == 4
+    assert [v.tolist() for v in got] == [_Master().call("p", seed=seeds.call("t.py::a", k)).tolist() for k in range(4)]
