@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import torch
 
+from autograder.execute.runner import ProbeTimeout
 from autograder.execute.wire import Unsupported
 
 # torch.testing.assert_close defaults (rtol, atol) by dtype
@@ -296,17 +297,24 @@ def assert_true(condition: bool, message: str) -> None:
 # code a few hundredths: a call passes under LOOP_FLOOR seconds, or under LOOP_RATIO times the reference's own
 # cost (a slower machine), and a call over it is measured once more (the cheaper of the two counts), so an
 # unlucky moment (a page-fault storm, a collection of Python's garbage) never costs a correct answer its point.
+# A call still running after LOOP_WALL seconds is stopped: a loop over these inputs may take a minute.
 LOOP_FLOOR = 0.15
 LOOP_RATIO = 10
+LOOP_WALL = 3.0
 
 
 def assert_loop_free(student: Any, probe: Any, *args: Any, reference_cpu: float | None = None,
                      name: str, advice: str) -> Any:
     """The value of `student.cost(probe, *args)`, once its CPU time is that of vectorised code."""
     limit = max(LOOP_FLOOR, LOOP_RATIO * (reference_cpu or 0.0))
+    within = max(LOOP_WALL, 20 * limit)
     spent: list[float] = []
     for _ in range(2):
-        got = student.cost(probe, *args)
+        try:
+            got = student.cost(probe, *args, within=within)
+        except ProbeTimeout:
+            raise CheckFailed(f"{name} did not finish within {within:g} s, where vectorised code takes under {limit:.2f} s "
+                              f"of CPU time: {advice}") from None
         if got.cpu is None or got.cpu <= limit:  # None: the master's own answers, nothing ran to measure
             return got.value
         spent.append(got.cpu)

@@ -73,11 +73,12 @@ class ProbeClient:
         order fails where the loop would have (an earlier item's wrong value first)."""
         return self._run(self._name(probe), [(tuple(a), {}) for a in arg_tuples])
 
-    def cost(self, probe: Callable | str, *args: Any) -> "Cost":
+    def cost(self, probe: Callable | str, *args: Any, within: float | None = None) -> "Cost":
         """`client(probe, *args)` with the CPU time the call cost, measured by the trusted side from /proc
         for a worker (`NotebookRunner.call_costed`): evidence of how much work the code did that nothing
         in the notebook can lower.  `cpu` is None where no worker ran student code (the master's cached
-        answers): the reference's own cost comes from its (trusted) probe instead."""
+        answers): the reference's own cost comes from its (trusted) probe instead.  `within`: at most that
+        many seconds for the call (ProbeTimeout past it), besides the test's time left."""
         name = self._name(probe)
         seed = self.context.next_seed(self.role)
         measure = getattr(self.backend, "call_costed", None) if self.role == "student" else None
@@ -85,7 +86,8 @@ class ProbeClient:
             if self.role != "student":
                 return Cost(self.backend.call(name, args, {}, seed=seed, timeout=None), None)
             measure = lambda *a, **k: (self.backend.call(*a, **k), None)  # noqa: E731
-        return Cost(*self._timed(lambda: measure(name, args, {}, seed=seed, timeout=self.context.time_left())))
+        return Cost(*self._timed(lambda: measure(name, args, {}, seed=seed,
+                                                 timeout=min(self.context.time_left(), within or float("inf")))))
 
     def _name(self, probe: Callable | str) -> str:
         name = probe if isinstance(probe, str) else getattr(probe, "__name__", "")

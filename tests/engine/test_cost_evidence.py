@@ -99,3 +99,9 @@ def test_infinities_are_compared_exactly():
     for got in ([1.0, 3.4e38, -inf], [1.0, inf, inf], [1.0, inf, 0.0]):
         with pytest.raises(CheckFailed):
             assert_tensor(torch.tensor(got), torch.tensor([1.0, inf, -inf]))
+
+
+def test_a_call_past_the_wall_cap_is_a_loop(runner):
+    with pytest.raises(CheckFailed, match="did not finish within 3 s"):
+        assert_loop_free(_client(runner), _Probes.run, "spin", 30.0, name="spin", advice="it loops")
+    assert _client(runner).cost(_Probes.run, "quick", 0.0).value == 7  # a fresh worker answers the next call
