@@ -352,14 +352,17 @@ class _NoLaunch:
 def _on_meta(ns, fn, shape):
     """fn on a meta tensor (a device that is not the CPU, as a GPU's tensors are not), with softmax_kernel
     standing in: the output's device, or the exception's class name."""
-    kernel = ns["softmax_kernel"]
-    ns["softmax_kernel"] = _NoLaunch()
+    # where the launcher looks the kernel up: the notebook's globals (a self-check hands probes a copy)
+    scope = getattr(ns.get("triton_softmax"), "__globals__", None)
+    scope = scope if isinstance(scope, dict) and "softmax_kernel" in scope else ns
+    kernel = scope["softmax_kernel"]
+    scope["softmax_kernel"] = _NoLaunch()
     try:
         y = fn(torch.empty(tuple(shape), device="meta"))
     except Exception as e:  # noqa: BLE001 - the name is the data
         return {"error": type(e).__name__}
     finally:
-        ns["softmax_kernel"] = kernel
+        scope["softmax_kernel"] = kernel
     return {"device": str(y.device) if isinstance(y, torch.Tensor) else None}
 
 
