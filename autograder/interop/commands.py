@@ -93,14 +93,8 @@ def cmd_passback(args: argparse.Namespace, kit: Path) -> int:
 
         tool = LtiTool(args.lti_client_id, args.lti_token_url, args.lti_key.read_bytes(), kid=args.lti_kid or "")
         rep = publish_scores(tool, args.lti_lineitem, rows, dry_run=args.dry_run, missing=args.missing)
-        for p in rep.planned if args.dry_run else []:
-            print(terminal(f"would send: {p}"))
-        for u in rep.sent:
-            print(terminal(f"sent: {u}"))
-        for u, e in rep.failed:
-            print(terminal(f"FAILED: {u}: {e}"), file=sys.stderr)
-        for s in rep.skipped:
-            print(terminal(f"skipped: {s}"))
+        for line, error in rep.lines(args.dry_run):
+            print(terminal(line), file=sys.stderr if error else sys.stdout)
         return 1 if rep.failed else 0
     from autograder.lms.canvas_api import passback
 

@@ -85,6 +85,14 @@ class AgsReport:
     skipped: list[str] = field(default_factory=list)
     planned: list[dict] = field(default_factory=list)     # the payloads (what a dry run shows)
 
+    def lines(self, dry_run: bool) -> list[tuple[str, bool]]:
+        """(line, is an error) for a terminal: what was (or would be) sent, failed and skipped."""
+        out = [(f"would send: user {b['userId']}: {b['scoreGiven']:g}/{b['scoreMaximum']:g}; comment: "
+                f"{b.get('comment', '')[:120]}", False) for b in self.planned] if dry_run else []
+        out += [(f"sent: user {u}", False) for u in self.sent]
+        out += [(f"FAILED: user {u}: {e}", True) for u, e in self.failed]
+        return out + [(f"skipped: {s}", False) for s in self.skipped]
+
 
 def publish_scores(tool: LtiTool, lineitem: str, rows, *, dry_run: bool = False,
                    timestamp: datetime | None = None, missing: str = "blank") -> AgsReport:

@@ -361,7 +361,9 @@ def test_both_passbacks_write_the_same_grades(semester, capsys):
     assert cli(s["course"], s["kit"], "passback", "toy", "--dry-run") == 2
     assert "--to canvas or --to lti" in capsys.readouterr().err
     assert cli(s["course"], s["kit"], "passback", "toy", "--dry-run", "--to", "lti") == 0
-    assert capsys.readouterr().out.startswith(f"would write to: LTI 1.3 line item {s['url']}/lti/lineitems/1 ")
+    out = capsys.readouterr().out
+    assert out.startswith(f"would write to: LTI 1.3 line item {s['url']}/lti/lineitems/1 ")
+    assert "would send: user lti-102: 10/10; comment: Score: 10/10." in out and "{" not in out
     assert not Recorder.lti and not Recorder.canvas                       # a dry run sends nothing
     for a, canvas_id, lineitem in (("toy", "42", "/lti/lineitems/1"), ("toy2", "43", "/lti/lineitems/2")):
         assert cli(s["course"], s["kit"], "passback", a, "--to", "canvas") == 0
