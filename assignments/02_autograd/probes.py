@@ -3,14 +3,18 @@
 Functions handed to student code (f in `grad_at(f, x)` etc.) are picked by name from the tables
 below, so the trusted side only ever sends strings and tensors.  Call counts and the names of the
 torch functions the student's code ran (recorded with a TorchFunctionMode) come back as data.
-Arguments arrive contiguous; a probe makes a tensor non-contiguous itself when asked (`layout`).
+Arguments arrive contiguous; a probe makes a tensor non-contiguous itself when asked (`layout`), or
+moves it to "meta", a stand-in GPU that makes a tensor left on the CPU raise (`autograder.probe.meta_device`).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 
 import torch
 from torch.overrides import TorchFunctionMode
+
+from autograder.probe.meta_device import MetaAccelerator, describe
 
 # ---------------------------------------------------------------- functions given to student code
 
@@ -78,6 +82,11 @@ class _Recorder(TorchFunctionMode):
 
 def _maybe(t):
     return None if t is None else t
+
+
+def _on(device):
+    """On "meta" (a stand-in GPU: a tensor left on the CPU raises there) run under MetaAccelerator."""
+    return MetaAccelerator() if torch.device(device).type == "meta" else contextlib.nullcontext()
 
 
 # ---------------------------------------------------------------- 1 backward
@@ -149,10 +158,14 @@ def straight_through(ns, x, v, layout="c"):
     return {"y": y.detach() if isinstance(y, torch.Tensor) else y, "requires_grad": rg, "grad": _maybe(x.grad)}
 
 
-def predict(ns, w, x):
-    w = w.detach().requires_grad_(True)
-    out = ns["predict"](w, x)
+def predict(ns, w, x, device="cpu"):
+    """On "meta" (a stand-in GPU) the result's shape, dtype and device instead of its values."""
+    w = w.to(device).detach().requires_grad_(True)
+    with _on(device):
+        out = ns["predict"](w, x.to(device))
     rg = bool(getattr(out, "requires_grad", False))
+    if device == "meta":
+        return {"out": describe(out), "requires_grad": rg}
     return {"out": out.detach() if isinstance(out, torch.Tensor) else out, "requires_grad": rg}
 
 
@@ -162,7 +175,48 @@ def backward_twice(ns, x, name):
     return {"grad": g, "calls": calls[0]}
 
 
+def _burn(seconds_of_work: int) -> None:
+    """A fixed amount of pure-Python work (about 0.05 s per unit on a 2020s CPU)."""
+    n = 0
+    for i in range(seconds_of_work * 1_000_000):
+        n ^= i
+
+
+def _costly(name, work):
+    """SCALAR_FUNCS[name] doing `work` units of fixed work each time it is called."""
+    base = SCALAR_FUNCS[name]
+
+    def f(t):
+        _burn(work)
+        return base(t)
+
+    return f
+
+
+def backward_twice_costly(ns, x, name, work):
+    """backward_twice with an f that costs `work` units of fixed work per call (its CPU time is read by the
+    grader from outside the worker: `student.cost`)."""
+    return ns["backward_twice"](_costly(name, work), x)
+
+
+def costly_once(ns, x, name, work):
+    """One call of that f, and its backward, without student code: what one evaluation of f costs in this
+    worker now (the grader measures it from outside, next to the student's call)."""
+    x = x.detach().clone().requires_grad_(True)
+    _costly(name, work)(x).backward()
+    return x.grad
+
+
 # ---------------------------------------------------------------- 6 custom Function
+
+def sigmoid_on(ns, x, v, device):
+    """MySigmoid's output and gradient on `device`: on "meta" (a stand-in GPU) their shape, dtype and device."""
+    xd = x.to(device).requires_grad_(True)
+    with _on(device):
+        y = ns["MySigmoid"].apply(xd)
+        (grad,) = torch.autograd.grad(y, xd, v.to(device))
+    return {"y": describe(y), "grad": describe(grad)}
+
 
 def sigmoid_apply(ns, x, v, layout="c"):
     """Forward and backward of MySigmoid, with the torch calls each phase made."""

@@ -1,12 +1,10 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close, assert_true
-
-FORBIDDEN = {"binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "nll_loss", "bce"}
+from autograder.judge.checks import assert_close
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(3)
 def test_bce_random(student, reference, probes, rng):
     """bce_loss and its gradient agree with the reference for hard and soft labels, shapes and dtypes"""
     for shape in [(8, 1), (20,), (3, 5)]:
@@ -33,14 +31,3 @@ def test_bce_clamping_and_eps(student, reference, probes, rng):
             got, want = student(probes.bce, p, y, eps), reference(probes.bce, p, y, eps)
             assert_close(got["loss"], want["loss"], name=f"bce_loss with predictions at 0 and 1 ({dtype}, eps {eps or 'default'})")
             assert_close(got["grad"], want["grad"], name=f"the gradient of bce_loss at clamped predictions ({dtype})")
-
-
-@pytest.mark.points(1)
-def test_bce_by_hand(student, reference, probes, rng):
-    """bce_loss is written by hand, not with PyTorch's built-in BCE"""
-    p = torch.rand(6, 1, generator=rng) * 0.9 + 0.05
-    y = torch.randint(0, 2, (6, 1), generator=rng).float()
-    got, want = student(probes.bce, p, y), reference(probes.bce, p, y)
-    assert_close(got["loss"], want["loss"], name="bce_loss of 6 predictions in (0.05, 0.95)")
-    used = sorted(set(got["calls"]) & FORBIDDEN)
-    assert_true(not used, f"bce_loss calls {', '.join(used)}; write the formula yourself (clamp, log, mean).")

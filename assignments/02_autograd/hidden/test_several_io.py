@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close, assert_equal
+from autograder.judge.checks import assert_close
 
 SHAPES = [((5,), (5,)), ((3, 4), (4,)), ((2, 3), (2, 3)), ((4, 1), (1, 3))]
 
@@ -17,7 +17,6 @@ def test_multi_grads_random(student, reference, probes, rng):
                 got, want = student(probes.multi_grads, a, b, name), reference(probes.multi_grads, a, b, name)
                 assert_close(got["result"], want["result"],
                              name=f"multi_grads({name}) for {dtype} inputs of shapes {sa} and {sb}")
-                assert_equal(got["calls"], 1, name="the number of times multi_grads called f")
 
 
 @pytest.mark.points(2)

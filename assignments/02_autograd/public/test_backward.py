@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_tensor
+from autograder.judge.checks import advise, assert_tensor
 
 
 @pytest.mark.points(2)
@@ -20,3 +20,12 @@ def test_vjp_known_values(student, probes):
     v = torch.tensor([1.0, 0.5, -1.0])
     got = student(probes.vjp, x, v, "square")
     assert_tensor(got["grad"], torch.tensor([2.0, 2.0, -6.0]), name="vjp(x**2) at [1, 2, 3] with v = [1, 0.5, -1]")
+
+
+@pytest.mark.points(0)
+def test_advice_backward(student, probes):
+    """advice: grad_at and vjp call f once and use y.backward"""
+    x = torch.tensor([1.0, 2.0, 3.0])
+    for got, what in ((student(probes.grad_at, x, "square_sum"), "grad_at"), (student(probes.vjp, x, x, "square"), "vjp")):
+        advise(got["calls"] == 1, f"{what} called f {got['calls']} times: one forward pass builds the graph that backward needs.")
+        advise(got["backward_calls"] >= 1, f"{what} should use y.backward(...) (the exercise's contract), not torch.autograd.grad.")

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_equal, assert_tensor
+from autograder.judge.checks import advise, assert_equal, assert_tensor
 
 
 @pytest.mark.points(2)
@@ -36,3 +36,20 @@ def test_my_sigmoid_extreme_inputs(student, probes):
     s = torch.sigmoid(x)
     assert_tensor(got["y"], s, name="MySigmoid of [-1000, -30, 0, 30, 1000] (float32)")
     assert_tensor(got["grad"], s * (1 - s), name="the gradient of MySigmoid at [-1000, -30, 0, 30, 1000] (float32)")
+
+
+FORBIDDEN = {"sigmoid", "special_expit", "expit", "log_sigmoid", "logsigmoid", "backward", "grad",
+             "_sigmoid_backward", "sigmoid_backward", "vjp", "jacobian"}
+
+
+@pytest.mark.points(0)
+def test_advice_by_hand(student, probes):
+    """advice: MySigmoid computes the sigmoid and its derivative itself and saves what backward needs"""
+    x = torch.tensor([[0.0, 2.0], [-1.0, 0.5]], dtype=torch.float64)
+    got = student(probes.sigmoid_apply, x, torch.ones(2, 2, dtype=torch.float64))
+    advise(type(got["saved"]) is int and got["saved"] >= 1,
+           "MySigmoid's forward should keep what backward needs with ctx.save_for_backward(...).")
+    for phase in ("forward", "backward"):
+        used = sorted(set(got[f"{phase}_calls"]) & FORBIDDEN)
+        advise(not used, f"MySigmoid's {phase} calls {', '.join(used)}; compute the sigmoid and its derivative yourself "
+                         "from elementary operations.")

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close, assert_equal, assert_tensor
+from autograder.judge.checks import advise, assert_close, assert_equal, assert_tensor
 
 
 @pytest.mark.points(1)
@@ -30,4 +30,10 @@ def test_backward_twice_known_values(student, probes):
     """backward_twice of sum(x**2) accumulates two gradients"""
     got = student(probes.backward_twice, torch.tensor([1.0, -2.0]), "square_sum")
     assert_tensor(got["grad"], torch.tensor([4.0, -8.0]), name="backward_twice(sum of squares) at [1, -2]")
-    assert_equal(got["calls"], 1, name="the number of times backward_twice called f")
+
+
+@pytest.mark.points(0)
+def test_advice_backward_twice(student, probes):
+    """advice: backward_twice calls f once"""
+    got = student(probes.backward_twice, torch.tensor([1.0, -2.0]), "square_sum")
+    advise(got["calls"] == 1, f"backward_twice called f {got['calls']} times: keep the graph with retain_graph=True instead.")

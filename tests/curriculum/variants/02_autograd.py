@@ -23,8 +23,6 @@ MUTANTS = [
      "new": "    y.backward()\n    f(x).backward()\n"},
     {"name": "custom backward forgets to multiply by grad_output", "exercise": "custom_function",
      "old": "        return grad_output * y * (1.0 - y)\n", "new": "        return y * (1.0 - y)\n"},
-    {"name": "custom forward calls torch.sigmoid", "exercise": "custom_function",
-     "old": "        y = 1.0 / (1.0 + torch.exp(-x))\n", "new": "        y = torch.sigmoid(x)\n"},
     {"name": "custom backward in the overflow-prone exp form", "exercise": "custom_function",
      "old": "        (y,) = ctx.saved_tensors\n        return grad_output * y * (1.0 - y)\n",
      "new": "        (y,) = ctx.saved_tensors\n        e = 1.0 / y - 1.0\n        return grad_output * e / (1.0 + e) ** 2\n"},
@@ -39,9 +37,6 @@ MUTANTS = [
      "new": "    w = w - lr * w.grad\n    b = b - lr * b.grad\n"},
     {"name": "BCE without clamping", "exercise": "bce",
      "old": "    p = torch.clamp(y_pred, eps, 1.0 - eps)\n", "new": "    p = y_pred\n"},
-    {"name": "BCE through the built-in functional", "exercise": "bce",
-     "old": "    return torch.mean(-y_true * torch.log(p) - (1 - y_true) * torch.log(1 - p))\n",
-     "new": "    return torch.nn.functional.binary_cross_entropy(p, y_true)\n"},
     {"name": "the book's bug: loss called with labels and predictions swapped", "exercise": "dnn",
      "old": "    loss = bce_loss(model(X), Y)\n", "new": "    loss = bce_loss(Y, model(X))\n"},
     {"name": "forward forces float32 (breaks float64 models)", "exercise": "dnn",
@@ -49,7 +44,19 @@ MUTANTS = [
      "new": "        x = torch.relu(x.float() @ self.w1.float() + self.b1.float())\n"},
     {"name": "dnn_train_step never zeroes the gradients", "exercise": "dnn",
      "old": "    model.zero_grad()\n", "new": ""},
-    {"name": "grad_at uses torch.autograd.grad although the contract says .backward()", "exercise": "backward",
-     "old": "    y = f(x)\n    y.backward()\n    return x.grad\n",
-     "new": "    y = f(x)\n    return torch.autograd.grad(y, x)[0]\n"},
+    # points for how come only from evidence outside the worker: calling f twice shows in the CPU time the
+    # grader measures, whatever the notebook does to the call counter
+    {"name": "backward_twice re-runs the forward and puts the probe's call counter back", "exercise": "detach_retain",
+     "old": "    y.backward(retain_graph=True)\n    y.backward()\n",
+     "new": "    y.backward()\n    f(x).backward()\n"
+            "    for cell in getattr(f, '__closure__', None) or ():\n"
+            "        if type(cell.cell_contents) is list and cell.cell_contents and type(cell.cell_contents[0]) is int:\n"
+            "            cell.cell_contents[0] = 1\n"},
+    # device rules, visible on a CPU-only grader through the 'meta' stand-in GPU
+    {"name": "sigmoid backward builds its ones on the CPU", "exercise": "custom_function",
+     "old": "        return grad_output * y * (1.0 - y)\n",
+     "new": "        return grad_output * y * (torch.ones(y.shape, dtype=y.dtype) - y)\n"},
+    {"name": "predict with the weights on the CPU", "exercise": "detach_retain",
+     "old": "    with torch.no_grad():\n        return x @ w\n",
+     "new": "    with torch.no_grad():\n        return x @ w.cpu()\n"},
 ]
