@@ -272,6 +272,25 @@ def optimizer_run(ns, name, inits, groups, defaults, grads, device="cpu", access
     }
 
 
+def optimizer_on_meta(ns, name, shapes, dtype_name, defaults, n_steps=3):
+    """The student's optimizer `name` stepped `n_steps` times on parameters and gradients on "meta", a stand-in
+    GPU (a tensor left on or made on the CPU raises there as on a GPU): devices, shapes and dtypes of the
+    parameters and of every tensor of the optimizer's state."""
+    from autograder.probe.meta_device import MetaAccelerator, describe
+
+    dtype = getattr(torch, dtype_name)
+    params = [torch.zeros(s, dtype=dtype, device="meta").requires_grad_(True) for s in shapes]
+    with MetaAccelerator():
+        opt = ns[name](params, **defaults)
+        for _ in range(n_steps):
+            for p in params:
+                p.grad = torch.zeros_like(p)
+            opt.step()
+    return {"params": [describe(p.detach()) for p in params],
+            "state": [{k: describe(v) for k, v in opt.state[p].items() if isinstance(v, torch.Tensor)}
+                      if p in opt.state else {} for p in params]}
+
+
 def optimizer_closure(ns, name, init, target, steps, defaults):
     """Minimise ||p - target||^2 with a closure; returns the closure's losses and the final parameter."""
     p = init.clone().requires_grad_(True)

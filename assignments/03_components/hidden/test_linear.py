@@ -78,7 +78,7 @@ def test_linear_init_distribution(student, probes, rng):
 
 @pytest.mark.points(1)
 def test_relu(student, probes, rng, device):
-    """ReLU matches torch.relu (values and gradient), has no parameters, and does not call relu"""
+    """ReLU matches torch.relu (values and gradient) and has no parameters"""
     for shape in [(7,), (3, 4), (2, 3, 5)]:
         for dtype in (torch.float32, torch.float64):
             x = torch.randn(shape, generator=rng, dtype=dtype)
@@ -90,8 +90,6 @@ def test_relu(student, probes, rng, device):
             assert_tensor(got["out"], torch.relu(x), name=f"ReLU of a {dtype} tensor of shape {shape}")
             assert_tensor(got["x_grad"], xr.grad, name=f"ReLU's gradient for a {dtype} tensor of shape {shape}")
             assert_equal(got["n_params"], 0, name="ReLU's number of parameters")
-            used = {c for c in got["called"] if "relu" in c.lower()}
-            assert_true(not used, "ReLU should be built from elementary tensor operations, not torch.relu / F.relu.")
 
 
 @pytest.mark.points(3)
@@ -115,8 +113,6 @@ def test_sequential_matches_nn_sequential(student, probes, rng):
             xr = x.clone().requires_grad_(True)
             (ref(xr) * up).sum().backward()
             assert_equal(got["names"], list(state), name="the parameter names")
-            assert_true(not any(c.startswith("torch.nn.modules.container.") for c in got["classes"]),
-                        "Sequential should be your own container, not a subclass of torch.nn's containers.")
             tol = {"rtol": 1e-5, "atol": 1e-6} if dtype == torch.float64 else {}
             assert_tensor(got["out"], ref(x).detach(), name=f"the output of a {sizes} {dtype} network", **tol)
             assert_tensor(got["x_grad"], xr.grad, name=f"the input gradient of a {sizes} {dtype} network")

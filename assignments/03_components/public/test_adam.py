@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_scalar, assert_tensor, assert_true
+from autograder.judge.checks import advise, assert_scalar, assert_tensor, assert_true
 
 
 @pytest.mark.points(3)
@@ -22,3 +22,13 @@ def test_adam_two_steps(student, probes):
     assert_tensor(state["exp_avg"], torch.tensor([0.055, 0.11], dtype=torch.float64), name="exp_avg after two steps")
     assert_tensor(state["exp_avg_sq"], torch.tensor([0.00025975, 0.004999], dtype=torch.float64), name="exp_avg_sq after two steps", rtol=1e-6)
     assert_tensor(s2["params"][0], torch.tensor([0.8196959063846518, -1.9366103534720749], dtype=torch.float64), name="the parameter after two steps", rtol=1e-7)
+
+
+@pytest.mark.points(0)
+def test_advice_own_optimizers(student, probes):
+    """advice: SGD and Adam are your own Optimizer subclasses with their own step()"""
+    init = torch.ones(3, dtype=torch.float64)
+    for name in ("SGD", "Adam"):
+        got = student(probes.optimizer_run, name, [init], [{"idx": [0]}], {"lr": 0.1}, [[init.clone()]])
+        advise(not any(c.startswith(f"torch.optim.{name.lower()}.") for c in got["classes"]) and got["defines_step"],
+               f"your {name} should subclass torch.optim.Optimizer directly and define its own step(), not reuse torch.optim.{name}'s.")

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_equal, assert_tensor, assert_true
+from autograder.judge.checks import advise, assert_equal, assert_tensor, assert_true
 
 
 @pytest.mark.points(2)
@@ -57,3 +57,16 @@ def test_sequential_names(student, probes):
     assert_equal(got["names"], ["0.weight", "0.bias", "2.weight", "2.bias"], name="the parameter names")
     assert_tensor(got["out"], ref(x).detach(), name="Sequential's output")
     assert_true(got["out"].shape == (2, 1), "the output should have shape [2, 1]")
+
+
+@pytest.mark.points(0)
+def test_advice_built_yourself(student, probes):
+    """advice: ReLU and Sequential are built from elementary operations, not torch.nn's"""
+    got = student(probes.relu_run, torch.tensor([-1.0, 0.5]), torch.ones(2))
+    used = sorted({c for c in got["called"] if "relu" in c.lower()})
+    advise(not used, f"ReLU calls {', '.join(used)}: build it from elementary tensor operations, not torch.relu / F.relu.")
+    ref = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU(), torch.nn.Linear(3, 1)).double()
+    state = {k: v.detach().clone() for k, v in ref.state_dict().items()}
+    got = student(probes.sequential_run, [2, 3, 1], state, torch.ones(4, 2, dtype=torch.float64), torch.ones(4, 1, dtype=torch.float64))
+    advise(not any(c.startswith("torch.nn.modules.container.") for c in got["classes"]),
+           "Sequential should be your own container, not a subclass of torch.nn's containers.")

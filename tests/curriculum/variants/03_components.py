@@ -159,4 +159,18 @@ MUTANTS = [
             "        return torch.optim.Adam(self.parameters(), lr=self.lr)"
         ),
     },
+    # optimizer state on the parameters' device ('meta', a stand-in GPU: state made on the CPU raises there)
+    {
+        "name": "Adam's state created with torch.zeros(shape) (on the CPU)",
+        "exercise": "adam",
+        "old": "                    state[\"exp_avg\"] = torch.zeros_like(p)\n                    state[\"exp_avg_sq\"] = torch.zeros_like(p)",
+        "new": "                    state[\"exp_avg\"] = torch.zeros(p.shape, dtype=p.dtype)\n"
+               "                    state[\"exp_avg_sq\"] = torch.zeros(p.shape, dtype=p.dtype)",
+    },
+    {
+        "name": "SGD's momentum buffer created on the CPU",
+        "exercise": "sgd",
+        "old": "                        buf = torch.clone(g).detach()",
+        "new": "                        buf = torch.zeros(g.shape, dtype=g.dtype).add_(g)",
+    },
 ]
