@@ -64,11 +64,14 @@ class ExerciseView:
     passed: int      # tests passed
     run: int         # tests run here (not skipped)
     not_run: int
+    unanswered: bool = False   # nothing passed, and a test met the untouched stub
 
     @property
     def state(self) -> str:
         if not self.run:
             return NOT_RUN_HERE
+        if self.unanswered:
+            return "not answered yet"
         return "all passed" if self.passed == self.run else f"{self.passed} of {self.run} passed"
 
 
@@ -111,8 +114,10 @@ def student_view(result: SubmissionResult, identity: Identity | None = None, lat
     for ex in seen:
         ts = [t for t in tests if t.exercise == ex]
         run = [t for t in ts if t.outcome != "skipped"]
+        passed = sum(t.outcome == "passed" for t in run)
+        stub = any(t.exercise == ex and t.message.startswith("not answered yet") for t in result.tests)
         exercises.append(ExerciseView(ex, round(sum(t.score for t in run), 4), round(sum(t.max_score for t in run), 4),
-                                      sum(t.outcome == "passed" for t in run), len(run), len(ts) - len(run)))
+                                      passed, len(run), len(ts) - len(run), unanswered=stub and not passed))
     cells = [CellView(cell_name(c.cell, c.code), c.status, c.type, c.message, c.code, c.notes) for c in result.cells]
     who = identity.name or identity.student_id if identity else result.submission_id
     score = late.score if late else result.score
