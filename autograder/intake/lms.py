@@ -332,6 +332,11 @@ def _nbgrader(submitted: Path, assignment: str | None) -> tuple[list[_Candidate]
     return cands, ignored, superseded
 
 
+def gradescope_student(user: dict) -> str:
+    """The student id of a Gradescope submitter (an entry of the metadata's `users`): sid, else id, else email."""
+    return str(user.get("sid") or user.get("id") or user.get("email") or "submission")
+
+
 def _gradescope(folder: Path) -> tuple[list[_Candidate], list[str], list[str]]:
     meta_path = folder.parent / "submission_metadata.json"
     meta = read_metadata(meta_path)
@@ -345,7 +350,7 @@ def _gradescope(folder: Path) -> tuple[list[_Candidate], list[str], list[str]]:
         when, src = parse_time(meta["created_at"]), "lms"
     except (KeyError, LatePolicyError):
         when, src = chosen.mtime, "mtime"
-    sid = str(u.get("sid") or u.get("id") or u.get("email") or "submission")
+    sid = gradescope_student(u)
     who = Identity(student_id=sid, name=str(u.get("name", "")), email=str(u.get("email", "")),
                    sis_id=str(u.get("sid", "") or ""), lms_user_id=str(u.get("id", "") or ""),
                    submitted_at=when, time_source=src)

@@ -192,8 +192,12 @@ def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes
     setup = (SETUP_SH.replace("{torch_spec}", torch_spec).replace("{assignment}", a.id)
              .replace("{python}", f"python{sys.version_info.major}.{sys.version_info.minor}")
              .replace("{requirements}", " \\\n    ".join(f'"{r}"' for r in requirements(a))))
+    from autograder.probe.seeds import VARIANTS_ENV, variant_count
+
+    variant_count()  # a bad course setting is refused here, not in Gradescope
     settings = {"assignment": a.id, "version": a.version(), "grader_version": autograder.__version__,
-                "deadline": _deadline(a, course, roster), WEAK_OPT_IN: allow_weak_isolation}
+                "deadline": _deadline(a, course, roster), WEAK_OPT_IN: allow_weak_isolation,
+                "variants": os.environ.get(VARIANTS_ENV, "")}
     pkg = Path(autograder.__file__).resolve().parent
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
@@ -400,12 +404,14 @@ def run(root: Path) -> dict:
                 return _refuse("no sandbox can run in this container", t0, results_path)
             protect(root, assignment.id)
             isolation, reference_isolation = weak_isolation(WORKER_UID), weak_isolation(REFERENCE_UID)
+        metadata = _read_metadata(root)
+        variant = _variant(assignment.id, metadata, meta.get("variants", ""))
         try:
             # the master first, through the reference, in a worker of its own (another uid without a sandbox):
             # it fills the answers the student's tests compare with, then stops before the student's code runs
             reference = grade_notebook(assignment, assignment.solution, submission_id="__reference__",
                                        options=GradeOptions(device="cpu", isolation=reference_isolation, cache_dir=cache),
-                                       as_reference=True)
+                                       as_reference=True, variant=variant)
             release_reference_workers()
             if reference.score != reference.max_score or reference.provisional or not reference.tests:
                 failed = [t.id for t in reference.tests if t.outcome != "passed"][:5]
@@ -414,12 +420,13 @@ def run(root: Path) -> dict:
                 return _refuse("the master notebook does not score full marks in this container", t0, results_path)
             # the same kind of isolation (reference_for's key): misses are answered by the master's worker above
             result = grade_notebook(assignment, notebook, submission_id="submission", source=notebook.name,
-                                    options=GradeOptions(device="cpu", isolation=isolation, cache_dir=cache))
+                                    options=GradeOptions(device="cpu", isolation=isolation, cache_dir=cache),
+                                    variant=variant)
         finally:
             close_references()
         policy = LatePolicy.from_table(meta["deadline"]) if "deadline" in meta else \
             load_policy(assignment.root / "manifest.toml")
-        data = apply_late(result.to_results_json(), policy, _read_metadata(root))
+        data = apply_late(result.to_results_json(), policy, metadata)
         if isinstance(isolation, OtherUser):
             data["output"] += (" · note: graded without a sandbox (bubblewrap cannot run in this container; "
                                "the instructor allowed it)")
@@ -430,6 +437,17 @@ def run(root: Path) -> dict:
                         "Please contact them.", t0)
     write_json(results_path, data)
     return data
+
+
+def _variant(assignment: str, metadata: dict | None, variants: str) -> str:
+    """The submitter's variant of the hidden inputs (course.toml's `variants`, kept in gradescope.json), keyed
+    by the student id the Gradescope intake gives them: the same inputs on every resubmission."""
+    from autograder.intake.lms import gradescope_student
+    from autograder.probe.seeds import Seeds, parse_variants
+
+    users = (metadata or {}).get("users")
+    user = users[0] if type(users) is list and users and type(users[0]) is dict else {}
+    return Seeds.for_course(assignment).variant_of(gradescope_student(user), parse_variants(variants) if variants else None)
 
 
 def _refuse(why: str, t0: float, results_path: Path) -> dict:

@@ -168,3 +168,16 @@ def test_master_scores_full_marks_in_a_gradescope_layout(kit_root, tmp_path, ass
     z = build_autograder_zip(kit_root, assignment, tmp_path / "autograder.zip", secret=b"s3cret")
     res = simulate(z, a.solution, tmp_path / "autograder", timeout=580)
     assert res["score"] == a.total_points, (res["output"], (tmp_path / "autograder" / "run_autograder.log").read_text()[-3000:])
+
+
+def test_each_submitter_has_a_variant_of_their_own(monkeypatch):
+    """Hidden inputs per student reach Gradescope: keyed by the id its intake gives the submitter, the same on
+    every resubmission; course.toml's `variants` (kept in gradescope.json) is honoured."""
+    from autograder.interop.gradescope import _variant
+
+    monkeypatch.setenv("AUTOGRADER_SECRET", "s3cret")
+    alice = {"users": [{"sid": "S1", "email": "a@x", "id": 1}], "created_at": "2026-10-01T10:00:00+00:00"}
+    bob = {"users": [{"sid": "S2", "email": "b@x", "id": 2}]}
+    assert _variant("toy", alice, "") == _variant("toy", {"users": [{"sid": "S1"}]}, "") != _variant("toy", bob, "")
+    assert _variant("toy", alice, "").startswith("s") and _variant("toy", alice, "1") == ""
+    assert _variant("toy", alice, "3") in ("v1", "v2", "v3")
