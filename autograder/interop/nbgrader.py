@@ -189,9 +189,12 @@ def _write_autograded(submitted: Path, dest: Path, submitted_at) -> None:  # typ
     notebook: the submission (read with the kit's limits) with its outputs cleared, and its time."""
     import json
 
-    from autograder.notebook.parse import read_notebook
+    from autograder.notebook.parse import InvalidNotebook, read_notebook
 
-    nb = nbformat.reads(json.dumps(read_notebook(submitted)), as_version=4)
+    try:
+        nb = nbformat.reads(json.dumps(read_notebook(submitted)), as_version=4)
+    except (OSError, InvalidNotebook, ValueError):  # graded `invalid` with the reason: nothing to show as a notebook
+        return
     for cell in nb.cells:
         cell.pop("attachments", None)
         if cell.cell_type == "code":

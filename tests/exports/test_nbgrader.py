@@ -158,3 +158,22 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
                                                                 "carol": (7.0, 0.0)}
     grade_course(kit, "toy", course, out=results, options=options())
     assert scores(course) == {**expected, "carol": (7.0, 0.0)}
+
+
+def test_the_feedback_copy_has_no_outputs_and_an_unreadable_notebook_none(tmp_path):
+    """What the kit leaves in autograded/ for formgrader: the student's saved outputs (HTML, scripts) are
+    dropped; a notebook that cannot be read (graded invalid) leaves nothing rather than stopping the course."""
+    from datetime import datetime, timezone
+
+    from autograder.interop.nbgrader import _write_autograded
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<script>steal()</script>"})]
+    nbformat.write(nb, tmp_path / "in.ipynb")
+    dest = tmp_path / "autograded" / "alice" / "toy" / "toy.ipynb"
+    _write_autograded(tmp_path / "in.ipynb", dest, datetime(2026, 10, 1, 11, tzinfo=timezone.utc))
+    assert "steal" not in dest.read_text() and nbformat.read(dest, as_version=4).cells[0].source == "x = 1"
+    assert (dest.parent / "timestamp.txt").read_text().startswith("2026-10-01 11:00:00")
+    (tmp_path / "bad.ipynb").write_text("{not json")
+    _write_autograded(tmp_path / "bad.ipynb", tmp_path / "autograded" / "bob" / "toy" / "toy.ipynb", None)
+    assert not (tmp_path / "autograded" / "bob").exists()
