@@ -38,8 +38,8 @@ def sweep(secrets: list[str], assignments: list[str]) -> list[str]:
             try:
                 graded = {"master": grade_notebook(a, a.solution, submission_id="master", options=options,
                                                    as_reference=True),
-                          "alternative": grade_notebook(a, ALTERNATIVES / f"{name}.ipynb", submission_id="alternative",
-                                                        options=options)}
+                          **{f"alternative {nb.stem}": grade_notebook(a, nb, submission_id="alternative", options=options)
+                             for nb in [ALTERNATIVES / f"{name}.ipynb", *sorted(ALTERNATIVES.glob(f"{name}.*.ipynb"))]}}
             finally:
                 close_references()
             print(f"{secret} {name}: " + ", ".join(f"{k} {r.score:g}/{r.max_score:g}" for k, r in graded.items())
@@ -53,7 +53,7 @@ def sweep(secrets: list[str], assignments: list[str]) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--secrets", type=int, default=12, help="how many secrets (sweep-secret-1, -2, ...)")
-    parser.add_argument("--assignments", default=",".join(sorted(p.stem for p in ALTERNATIVES.glob("*.ipynb"))))
+    parser.add_argument("--assignments", default=",".join(sorted({p.stem.split(".")[0] for p in ALTERNATIVES.glob("*.ipynb")})))
     args = parser.parse_args()
     lost = sweep([f"sweep-secret-{i}" for i in range(1, args.secrets + 1)], args.assignments.split(","))
     print("\n".join(["", "lost points:", *lost]) if lost else "\nevery master and alternative: full marks")
