@@ -8,7 +8,10 @@ do not exist and cannot be sent back).
 
 Some probes run the student's code under `_CudaCalls`, a `MetaAccelerator` that counts
 hard-coded `.cuda()` calls (tensor or module; without CUDA a no-op), and makes "meta" behave
-like a GPU for code that copies results back or calls `.item()` (see autograder/probe/meta_device.py).
+like a GPU for code that copies results back or calls `.item()` (see autograder/probe/meta_device.py);
+on "meta" it also reports CUDA as available, "meta" standing for a second GPU (`cuda:1`), so `.cuda()`
+in place of `.to(device)` shows in where the tensors end up.  The count of `.cuda()` calls is advice
+only: it is gathered inside the student's process.
 """
 from __future__ import annotations
 
@@ -30,11 +33,27 @@ _MATMUL_NAMES = {"matmul", "mm", "__matmul__", "__rmatmul__", "einsum", "addmm",
 
 class _CudaCalls(MetaAccelerator):
     """MetaAccelerator (counts `.cuda()`, lets "meta" stand in for a GPU) that also records
-    matmul-like calls (name, shapes, devices, dtypes)."""
+    matmul-like calls (name, shapes, devices, dtypes).  Given a `device` of type "meta", it stands for a
+    second GPU (`cuda:1`): torch.cuda.is_available() answers True, so code that calls `.cuda()` instead
+    of `.to(device)` puts its tensors on the first GPU (without one: leaves them where they were), not on
+    the target device, and the trusted side sees where they are."""
 
-    def __init__(self) -> None:
+    def __init__(self, device: Any = None) -> None:
         super().__init__()
         self.matmuls: list[dict[str, Any]] = []
+        self._second_gpu = _fake_cuda(True) if device is not None and torch.device(device).type == "meta" else None
+
+    def __enter__(self):
+        if self._second_gpu is not None:
+            self._second_gpu.__enter__()
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        try:
+            return super().__exit__(*exc)
+        finally:
+            if self._second_gpu is not None:
+                self._second_gpu.__exit__(*exc)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if getattr(func, "__name__", "") in _MATMUL_NAMES:
@@ -129,7 +148,7 @@ def pick_device(ns, prefer=None, cuda_available=None, pass_prefer=True):
 def to_device(ns, batch, device):
     """to_device(batch, device) on a nested batch; returns a mirror of the result."""
     fn = ns["to_device"]
-    with _CudaCalls() as calls:
+    with _CudaCalls(device) as calls:
         out = fn(batch, device)
     return {"out": _describe(out), "cuda_calls": calls.cuda_calls}
 
@@ -138,7 +157,7 @@ def to_device_module(ns, device, in_features=3):
     """to_device on a small model with parameters and buffers (BatchNorm), alone and inside a dict."""
     fn = ns["to_device"]
     model = nn.Sequential(nn.Linear(in_features, 4), nn.BatchNorm1d(4))
-    with _CudaCalls() as calls:
+    with _CudaCalls(device) as calls:
         alone = fn(model, device)
         other = nn.Linear(in_features, 2)
         nested = fn({"model": other, "x": torch.ones(2, in_features)}, device)
@@ -152,7 +171,7 @@ def add_bias_column(ns, X, device, dtype=None, transpose=False):
     X = X.to(device=device, dtype=dtype or X.dtype)
     if transpose:
         X = X.transpose(-1, -2)
-    with _CudaCalls() as calls:
+    with _CudaCalls(device) as calls:
         out = ns["add_bias_column"](X)
     return {**_info(out), "cuda_calls": calls.cuda_calls}
 
@@ -172,7 +191,7 @@ def predict(ns, state, X, y, batch_size, device, as_loader=True):
         batches = DataLoader(TensorDataset(X, y), batch_size=batch_size, shuffle=False)
     else:
         batches = [(X[i:i + batch_size], y[i:i + batch_size]) for i in range(0, len(X), batch_size)]
-    with _CudaCalls() as calls:
+    with _CudaCalls(device) as calls:
         out = ns["predict"](model, batches, device)
     return {**_info(out), "training": model.training, "param_devices": _devices(model), "cuda_calls": calls.cuda_calls}
 
@@ -180,17 +199,28 @@ def predict(ns, state, X, y, batch_size, device, as_loader=True):
 # ---------------------------------------------------------------- timing
 
 def time_it_trace(ns, device, repeats, step):
-    """time_it(fn, device, repeats) with a fake clock: `fn` advances it by `step` seconds.
+    """time_it(fn, device, repeats) with a fake clock: `fn` advances it by `step` seconds (10 times that the
+    first time), so only a time_it that warms up, averages the timed calls and (on CUDA) synchronises
+    returns `step`.
 
     Returns the result and the order of events: "fn" (a call of fn), "clock" (a clock read),
-    "sync" (torch.cuda.synchronize).  torch.cuda.is_available() answers as if `device` were there.
+    "sync" (torch.cuda.synchronize).  torch.cuda.is_available() answers as if `device` were there.  On
+    "cuda" the fake device is asynchronous, as a GPU is: fn's work reaches the clock only when
+    torch.cuda.synchronize() waits for it, so a time_it that reads the clock without synchronising returns
+    a wrong number, which the trusted side sees.
     """
     events: list[str] = []
     clock = [1000.0]
+    queued = [0.0]  # work launched on the fake GPU and not yet waited for
+    on_cuda = torch.device(device).type == "cuda"
 
     def fn():
+        cost = step if "fn" in events else 10 * step  # the first call is slow (a cold start): the warm-up's job
         events.append("fn")
-        clock[0] += step
+        if on_cuda:
+            queued[0] += cost
+        else:
+            clock[0] += cost
 
     def read():
         events.append("clock")
@@ -202,8 +232,11 @@ def time_it_trace(ns, device, repeats, step):
 
     def sync(*args, **kwargs):
         events.append("sync")
+        if not on_cuda:  # as on a machine without CUDA
+            raise RuntimeError("torch.cuda.synchronize() on a machine without CUDA: Torch not compiled with CUDA enabled")
+        clock[0] += queued[0]
+        queued[0] = 0.0
 
-    on_cuda = torch.device(device).type == "cuda"
     fakes = {time.perf_counter: read, time.time: read, time.monotonic: read, timeit.default_timer: read,
              time.perf_counter_ns: read_ns, time.time_ns: read_ns, time.monotonic_ns: read_ns}
     # `from time import perf_counter` binds the real clock in the notebook: swap those names too
@@ -260,7 +293,7 @@ def train_regression(ns, X, y, w0, b0, device, epochs, lr):
     with torch.no_grad():
         model.w.copy_(w0)
         model.b.copy_(b0)
-    with _CudaCalls() as calls:
+    with _CudaCalls(device) as calls:
         history = ns["train_full_batch"](model, X, y, device, epochs=epochs, lr=lr)
     if isinstance(history, (list, tuple)):
         hist: Any = [v if type(v) in (int, float) else _info(v) for v in history]

@@ -61,8 +61,8 @@ def test_training_matches_reference(student, reference, probes, rng, device):
 
 @pytest.mark.points(3)
 def test_history_and_device(student, reference, probes, rng, device):
-    """the losses are Python floats, the model and the data are on the device, no .cuda()
-    (also checked on 'meta', which stands in for a GPU: data left on the CPU raises there as on a GPU)"""
+    """the losses are Python floats, the model and the data are on the device (also checked on 'meta', which stands
+    in for a second GPU, cuda:1: data left on the CPU, or moved with .cuda(), raises there as on a GPU)"""
     X, y = _data(rng, 1_000, torch.tensor([[2.0, -3.0]]), torch.tensor([[10.0]]))
     w0 = torch.randn(1, 2, generator=rng)
     exp = reference(probes.train_regression, X, y, w0, torch.zeros(1, 1), "cpu", 5, 0.1)
@@ -76,7 +76,6 @@ def test_history_and_device(student, reference, probes, rng, device):
         if where != "meta":  # meta tensors hold no values
             assert_close(hist, exp["history"], name=f"the losses of train_full_batch(..., {where!r}, epochs=5)", **_tol(where))
             assert_tensor(got["w"], exp["w"], name=f"w after train_full_batch(..., {where!r}, epochs=5)", **_tol(where))
-        assert_true(got["cuda_calls"] == 0, f"train_full_batch called .cuda() {got['cuda_calls']} time(s); use .to(device).")
         assert_equal(sorted({d.split(":")[0] for d in got["param_devices"]}), [torch.device(where).type],
                      name=f"the device of the model's parameters after train_full_batch(..., {where!r})")
 

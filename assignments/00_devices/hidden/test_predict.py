@@ -56,13 +56,12 @@ def test_eval_mode(student, reference, probes, rng):
 
 @pytest.mark.points(2)
 def test_model_on_device(student, reference, probes, rng, device):
-    """the model and every batch are moved to the device, without .cuda(); the predictions come back to the CPU
-    (also checked on 'meta', which stands in for a GPU: a missed move raises there as on a GPU)"""
+    """the model and every batch are moved to the device; the predictions come back to the CPU (also checked on
+    'meta', which stands in for a second GPU, cuda:1: a missed move, or .cuda() in place of .to(device), shows there)"""
     state, X, y = _data(rng, 8, 4)
     for where in (device, "meta"):
         got = student(probes.predict, state, X, y, 4, where)
         _check(got, reference(probes.predict, state, X, y, 4, "cpu" if where == device else where), where,
                f"predict on {where}")
-        assert_true(got["cuda_calls"] == 0, f"predict called .cuda() {got['cuda_calls']} time(s); use .to(device).")
         assert_equal(sorted({d.split(":")[0] for d in got["param_devices"]}), [torch.device(where).type],
                      name=f"the device of the model's parameters after predict(..., {where!r})")

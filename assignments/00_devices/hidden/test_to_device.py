@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close, assert_equal, assert_true
+from autograder.judge.checks import assert_close, assert_equal
 
 
 def _batches(rng):
@@ -70,14 +70,13 @@ def test_models(student, reference, probes):
 
 @pytest.mark.points(2)
 def test_no_hardcoded_cuda(student, reference, probes, rng, device):
-    """no .cuda() calls: the target device decides (on the device, and on 'meta')"""
+    """the target device decides (on the device, and on 'meta' standing for a second GPU, cuda:1, with CUDA
+    available: .cuda() would put the data on the first)"""
     batch = _batches(rng)[3]
     for where in (device, "meta"):
         got = student(probes.to_device, batch, where)
         exp = reference(probes.to_device, batch, "cpu" if where == device else where)["out"]
         assert_close(_norm(got["out"]), _norm(exp, torch.device(where).type), name=f"to_device(batch, {where!r})")
         module = student(probes.to_device_module, where)
-        calls = got["cuda_calls"] + module["cuda_calls"]
-        assert_true(calls == 0, f"to_device called .cuda() {calls} time(s); use .to(device) so the caller's device is used.")
         assert_equal(_norm(module)["alone"].get("devices"), [torch.device(where).type],
                      name=f"the devices of a model's parameters and buffers after to_device(model, {where!r})")

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_equal, assert_tensor, assert_true
+from autograder.judge.checks import advise, assert_equal, assert_tensor, assert_true
 
 
 @pytest.mark.points(4)
@@ -25,3 +25,13 @@ def test_to_device_batches(student, probes):
                     f"batch[{key!r}] should be a tensor on the 'meta' device after to_device(batch, 'meta').")
     assert_equal(got["items"]["label"]["dtype"], torch.int64, name="the dtype of integer labels")
     assert_equal(got["items"]["id"].get("value"), "sample-7", name="a string field of the batch")
+
+
+@pytest.mark.points(0)
+def test_advice_no_cuda_calls(student, probes):
+    """advice: to_device moves with .to(device), never .cuda()"""
+    got = student(probes.to_device, (torch.ones(2), [torch.zeros(3)]), "meta")
+    module = student(probes.to_device_module, "meta")
+    calls = got["cuda_calls"] + module["cuda_calls"]
+    advise(calls == 0, f"to_device called .cuda() {calls} time(s); use .to(device), so the caller's device is used "
+                       "(.cuda() always means the first GPU).")

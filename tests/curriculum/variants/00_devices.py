@@ -140,10 +140,19 @@ MUTANTS = [
         "old": "    model.to(device)\n    X, y = X.to(device), y.to(device)",
         "new": "    X, y = X.to(device), y.to(device)",
     },
+    # .cuda() in place of .to(device): wrong for any device but the first GPU ('meta' stands for cuda:1, with CUDA
+    # reported available); the points come from where the tensors end up, not from counting .cuda() calls
     {
-        "name": "time_matmul makes its matrices on the CPU, then copies them to the device",
-        "exercise": "timing",
-        "old": "    A = torch.randn(n, n, device=device)\n    B = torch.randn(n, n, device=device)",
-        "new": "    A = torch.randn(n, n).to(device)\n    B = torch.randn(n, n).to(device)",
+        "name": "to_device uses .cuda() whenever CUDA is available (wrong for cuda:1)",
+        "exercise": "to_device",
+        "old": "    if isinstance(obj, (torch.Tensor, nn.Module)):\n        return obj.to(device)",
+        "new": "    if isinstance(obj, (torch.Tensor, nn.Module)):\n        return obj.cuda() if torch.cuda.is_available() else obj.to(device)",
+    },
+    {
+        "name": "train_full_batch moves model and data with .cuda() whenever CUDA is available",
+        "exercise": "linear_regression",
+        "old": "    model.to(device)\n    X, y = X.to(device), y.to(device)",
+        "new": "    if torch.cuda.is_available():\n        model.cuda()\n        X, y = X.cuda(), y.cuda()\n"
+               "    else:\n        model.to(device)\n        X, y = X.to(device), y.to(device)",
     },
 ]
