@@ -76,8 +76,9 @@ class ProbeClient:
     def cost(self, probe: Callable | str, *args: Any, within: float | None = None) -> "Cost":
         """`client(probe, *args)` with the CPU time the call cost, measured by the trusted side from /proc
         for a worker (`NotebookRunner.call_costed`): evidence of how much work the code did that nothing
-        in the notebook can lower.  `cpu` is None where no worker ran student code (the master's cached
-        answers): the reference's own cost comes from its (trusted) probe instead.  `within`: at most that
+        in the notebook can lower; for a backend that cannot tell, the call's wall time on this side.  `cpu`
+        is None for the master's cached answers (`CachedReference.call_costed`: no student code ran) and the
+        reference role: the reference's own cost comes from its (trusted) probe.  `within`: at most that
         many seconds for the call (ProbeTimeout past it), besides the test's time left."""
         name = self._name(probe)
         seed = self.context.next_seed(self.role)
@@ -85,9 +86,14 @@ class ProbeClient:
         if measure is None:
             if self.role != "student":
                 return Cost(self.backend.call(name, args, {}, seed=seed, timeout=None), None)
-            measure = lambda *a, **k: (self.backend.call(*a, **k), None)  # noqa: E731
+            measure = self._wall_timed
         return Cost(*self._timed(lambda: measure(name, args, {}, seed=seed,
                                                  timeout=min(self.context.time_left(), within or float("inf")))))
+
+    def _wall_timed(self, *args: Any, **kwargs: Any) -> tuple[Any, float]:
+        t0 = time.monotonic()
+        value = self.backend.call(*args, **kwargs)
+        return value, time.monotonic() - t0
 
     def _name(self, probe: Callable | str) -> str:
         name = probe if isinstance(probe, str) else getattr(probe, "__name__", "")

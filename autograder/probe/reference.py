@@ -139,6 +139,12 @@ class CachedReference:
                 self.start_time += time.monotonic() - t0
         return self._runner
 
+    def call_costed(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
+                    timeout: float | None = None) -> tuple[Any, None]:
+        """`call`, with no cost: the master's answers (cached, or from its worker) ran no student code, so there
+        is nothing to judge (`ProbeClient.cost` gives None; a test then takes the reference's own word)."""
+        return self.call(probe, args, kwargs, seed=seed, timeout=timeout), None
+
     def close(self) -> None:
         if self._runner is not None:
             self._runner.close()
