@@ -3,15 +3,16 @@
 Cache keys hash the probe name, its arguments (in wire encoding) and the seed; the cache
 directory is per assignment *version*, so editing the master notebook, a probe or a test
 invalidates it, and below it per *variant* of the hidden inputs (`probe.seeds`): the course-wide
-answers in the version's folder, a student's variant's in `variants/<variant>/`, computed the first
-time a submission of that variant needs them.  Entries are wire-format bytes, decoded like any worker
-result, once per process: later submissions get copies of the decoded value (a variant's are dropped
-when the next submission has another).  A reference that raises is a broken assignment, reported as
-a test `error`, never as a student failure.
+answers in the version's folder, one of N variants' in `variants/<variant>/`, computed the first time
+a submission of that variant needs them; a student's own variant's in memory only.  Entries are
+wire-format bytes, decoded like any worker result, once per process: later submissions get copies of
+the decoded value (a variant's are dropped when the next submission has another).  A reference that
+raises is a broken assignment, reported as a test `error`, never as a student failure.
 
 A point a student loses under a variant stands only once the master has scored full marks on that test
-file under it (`prove`): the proof is marked in the variant's folder, under a lock, so judges grading
-students of one variant at once run the master on it once, and a later run or judge reads the mark.
+file under it (`prove`): for one of N variants the proof is marked in the variant's folder, under a
+lock, so judges grading students of one variant at once run the master on it once, and a later run or
+judge reads the mark.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from typing import Any, Callable
 
 from autograder.execute import wire
 from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout, answer
+from autograder.probe.seeds import Seeds
 
 
 class ReferenceFailed(RuntimeError):
@@ -54,8 +56,10 @@ class CachedReference:
         self._memory.setdefault(variant, {})
 
     def folder(self, variant: str) -> Path | None:
-        """Where `variant`'s answers are cached: the course-wide ones in the version's folder."""
-        if self.cache_dir is None:
+        """Where `variant`'s answers are cached on disk: the course-wide ones in the version's folder, one of N
+        variants' below it.  A student's own variant's stay in this process's memory while the student is
+        graded: on disk they would grow with the class (21 MiB a student for 01_tensors) for no reader."""
+        if self.cache_dir is None or not Seeds.shared(variant):
             return None
         return self.cache_dir / "variants" / variant if variant else self.cache_dir
 
@@ -114,10 +118,9 @@ class CachedReference:
         answers = self._start().call_many([(p, a, k or {}, s) for p, a, k, s in first], timeout=timeout)
         for (key, at), (ok, value), (probe, *_) in zip(missed.items(), answers, first):
             if ok:
-                blob = wire.encode(value)
                 if folder is not None:
-                    _write(folder, key, blob)
-                memory[key] = wire.decode_message(blob)
+                    _write(folder, key, wire.encode(value))
+                memory[key] = value  # decoded from the worker's reply: callers get copies
             elif ok is False:
                 value = ReferenceFailed(f"the reference solution raised in probe {probe!r}: {ProbeError(value)}")
             for i in at:

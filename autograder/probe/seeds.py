@@ -101,6 +101,11 @@ class Seeds:
         mac = _mac(self.key, "variant", self.assignment, student)
         return f"s{mac.hex()[:16]}" if count is PER_STUDENT else f"v{int.from_bytes(mac[:8], 'big') % count + 1}"
 
+    @staticmethod
+    def shared(variant: str) -> bool:
+        """Whether `variant` may be several students' (the course-wide inputs, one of N), not one student's."""
+        return not variant.startswith("s")
+
     def scope(self, hidden: bool) -> "Seeds":
         """The seeds of one test: a hidden test's vary with the variant, a public test's never do."""
         return self if hidden or not self.variant else replace(self, variant="")

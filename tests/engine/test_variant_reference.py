@@ -30,19 +30,22 @@ def test_answers_are_cached_per_variant(tmp_path):
     ref = CachedReference(lambda: master, tmp_path)
     ref.new_submission()
     ref.call("p", (1,), seed=1)
-    ref.new_submission("sa")
+    ref.new_submission("v1")
     ref.call("p", (1,), seed=2)
-    ref.new_submission("sb")
+    ref.new_submission("v2")
     ref.call("p", (1,), seed=3)
-    assert master.calls == 3
+    ref.new_submission("s0123456789abcdef")  # a student's own variant: in memory only, no reader for it on disk
+    ref.call("p", (1,), seed=4)
+    assert torch.equal(ref.call("p", (1,), seed=4), torch.full((2,), 4.0)) and master.calls == 4
     course_wide = {f.name for f in tmp_path.iterdir() if f.is_file()}
     assert len(course_wide) == 1  # the course-wide answers stay where they always were
-    for v in ("sa", "sb"):
+    assert sorted(p.name for p in (tmp_path / "variants").iterdir()) == ["v1", "v2"]
+    for v in ("v1", "v2"):
         assert len([f for f in (tmp_path / "variants" / v).iterdir() if not f.name.startswith(".")]) == 1
-    assert set(ref._memory) == {"", "sb"}  # one student's answers in memory at a time, and the course-wide ones
+    assert set(ref._memory) == {"", "s0123456789abcdef"}  # one variant's answers at a time, and the course-wide
 
     fresh = CachedReference(lambda: _Master(), tmp_path)  # another judge: each variant's answers from disk
-    for v, seed in (("sa", 2), ("", 1), ("sb", 3)):
+    for v, seed in (("v1", 2), ("", 1), ("v2", 3)):
         fresh.new_submission(v)
         assert torch.equal(fresh.call("p", (1,), seed=seed), torch.full((2,), float(seed)))
     assert fresh.misses == 0
@@ -84,30 +87,34 @@ def test_a_variant_is_proven_once_however_many_judges_ask(tmp_path):
 
     judges = [CachedReference(_Master, tmp_path) for _ in range(4)]  # each its own open file: flock conflicts
     answers = []
-    threads = [threading.Thread(target=lambda r=r: answers.append(r.prove("sa", ["hidden/test_x.py"], prove)))
+    threads = [threading.Thread(target=lambda r=r: answers.append(r.prove("v1", ["hidden/test_x.py"], prove)))
                for r in judges]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert answers == [""] * 4 and runs == [["hidden/test_x.py"]]
-    assert (tmp_path / "variants" / "sa" / ".proven-hidden-test_x.py").is_file()
+    assert (tmp_path / "variants" / "v1" / ".proven-hidden-test_x.py").is_file()
     later = CachedReference(_Master, tmp_path)  # a later run reads the mark, and proves only what it lacks
-    assert later.prove("sa", ["hidden/test_x.py"], lambda files: "must not run") == ""
-    assert later.prove("sa", ["hidden/test_x.py", "hidden/test_y.py"], lambda files: runs.append(files) or "") == ""
+    assert later.prove("v1", ["hidden/test_x.py"], lambda files: "must not run") == ""
+    assert later.prove("v1", ["hidden/test_x.py", "hidden/test_y.py"], lambda files: runs.append(files) or "") == ""
     assert runs[-1] == ["hidden/test_y.py"]
 
 
 def test_a_failed_proof_is_not_kept(tmp_path):
     ref, f = CachedReference(_Master, tmp_path), ["hidden/test_x.py"]
-    assert ref.prove("sa", f, lambda files: "the master scores 7/10") == "the master scores 7/10"
-    assert not list((tmp_path / "variants" / "sa").glob(".proven*"))
-    assert ref.prove("sa", f, lambda files: "") == ""  # tried again (a host fault may have passed), then kept
-    assert ref.prove("sa", f, lambda files: "must not run") == ""
-    assert ref.prove("sb", f, lambda files: "another variant: proven on its own") == "another variant: proven on its own"
+    assert ref.prove("v1", f, lambda files: "the master scores 7/10") == "the master scores 7/10"
+    assert not list((tmp_path / "variants" / "v1").glob(".proven*"))
+    assert ref.prove("v1", f, lambda files: "") == ""  # tried again (a host fault may have passed), then kept
+    assert ref.prove("v1", f, lambda files: "must not run") == ""
+    assert ref.prove("v2", f, lambda files: "another variant: proven on its own") == "another variant: proven on its own"
+    assert ref.prove("s0123456789abcdef", f, lambda files: "") == ""  # a student's own: in memory, no marks
+    assert ref.prove("s0123456789abcdef", f, lambda files: "must not run") == ""
+    assert not (tmp_path / "variants" / "s0123456789abcdef").exists()
     memory_only = CachedReference(_Master, None)
-    assert memory_only.prove("sb", f, lambda files: "why") == "why" and memory_only.prove("sb", f, lambda files: "") == ""
-    assert memory_only.prove("sb", f, lambda files: "must not run") == ""
+    assert memory_only.prove("v2", f, lambda files: "why") == "why"
+    assert memory_only.prove("v2", f, lambda files: "") == ""
+    assert memory_only.prove("v2", f, lambda files: "must not run") == ""
 
 
 def test_a_reference_map_is_one_request_to_the_master(tmp_path):
