@@ -22,8 +22,9 @@ from autograder.probe.meta_device import MetaAccelerator
 # ---------------------------------------------------------------- helpers (no verdicts)
 
 def _placed(device):
-    """On "meta" (a stand-in GPU: a tensor left on the CPU raises there) run under MetaAccelerator."""
-    return MetaAccelerator() if torch.device(device).type == "meta" else contextlib.nullcontext()
+    """On "meta" run under MetaAccelerator: "meta" stands for a second GPU (cuda:1) of a machine with CUDA, so
+    a tensor left on the CPU raises there, and code that picks "cuda" itself leaves its tensors off the device."""
+    return MetaAccelerator(cuda_available=True) if torch.device(device).type == "meta" else contextlib.nullcontext()
 
 
 class MeanMetric(nn.Module):
@@ -31,9 +32,11 @@ class MeanMetric(nn.Module):
 
     def __init__(self):
         super().__init__()
+        self.devices = []  # (preds, targets) devices of every update, across resets
         self.reset()
 
     def forward(self, preds, targets):
+        self.devices.append((str(preds.device), str(targets.device)))
         s, n = float(preds.detach().double().sum()), preds.numel()
         self.total += s
         self.count += n
@@ -186,7 +189,8 @@ def run_epoch_train(ns, state, X, Y, batch_size, lr, momentum=0.0, clip=None, pa
         results = []
         for _ in range(passes):
             results.append(ns["run_epoch"](net, nn.MSELoss(), _loader(X, Y, batch_size), metrics, opt, device, clip))
-        return {"results": results, "state": _state(net), "device": str(next(net.parameters()).device)}
+        return {"results": results, "state": _state(net), "device": str(next(net.parameters()).device),
+                "metric_devices": sorted(set(metrics["pmean"].devices))}
 
 
 def run_epoch_eval(ns, state, X, Y, batch_size, device="cpu", passes=2):
@@ -235,8 +239,12 @@ def early_bad_mode(ns):
 
 # ---------------------------------------------------------------- KerasModel (no fit)
 
-def construct(ns, how):
-    """Build a KerasModel in one of several ways and report its attributes."""
+def construct(ns, how, cuda_available=None):
+    """Build a KerasModel in one of several ways and report its attributes; with `cuda_available`, as on a
+    machine that has CUDA (True) or not (False), whatever this one has."""
+    if cuda_available is not None:
+        with MetaAccelerator(cuda_available=bool(cuda_available)):
+            return construct(ns, how)
     KerasModel = ns["KerasModel"]
     net, loss = nn.Linear(3, 1), nn.MSELoss()
     metrics = {"pmean": MeanMetric()}

@@ -26,6 +26,9 @@ def test_training_passes(student, reference, probes, rng, device):
         assert_close(got["state"], want["state"], rtol=1e-4, atol=1e-6, name=f"the weights after {what}")
         assert_equal(got["device"].split(":")[0], device, name="the device of the net after training")
         meta = student(probes.run_epoch_train, state, X, Y, bs, lr, momentum, None, 2, "meta")  # a stand-in GPU
+        for preds_at, targets_at in meta.get("metric_devices", []):
+            assert_true(preds_at == targets_at == "meta", f"run_epoch gave the metric predictions on {preds_at} and targets on "
+                        f"{targets_at}, expected the device meta for both: keep them on the device (no .cpu() before the metric).")
         assert_close(meta, reference(probes.run_epoch_train, state, X, Y, bs, lr, momentum, None, 2, "meta"),
                      name=f"run_epoch on 'meta' (batches must be moved to the device), {what}")
 
@@ -38,7 +41,8 @@ def test_evaluation_passes(student, reference, probes, rng):
         got = student(probes.run_epoch_eval, state, X, Y, bs)
         want = reference(probes.run_epoch_eval, state, X, Y, bs)
         assert_close(got["results"], want["results"], rtol=1e-5, atol=1e-6, name=f"two evaluation passes over {n} samples")
-        assert_equal(got["calls"], want["calls"], name="(net.training, grad enabled, batch size) at each forward")
+        assert_equal([[t, b] for t, _, b in got["calls"]], [[t, b] for t, _, b in want["calls"]],
+                     name="(net.training, batch size) at each forward")
         assert_true(not any(got["grads"]), "an evaluation pass must not compute gradients.")
         assert_close(got["state"], state, name="the weights after evaluation passes")
 

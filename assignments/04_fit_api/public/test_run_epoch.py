@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close, assert_equal, assert_true
+from autograder.judge.checks import advise, assert_close, assert_equal, assert_true
 
 
 @pytest.mark.points(2)
@@ -27,7 +27,16 @@ def test_evaluation_pass(student, probes):
     got = student(probes.run_epoch_eval, state, X, Y, 4)
     expected = {"loss": 0.25, "pmean": 0.5, "score": 0.5}
     assert_close(got["results"], [expected, expected], name="the results of two evaluation passes")
-    assert_equal(got["calls"], [[False, False, 4], [False, False, 4], [False, False, 2]] * 2,
-                 name="(net.training, grad enabled, batch size) seen by the net at each forward")
+    assert_equal([[t, b] for t, _, b in got["calls"]], [[False, 4], [False, 4], [False, 2]] * 2,
+                 name="(net.training, batch size) seen by the net at each forward")
     assert_true(not any(got["grads"]), "an evaluation pass must not compute gradients (a parameter has a .grad).")
     assert_close(got["state"], state, name="the weights after evaluation")
+
+
+@pytest.mark.points(0)
+def test_advice_no_grad_in_evaluation(student, probes):
+    """advice: an evaluation pass runs under torch.no_grad()"""
+    state = {"0.weight": torch.zeros(3, 2), "0.bias": torch.zeros(3), "2.weight": torch.ones(1, 3), "2.bias": torch.tensor([0.5])}
+    got = student(probes.run_epoch_eval, state, torch.linspace(-1.0, 1.0, 20).reshape(10, 2), torch.zeros(10, 1), 4)
+    advise(not any(g for _, g, _ in got["calls"]), "run_epoch evaluates with gradients enabled: wrap the evaluation in "
+                                                   "torch.no_grad() (or torch.set_grad_enabled(False)), which saves memory and time.")

@@ -110,4 +110,23 @@ MUTANTS = [
         "old": "        err = (preds.detach() - targets.detach()).abs().sum().item()\n        n = targets.numel()\n        self.abs_error += err\n",
         "new": "        err = (preds - targets).abs().sum()\n        n = targets.numel()\n        self.abs_error = self.abs_error + err\n",
     },
+    # device bugs a CPU-only grader sees through 'meta', standing for a second GPU (cuda:1) of a machine with CUDA
+    {
+        "name": "run_epoch moves the predictions to the CPU before the metric",
+        "exercise": "run_epoch",
+        "old": "                metric(preds.detach(), targets)",
+        "new": "                metric(preds.detach().cpu(), targets)",
+    },
+    {
+        "name": "predict hard-codes 'cuda' (when available) instead of the model's device",
+        "exercise": "keras_model",
+        "old": "outputs.append(self.net(features.to(self.device)).detach().cpu())",
+        "new": "outputs.append(self.net(features.to(\"cuda\" if torch.cuda.is_available() else \"cpu\")).detach().cpu())",
+    },
+    {
+        "name": "device=None always means the CPU",
+        "exercise": "keras_model",
+        "old": "            device = \"cuda\" if torch.cuda.is_available() else \"cpu\"",
+        "new": "            device = \"cpu\"",
+    },
 ]
