@@ -245,6 +245,23 @@ def cmd_gradebook(args: argparse.Namespace, kit: Path) -> int:
     return 0
 
 
+def cmd_similarity(args: argparse.Namespace, kit: Path) -> int:
+    """Pairs of notebooks sharing code (a signal to read, never a grade change): a table and OUT/ASSIGNMENT/similarity.json."""
+    from autograder.similarity.pairs import assignment_similarity
+
+    notebooks, pairs, dest = assignment_similarity(kit, args.assignment, args.submissions, args.out,
+                                                   archive=args.archive, threshold=args.threshold)
+    for n in notebooks:
+        if n.problem:
+            print(terminal(f"warning: {n.key}: not compared: {n.problem}"), file=sys.stderr)
+    print(terminal(f"{args.assignment}: {len(notebooks)} notebooks, {len(pairs)} pairs at or above {args.threshold:g}"))
+    for p in pairs:
+        where = "; ".join(f"cell {s['a_cell']} ~ cell {s['b_cell']}" for s in p.spans[:3])
+        print(terminal(f"{p.score:6.0%}  {p.shared:4d}  {p.a}  {p.b}  ({where})"))
+    print(f"wrote {dest}")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     e = subparsers.add_parser("export", help="grades in an LMS import format (Canvas, Moodle, CSV, JSON)",
                               epilog="example: autograder export 01_tensors --format canvas --roster roster.csv --assignment-id 1234")
@@ -358,6 +375,16 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
                    help="roster field Moodle matches students on (default: email)")
     _missing(b)
 
+    s = subparsers.add_parser(
+        "similarity", help="pairs of submissions sharing code (winnowed fingerprints; a signal, never a grade)",
+        epilog="example: autograder similarity 01_tensors canvas_submissions/ --archive ~/past_terms/01_tensors")
+    s.add_argument("assignment", help="assignment id (a folder of assignments/)")
+    s.add_argument("submissions", nargs="+", type=Path, help="notebooks, folders of notebooks, or zips (as for grade)")
+    s.add_argument("--archive", type=Path, help="folder (or zip) of past terms' notebooks, compared with this term's")
+    s.add_argument("--threshold", type=float, default=0.5,
+                   help="share of the smaller notebook's own code found in the other (default: 0.5)")
+    s.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
+
     return {"export": cmd_export, "passback": cmd_passback, "feedback": cmd_feedback, "report": cmd_report,
             "gradescope": cmd_gradescope, "nbgrader": cmd_nbgrader, "override": cmd_override,
-            "gradebook": cmd_gradebook}
+            "gradebook": cmd_gradebook, "similarity": cmd_similarity}
