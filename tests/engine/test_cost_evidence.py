@@ -106,6 +106,6 @@ def test_infinities_are_compared_exactly():
 
 
 def test_a_call_past_the_wall_cap_is_a_loop(runner):
-    with pytest.raises(CheckFailed, match="did not finish within 3 s"):
-        assert_loop_free(_client(runner), _Probes.run, "spin", 30.0, name="spin", advice="it loops")
+    with pytest.raises(CheckFailed, match="did not finish within 15 s"):
+        assert_loop_free(_client(runner), _Probes.run, "spin", 60.0, name="spin", advice="it loops")
     assert _client(runner).cost(_Probes.run, "quick", 0.0).value == 7  # a fresh worker answers the next call
