@@ -89,6 +89,8 @@ class GradingPlugin:
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", "points(n): points this test is worth")
         config.addinivalue_line("markers", "hint(text): shown to the student when this public test fails")
+        config.addinivalue_line("markers", "same_inputs: a hidden test whose inputs are every student's (too large "
+                                "to copy or tabulate): they do not vary per student (probe/seeds.py)")
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if "device" not in metafunc.fixturenames:
@@ -126,7 +128,7 @@ class GradingPlugin:
     # per test here, 0.01-0.02 s of a 65-test submission.
     @pytest.fixture
     def _grading_context(self) -> TestContext:
-        seeds = self.seeds.scope(self._is_hidden(self._item))  # a hidden test's vary per student
+        seeds = self.seeds.scope(self._varies(self._item))  # a hidden test's vary per student
         return TestContext(seeds, _test_id(self._item), self.test_timeout)
 
     @pytest.fixture
@@ -150,7 +152,7 @@ class GradingPlugin:
 
     @pytest.fixture
     def seed(self) -> int:
-        return self.seeds.scope(self._is_hidden(self._item)).test(_test_id(self._item))
+        return self.seeds.scope(self._varies(self._item)).test(_test_id(self._item))
 
     @pytest.fixture
     def rng(self, seed: int) -> torch.Generator:
@@ -165,6 +167,10 @@ class GradingPlugin:
         c = Credit()
         self._item.stash[_CREDIT] = c
         return c
+
+    def _varies(self, item: pytest.Item) -> bool:
+        """Whether the test's inputs are the student's own: a hidden test's, unless marked `same_inputs`."""
+        return self._is_hidden(item) and item.get_closest_marker("same_inputs") is None
 
     def _is_hidden(self, item: pytest.Item) -> bool:
         if _HIDDEN not in item.stash:  # resolved once per collected item, not once per submission

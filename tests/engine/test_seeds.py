@@ -178,7 +178,8 @@ def test_hidden_seeds_follow_the_variant_and_the_course_wide_ones_do_not_change(
 
 
 def test_a_public_and_a_hidden_test_of_one_name_get_their_own_seeds(tmp_path):
-    """03_components has public and hidden tests of one file and function name: only the hidden one varies."""
+    """03_components has public and hidden tests of one file and function name: only the hidden one varies
+    (and a hidden test marked `same_inputs` does not)."""
     import importlib.util
 
     for kind in ("public", "hidden"):
@@ -190,15 +191,18 @@ def test_a_public_and_a_hidden_test_of_one_name_get_their_own_seeds(tmp_path):
     spec = importlib.util.spec_from_file_location("probes_variant_test", tmp_path / "probes.py")
     probes = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(probes)
+    (tmp_path / "hidden" / "test_big.py").write_text(  # inputs too large to tabulate: the same for everyone
+        "import pytest\n\n@pytest.mark.points(1)\n@pytest.mark.same_inputs\ndef test_a(student, probes, seed):\n"
+        "    assert student(probes.echo, seed) == seed\n")
     wide, mine = Seeds(SECRET, "a"), Seeds(SECRET, "a", "s0123456789abcdef")
     student = _Recorder()
     plugin = GradingPlugin(student=student, reference=None, probes=probes, seeds=wide, test_timeout=10,
                            hidden_dir=tmp_path / "hidden")
     plugin.bind(student, None, mine)
     run_tests([tmp_path / "public", tmp_path / "hidden"], plugin, tmp_path)
-    assert [r.outcome for r in plugin.results] == ["passed", "passed"]
+    assert [r.outcome for r in plugin.results] == ["passed", "passed", "passed"]
     t = "test_s.py::test_a"
-    assert student.seeds == [wide.call(t, 0), mine.call(t, 0)]
+    assert student.seeds == [wide.call(t, 0), wide.call("test_big.py::test_a", 0), mine.call(t, 0)]
 
 
 @pytest.mark.parametrize("value, count", [("student", None), (" Student ", None), (1, 1), (8, 8), ("3", 3)])

@@ -40,6 +40,7 @@ LARGE = [(200_000, 4, 2), (4, 200_000, 2), (4, 4, 100_000)]
 
 
 @pytest.mark.points(3)
+@pytest.mark.same_inputs  # large random inputs: nothing to tabulate, and the master times them once
 def test_no_python_loops(student, reference, probes, rng):
     """pairwise_distances and nearest_neighbor run without Python loops: the CPU time the grader measures on large inputs (and the right answer)"""
     for n, m, d in LARGE:
