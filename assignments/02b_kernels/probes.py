@@ -207,6 +207,17 @@ def op_apply(ns, x, v, layout="c"):
     return {"y": y.detach(), "stride": list(y.stride()), "grad": g, "x_after": xl.detach().clone()}
 
 
+def op_backward_calls(ns, x, v):
+    """The torch functions called while the op's gradient is computed (the forward runs before): a fact from
+    inside the worker, for advice only."""
+    xl = x.detach().requires_grad_(True)
+    node = _op()(xl).grad_fn
+    rec = _Recorder()
+    with rec:  # the node's backward called directly: a mode sees nothing inside a call it intercepted
+        node.apply(v)
+    return sorted(set(rec.names))
+
+
 def op_meta(ns, shape, dtype, layout="c"):
     """Output metadata of the op on a meta tensor (the fake implementation runs)."""
     x = _layout(torch.empty(tuple(shape), dtype=dtype, device="meta"), layout)

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_equal, assert_tensor
+from autograder.judge.checks import advise, assert_equal, assert_tensor
 
 
 @pytest.mark.points(2)
@@ -35,3 +35,14 @@ def test_op_on_meta_tensors(student, probes):
     got = student(probes.op_meta, [3, 5], torch.float32, "t")
     assert_equal(got, {"shape": [5, 3], "dtype": torch.float32, "device": "meta", "stride": [3, 1]},
                  name="the output metadata of the op on a transposed 3 x 5 meta tensor")
+
+
+@pytest.mark.points(0)
+def test_advice_backward_by_hand(student, probes):
+    """advice: the backward computes the gradient from the saved output, without softmax or autograd again"""
+    x = torch.tensor([[0.0, 1.0, 2.0]], dtype=torch.float64)
+    calls = student(probes.op_backward_calls, x, torch.ones(1, 3, dtype=torch.float64))
+    used = sorted({"softmax", "_softmax", "log_softmax", "grad", "backward", "kernels.softmax"} & set(calls)) \
+        if type(calls) is list else ["?"]
+    advise(not used, f"The op's backward calls {', '.join(used)}: compute y * (g - sum(g * y)) from the saved output "
+                     "with a few torch operations instead (cheaper, and it is the point of the exercise).")

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_equal, assert_tensor, assert_true
+from autograder.judge.checks import advise, assert_equal, assert_tensor, assert_true
 
 
 @pytest.mark.points(2)
@@ -52,3 +52,12 @@ def test_views_known(student, probes):
     got = student(probes.gather_view, storage, [2, 3], [3, -1], 2)
     assert_tensor(got["out"], torch.tensor([[2.0, 1.0, 0.0], [5.0, 4.0, 3.0]]),
                   name="gather_view(arange(6.), (2, 3), (3, -1), 2) (rows read backwards)")
+
+
+@pytest.mark.points(0)
+def test_advice_gather_view_by_hand(student, probes):
+    """advice: gather_view computes the positions itself, without as_strided"""
+    got = student(probes.gather_view, torch.arange(6.0), [3, 2], [1, 3], 0)
+    calls = got.get("calls") if type(got) is dict else None
+    advise(type(calls) is list and "as_strided" not in calls,
+           "gather_view should read the storage at the positions element_offset gives, not call as_strided.")
