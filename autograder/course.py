@@ -63,7 +63,8 @@ class CourseError(ValueError):
 _DEADLINE_KEYS = ("due", "grace_minutes", "penalty_percent", "period", "max_penalty_percent", "of",
                   "cutoff_days", "extensions")   # read by score/late.py, LatePolicy.from_table
 KEYS: dict[str, tuple[str, ...]] = {
-    "": ("course", "canvas", "lti", "deadline", "assignments"),
+    "": ("course", "canvas", "lti", "deadline", "assignments", "serve"),
+    "serve": ("host", "port", "tokens"),     # read by interop/commands.py cmd_serve; tokens: name = token
     "course": ("title", "roster", "results", "secret_file", "variants"),
     "canvas": ("url", "course", "token_env", "token_file"),
     "lti": ("token_url", "client_id", "key_file", "kid"),

@@ -262,6 +262,24 @@ def cmd_similarity(args: argparse.Namespace, kit: Path) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace, kit: Path) -> int:
+    """The instructors' workspace over this results folder (autograder.serve); runs until interrupted."""
+    import getpass
+
+    from autograder.serve.access import AccessError
+    from autograder.serve.app import serve
+
+    course = getattr(args, "course_settings", None)
+    table = course.table("serve") if course else {}
+    try:
+        return serve(kit, args.out, host=args.host or table.get("host", "127.0.0.1"),
+                     port=args.port if args.port is not None else int(table.get("port", 8700)),
+                     roster=args.roster, course=course, who=getpass.getuser())
+    except (AccessError, OSError) as e:
+        print(terminal(f"error: {e}"), file=sys.stderr)
+        return 2
+
+
 def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     e = subparsers.add_parser("export", help="grades in an LMS import format (Canvas, Moodle, CSV, JSON)",
                               epilog="example: autograder export 01_tensors --format canvas --roster roster.csv --assignment-id 1234")
@@ -385,6 +403,14 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
                    help="share of the smaller notebook's own code found in the other (default: 0.5)")
     s.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
 
+    w = subparsers.add_parser(
+        "serve", help="the instructors' workspace: browse the class, override with a comment, similar pairs",
+        epilog="example: autograder serve --out results --roster roster.csv   (open the printed URL)")
+    w.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
+    w.add_argument("--roster", type=Path, help="roster CSV (default: the course file's)")
+    w.add_argument("--host", help="address to listen on (default: course.toml's [serve] host, else 127.0.0.1)")
+    w.add_argument("--port", type=int, help="port (default: course.toml's [serve] port, else 8700; 0: any free one)")
+
     return {"export": cmd_export, "passback": cmd_passback, "feedback": cmd_feedback, "report": cmd_report,
             "gradescope": cmd_gradescope, "nbgrader": cmd_nbgrader, "override": cmd_override,
-            "gradebook": cmd_gradebook, "similarity": cmd_similarity}
+            "gradebook": cmd_gradebook, "similarity": cmd_similarity, "serve": cmd_serve}

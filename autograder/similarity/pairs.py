@@ -149,10 +149,24 @@ def write_result(path: Path, assignment: str, notebooks: list[Notebook], pairs: 
     data = {"assignment": assignment, "threshold": threshold, "notebooks": len(notebooks),
             "unreadable": {n.key: n.problem for n in notebooks if n.problem},
             "students": {n.key: n.student for n in notebooks},
-            "pairs": [p.to_json() for p in pairs]}
+            "pairs": [p.to_json() for p in pairs], "code": _flagged_code(notebooks, pairs)}
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
     tmp.replace(path)
+
+
+MAX_SHOWN_CELL = 20_000   # characters of one cell kept in the JSON file for showing a pair side by side
+
+
+def _flagged_code(notebooks: list[Notebook], pairs: list[Pair]) -> dict[str, dict[str, str]]:
+    """The code of the cells that flagged pairs match, {key: {cell: source}}, for a person to read."""
+    wanted: dict[str, set[int]] = defaultdict(set)
+    for p in pairs:
+        for s in p.spans:
+            wanted[p.a].add(s["a_cell"])
+            wanted[p.b].add(s["b_cell"])
+    return {n.key: {str(c): n.cells.get(c, "")[:MAX_SHOWN_CELL] for c in sorted(wanted[n.key])}
+            for n in notebooks if n.key in wanted}
 
 
 def read_result(path: Path) -> dict[str, Any]:

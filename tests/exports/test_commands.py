@@ -42,7 +42,8 @@ def run(argv, kit, course=None):
 
 
 def test_register_names():
-    assert set(parser()[1]) == {"export", "passback", "feedback", "report", "gradescope", "nbgrader", "override", "gradebook"}
+    assert set(parser()[1]) == {"export", "passback", "feedback", "report", "gradescope", "nbgrader", "override", "gradebook",
+                                 "similarity", "serve"}
 
 
 def test_export_feedback_report_passback_dry_run(toy_kit, tmp_path, capsys):

@@ -1,0 +1,155 @@
+"""What each workspace page shows, computed by the functions the CLI's commands call: `exports.
+assignment_grades` (results with overrides in force, identities, roster, late policy), the instructor
+report's `report_context`, `score.overrides` (trail, set_override) and the similarity file.  Nothing is
+stored here; a cache keeps one assignment's grades until a file they come from changes."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autograder.report.exports import AssignmentGrades, assignment_grades
+from autograder.report.instructor_report import report_context
+
+MAX_CELL_SHOWN = 20_000   # characters of one cell's code or message shown on a page
+SORTS = ("who", "score", "status", "late")
+
+
+@dataclass
+class Workspace:
+    kit: Path
+    out: Path
+    roster: Path | None = None
+    course: Any = None          # autograder.course.Course | None
+    _cache: dict[str, tuple[tuple, AssignmentGrades, dict]] = field(default_factory=dict)
+
+    @property
+    def db(self) -> Path:
+        return self.out / "gradebook.sqlite"
+
+    def _stamp(self, assignment: str) -> tuple:
+        files = [self.db, self.db.with_name(self.db.name + "-wal"), self.out / assignment / "identities.json",
+                 self.roster, getattr(self.course, "path", None)]
+        return tuple(os.stat(f).st_mtime_ns if f and Path(f).exists() else 0 for f in files)
+
+    def grades(self, assignment: str) -> tuple[AssignmentGrades, dict[str, Any]]:
+        """The assignment's grades and report context, as `autograder export` / `report` compute them."""
+        stamp = self._stamp(assignment)
+        hit = self._cache.get(assignment)
+        if hit and hit[0] == stamp:
+            return hit[1], hit[2]
+        g = assignment_grades(self.kit, assignment, self.out, roster_csv=self.roster, course=self.course)
+        ctx = report_context(g.rows, title=g.assignment.title)
+        self._cache[assignment] = (stamp, g, ctx)
+        return g, ctx
+
+    def assignments(self) -> list[str]:
+        from autograder.assignment import list_assignments
+        from autograder.report.gradebook import Gradebook
+
+        if not self.db.is_file():
+            return []
+        gb = Gradebook(self.db)
+        try:
+            return [a for a in list_assignments(self.kit) if gb.all(a)]
+        finally:
+            gb.close()
+
+
+def course_page(ws: Workspace) -> dict[str, Any]:
+    from autograder.similarity.pairs import RESULT_FILE, read_result
+
+    rows = []
+    for a in ws.assignments():
+        g, ctx = ws.grades(a)
+        sim = read_result(ws.out / a / RESULT_FILE)
+        rows.append({"id": a, "title": g.assignment.title, "n": ctx["n"], "stats": ctx["stats"],
+                     "statuses": ctx["statuses"], "late": len(ctx["late"]), "missing": len(ctx["missing"]),
+                     "look": len(ctx["look"]), "pairs": len(sim.get("pairs", [])) if sim else None,
+                     "warnings": g.warnings})
+    return {"assignments": rows}
+
+
+def assignment_page(ws: Workspace, assignment: str, query: dict[str, str]) -> dict[str, Any]:
+    g, ctx = ws.grades(assignment)
+    failing: dict[str, set[str]] = {}
+    exercises: dict[str, set[str]] = {}
+    for row in g.rows:
+        if row.result:
+            for t in row.result.tests:
+                if t.outcome not in ("passed", "skipped") and not t.is_override:
+                    failing.setdefault(row.submission_id, set()).add(t.id)
+                    exercises.setdefault(row.submission_id, set()).add(t.exercise)
+    status, exercise, test, late = (query.get(k, "") for k in ("status", "exercise", "test", "late"))
+    sort = query.get("sort", "who") if query.get("sort") in SORTS else "who"
+    rows = [v for v in ctx["rows"]
+            if (not status or v["status"] == status or (status == "provisional" and v["provisional"]))
+            and (not exercise or exercise in exercises.get(v["id"], ()))
+            and (not test or test in failing.get(v["id"], ()))
+            and (not late or (late == "yes") == bool(v["late"]))]
+    key = {"who": lambda v: (v["who"].casefold(), v["id"]),
+           "score": lambda v: (v["score"] is None, v["score"] or 0.0),
+           "status": lambda v: (v["status"], v["who"].casefold()),
+           "late": lambda v: (-(v["late"]["penalty"] if v["late"] else -1), v["who"].casefold())}[sort]
+    return {"a": g.assignment, "ctx": ctx, "rows": sorted(rows, key=key), "warnings": g.warnings,
+            "filters": {"status": status, "exercise": exercise, "test": test, "late": late, "sort": sort},
+            "statuses": [s for s, n in ctx["statuses"] if n], "exercise_names": [e["exercise"] for e in ctx["exercises"]],
+            "test_ids": [t["id"] for t in ctx["tests"]], "sorts": SORTS}
+
+
+def submission_page(ws: Workspace, assignment: str, sid: str) -> dict[str, Any] | None:
+    from autograder.score import overrides as ov
+
+    g, _ctx = ws.grades(assignment)
+    row = next((r for r in g.rows if r.submission_id == sid), None)
+    if row is None or row.result is None:
+        return None
+    r = row.result
+    by_exercise: dict[str, list] = {}
+    for t in r.tests:
+        by_exercise.setdefault(t.exercise or "(whole submission)", []).append(t)
+    failing_cells = {c.cell for c in r.cells if c.status in ("error", "timeout", "crashed")}
+    cells = [{"cell": c.cell, "status": c.status, "type": c.type, "fail": c.cell in failing_cells,
+              "message": c.message[:MAX_CELL_SHOWN], "code": c.code[:MAX_CELL_SHOWN],
+              "notes": c.notes} for c in r.cells]
+    return {"a": g.assignment, "row": row, "r": r, "exercises": sorted(by_exercise.items()), "cells": cells,
+            "trail": [o for o in ov.history(ws.db, assignment, sid)],
+            "tests": [t for t in r.tests if not t.is_override],
+            "stdout": r.stdout[:MAX_CELL_SHOWN], "stderr": r.stderr[:MAX_CELL_SHOWN]}
+
+
+def override(ws: Workspace, assignment: str, sid: str, form: dict[str, str], by: str):
+    """The CLI's `autograder override`: `score.overrides.set_override`, the author the session's name."""
+    from autograder.score import overrides as ov
+
+    try:
+        score = float(form.get("score", ""))
+    except ValueError:
+        raise ov.OverrideError("the score must be a number") from None
+    comment = form.get("comment", "").strip()
+    if not comment:
+        raise ov.OverrideError("say why in the comment: the student reads it next to the score")
+    return ov.set_override(ws.db, assignment, sid, test=form.get("test") or None, score=score, comment=comment, by=by)
+
+
+def similarity_page(ws: Workspace, assignment: str) -> dict[str, Any]:
+    from autograder.similarity.pairs import RESULT_FILE, read_result
+
+    data = read_result(ws.out / assignment / RESULT_FILE)
+    code = data.get("code", {}) if data else {}
+    pairs = []
+    for p in (data.get("pairs", []) if data else [])[:200]:
+        sides = []
+        for s in p.get("spans", [])[:5]:
+            sides.append({"a": _marked(code.get(p["a"], {}).get(str(s["a_cell"]), ""), s["a_lines"]),
+                          "b": _marked(code.get(p["b"], {}).get(str(s["b_cell"]), ""), s["b_lines"]),
+                          "a_cell": s["a_cell"], "b_cell": s["b_cell"]})
+        pairs.append({**p, "sides": sides})
+    return {"assignment": assignment, "data": data, "pairs": pairs}
+
+
+def _marked(source: str, ranges: list[list[int]]) -> list[tuple[bool, str]]:
+    """Each line of a cell, and whether it lies in a matching span (the page highlights those)."""
+    return [(any(a <= n <= b for a, b in ranges), line)
+            for n, line in enumerate(source.splitlines(), start=1)]

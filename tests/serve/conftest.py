@@ -1,0 +1,70 @@
+"""A results folder of the toy assignment written directly (no grading), a hostile submission in it, and
+the workspace served on a free port of 127.0.0.1 in a thread."""
+from __future__ import annotations
+
+import json
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from autograder.intake.roster import Identity, write_identities
+from autograder.report.files import write_submission
+from autograder.report.gradebook import Gradebook
+from autograder.score.results import CellIssue
+from autograder.serve.access import Access
+from autograder.serve.app import App, make_server
+from autograder.serve.pages import Workspace
+from tests.exports.factory import result
+
+HOSTILE = ('<script>document.title="PWNED"</script><img src=x onerror="document.title=\'PWNED\'">'
+           '<a href="javascript:document.title=\'PWNED\'">click</a>'
+           '<svg onload="document.title=\'PWNED\'"><circle r=5 /></svg>'
+           '<link rel=stylesheet href="http://198.51.100.1/x.css"><iframe src="http://198.51.100.1/"></iframe>')
+TOKEN = "ta-kim-token-0123456789abcdef"
+
+
+def write_results(out: Path) -> None:
+    gb = Gradebook(out / "gradebook.sqlite")
+    people = {}
+    for i, fractions in enumerate([(1, 1, 1, 1, 1), (1, 0, 0, 0, 1), (1, 1, 0.5, 1, 1), (0, 0, 0, 0, 0)]):
+        sid = f"student{i}_{1000 + i}"
+        r = result(sid, fractions)
+        gb.put(r)
+        write_submission(out, r)
+        people[sid] = Identity(str(1000 + i), f"Student {i}", login_id=f"student{i}", lms_user_id=str(1000 + i),
+                               submitted_at=datetime(2026, 10, 1, tzinfo=timezone.utc), late=False)
+    bad = result("hostile_666", (1, 0, 0, 0, 0), message=HOSTILE, hidden_msg=HOSTILE,
+                 cells=[CellIssue(cell=2, status="error", type="Exploit", message=HOSTILE,
+                                  code=HOSTILE + "\n" + "x = 1\n" * 50_000)])
+    bad.stdout = HOSTILE * 2000
+    gb.put(bad)
+    gb.close()
+    people["hostile_666"] = Identity("666", HOSTILE[:60], login_id="hostile", lms_user_id="666")
+    write_identities(out / "toy" / "identities.json", people)
+    (out / "toy" / "similarity.json").write_text(json.dumps({
+        "assignment": "toy", "threshold": 0.5, "notebooks": 5, "unreadable": {}, "students": {},
+        "pairs": [{"a": "hostile_666", "b": "student1_1001", "score": 0.9, "shared": 30,
+                   "spans": [{"a_cell": 2, "a_lines": [[1, 2]], "b_cell": 3, "b_lines": [[1, 1]], "prints": 30}]}],
+        "code": {"hostile_666": {"2": HOSTILE + "\ny = 2\n"}, "student1_1001": {"3": "y = 2\nz = 3\n"}}}))
+
+
+@pytest.fixture
+def workspace(toy_kit, tmp_path):
+    """(base URL, the instructor's token, the results folder, the toy kit, the roster CSV)."""
+    out = tmp_path / "results"
+    write_results(out)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n" + "".join(
+        f"\"Student {i}\",{1000 + i},S{i},s{i},A\n" for i in range(4)) + "Hostile,666,S6,h,A\n")
+    access = Access({TOKEN: "TA Kim"})
+    server = make_server(App(Workspace(toy_kit, out, roster), access))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    try:
+        yield f"http://{host}:{port}", TOKEN, out, toy_kit, roster
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,107 @@
+"""The workspace over plain HTTP: 403 and nothing else without a session, CSRF, CSP, escaping, and the
+override form writing the CLI's audit trail."""
+from __future__ import annotations
+
+import http.client
+import re
+from urllib.parse import urlencode, urlsplit
+
+from autograder.serve.access import Access, AccessError
+from tests.serve.conftest import HOSTILE
+
+
+def request(base, method, path, headers=None, body=None):
+    u = urlsplit(base)
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    c.request(method, path, body=body, headers=headers or {})
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+
+
+def login(base, token):
+    status, headers, _ = request(base, "GET", f"/a/toy?status=graded&token={token}")
+    assert status == 303 and headers["location"] == "/a/toy?status=graded"
+    assert "HttpOnly" in headers["set-cookie"] and "SameSite=Strict" in headers["set-cookie"]
+    return {"Cookie": headers["set-cookie"].split(";")[0]}
+
+
+def test_no_or_wrong_token_is_403_and_nothing_else(workspace):
+    base, token, *_ = workspace
+    for path in ["/", "/a/toy", "/a/toy/s/student0_1000", "/static/workspace.css", "/nothing", "/?token=wrong",
+                 f"/?token={token[:-1]}"]:
+        status, headers, body = request(base, "GET", path)
+        assert (status, body) == (403, b""), path
+        assert "set-cookie" not in headers
+    status, _, body = request(base, "GET", "/", {"Cookie": "autograder_session=forged"})
+    assert (status, body) == (403, b"")
+    status, _, body = request(base, "POST", "/a/toy/s/student0_1000/override", body=b"score=1")
+    assert (status, body) == (403, b"")
+
+
+def test_pages_csp_and_escaping(workspace):
+    base, token, *_ = workspace
+    cookie = login(base, token)
+    for path in ["/", "/a/toy", "/a/toy?status=graded&sort=score", "/a/toy/s/hostile_666", "/a/toy/similarity",
+                 "/a/toy/s/student1_1001"]:
+        status, headers, body = request(base, "GET", path, cookie)
+        assert status == 200, path
+        csp = headers["content-security-policy"]
+        assert "default-src 'none'" in csp and "script-src" not in csp and "style-src 'self'" in csp
+        assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
+        page = body.decode()
+        assert "<script" not in page and "onerror=" not in page.replace("onerror=&#34;", "")
+        assert "<svg" not in page and "<iframe" not in page and 'href="javascript:' not in page
+    page = request(base, "GET", "/a/toy/s/hostile_666", cookie)[2].decode()
+    assert "&lt;script&gt;document.title=" in page
+    assert len(page) < 2_000_000   # huge outputs are cut
+    course = request(base, "GET", "/", cookie)[2].decode()
+    assert 'href="/a/toy"' in course and "Similar pairs" in course
+
+
+def test_filters(workspace):
+    base, token, *_ = workspace
+    cookie = login(base, token)
+    failing = request(base, "GET", "/a/toy?" + urlencode({"test": "hidden/test_double.py::test_answer"}), cookie)[2].decode()
+    listed = set(re.findall(r'class="sub" href="/a/toy/s/([^"]+)"', failing))
+    assert listed == {"student1_1001", "student3_1003", "hostile_666"}
+    missing = request(base, "GET", "/a/toy?status=missing", cookie)[2].decode()
+    assert not re.findall(r'class="sub"', missing)
+
+
+def test_override_needs_csrf_and_writes_the_trail(workspace):
+    from autograder.score import overrides as ov
+
+    base, token, out, *_ = workspace
+    cookie = login(base, token)
+    form = {"test": "hidden/test_double.py::test_answer", "score": "2", "comment": "regraded by hand"}
+    headers = {**cookie, "Content-Type": "application/x-www-form-urlencoded"}
+    assert request(base, "POST", "/a/toy/s/student1_1001/override", headers, urlencode(form).encode())[:3:2] == (403, b"")
+    bad = {**form, "csrf": "0" * 64}
+    assert request(base, "POST", "/a/toy/s/student1_1001/override", headers, urlencode(bad).encode())[0] == 403
+    other = login(base, token)   # another session's CSRF token is no good either
+    page = request(base, "GET", "/a/toy/s/student1_1001", other)[2].decode()
+    foreign = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    assert request(base, "POST", "/a/toy/s/student1_1001/override", headers,
+                   urlencode({**form, "csrf": foreign}).encode())[0] == 403
+    assert ov.history(out / "gradebook.sqlite", "toy", "student1_1001") == []
+    page = request(base, "GET", "/a/toy/s/student1_1001", cookie)[2].decode()
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    status, h, _ = request(base, "POST", "/a/toy/s/student1_1001/override", headers,
+                           urlencode({**form, "csrf": csrf}).encode())
+    assert status == 303 and h["location"] == "/a/toy/s/student1_1001"
+    [o] = ov.history(out / "gradebook.sqlite", "toy", "student1_1001")
+    assert (o.test_id, o.new_score, o.comment, o.by) == ("hidden/test_double.py::test_answer", 2.0, "regraded by hand", "TA Kim")
+    status, _, body = request(base, "POST", "/a/toy/s/student1_1001/override", headers,
+                              urlencode({**form, "score": "lots", "csrf": csrf}).encode())
+    assert status == 400 and b"must be a number" in body
+
+
+def test_tokens_from_the_course_file():
+    with __import__("pytest").raises(AccessError):
+        Access.create({"Kim": "short"}, "me")
+    access, printed = Access.create({"Kim": "k" * 20}, "me")
+    assert printed is None and access.who(access.login("k" * 20)) == "Kim" and access.login("k" * 19) is None
+    access, printed = Access.create(None, "me")
+    assert len(printed) >= 24 and access.who(access.login(printed)) == "me"
