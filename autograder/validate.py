@@ -224,7 +224,7 @@ def _unanswered(cells: list[Any], exercises: list[str]) -> dict[str, list[str]]:
 
 def _verdict(out: Callable[[str], Any], cells: list[Any], records: list[Any],
              results: dict[str, list[dict[str, Any]]], why: str, limits: Any) -> int:
-    from autograder.probe.inprocess import NOT_ANSWERED
+    from autograder.probe.inprocess import not_answered
     from autograder.selfcheck import answered, passed, render
 
     firsts = {c.index: _first_line(c.source) for c in cells}
@@ -238,11 +238,10 @@ def _verdict(out: Callable[[str], Any], cells: list[Any], records: list[Any],
     names = sorted(results, key=lambda e: (order.get(e, len(order)), e))
     for e, stubs in _unanswered(cells, names).items():
         if not passed(results[e]):
-            what = ", ".join(f"`{s}`" if s != "this exercise" else s for s in stubs)
+            message = not_answered([f"`{s}`" for s in stubs if s != "this exercise"])
             for r in results[e]:
                 if r["outcome"] != "passed":
-                    r["message"] = (f"{NOT_ANSWERED}: {what} still raise(s) NotImplementedError (replace the "
-                                    "`# YOUR CODE HERE` stub with your code)")
+                    r["message"] = message
     out("")
     for e in names:
         lines = render(e, results[e], first_failure_only=True)

@@ -27,6 +27,14 @@ from autograder.execute.rng import seed_all
 from autograder.execute.runner import ProbeError
 
 NOT_ANSWERED = "not answered yet"
+
+
+def not_answered(names: list[str]) -> str:
+    """What a student reads for an untouched stub, the same in check(), validate and feedback pages:
+    `names` are what still raises (already quoted as the student wrote them), none for the whole exercise."""
+    what = ", ".join(names) or "this exercise"
+    return (f"{NOT_ANSWERED}: {what} still {'raise' if len(names) > 1 else 'raises'} NotImplementedError "
+            "(replace the `# YOUR CODE HERE` stub with your code)")
 # What autograder.notebook.release leaves in place of a solution block.
 _STUB = re.compile(r"^[ \t]*# YOUR CODE HERE[ \t]*\n[ \t]*raise NotImplementedError\(\)", re.M)
 
@@ -103,10 +111,8 @@ class InProcess:
         unanswered = [s for key in dict.fromkeys(ns.used) if key in self.namespace
                       for s in stubs(self.namespace[key], key)]
         if unanswered or isinstance(error, NotImplementedError):
-            what = ", ".join(f"`{s}`" for s in unanswered) or "this exercise"
             raise ProbeError({"type": "NotImplementedError", "frames": [],
-                              "message": f"{NOT_ANSWERED}: {what} still raise(s) NotImplementedError "
-                                         "(replace the `# YOUR CODE HERE` stub with your code)"})
+                              "message": not_answered([f"`{s}`" for s in unanswered])})
         if error is not None:
             raise ProbeError(describe_exception(error))
         return value

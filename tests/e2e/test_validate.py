@@ -14,7 +14,11 @@ import pytest
 
 from autograder import checks
 from autograder.cli import main
+from autograder.execute.runner import ProbeError
+from autograder.judge.checks import CheckFailed, assert_equal
+from autograder.judge.plugin import _classify
 from autograder.notebook.release import release
+from autograder.probe.inprocess import not_answered
 from autograder.selfcheck import Checker
 from autograder.validate import validate
 
@@ -96,8 +100,15 @@ def test_a_stub_is_not_answered_yet_not_a_wrong_type():
     ns: dict = {}
     exec(compile(source, name, "exec"), ns)
     results = Checker(A, version=checks.version(ROOT / "assignments" / A)).results("shapes", ns)
-    assert results and all(r["outcome"] == "failed" and "not answered yet: `" in r["message"] for r in results)
+    # check() names the stub the student left, in the words validate and the feedback pages use
+    assert results and all(r["outcome"] == "failed" and r["message"] in (
+        not_answered(["`describe`"]), not_answered(["`ensure_batch`"])) for r in results), results
     assert not any("should be a" in r["message"] for r in results)
+    # grading (no probe names the stub there) and a probe's returned {"error": ...} say it the same way
+    err = {"type": "NotImplementedError", "message": "", "frames": [{"cell": 4, "line": 3, "code": "raise"}]}
+    assert _classify(ProbeError(err))[1].startswith(not_answered([]))
+    with pytest.raises(CheckFailed, match="^not answered yet: `describe` still raises NotImplementedError \\(replace"):
+        assert_equal({"error": "NotImplementedError"}, {"out": 1}, name="`describe`")
 
 
 def test_a_cell_that_kills_the_kernel_is_named(tmp_path):

@@ -17,7 +17,7 @@ def fails(fn, *args, **kw) -> str:
 def test_a_raised_error_is_said_in_words(check):
     stub = fails(check, {"error": "NotImplementedError"}, {"out": (5, 4, 3)}, name="broadcast_shape((5, 1, 3), (4, 1))")
     assert stub == ("not answered yet: broadcast_shape((5, 1, 3), (4, 1)) still raises NotImplementedError "
-                    "(the exercise's stub).")
+                    "(replace the `# YOUR CODE HERE` stub with your code)")
     msg = fails(check, {"error": "TypeError", "library_calls": 0}, {"out": (5, 4, 3)}, name="broadcast_shape(a, b)")
     assert msg == "broadcast_shape(a, b): your code raised TypeError; it should return (5, 4, 3)."
     assert fails(check, {"out": 3}, {"error": "ValueError"}, name="f(x)") == "f(x) should raise ValueError, but it returned 3."
