@@ -27,6 +27,7 @@ from autograder.execute.sandbox import Isolation, choose_isolation
 from autograder.intake.submissions import file_sha256
 from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import TestSuite, close_suite, open_suite
+from autograder.notebook.cells import cell_name
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
 from autograder.probe.seeds import Seeds, course_secret, fingerprint
@@ -235,12 +236,12 @@ def grade_notebook(
 
 def _status_message(status: str, cells: list[CellIssue]) -> str:
     if status == "timeout":
-        hung = [c.cell for c in cells if c.status == "timeout"]
-        return (f"cell {', '.join(map(str, hung))} did not finish in time; it was skipped and the rest graded"
+        hung = [cell_name(c.cell, c.code) for c in cells if c.status == "timeout"]   # as feedback and validate
+        return (f"{', '.join(hung)} did not finish in time; it was skipped and the rest graded"
                 if hung else "some tests ran out of time")
     if status == "crashed":
-        dead = [c.cell for c in cells if c.status == "crashed"]
-        return (f"cell {', '.join(map(str, dead))} crashed the worker; it was skipped and the rest graded"
+        dead = [cell_name(c.cell, c.code) for c in cells if c.status == "crashed"]
+        return (f"{', '.join(dead)} crashed the worker; it was skipped and the rest graded"
                 if dead else "some tests crashed the worker")
     return ""
 

@@ -13,10 +13,17 @@ from autograder.report.escape import rich_text, terminal
 from autograder.score.results import SubmissionResult
 
 
+MESSAGE_CHARS = 160   # room for a cell named with its first line (notebook.cells.cell_name) and what happened in it
+
+
 def rows(results: list[SubmissionResult]) -> list[tuple[str, str, str, str, str]]:
     return [tuple(terminal(c) for c in (r.submission_id, f"{r.score:g}/{r.max_score:g}", r.status,
-                                         f"{r.execution_time:.1f}s", r.message[:70]))  # type: ignore[misc]
+                                         f"{r.execution_time:.1f}s", _cut(r.message)))  # type: ignore[misc]
             for r in results]
+
+
+def _cut(message: str) -> str:
+    return message[:MESSAGE_CHARS] + ("…" if len(message) > MESSAGE_CHARS else "")
 
 
 def print_table(results: list[SubmissionResult], title: str, stream: TextIO = sys.stdout) -> None:
