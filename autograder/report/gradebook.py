@@ -62,6 +62,10 @@ class Gradebook:
             (assignment, submission_id)).fetchone()
         return tuple(row) if row else None  # type: ignore[return-value]
 
+    def assignments(self) -> set[str]:
+        """The assignments with at least one result (without reading any)."""
+        return {row[0] for row in self.db.execute("SELECT DISTINCT assignment FROM submissions")}
+
     def all(self, assignment: str) -> list[SubmissionResult]:
         rows = self.db.execute("SELECT record FROM submissions WHERE assignment=? ORDER BY submission_id",
                                (assignment,)).fetchall()

@@ -145,7 +145,7 @@ def _exercises(results: list[SubmissionResult]) -> list[dict[str, Any]]:
     return out
 
 
-def report_context(rows: list[GradeRow], *, title: str) -> dict[str, Any]:
+def report_context(rows: list[GradeRow], *, title: str, plots: bool = True) -> dict[str, Any]:
     submitted = [row for row in rows if row.result is not None]
     results = [row.result for row in submitted if row.result is not None]
     # a grader failure or provisional result has no trustworthy score: keep it out of the statistics
@@ -192,7 +192,7 @@ def report_context(rows: list[GradeRow], *, title: str) -> dict[str, Any]:
         "time": {"median": statistics.median(times) if times else None, "max": max(times, default=None)},
         "slowest": sorted(present, key=lambda v: -(v["time"] or 0.0))[:SLOWEST],
         "look": look, "rows": views, "missing": [v for v in views if v["status"] == "missing"],
-        "plots": _plots(scores, max_score, exercises),
+        "plots": _plots(scores, max_score, exercises) if plots else [],   # the workspace has none: seconds a class
     }
 
 

@@ -40,7 +40,7 @@ class Workspace:
         if hit and hit[0] == stamp:
             return hit[1], hit[2]
         g = assignment_grades(self.kit, assignment, self.out, roster_csv=self.roster, course=self.course)
-        ctx = report_context(g.rows, title=g.assignment.title)
+        ctx = report_context(g.rows, title=g.assignment.title, plots=False)
         self._cache[assignment] = (stamp, g, ctx)
         return g, ctx
 
@@ -52,7 +52,8 @@ class Workspace:
             return []
         gb = Gradebook(self.db)
         try:
-            return [a for a in list_assignments(self.kit) if gb.all(a)]
+            graded = gb.assignments()
+            return [a for a in list_assignments(self.kit) if a in graded]
         finally:
             gb.close()
 
@@ -108,7 +109,8 @@ def submission_page(ws: Workspace, assignment: str, sid: str) -> dict[str, Any] 
     r = row.result
     by_exercise: dict[str, list] = {}
     for t in r.tests:
-        by_exercise.setdefault(t.exercise or "(whole submission)", []).append(t)
+        if not t.is_override:   # a whole-score override is in the summary and the trail, not a test
+            by_exercise.setdefault(t.exercise, []).append(t)
     failing_cells = {c.cell for c in r.cells if c.status in ("error", "timeout", "crashed")}
     cells = [{"cell": c.cell, "status": c.status, "type": c.type, "fail": c.cell in failing_cells,
               "message": c.message[:MAX_CELL_SHOWN], "code": c.code[:MAX_CELL_SHOWN],

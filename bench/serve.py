@@ -1,0 +1,155 @@
+"""The workspace's pages for a 1,000-submission class: each should answer in under 300 ms.
+
+    .venv/bin/python bench/serve.py [--students 1000] [--screenshots docs/images]   # a JSON object on stdout
+
+The class is synthesized (no grading): 1,000 results of the toy assignment written to a fresh gradebook,
+with identities, a roster, a few late and provisional ones, an override and a similarity file.  The
+workspace is served on 127.0.0.1 and each page is fetched over HTTP, with the session cookie: the first
+fetch (`cold_ms`: the grades read from the gradebook, as `autograder export` reads them) and the median of
+five after it (`warm_ms`: the gradebook unchanged, its grades kept).  The time after an override is the
+cold one: an override changes the gradebook, so the next page reads it again.  With `--screenshots`,
+headless Chromium saves each page as workspace-<page>.png there (docs/workspace.md shows them).
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from autograder.intake.roster import Identity, write_identities  # noqa: E402
+from autograder.report.gradebook import Gradebook  # noqa: E402
+from autograder.score import overrides as ov  # noqa: E402
+from autograder.score.results import CellIssue  # noqa: E402
+from autograder.serve.access import Access  # noqa: E402
+from autograder.serve.app import App, make_server  # noqa: E402
+from autograder.serve.pages import Workspace  # noqa: E402
+from tests.exports.factory import result  # noqa: E402
+
+KIT = ROOT / "tests" / "fixtures" / "kit"
+TOKEN = "bench-token-0123456789abcdef"
+DUE = "2026-10-01T12:00:00+00:00"
+
+
+def synthesize(out: Path, n: int, seed: int = 0) -> Path:
+    rng = random.Random(seed)
+    gb = Gradebook(out / "gradebook.sqlite")
+    people, lines = {}, ["Student,ID,SIS User ID,SIS Login ID,Section"]
+    due = datetime.fromisoformat(DUE)
+    for i in range(n):
+        sid = f"student{i:04d}_{10000 + i}"
+        fractions = tuple(rng.choice((1, 1, 1, 0.5, 0)) for _ in range(5))
+        cells = [CellIssue(cell=3, status="error", type="RuntimeError", message="shape mismatch",
+                           code="y = x @ w  # the student's cell")] if 0 in fractions else []
+        r = result(sid, fractions, cells=cells, time=rng.uniform(2, 9))
+        if i % 97 == 0:
+            r.provisional = "a host fault"
+        gb.put(r)
+        late = rng.random() < 0.1
+        people[sid] = Identity(str(10000 + i), f"Student {i:04d}", login_id=f"s{i}", lms_user_id=str(10000 + i),
+                               submitted_at=due + (timedelta(hours=rng.uniform(1, 50)) if late else -timedelta(hours=3)))
+        lines.append(f"\"Student {i:04d}\",{10000 + i},S{i},s{i},A")
+    gb.close()
+    lines += [f"\"Absent {j}\",{90000 + j},X{j},x{j},B" for j in range(n // 50)]
+    write_identities(out / "toy" / "identities.json", people)
+    ov.set_override(out / "gradebook.sqlite", "toy", "student0001_10001", test=None, score=10,
+                    comment="regraded by hand", by="TA Kim")
+    code = {"student0002_10002": {"3": "def double(x):\n    return x * 2\n"},
+            "student0005_10005": {"4": "def twice(v):\n    return v * 2\n"}}
+    (out / "toy" / "similarity.json").write_text(json.dumps({
+        "assignment": "toy", "threshold": 0.5, "notebooks": n, "unreadable": {}, "students": {}, "code": code,
+        "pairs": [{"a": "student0002_10002", "b": "student0005_10005", "score": 0.93, "shared": 41,
+                   "spans": [{"a_cell": 3, "a_lines": [[1, 2]], "b_cell": 4, "b_lines": [[1, 2]], "prints": 41}]}]}))
+    roster = out / "roster.csv"
+    roster.write_text("\n".join(lines) + "\n")
+    return roster
+
+
+PAGES = {"course": "/", "assignment": "/a/toy", "assignment-filtered": "/a/toy?status=graded&late=yes&sort=score",
+         "submission": "/a/toy/s/student0001_10001", "similarity": "/a/toy/similarity"}
+
+
+def fetch(port: int, path: str, cookie: str) -> tuple[int, float]:
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    t = time.perf_counter()
+    c.request("GET", path, headers={"Cookie": cookie})
+    r = c.getresponse()
+    r.read()
+    c.close()
+    return r.status, time.perf_counter() - t
+
+
+def screenshots(base: str, folder: Path) -> None:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = shutil.which("chromium")
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    try:
+        driver.get(f"{base}/?token={TOKEN}")
+        for name in ("course", "assignment", "submission", "similarity"):
+            driver.get(base + PAGES[name] + ("?status=graded&sort=score" if name == "assignment" else ""))
+            folder.mkdir(parents=True, exist_ok=True)
+            driver.save_screenshot(str(folder / f"workspace-{name}.png"))
+    finally:
+        driver.quit()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--students", type=int, default=1000)
+    p.add_argument("--screenshots", type=Path)
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        out, kit = Path(tmp) / "results", Path(tmp) / "kit"
+        shutil.copytree(KIT, kit)
+        manifest = kit / "assignments" / "toy" / "manifest.toml"
+        manifest.write_text(manifest.read_text() + f'\n[deadline]\ndue = "{DUE}"\npenalty_percent = 10\nperiod = "day"\n')
+        roster = synthesize(out, args.students)
+        server = make_server(App(Workspace(kit, out, roster), Access({TOKEN: "bench"})))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.server_address[1]
+        c = http.client.HTTPConnection("127.0.0.1", port)
+        c.request("GET", f"/?token={TOKEN}")
+        cookie = c.getresponse().getheader("Set-Cookie").split(";")[0]
+        c.close()
+        timings = {}
+        for name, path in PAGES.items():
+            status, cold = fetch(port, path, cookie) if name == "course" else (200, None)
+            warm = []
+            for _ in range(5):
+                status, s = fetch(port, path, cookie)
+                assert status == 200, (name, status)
+                warm.append(s)
+            timings[name] = {"warm_ms": round(1000 * statistics.median(warm), 1)}
+            if cold is not None:
+                timings[name]["cold_ms"] = round(1000 * cold, 1)
+        ov.set_override(out / "gradebook.sqlite", "toy", "student0003_10003", test=None, score=9,
+                        comment="bench", by="bench")
+        timings["assignment"]["after_override_ms"] = round(1000 * fetch(port, PAGES["assignment"], cookie)[1], 1)
+        if args.screenshots:
+            screenshots(f"http://127.0.0.1:{port}", args.screenshots)
+        server.shutdown()
+    worst = max(v for t in timings.values() for k, v in t.items() if k == "warm_ms")
+    print(json.dumps({"students": args.students, "pages": timings, "worst_warm_ms": worst,
+                      "under_300_ms": worst < 300, "load_average": os.getloadavg(), "cpus": os.cpu_count()}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
