@@ -119,7 +119,7 @@ def test_a_failed_proof_is_not_kept(tmp_path):
 
 def test_a_reference_map_is_one_request_to_the_master(tmp_path):
     """A hidden test's `reference.map` under a student's variant: its misses reach the master's worker in one
-    request, with the seeds of the test's calls, and come back as values."""
+    request, with the seeds of the test's calls (taken when the map was made), when an answer is first read."""
     import types
 
     from autograder.probe.client import ProbeClient, TestContext
@@ -131,5 +131,7 @@ def test_a_reference_map_is_one_request_to_the_master(tmp_path):
     seeds = Seeds(b"k", "a", "sa")
     client = ProbeClient(ref, types.SimpleNamespace(p=lambda ns, x: x), TestContext(seeds, "t.py::a", 10), "reference")
     got = client.map("p", [(i,) for i in range(4)])
-    assert master.batches == 1 and master.calls == 4
+    assert master.calls == 0 and len(got) == 4  # asked for when read: a test that stops first asks nothing
+    assert client("p", 9) is not None and master.calls == 1  # a single call answers at once
+    assert got[3] is not None and master.batches == 2 and master.calls == 5
     assert [v.tolist() for v in got] == [_Master().call("p", seed=seeds.call("t.py::a", k)).tolist() for k in range(4)]
