@@ -24,6 +24,7 @@ from autograder.judge.session import (GradeOptions, close_references, combine, e
 from autograder.probe.inprocess import NOT_ANSWERED
 from autograder.probe.seeds import Seeds, variant_count
 from autograder.report.files import write_submission
+from autograder.report.history import keep as keep_version
 from autograder.report.gradebook import Gradebook
 from autograder.report.grades_csv import write_grades_csv
 from autograder.score import overrides
@@ -296,6 +297,7 @@ def grade_class(
                     again.append(by_id[sid])
                     return
                 write_submission(out, r)
+                keep_version(out, r, by_id[sid].path if sid in by_id else None)   # the history
                 gradebook.put(r)
             except Exception:  # noqa: BLE001 - a host fault (disk full...) costs one submission, not the batch
                 r = _grader_error(assignment, by_id[sid], options, traceback.format_exc())

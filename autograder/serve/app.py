@@ -11,6 +11,8 @@ import http.server
 import re
 import sys
 import threading
+import time
+import traceback
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
@@ -47,6 +49,7 @@ class App:
         self.ws, self.access = ws, access
         self.env = html_environment("autograder.serve", "templates", url=lambda parts: _url(*parts))
         self.env.globals["url"] = _url
+        self.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
         self.lock = threading.Lock()   # one override at a time; pages read while none is written
 
     def handle(self, method: str, target: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], bytes]:
@@ -97,7 +100,7 @@ class App:
         return self._page(200, "similarity.html.j2", who, session, **pages.similarity_page(self.ws, groups[0]))
 
     def _submission(self, groups, query, who, session, body, error: str = "", status: int = 200):
-        ctx = pages.submission_page(self.ws, groups[0], groups[1])
+        ctx = pages.submission_page(self.ws, groups[0], groups[1], query)
         if ctx is None:
             return self._page(404, "error.html.j2", who, session, message="No such submission.")
         return self._page(status, "submission.html.j2", who, session, error=error, **ctx)
@@ -140,7 +143,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         body = self.rfile.read(length) if length > 0 else b""
-        status, headers, content = self.app.handle(method, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        try:
+            status, headers, content = self.app.handle(method, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        except Exception:  # noqa: BLE001 - a fault of this server: said on its terminal, not to the browser
+            traceback.print_exc()
+            status, headers, content = 500, {"Content-Type": "text/plain; charset=utf-8"}, b"internal error"
         self.send_response(status)
         for k, v in {**HEADERS, **headers}.items():
             self.send_header(k, v)

@@ -99,8 +99,12 @@ def assignment_page(ws: Workspace, assignment: str, query: dict[str, str]) -> di
             "test_ids": [t["id"] for t in ctx["tests"]], "sorts": SORTS}
 
 
-def submission_page(ws: Workspace, assignment: str, sid: str) -> dict[str, Any] | None:
+def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, str] | None = None) -> dict[str, Any] | None:
+    from autograder.report import history
     from autograder.score import overrides as ov
+    from autograder.serve import notebook
+
+    query = query or {}
 
     g, _ctx = ws.grades(assignment)
     row = next((r for r in g.rows if r.submission_id == sid), None)
@@ -115,7 +119,17 @@ def submission_page(ws: Workspace, assignment: str, sid: str) -> dict[str, Any] 
     cells = [{"cell": c.cell, "status": c.status, "type": c.type, "fail": c.cell in failing_cells,
               "message": c.message[:MAX_CELL_SHOWN], "code": c.code[:MAX_CELL_SHOWN],
               "notes": c.notes} for c in r.cells]
+    kept = history.versions(ws.out, assignment, sid)
+    by_sha = {v.sha256: v for v in kept}
+    shown = by_sha.get(query.get("v", "")) or by_sha.get(r.sha256)
+    rendered, unreadable = notebook.render(shown.notebook, failing_cells) if shown and shown.notebook else ([], "")
+    old, new = by_sha.get(query.get("from", "")), by_sha.get(query.get("to", ""))
+    if not (old and new) and len(kept) >= 2:
+        old, new = kept[-2], kept[-1]
+    diff = history.code_diff(old.notebook, new.notebook, (old.sha256[:12], new.sha256[:12])) if old and new else []
     return {"a": g.assignment, "row": row, "r": r, "exercises": sorted(by_exercise.items()), "cells": cells,
+            "versions": kept, "counts": r.sha256, "shown": shown, "notebook": rendered, "unreadable": unreadable,
+            "diff": diff, "diff_pair": (old, new),
             "trail": [o for o in ov.history(ws.db, assignment, sid)],
             "tests": [t for t in r.tests if not t.is_override],
             "stdout": r.stdout[:MAX_CELL_SHOWN], "stderr": r.stderr[:MAX_CELL_SHOWN]}

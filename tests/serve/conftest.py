@@ -2,7 +2,9 @@
 the workspace served on a free port of 127.0.0.1 in a thread."""
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
@@ -12,6 +14,7 @@ import pytest
 from autograder.intake.roster import Identity, write_identities
 from autograder.report.files import write_submission
 from autograder.report.gradebook import Gradebook
+from autograder.report.history import keep
 from autograder.score.results import CellIssue
 from autograder.serve.access import Access
 from autograder.serve.app import App, make_server
@@ -23,6 +26,12 @@ HOSTILE = ('<script>document.title="PWNED"</script><img src=x onerror="document.
            '<svg onload="document.title=\'PWNED\'"><circle r=5 /></svg>'
            '<link rel=stylesheet href="http://198.51.100.1/x.css"><iframe src="http://198.51.100.1/"></iframe>')
 TOKEN = "ta-kim-token-0123456789abcdef"
+
+
+def notebook(cells) -> str:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": kind, "metadata": {}, "source": source, **({"outputs": outs, "execution_count": 1} if kind == "code" else {})}
+        for kind, source, outs in cells]})
 
 
 def write_results(out: Path) -> None:
@@ -40,6 +49,27 @@ def write_results(out: Path) -> None:
                                   code=HOSTILE + "\n" + "x = 1\n" * 50_000)])
     bad.stdout = HOSTILE * 2000
     gb.put(bad)
+    nbs = out.parent / "notebooks"
+    nbs.mkdir()
+    first, second = nbs / "first.ipynb", nbs / "second.ipynb"
+    first.write_text(notebook([("code", "def double(x):\n    return x + x\n", [])]))
+    second.write_text(notebook([("markdown", "My answer", []), ("code", "def double(x):\n    return 2 * x\n", [])]))
+    r1 = result("student1_1001", (1, 0, 0, 0, 1))
+    keep(out, dataclasses.replace(r1, sha256="11" * 32, tests=[dataclasses.replace(t, score=0.0) for t in r1.tests]), first)
+    time.sleep(0.01)
+    keep(out, r1, second)
+    hostile_nb = nbs / "hostile.ipynb"
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    hostile_nb.write_text(notebook([
+        ("markdown", HOSTILE + "[x](javascript:document.title='PWNED')", []),
+        ("code", HOSTILE, [{"output_type": "display_data", "data": {"text/html": HOSTILE, "image/svg+xml": HOSTILE,
+                                                                   "text/plain": HOSTILE}},
+                           {"output_type": "display_data", "data": {"image/png": png}},
+                           {"output_type": "display_data", "data": {"image/png": '" onerror="document.title=1'}},
+                           {"output_type": "stream", "name": "stdout", "text": "spam\n" * 2_000_000},
+                           {"output_type": "error", "ename": "<script>", "evalue": HOSTILE, "traceback": []}]),
+    ]))
+    keep(out, bad, hostile_nb)
     gb.close()
     people["hostile_666"] = Identity("666", HOSTILE[:60], login_id="hostile", lms_user_id="666")
     write_identities(out / "toy" / "identities.json", people)

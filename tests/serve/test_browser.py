@@ -86,10 +86,12 @@ def test_hostile_submission_renders_inert(workspace, browser):
         browser.get(base + path)
         assert "PWNED" not in browser.title, path
         found = browser.execute_script(
-            "return [document.scripts.length, document.querySelectorAll('svg, iframe, img, link[href^=http], "
+            "return [document.scripts.length, document.querySelectorAll('svg, iframe, img:not([src^=\"data:image/png;base64,\"]), link[href^=http], "
             "a[href^=javascript], [onerror], [onload]').length, window.getComputedStyle(document.body).fontFamily]")
         assert found[:2] == [0, 0], (path, found)
         assert "system-ui" in found[2]   # the workspace's own stylesheet loaded under the CSP
         assert "<script>document.title" in browser.find_element(By.TAG_NAME, "body").text or path == "/"
+        if path == "/a/toy/s/hostile_666":   # the notebook's one PNG output shows (a data: URI), nothing else
+            assert browser.execute_script("return Array.from(document.images).map(i => i.naturalWidth)") == [1]
     errors = [e for e in browser.get_log("browser") if "198.51.100.1" in e.get("message", "")]
     assert errors == []   # nothing external was even requested

@@ -105,3 +105,20 @@ def test_tokens_from_the_course_file():
     assert printed is None and access.who(access.login("k" * 20)) == "Kim" and access.login("k" * 19) is None
     access, printed = Access.create(None, "me")
     assert len(printed) >= 24 and access.who(access.login(printed)) == "me"
+
+
+def test_history_diff_and_the_notebook(workspace):
+    base, token, *_ = workspace
+    cookie = login(base, token)
+    page = request(base, "GET", "/a/toy/s/student1_1001", cookie)[2].decode()
+    history = page.split('id="history"')[1].split("</table>")[0]
+    assert history.count("<tr>") == 3 and history.count("counts") == 1 and "abababababab" in history
+    assert "-    return x + x" in page and "+    return 2 * x" in page     # the diff of the code cells
+    assert 'id="nb-2"' in page and "return 2 * x" in page.split('id="notebook"')[1]
+    old = request(base, "GET", "/a/toy/s/student1_1001?v=" + "11" * 32, cookie)[2].decode()
+    assert "return x + x" in old.split('id="notebook"')[1]
+    hostile = request(base, "GET", "/a/toy/s/hostile_666", cookie)[2].decode()
+    shown = hostile.split('id="notebook"')[1]
+    assert shown.count("<img ") == 1 and 'src="data:image/png;base64,iVBOR' in shown   # the PNG only
+    assert "<svg" not in shown and "<script" not in shown and "&lt;script&gt;" in shown
+    assert "(cut)" in shown and len(hostile) < 3_000_000

@@ -1,0 +1,58 @@
+"""Every graded version kept (report.history), by the pipeline itself, and the diff of two versions' code."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+
+from autograder.report import history
+from tests.exports.factory import result
+from tests.serve.conftest import notebook
+
+
+def test_keep_versions_and_diff(tmp_path):
+    out = tmp_path / "results"
+    a, b = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
+    a.write_text(notebook([("code", "x = 1\ny = x + 1\n", [])]))
+    b.write_text(notebook([("markdown", "note", []), ("code", "x = 1\ny = 2 * x\n", [])]))
+    r = result("s1")
+    history.keep(out, dataclasses.replace(r, sha256="01" * 32), a)
+    history.keep(out, r, b)
+    history.keep(out, r, b)                                                        # the same notebook: one version
+    history.keep(out, dataclasses.replace(r, sha256="02" * 32, provisional="host fault"), b)   # not final: not kept
+    kept = history.versions(out, "toy", "s1")
+    assert [v.sha256 for v in kept] == ["01" * 32, "ab" * 32] and all(v.notebook for v in kept)
+    diff = history.code_diff(kept[0].notebook, kept[1].notebook)
+    assert "-y = x + 1" in diff and "+y = 2 * x" in diff and "-# --- cell 1 ---" in diff and "+# --- cell 2 ---" in diff
+    (tmp_path / "broken.ipynb").write_text("{")
+    assert history.code_lines(tmp_path / "broken.ipynb") == ["# (this version cannot be read as a notebook)"]
+
+
+def test_over_the_cap_keeps_the_record_not_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(history, "MAX_NOTEBOOK_BYTES", 10)
+    big = tmp_path / "big.ipynb"
+    big.write_text(notebook([("code", "x = 1\n" * 100, [])]))
+    history.keep(tmp_path / "out", result("s2"), big)
+    [v] = history.versions(tmp_path / "out", "toy", "s2")
+    assert v.notebook is None and v.score == result("s2").score
+
+
+def test_the_pipeline_keeps_each_graded_version(toy_kit, tmp_path):
+    from autograder.assignment import load_assignment
+    from autograder.intake.submissions import Submission
+    from autograder.judge.session import GradeOptions
+    from autograder.pipeline import grade_class
+
+    a = load_assignment("toy", toy_kit)
+    out = tmp_path / "results"
+    nb = tmp_path / "s.ipynb"
+    shutil.copy(toy_kit / "solutions" / "toy.ipynb", nb)
+    grade_class(a, [Submission("s", nb, "s.ipynb")], out=out, options=GradeOptions())
+    data = json.loads(nb.read_text())
+    data["cells"].append({"cell_type": "code", "metadata": {}, "source": "extra = 1\n", "outputs": [],
+                          "execution_count": None})
+    nb.write_text(json.dumps(data))
+    grade_class(a, [Submission("s", nb, "s.ipynb")], out=out, options=GradeOptions())
+    kept = history.versions(out, "toy", "s")
+    assert len(kept) == 2 and kept[0].sha256 != kept[1].sha256
+    assert "+extra = 1" in history.code_diff(kept[0].notebook, kept[1].notebook)
