@@ -105,30 +105,6 @@ class CannotPin(ValueError):
     """The assignment imports a module that is not installed here, so its version cannot be pinned."""
 
 
-def imported_modules(assignment) -> set[str]:  # type: ignore[no-untyped-def]
-    """Top-level modules the assignment's own code imports (master notebook, probes, tests, conftest),
-    read (never run) with `ast`; IPython lines (`%...`, `!...`) are skipped."""
-    import ast
-
-    from autograder.notebook.parse import load_cells
-
-    sources = [c.source for c in load_cells(assignment.solution)]
-    sources += [p.read_text(encoding="utf-8") for p in sorted(assignment.root.rglob("*.py"))]
-    found: set[str] = set()
-    for source in sources:
-        code = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines())
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                found |= {n.name.split(".")[0] for n in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                found.add(node.module.split(".")[0])
-    return found
-
-
 def requirements(assignment) -> list[str]:  # type: ignore[no-untyped-def]
     """`name==version` for the grader's runtime and every third-party module the assignment imports,
     at the versions installed here (the ones the kit's tests passed with); torch is pinned apart."""
@@ -136,7 +112,9 @@ def requirements(assignment) -> list[str]:  # type: ignore[no-untyped-def]
 
     owners = metadata.packages_distributions()
     dists = set(GRADER_RUNTIME) | ({"tomli"} if sys.version_info < (3, 11) else set())
-    for module in sorted(imported_modules(assignment) - set(sys.stdlib_module_names) - {"autograder", "torch"}):
+    from autograder.notebook.imports import assignment_imports
+
+    for module in sorted(set(assignment_imports(assignment)) - {"autograder", "torch"}):
         found = owners.get(module)
         if not found:
             raise CannotPin(f"{assignment.id} imports {module!r}, which is not installed here: install it (the "

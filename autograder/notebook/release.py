@@ -13,16 +13,15 @@ import runs, and one missing says, once, the install line that brings them all (
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 
 from autograder import checks
+from autograder.notebook.imports import imported_modules
 from autograder.selfcheck import INSTALL
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -64,25 +63,6 @@ def strip_solutions(source: str) -> str:
     if BEGIN in out or END in out:
         raise ReleaseError("nested or malformed solution markers")
     return out
-
-
-def imported_modules(sources: list[str]) -> list[str]:
-    """The top-level modules `sources` import that the standard library does not provide."""
-    found: set[str] = set()
-    for src in sources:
-        try:
-            tree = ast.parse(src)
-        except SyntaxError:  # IPython syntax (%magic, !shell): those lines import nothing
-            try:
-                tree = ast.parse(re.sub(r"^([ \t]*)([%!])", r"\1#\2", src, flags=re.M))
-            except SyntaxError:
-                continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                found.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                found.add(node.module.split(".")[0])
-    return sorted(m for m in found if m not in sys.stdlib_module_names and m != "__future__")
 
 
 def self_checking(nb: nbformat.NotebookNode, assignment: str, version: str) -> None:

@@ -12,7 +12,8 @@ import pytest
 
 from autograder import checks, selfcheck
 from autograder.interop.nbgrader import source_notebook
-from autograder.notebook.release import imported_modules, release
+from autograder.notebook.imports import imported_modules
+from autograder.notebook.release import release
 from autograder.selfcheck import INSTALL, Checker
 
 ROOT = Path(__file__).resolve().parents[2]

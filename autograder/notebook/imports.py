@@ -1,0 +1,41 @@
+"""What a notebook or an assignment imports, read (never run) with `ast`: one scan for the released
+setup cell's import guard (notebook.release) and the Gradescope zip's pinned installs (interop.gradescope),
+so a student is told to install exactly what the grader installs."""
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from typing import Any, Iterable
+
+from autograder.notebook.parse import load_cells
+
+_MAGIC = re.compile(r"^([ \t]*)([%!])", re.M)   # IPython lines (%magic, !shell): they import nothing
+
+
+def imported_modules(sources: Iterable[str]) -> list[str]:
+    """The top-level modules `sources` import that the standard library does not provide, sorted.
+    Relative imports and `__future__` are left out; a source that is not Python even without its
+    IPython lines counts for nothing."""
+    found: set[str] = set()
+    for src in sources:
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            try:
+                tree = ast.parse(_MAGIC.sub(r"\1#\2", src))
+            except SyntaxError:
+                continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                found.add(node.module.split(".")[0])
+    return sorted(m for m in found if m not in sys.stdlib_module_names and m != "__future__")
+
+
+def assignment_imports(assignment: Any) -> list[str]:
+    """What an `assignment.Assignment`'s own code imports: its master notebook, probes, tests and conftest."""
+    sources = [c.source for c in load_cells(assignment.solution)]
+    sources += [p.read_text(encoding="utf-8") for p in sorted(assignment.root.rglob("*.py"))]
+    return imported_modules(sources)
