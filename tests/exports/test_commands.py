@@ -5,6 +5,8 @@ import io
 import json
 from datetime import datetime, timezone
 
+import pytest
+
 from autograder.course import apply_course
 from autograder.interop.commands import register
 from autograder.intake.roster import Identity, write_identities
@@ -42,8 +44,18 @@ def run(argv, kit, course=None):
 
 
 def test_register_names():
-    assert set(parser()[1]) == {"export", "passback", "feedback", "report", "gradescope", "nbgrader", "override", "gradebook",
-                                 "similarity", "serve"}
+    """Every subcommand registered has its handler and every handler its subcommand (new ones included), each
+    has help and parses `--help`; the exports the docs name are among them."""
+    p, handlers = parser()
+    sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) == set(handlers)
+    assert {"export", "passback", "feedback", "report", "gradescope", "nbgrader", "override", "gradebook"} <= set(handlers)
+    helped = {a.dest for a in sub._choices_actions if a.help}
+    for name, handler in handlers.items():
+        assert callable(handler) and handler.__name__ == f"cmd_{name}" and name in helped, name
+        with pytest.raises(SystemExit) as e:
+            p.parse_args([name, "--help"])
+        assert e.value.code == 0
 
 
 def test_export_feedback_report_passback_dry_run(toy_kit, tmp_path, capsys):
