@@ -65,7 +65,7 @@ _DEADLINE_KEYS = ("due", "grace_minutes", "penalty_percent", "period", "max_pena
 KEYS: dict[str, tuple[str, ...]] = {
     "": ("course", "canvas", "lti", "deadline", "assignments", "serve"),
     "serve": ("host", "port", "tokens"),     # read by interop/commands.py cmd_serve; tokens: name = token
-    "course": ("title", "roster", "results", "secret_file", "variants"),
+    "course": ("title", "roster", "results", "secret_file", "variants", "counts"),
     "canvas": ("url", "course", "token_env", "token_file"),
     "lti": ("token_url", "client_id", "key_file", "kid"),
     "deadline": _DEADLINE_KEYS,

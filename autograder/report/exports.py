@@ -250,6 +250,7 @@ def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path
     finally:
         gb.close()
     warnings: list[str] = []
+    graded_last = results
     results, stale = effective(out / "gradebook.sqlite", results)
     for o in stale:
         warnings.append(f"override #{o.id} of {o.submission_id} ({o.target}) is stale: the submission changed "
@@ -260,6 +261,12 @@ def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path
     for sid in match.unmatched:
         warnings.append(f"submission {sid} is not on the roster")
     policy = assignment_policy(a.root / "manifest.toml", course, a.id)
+    counts = course.table("course").get("counts", "latest") if course else "latest"
+    if counts != "latest":   # which graded version counts (report.history); overrides apply to that version
+        from autograder.report.history import counting
+
+        due = (lambda sid: policy.due_for(match.matched[sid].ids()) if policy and sid in match.matched else None)
+        results = effective(out / "gradebook.sqlite", counting(out, a.id, graded_last, counts, due)[0])[0]
     if policy is not None:
         people = [s.ids() for s in roster.students] if roster else [w.ids() for w in match.matched.values()]
         for key in policy.unknown_extensions(people):

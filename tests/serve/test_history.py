@@ -56,3 +56,41 @@ def test_the_pipeline_keeps_each_graded_version(toy_kit, tmp_path):
     kept = history.versions(out, "toy", "s")
     assert len(kept) == 2 and kept[0].sha256 != kept[1].sha256
     assert "+extra = 1" in history.code_diff(kept[0].notebook, kept[1].notebook)
+
+
+def test_which_version_counts_is_the_course_policy_in_every_export(toy_kit, tmp_path):
+    """`[course] counts`: latest (the gradebook's), best, latest before the student's due date; the export
+    reads the counted version, and an override applies to the version it was made on."""
+    import pytest
+
+    from autograder.course import CourseError, load_course
+    from autograder.intake.roster import Identity, write_identities
+    from autograder.report.exports import assignment_grades
+    from autograder.report.gradebook import Gradebook
+    from autograder.score import overrides as ov
+
+    kit = tmp_path / "kit"
+    shutil.copytree(toy_kit, kit)
+    out = tmp_path / "results"
+    good = dataclasses.replace(result("s1"), sha256="01" * 32)            # 10/10, submitted on time
+    worse = dataclasses.replace(result("s1", (1, 0, 0, 0, 0)), sha256="02" * 32)   # 1/10, submitted late
+    from datetime import datetime, timezone
+    for r, when in ((good, datetime(2026, 9, 30, tzinfo=timezone.utc)), (worse, datetime(2026, 10, 5, tzinfo=timezone.utc))):
+        write_identities(out / "toy" / "identities.json", {"s1": Identity("1", "One", submitted_at=when)})
+        history.keep(out, r, None)
+    gb = Gradebook(out / "gradebook.sqlite")
+    gb.put(worse)
+    gb.close()
+    ov.record(out / "gradebook.sqlite", good, test_id="hidden/test_later.py::test_later", score=1, comment="by hand", by="TA")
+
+    def score(counts: str) -> float:
+        course = tmp_path / "course.toml"
+        course.write_text(f'[course]\ncounts = "{counts}"\n[deadline]\ndue = "2026-10-01T00:00:00+00:00"\n'
+                          'penalty_percent = 0\n')
+        return assignment_grades(kit, "toy", out, course=load_course(course)).rows[0].score
+
+    assert score("latest") == 1.0
+    assert score("best") == 9.0                       # the 10/10 version, with its override (2 -> 1) in force
+    assert score("latest_before_deadline") == 9.0     # the on-time version
+    with pytest.raises(CourseError):
+        score("first")
