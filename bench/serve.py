@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.intake.roster import Identity, write_identities  # noqa: E402
 from autograder.report.gradebook import Gradebook  # noqa: E402
-from autograder.score import overrides as ov  # noqa: E402
+from autograder.report import overrides as ov  # noqa: E402
 from autograder.score.results import CellIssue  # noqa: E402
 from autograder.serve.access import Access  # noqa: E402
 from autograder.serve.app import App, make_server  # noqa: E402

@@ -48,12 +48,6 @@ def _grades(args: argparse.Namespace, kit: Path, assignment: str | None = None):
     return g
 
 
-def _policy(args: argparse.Namespace, a):
-    from autograder.score.late import assignment_policy
-
-    return assignment_policy(a.root / "manifest.toml", getattr(args, "course_settings", None), a.id)
-
-
 def cmd_export(args: argparse.Namespace, kit: Path) -> int:
     from autograder.report.exports import EXPORT_FILES, write_export
 
@@ -173,10 +167,9 @@ def cmd_nbgrader(args: argparse.Namespace, kit: Path) -> int:
         dest = nbg.write_source_notebook(kit, args.assignment, args.course, args.nb_assignment, options=options)
         print(f"wrote {dest}")
         return 0
-    from autograder.assignment import load_assignment
-
     done = nbg.grade_course(kit, args.assignment, args.course, out=args.out.resolve(), options=options,
-                            nb_assignment=args.nb_assignment, policy=_policy(args, load_assignment(args.assignment, kit)))
+                            nb_assignment=args.nb_assignment, settings=getattr(args, "course_settings", None),
+                            roster_csv=args.roster, warn=lambda w: print(terminal(f"warning: {w}"), file=sys.stderr))
     for student, score in done.items():
         print(terminal(student) + f"\t{score:g}")
     return 0
@@ -186,6 +179,7 @@ def cmd_override(args: argparse.Namespace, kit: Path) -> int:
     """Record one override (trusted side: the gradebook), or print the audit trail with --list."""
     import getpass
 
+    from autograder.report.overrides import set_override
     from autograder.score import overrides as ov
 
     g = _grades(args, kit)
@@ -200,8 +194,8 @@ def cmd_override(args: argparse.Namespace, kit: Path) -> int:
         if not submission or args.score is None or args.comment is None:
             print("error: override needs SUBMISSION, --score and --comment (or --list)", file=sys.stderr)
             return 2
-        o = ov.set_override(db, g.assignment.id, submission, test=args.test, score=args.score,
-                            comment=args.comment, by=args.by or getpass.getuser())
+        o = set_override(db, g.assignment.id, submission, test=args.test, score=args.score,
+                         comment=args.comment, by=args.by or getpass.getuser())
     except ov.OverrideError as e:
         print(terminal(f"error: {e}"), file=sys.stderr)
         return 2
@@ -353,6 +347,8 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     n.add_argument("assignment", help="assignment id (a folder of assignments/)")
     n.add_argument("--course", type=Path, required=True, help="the nbgrader course root")
     n.add_argument("--nb-assignment", help="nbgrader's assignment name (default: the same)")
+    n.add_argument("--roster", type=Path, help="roster CSV: extensions keyed by any of a student's ids "
+                   "(default: the course file's)")
     n.add_argument("--out", type=Path, help="the kit's results folder (default: the course file's, else results/)")
     n.add_argument("--allow-weak-isolation", action="store_true",
                    help="grade without bubblewrap (rlimits only: student code can read your files)")

@@ -10,7 +10,8 @@
 (b) `grade_course` grades `submitted/<student>/<assignment>/` with the kit (sandboxed workers,
     the pipeline) and writes, with nbgrader's own API: each exercise's raw score as the
     *manual score* of its task cell, the kit's feedback as that cell's comment, and the late
-    penalty of the manifest's `[deadline]` as nbgrader's `late_submission_penalty`; and, for
+    penalty as nbgrader's `late_submission_penalty` (the manifest's `[deadline]` with course.toml's
+    over it, extensions keyed by any id the roster holds, as in every export); and, for
     `nbgrader generate_feedback` and formgrader, each graded notebook under
     `autograded/<student>/<assignment>/` with its outputs cleared.
 
@@ -30,6 +31,7 @@ A grader failure writes nothing.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable
 
 import nbformat
 
@@ -110,34 +112,32 @@ class StaleSourceNotebook(RuntimeError):
     """The course's task cells do not match the assignment's exercises: regenerate the source notebook."""
 
 
-_MANIFEST = object()
-
-
 def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options=None,
-                 nb_assignment: str | None = None, policy=_MANIFEST) -> dict[str, float]:
+                 nb_assignment: str | None = None, settings: Any = None, roster_csv: Path | None = None,
+                 warn: Callable[[str], Any] = lambda _w: None) -> dict[str, float]:
     """Grade every submission of the course; write the scores into its gradebook.db; return
-    {student: score after the late penalty}, as nbgrader computes it.  `policy` is the late policy
-    (default: the manifest's; the CLI passes course.toml's); instructor overrides in force
-    (`autograder override`) are applied as in every other export."""
+    {student: score after the late penalty}, as nbgrader computes it.  Who is who, the late policy with
+    its extensions (the manifest's, then `settings`, a `course.Course`), instructor overrides and the
+    warnings for what names nobody come from `exports.assignment_grades`, as in every other export."""
     from nbgrader.api import Gradebook, MissingEntry
 
     from autograder.assignment import load_assignment
     from autograder.intake.lms import unpack
     from autograder.intake.roster import record_identities
     from autograder.pipeline import grade_class
-    from autograder.report.exports import grade_rows
-    from autograder.score.late import load_policy
-    from autograder.score.overrides import effective
+    from autograder.report.exports import assignment_grades
 
     a = load_assignment(assignment, kit)
     name = nb_assignment or assignment
     batch = unpack(course, out / ".intake", fmt="nbgrader", assignment=name)
     notebooks = {s.id: s.path for s in batch.submissions if not s.problem}
-    run = grade_class(a, batch.submissions, out=out, options=options)
+    grade_class(a, batch.submissions, out=out, options=options)
     record_identities(out / a.id / "identities.json", batch.identities)   # beside other intakes' students
-    results, _stale = effective(out / "gradebook.sqlite", run.results)
-    rows = grade_rows(results, batch.identities,
-                      policy=load_policy(a.root / "manifest.toml") if policy is _MANIFEST else policy)
+    grades = assignment_grades(kit, a.id, out, roster_csv=roster_csv, course=settings)
+    for w in grades.warnings:
+        warn(w)
+    ours = {s.id for s in batch.submissions}   # the results folder may hold other intakes' students too
+    rows = [row for row in grades.rows if row.submission_id in ours]
     written: dict[str, float] = {}
     with Gradebook(f"sqlite:///{(course / 'gradebook.db').resolve()}") as gb:
         notebook = gb.find_notebook(assignment, name)  # MissingEntry: run `nbgrader generate_assignment` first
@@ -153,12 +153,13 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
             if unknown:
                 raise StaleSourceNotebook(f"exercises {sorted(unknown)} have no task cell in nbgrader's {name}: "
                                           "run `autograder nbgrader source` and `nbgrader generate_assignment` again")
-            student = row.identity.student_id
+            folder = batch.identities.get(row.submission_id) or row.identity
+            student = folder.student_id   # nbgrader's own id (its folder), not the roster's
             gb.update_or_create_student(student)
             try:
                 gb.find_submission(name, student)
             except MissingEntry:
-                gb.add_submission(name, student, timestamp=row.identity.submitted_at)
+                gb.add_submission(name, student, timestamp=folder.submitted_at)
             # an instructor's override of the total is a 0-point line outside every exercise: nbgrader's
             # own way to adjust a total is extra credit, carried on the first task cell with the reason
             adjust = round(sum(t.score for t in row.result.tests if t.exercise not in tasks), 4)
@@ -180,7 +181,7 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
             graded = notebooks.get(row.result.submission_id)
             if graded is not None:
                 _write_autograded(graded, course / "autograded" / student / name / f"{assignment}.ipynb",
-                                  row.identity.submitted_at)
+                                  folder.submitted_at)
     return written
 
 

@@ -221,19 +221,3 @@ def trail_lines(db: Path, assignment: str, results: list[SubmissionResult], subm
         lines.append(f"#{o.id} {when} {o.by}: {o.submission_id} {o.target}: {o.old_score:g} -> {o.new_score:g} "
                      f"[{state}] {o.comment}")
     return lines
-
-
-def set_override(db: Path, assignment: str, submission_id: str, *, test: str | None, score: float, comment: str,
-                 by: str) -> Override:
-    """Record an override of `test` (id, name or unique prefix; None: the whole score) and rewrite the
-    assignment's grades.csv with the overrides in force."""
-    from autograder.report.gradebook import Gradebook
-    from autograder.report.grades_csv import write_grades_csv
-
-    gb = Gradebook(db)
-    try:
-        o = record(db, gb.get(assignment, submission_id), test_id=test or WHOLE, score=score, comment=comment, by=by)
-        write_grades_csv(db.parent / assignment / "grades.csv", effective(db, gb.all(assignment))[0])
-    finally:
-        gb.close()
-    return o

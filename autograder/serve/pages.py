@@ -1,7 +1,7 @@
 """What each workspace page shows, computed by the functions the CLI's commands call: `exports.
 assignment_grades` (results with overrides in force, identities, roster, late policy), the instructor
-report's `report_context`, `score.overrides` (trail, set_override) and the similarity file.  Nothing is
-stored here; a cache keeps one assignment's grades until a file they come from changes."""
+report's `report_context`, `score.overrides` (trail), `report.overrides.set_override` and the similarity
+file.  Nothing is stored here; a cache keeps one assignment's grades until a file they come from changes."""
 from __future__ import annotations
 
 import os
@@ -136,7 +136,8 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
 
 
 def override(ws: Workspace, assignment: str, sid: str, form: dict[str, str], by: str):
-    """The CLI's `autograder override`: `score.overrides.set_override`, the author the session's name."""
+    """The CLI's `autograder override`: `report.overrides.set_override`, the author the session's name."""
+    from autograder.report.overrides import set_override
     from autograder.score import overrides as ov
 
     try:
@@ -146,7 +147,7 @@ def override(ws: Workspace, assignment: str, sid: str, form: dict[str, str], by:
     comment = form.get("comment", "").strip()
     if not comment:
         raise ov.OverrideError("say why in the comment: the student reads it next to the score")
-    return ov.set_override(ws.db, assignment, sid, test=form.get("test") or None, score=score, comment=comment, by=by)
+    return set_override(ws.db, assignment, sid, test=form.get("test") or None, score=score, comment=comment, by=by)
 
 
 def similarity_page(ws: Workspace, assignment: str) -> dict[str, Any]:

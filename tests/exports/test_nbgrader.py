@@ -177,3 +177,30 @@ def test_the_feedback_copy_has_no_outputs_and_an_unreadable_notebook_none(tmp_pa
     (tmp_path / "bad.ipynb").write_text("{not json")
     _write_autograded(tmp_path / "bad.ipynb", tmp_path / "autograded" / "bob" / "toy" / "toy.ipynb", None)
     assert not (tmp_path / "autograded" / "bob").exists()
+
+
+@pytest.mark.slow
+def test_an_extension_keyed_by_email_reaches_nbgraders_gradebook(course, kit, tmp_path, capsys):
+    """course.toml's extensions go through the roster as in every other export: dave's is keyed by his email,
+    which nbgrader's folders never name; a key that names nobody is a warning."""
+    from nbgrader.api import Gradebook
+
+    from autograder.course import load_course
+
+    mine = tmp_path / "course"
+    shutil.copytree(course, mine)   # this test's own gradebook.db (nbgrader's config still names the fixture's root)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,login_id,email\n" + "".join(f"900{i},{s.title()},{s},{s}@uni.example\n"
+                                                          for i, s in enumerate(("alice", "bob", "carol", "dave"))))
+    toml = tmp_path / "course.toml"
+    toml.write_text('[course]\nroster = "roster.csv"\n\n[assignments.toy.deadline.extensions]\n'
+                    '"dave@uni.example" = 2\n"nobody@uni.example" = 1\n')
+    warnings: list[str] = []
+    written = grade_course(kit, "toy", mine, out=tmp_path / "results", options=options(),
+                           settings=load_course(toml), roster_csv=roster, warn=warnings.append)
+    # nbgrader's students stay its folders' names; dave: 8 without his extension
+    assert written == {"alice": 10.0, "bob": 0.0, "carol": 4.0, "dave": 10.0}
+    with Gradebook(f"sqlite:///{mine / 'gradebook.db'}") as gb:
+        assert gb.find_submission_notebook("toy", "toy", "dave").late_submission_penalty is None
+    assert any("'nobody@uni.example'" in w and "names nobody" in w for w in warnings), warnings
+    assert not any("not on the roster" in w for w in warnings), warnings
