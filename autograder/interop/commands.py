@@ -393,7 +393,8 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
         "similarity", help="pairs of submissions sharing code (winnowed fingerprints; a signal, never a grade)",
         epilog="example: autograder similarity 01_tensors canvas_submissions/ --archive ~/past_terms/01_tensors")
     s.add_argument("assignment", help="assignment id (a folder of assignments/)")
-    s.add_argument("submissions", nargs="+", type=Path, help="notebooks, folders of notebooks, or zips (as for grade)")
+    s.add_argument("submissions", nargs="*", type=Path, help="notebooks, folders of notebooks, or zips (as for grade); "
+                   "default: every graded version kept in the results folder")
     s.add_argument("--archive", type=Path, help="folder (or zip) of past terms' notebooks, compared with this term's")
     s.add_argument("--threshold", type=float, default=0.5,
                    help="share of the smaller notebook's own code found in the other (default: 0.5)")

@@ -173,10 +173,26 @@ def read_result(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
+def kept_versions(out: Path, assignment: str, known: dict, skip: frozenset[int]) -> list[Notebook]:
+    """Every kept graded version of every submission (`report.history`), keyed SUBMISSION, or SUBMISSION@SHA
+    for all but the version graded last; a student's versions are one student's (never a pair)."""
+    from autograder.report.history import versions
+
+    found = []
+    root = out / assignment
+    for sub in sorted(d for d in root.iterdir() if (d / "versions").is_dir()) if root.is_dir() else []:
+        kept = [v for v in versions(out, assignment, sub.name) if v.notebook]
+        who = known.get(sub.name)
+        for i, v in enumerate(kept):
+            key = sub.name if i == len(kept) - 1 else f"{sub.name}@{v.sha256[:12]}"
+            found.append(fingerprint(v.notebook, key, who.student_id if who else sub.name, skip))
+    return found
+
+
 def assignment_similarity(kit: Path, assignment: str, submissions: list[Path], out: Path, *,
                           archive: Path | None = None, threshold: float = THRESHOLD) -> tuple[list[Notebook], list[Pair], Path]:
-    """Fingerprint the submissions (notebooks, folders, zips, as `grade` takes them) and the archive's
-    notebooks, compare, and write OUT/ASSIGNMENT/similarity.json.  Who a submission is comes from the
+    """Fingerprint the submissions (notebooks, folders, zips, as `grade` takes them; none: every graded
+    version kept in the results folder, `report.history`) and the archive's notebooks, compare, and write OUT/ASSIGNMENT/similarity.json.  Who a submission is comes from the
     identities intake recorded when grading (`identities.json`), else its submission id."""
     import tempfile
 
@@ -188,8 +204,8 @@ def assignment_similarity(kit: Path, assignment: str, submissions: list[Path], o
     skip = boilerplate(kit / "student" / f"{a.id}.ipynb")
     known = read_identities(out / a.id / "identities.json")
     with tempfile.TemporaryDirectory(prefix="autograder-similarity-") as scratch:
-        subs = collect(submissions, Path(scratch) / "current")
-        current = []
+        subs = collect(submissions, Path(scratch) / "current") if submissions else []
+        current = [] if submissions else kept_versions(out, a.id, known, skip)
         for s in subs:
             who = known.get(s.id)
             nb = fingerprint(s.path, s.id, who.student_id if who else s.id, skip) if not s.problem else \

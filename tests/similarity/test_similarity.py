@@ -135,3 +135,30 @@ def test_cli_writes_table_and_json(tmp_path, capsys):
     data = json.loads((out / a / "similarity.json").read_text())
     assert [(p["a"], p["b"]) for p in data["pairs"]] == [("alice", "bob")]
     assert data["notebooks"] == 4 and data["threshold"] == THRESHOLD
+
+
+def test_kept_versions_are_compared_by_default(tmp_path, capsys):
+    """No SUBMISSIONS: every graded version kept in the results folder; a student's own versions never pair."""
+    from autograder.report.history import keep
+    from autograder.score.results import SubmissionResult
+
+    a = "01_tensors"
+    out = tmp_path / "results"
+    alt = ROOT / "tests" / "curriculum" / "alternatives" / f"{a}.ipynb"
+    copy = disguised(alt, tmp_path / "copy.ipynb")
+    master = ROOT / "solutions" / f"{a}.ipynb"
+
+    def graded(sid: str, sha: str, nb: Path) -> None:
+        keep(out, SubmissionResult(assignment=a, submission_id=sid, source=nb.name, sha256=sha, status="graded",
+                                   message="", tests=[], cells=[], execution_time=1.0, environment={}), nb)
+
+    graded("alice", "a1" * 32, alt)
+    graded("alice", "a2" * 32, copy)        # alice's resubmission: her own code again
+    graded("bob", "b1" * 32, master)
+    graded("bob", "b2" * 32, copy)          # bob's latest is alice's code
+    assert main(["--kit", str(ROOT), "similarity", a, "--out", str(out)]) == 0
+    data = json.loads((out / a / "similarity.json").read_text())
+    pairs = {(p["a"], p["b"]) for p in data["pairs"]}
+    assert data["notebooks"] == 4 and ("alice", "bob") in pairs
+    assert not any(p[0].split("@")[0] == p[1].split("@")[0] for p in pairs)
+    assert all("bob@" not in x for p in pairs for x in p)    # bob's first version (the master) is his own
