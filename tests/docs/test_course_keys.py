@@ -26,31 +26,34 @@ def test_a_key_the_kit_does_not_read_is_refused_by_name(tmp_path, text, named):
         _load(tmp_path, text)
 
 
-def test_every_declared_key_loads(tmp_path):
-    def table(path: str) -> dict:
-        out = {}
+def _declared() -> list[list[str]]:
+    """Every declared key as its path of table names (an assignment id for "*")."""
+    out = []
+
+    def walk(path: str, parts: list[str]) -> None:
         for key in KEYS[path]:
             sub = f"{path}.*" if key == "*" else f"{path}.{key}".lstrip(".")
-            out["01_tensors" if key == "*" else key] = table(sub) if sub in KEYS else "1"
-        return out
+            name = parts + ["01_tensors" if key == "*" else key]
+            if sub in KEYS:
+                walk(sub, name)
+            else:
+                out.append(name)
+    walk("", [])
+    return out
 
-    data = table("")
-    lines = []
 
-    def emit(d: dict, prefix: str) -> None:
-        scalars = {k: v for k, v in d.items() if not isinstance(v, dict)}
-        if scalars:
-            lines.append(f"[{prefix}]")
-            lines.extend(f'{k} = "{v}"' for k, v in scalars.items())
-        for k, v in d.items():
-            if isinstance(v, dict):
-                emit(v, f"{prefix}.{k}".lstrip("."))
-
-    emit(data, "")
-    text = "\n".join(lines).replace('extensions = "1"', "extensions = { alice = 2 }") + "\n"
-    course = _load(tmp_path, text)
-    assert course.assignment("01_tensors")["deadline"]["extensions"] == {"alice": 2}
-    assert set(course.data) == set(KEYS[""])
+@pytest.mark.parametrize("parts", _declared(), ids=".".join)
+def test_every_declared_key_loads(tmp_path, parts):
+    """As a value, or as a free-form table (`extensions`, `[serve.tokens]`): one of the two must load."""
+    head = f"[{'.'.join(parts[:-1])}]\n" if len(parts) > 1 else ""
+    errors = []
+    for text in (f'{head}{parts[-1]} = "1"\n', f"[{'.'.join(parts)}]\nsomeone = \"1\"\n"):
+        try:
+            _load(tmp_path, text)
+            return
+        except CourseError as e:
+            errors.append(str(e))
+    pytest.fail(f"{'.'.join(parts)} is declared but no course file holding it loads: {errors}")
 
 
 def test_extensions_name_any_student(tmp_path):
