@@ -1,0 +1,106 @@
+"""What per-student hidden inputs cost: one class graded with one variant for everyone (`variants = 1`)
+and with a variant per student (the default), alternately, in this process, one judge (`--jobs 1`).
+
+    .venv/bin/python bench/variants.py 01_tensors --copies 2
+    .venv/bin/python bench/variants.py 01_tensors --copies 2 --samples perfect,partial,blank --rounds 3
+
+Per submission it times `pipeline._judge` from outside: with a variant per student that is the
+master's run on the student's variant of the hidden tests (`pipeline._prove_variant`, the gate of that
+variant, once per variant) plus the student's grading, against the grading alone.  Every round grades
+into fresh results folders (no reuse, a cold reference cache); the class is bench/run.py's samples of
+the master.  JSON on stdout; the median per-submission times and their ratio on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(BENCH.parent))
+
+from run import KIT, loadavg, log, machine, make_class  # noqa: E402
+
+MODES = {"one variant (variants = 1)": "1", "per student (default)": "student"}
+
+
+def grade_once(assignment_id: str, klass: list[tuple[str, Path]], out: Path, variants: str) -> dict:
+    """Grade the class into `out` with `variants`; the wall time of each submission's judging."""
+    from autograder import pipeline
+    from autograder.assignment import load_assignment
+    from autograder.intake.submissions import Submission
+    from autograder.judge.session import close_references
+    from autograder.probe.seeds import VARIANTS_ENV
+
+    os.environ[VARIANTS_ENV] = variants
+    per: dict[str, float] = {}
+    judge = pipeline._judge
+
+    def timed(kit, aid, sub, options, rerun=None, variant=""):
+        t0 = time.perf_counter()
+        try:
+            return judge(kit, aid, sub, options, rerun, variant)
+        finally:
+            per[sub.id] = time.perf_counter() - t0
+
+    pipeline._judge = timed
+    try:
+        t0 = time.perf_counter()
+        run = pipeline.grade_class(load_assignment(assignment_id, KIT), [Submission(s, p, p.name) for s, p in klass],
+                                   out=out, jobs=1)
+        wall = time.perf_counter() - t0
+    finally:
+        pipeline._judge = judge
+        close_references()
+    return {"wall_s": wall, "per_submission_s": per, "reference_pass_s": wall - sum(per.values()),
+            "scores": {r.submission_id: r.score for r in run.results},
+            "variants": len({r.environment.get("variant") for r in run.results}),
+            "provisional": [r.submission_id for r in run.results if r.provisional]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("assignment")
+    p.add_argument("--copies", type=int, default=2)
+    p.add_argument("--samples", default="perfect,partial,exception_midway,blank")
+    p.add_argument("--rounds", type=int, default=2, help="each mode this often, alternating")
+    args = p.parse_args(argv)
+    os.environ.setdefault("AUTOGRADER_SECRET", "bench-variants-secret")
+    report: dict = {"machine": machine(), "assignment": args.assignment, "copies": args.copies,
+                    "samples": args.samples.split(","), "load_before": loadavg(), "runs": []}
+    with tempfile.TemporaryDirectory(prefix="bench-variants-") as tmp:
+        klass = make_class(Path(tmp) / "class", args.assignment, args.copies, args.samples.split(","))
+        for k in range(args.rounds):
+            modes = list(MODES.items()) if k % 2 == 0 else list(MODES.items())[::-1]
+            for label, value in modes:
+                log(f"round {k + 1}: {label}")
+                r = grade_once(args.assignment, klass, Path(tmp) / f"out-{k}-{value}", value)
+                report["runs"].append({"mode": label, "round": k + 1, "load": loadavg(), **r})
+    report["load_after"] = loadavg()
+    summary = {}
+    for label in MODES:
+        runs = [r for r in report["runs"] if r["mode"] == label]
+        times = [t for r in runs for t in r["per_submission_s"].values()]
+        summary[label] = {"median_s": statistics.median(times), "mean_s": statistics.fmean(times),
+                          "class_wall_s": statistics.median(r["wall_s"] for r in runs),
+                          "reference_pass_s": statistics.median(r["reference_pass_s"] for r in runs)}
+    one, each = (summary[label]["median_s"] for label in MODES)
+    report["summary"], report["ratio_median"] = summary, each / one
+    for label, s in summary.items():
+        log(f"{label}: per submission median {s['median_s']:.3f} s, mean {s['mean_s']:.3f} s; "
+            f"class {s['class_wall_s']:.1f} s (reference pass {s['reference_pass_s']:.1f} s)")
+    log(f"per student / one variant (median per submission): {report['ratio_median']:.2f}x; "
+        f"load {report['load_before']} -> {report['load_after']}")
+    json.dump(report, sys.stdout, indent=1)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
