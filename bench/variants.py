@@ -5,8 +5,8 @@ and with a variant per student (the default), alternately, in this process, one 
     .venv/bin/python bench/variants.py 01_tensors --copies 2 --samples perfect,partial,blank --rounds 3
 
 Per submission it times `pipeline._judge` from outside: with a variant per student that is the
-master's run on the student's variant of the hidden tests (`pipeline._prove_variant`, the gate of that
-variant, once per variant) plus the student's grading, against the grading alone.  Every round grades
+student's grading with the master answering the student's hidden calls, plus the master graded on the
+hidden files where the student lost points (`pipeline._prove_variant`), against the grading alone.  Every round grades
 into fresh results folders (no reuse, a cold reference cache); the class is bench/run.py's samples of
 the master.  JSON on stdout; the median per-submission times and their ratio on stderr.
 """
