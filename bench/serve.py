@@ -13,6 +13,7 @@ headless Chromium saves each page as workspace-<page>.png there (docs/workspace.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import http.client
 import json
 import os
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.intake.roster import Identity, write_identities  # noqa: E402
+from autograder.report import history  # noqa: E402
 from autograder.report.gradebook import Gradebook  # noqa: E402
 from autograder.report import overrides as ov  # noqa: E402
 from autograder.score.results import CellIssue  # noqa: E402
@@ -72,6 +74,14 @@ def synthesize(out: Path, n: int, seed: int = 0) -> Path:
         "assignment": "toy", "threshold": 0.5, "notebooks": n, "unreadable": {}, "students": {}, "code": code,
         "pairs": [{"a": "student0002_10002", "b": "student0005_10005", "score": 0.93, "shared": 41,
                    "spans": [{"a_cell": 3, "a_lines": [[1, 2]], "b_cell": 4, "b_lines": [[1, 2]], "prints": 41}]}]}))
+    shown = out / "student0001.ipynb"   # two graded versions of one student, for the history and the diff
+    for sha, body in (("cd" * 32, "def double(x):\n    return x + x\n\nANSWER = 41\n"),
+                      ("ab" * 32, "def double(x):\n    # elementwise\n    return 2 * x\n\nANSWER = 42\n")):
+        shown.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "## Exercise 1: double"},
+            {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": body,
+             "outputs": [{"output_type": "stream", "name": "stdout", "text": "tensor([2., 4.])\n"}]}]}))
+        history.keep(out, dataclasses.replace(result("student0001_10001", (1, 1, 0.5, 0, 1)), sha256=sha), shown)
     roster = out / "roster.csv"
     roster.write_text("\n".join(lines) + "\n")
     return roster
