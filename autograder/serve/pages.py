@@ -85,7 +85,8 @@ def assignment_page(ws: Workspace, assignment: str, query: dict[str, str]) -> di
     status, exercise, test, late = (query.get(k, "") for k in ("status", "exercise", "test", "late"))
     sort = query.get("sort", "who") if query.get("sort") in SORTS else "who"
     rows = [v for v in ctx["rows"]
-            if (not status or v["status"] == status or (status == "provisional" and v["provisional"]))
+            if (not status or v["status"] == status or (status == "provisional" and v["provisional"])
+                or (status == "look" and v in ctx["look"]))
             and (not exercise or exercise in exercises.get(v["id"], ()))
             and (not test or test in failing.get(v["id"], ()))
             and (not late or (late == "yes") == bool(v["late"]))]
@@ -95,7 +96,7 @@ def assignment_page(ws: Workspace, assignment: str, query: dict[str, str]) -> di
            "late": lambda v: (-(v["late"]["penalty"] if v["late"] else -1), v["who"].casefold())}[sort]
     return {"a": g.assignment, "ctx": ctx, "rows": sorted(rows, key=key), "warnings": g.warnings,
             "filters": {"status": status, "exercise": exercise, "test": test, "late": late, "sort": sort},
-            "statuses": [s for s, n in ctx["statuses"] if n], "exercise_names": [e["exercise"] for e in ctx["exercises"]],
+            "statuses": [s for s, n in ctx["statuses"] if n] + ["look"], "exercise_names": [e["exercise"] for e in ctx["exercises"]],
             "test_ids": [t["id"] for t in ctx["tests"]], "sorts": SORTS}
 
 

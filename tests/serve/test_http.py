@@ -122,3 +122,42 @@ def test_history_diff_and_the_notebook(workspace):
     assert shown.count("<img ") == 1 and 'src="data:image/png;base64,iVBOR' in shown   # the PNG only
     assert "<svg" not in shown and "<script" not in shown and "&lt;script&gt;" in shown
     assert "(cut)" in shown and len(hostile) < 3_000_000
+
+
+def test_needs_a_look_filter(workspace):
+    base, token, *_ = workspace
+    cookie = login(base, token)
+    page = request(base, "GET", "/a/toy?status=look", cookie)[2].decode()
+    listed = set(re.findall(r'class="sub" href="/a/toy/s/([^"]+)"', page))
+    assert "student0_1000" not in listed and listed   # full marks needs no look
+
+
+def test_the_serve_command_prints_a_token_url_and_takes_course_tokens(toy_kit, tmp_path):
+    """`autograder serve` as an instructor starts it: a URL with a fresh token; with [serve.tokens] none is printed."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.serve.conftest import write_results
+
+    out = tmp_path / "results"
+    write_results(out)
+    course = tmp_path / "course.toml"
+    for toml, named in (("", False), ('[serve.tokens]\n"TA Lee" = "lee-token-0123456789abcdef"\n', True)):
+        course.write_text(toml)
+        proc = subprocess.Popen([sys.executable, "-m", "autograder", "--kit", str(toy_kit), "--course-file", str(course),
+                                 "serve", "--out", str(out), "--port", "0"], stdout=subprocess.PIPE, text=True,
+                                cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[2])})
+        try:
+            line = proc.stdout.readline()
+            url = re.search(r"(http://127\.0\.0\.1:\d+/)(\?token=(\S+))?", line)
+            assert url, line
+            assert bool(url.group(3)) is not named
+            token = "lee-token-0123456789abcdef" if named else url.group(3)
+            status, headers, _ = request(url.group(1), "GET", f"/?token={token}")
+            assert status == 303
+            page = request(url.group(1), "GET", "/", {"Cookie": headers["set-cookie"].split(";")[0]})[2].decode()
+            assert ("signed in as TA Lee" in page) is named
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
