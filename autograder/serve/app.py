@@ -137,8 +137,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     sys_version = ""
 
     def _serve(self, method: str) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_FORM_BYTES:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = MAX_FORM_BYTES + 1
+        if length > MAX_FORM_BYTES or length < 0:
             self.send_response(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
             self.end_headers()
             return

@@ -161,3 +161,11 @@ def test_the_serve_command_prints_a_token_url_and_takes_course_tokens(toy_kit, t
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+def test_oversized_or_malformed_bodies_are_refused(workspace):
+    base, token, *_ = workspace
+    cookie = login(base, token)
+    for length in ("99999999", "nonsense", "-1"):
+        status, _, body = request(base, "POST", "/a/toy/s/student0_1000/override", {**cookie, "Content-Length": length})
+        assert status == 413 and body == b""
