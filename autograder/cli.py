@@ -190,7 +190,8 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
         try:
             with progress(len(subs), f"grading {assignment.id}") as on_result:
                 run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=_options(args),
-                                  force=args.force, on_result=on_result, scheduler=args.scheduler)
+                                  force=args.force, on_result=on_result, scheduler=args.scheduler,
+                                  course=getattr(args, "course_settings", None))
         except MasterFailed as e:
             for line in f"autograder: error: grading stopped before any submission was graded: {e}".splitlines():
                 print(terminal(line), file=sys.stderr)

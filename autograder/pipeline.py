@@ -10,7 +10,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import autograder
 from autograder import judges
@@ -26,8 +26,8 @@ from autograder.probe.seeds import Seeds, variant_count
 from autograder.report.files import write_submission
 from autograder.report.history import keep as keep_version
 from autograder.report.gradebook import Gradebook
-from autograder.report.grades_csv import write_grades_csv
-from autograder.score import overrides
+from autograder.report.exports import assignment_grades
+from autograder.report.grades_csv import write_assignment_grades_csv
 from autograder.score.results import SubmissionResult
 
 REFERENCE_ID = "__reference__"
@@ -228,6 +228,7 @@ def grade_class(
     force: bool = False,
     on_result: Callable[[SubmissionResult, bool], None] | None = None,
     scheduler: str | None = None,
+    course: Any = None,
 ) -> ClassRun:
     """Grade `submissions`; with `scheduler` (a Dask address) each submission is a task on that cluster.
 
@@ -323,8 +324,8 @@ def grade_class(
             else:
                 pool = _run_on_pool(pool, jobs, assignment, batch, reruns, options, finish, variants)
             batch, again = again, []
-        write_grades_csv(out / assignment.id / "grades.csv",   # with the instructor overrides in force
-                         overrides.effective(out / "gradebook.sqlite", gradebook.all(assignment.id))[0])
+        # grades.csv as every export: the counted versions (course.toml `[course] counts`), overrides in force
+        write_assignment_grades_csv(assignment_grades(assignment.kit, assignment.id, out, course=course))
         return ClassRun([results[s.id] for s in submissions], reference, reused, len(reruns), sum(tries.values()))
     finally:
         if pool is not None:

@@ -194,7 +194,7 @@ def cmd_override(args: argparse.Namespace, kit: Path) -> int:
         if not submission or args.score is None or args.comment is None:
             print("error: override needs SUBMISSION, --score and --comment (or --list)", file=sys.stderr)
             return 2
-        o = set_override(db, g.assignment.id, submission, test=args.test, score=args.score,
+        o = set_override(g, submission, test=args.test, score=args.score,
                          comment=args.comment, by=args.by or getpass.getuser())
     except ov.OverrideError as e:
         print(terminal(f"error: {e}"), file=sys.stderr)

@@ -131,8 +131,8 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
     name = nb_assignment or assignment
     batch = unpack(course, out / ".intake", fmt="nbgrader", assignment=name)
     notebooks = {s.id: s.path for s in batch.submissions if not s.problem}
-    grade_class(a, batch.submissions, out=out, options=options)
     record_identities(out / a.id / "identities.json", batch.identities)   # beside other intakes' students
+    grade_class(a, batch.submissions, out=out, options=options, course=settings)
     grades = assignment_grades(kit, a.id, out, roster_csv=roster_csv, course=settings)
     for w in grades.warnings:
         warn(w)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -227,6 +227,14 @@ class AssignmentGrades:
     rows: list[GradeRow]
     roster: Any                        # intake.roster.Roster | None
     warnings: list[str]                # for the instructor: stale overrides, unmatched keys and submissions
+    counted: list[SubmissionResult] = field(default_factory=list)   # the counted versions, before overrides
+    course: Any = None                 # what these grades were computed with (`again`)
+    roster_csv: Path | None = None
+
+    def again(self) -> "AssignmentGrades":
+        """The same assignment's grades read again (after an override, a regrade)."""
+        return assignment_grades(self.assignment.kit, self.assignment.id, self.out, roster_csv=self.roster_csv,
+                                 course=self.course)
 
 
 def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path | None = None,
@@ -250,11 +258,6 @@ def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path
     finally:
         gb.close()
     warnings: list[str] = []
-    graded_last = results
-    results, stale = effective(out / "gradebook.sqlite", results)
-    for o in stale:
-        warnings.append(f"override #{o.id} of {o.submission_id} ({o.target}) is stale: the submission changed "
-                        f"since; not applied (see `autograder override {a.id} --list`)")
     identities = identities_for([r.submission_id for r in results], read_identities(out / a.id / "identities.json"))
     roster = Roster.read_csv(roster_csv) if roster_csv else None
     match = match_roster(identities, roster)
@@ -262,11 +265,18 @@ def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path
         warnings.append(f"submission {sid} is not on the roster")
     policy = assignment_policy(a.root / "manifest.toml", course, a.id)
     counts = course.table("course").get("counts", "latest") if course else "latest"
-    if counts != "latest":   # which graded version counts (report.history); overrides apply to that version
+    if counts != "latest":   # which graded version counts (report.history)
         from autograder.report.history import counting
 
         due = (lambda sid: policy.due_for(match.matched[sid].ids()) if policy and sid in match.matched else None)
-        results = effective(out / "gradebook.sqlite", counting(out, a.id, graded_last, counts, due)[0])[0]
+        results = counting(out, a.id, results, counts, due)[0]
+    counted = results
+    # An override belongs to the version it was made on (its sha256): on any other version, the counted one
+    # included, it is stale, listed and never applied.
+    results, stale = effective(out / "gradebook.sqlite", counted)
+    for o in stale:
+        warnings.append(f"override #{o.id} of {o.submission_id} ({o.target}) is stale: it was made on another "
+                        f"version than the one that counts; not applied (see `autograder override {a.id} --list`)")
     if policy is not None:
         people = [s.ids() for s in roster.students] if roster else [w.ids() for w in match.matched.values()]
         for key in policy.unknown_extensions(people):
@@ -274,7 +284,7 @@ def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path
                             + ("on the roster (login, LMS user id, SIS id or email)" if roster else
                                "who submitted") + ": not applied")
     rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
-    return AssignmentGrades(a, out, results, rows, roster, warnings)
+    return AssignmentGrades(a, out, results, rows, roster, warnings, counted, course, roster_csv)
 
 
 EXPORT_FILES = {"canvas": "canvas.csv", "moodle": "moodle.csv", "csv": "grades_export.csv", "json": "grades_export.json"}

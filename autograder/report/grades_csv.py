@@ -1,13 +1,20 @@
-"""grades.csv: one row per submission, one column per test, properly quoted."""
+"""grades.csv: one row per submission, one column per test, properly quoted.
+
+OUT/ASSIGNMENT/grades.csv is written by `write_assignment_grades_csv` from `exports.assignment_grades`,
+as every export is: the version the course counts (`[course] counts`), with the overrides in force."""
 from __future__ import annotations
 
 import csv
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.report.escape import csv_row
 from autograder.report.files import write_atomic
 from autograder.score.results import SubmissionResult
+
+if TYPE_CHECKING:
+    from autograder.report.exports import AssignmentGrades
 
 
 def grades_table(results: list[SubmissionResult]) -> tuple[list[str], list[list[object]]]:
@@ -32,3 +39,10 @@ def write_grades_csv(path: Path, results: list[SubmissionResult]) -> None:
     w.writerow(csv_row(header))   # every field through escape.csv_cell (test ids, source, message...)
     w.writerows(csv_row(row) for row in rows)
     write_atomic(path, buf.getvalue())
+
+
+def write_assignment_grades_csv(grades: AssignmentGrades) -> Path:
+    """OUT/ASSIGNMENT/grades.csv from the grades every export sends (counted versions, overrides in force)."""
+    path = grades.out / grades.assignment.id / "grades.csv"
+    write_grades_csv(path, grades.results)
+    return path

@@ -148,7 +148,7 @@ def override(ws: Workspace, assignment: str, sid: str, form: dict[str, str], by:
     comment = form.get("comment", "").strip()
     if not comment:
         raise ov.OverrideError("say why in the comment: the student reads it next to the score")
-    return set_override(ws.db, assignment, sid, test=form.get("test") or None, score=score, comment=comment, by=by)
+    return set_override(ws.grades(assignment)[0], sid, test=form.get("test") or None, score=score, comment=comment, by=by)
 
 
 def similarity_page(ws: Workspace, assignment: str) -> dict[str, Any]:
