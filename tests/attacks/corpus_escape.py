@@ -159,13 +159,14 @@ def seeds_seen_are_their_own(r, ctx: Ctx) -> None:
     test's seed; so it cannot compute another test's inputs."""
     seen = [(k, int(v)) for k, v in re.findall(r"SEEN (cell|call) (\d+)", r.stdout)]
     assert {k for k, _ in seen} == {"cell", "call"}, r.stdout[-1500:]
-    seeds = Seeds(ctx.secret.encode(), r.assignment)
+    wide = Seeds(ctx.secret.encode(), r.assignment)
+    own = Seeds(wide.key, r.assignment, r.environment["variant"])  # a hidden test's: the student's variant
     ids = {f"{Path(t.file).name}::{t.id.split('::')[1].split('[')[0]}" for t in r.tests}
-    calls = {seeds.call(i, k) for i in ids for k in range(8)}
-    tests = {seeds.test(i) for i in ids}
+    calls = {s.call(i, k) for s in (wide, own) for i in ids for k in range(8)}
+    tests = {s.test(i) for s in (wide, own) for i in ids}
     for kind, v in seen:
         assert v not in tests, f"the worker saw the seed of a test ({kind})"
-        assert (v in calls) if kind == "call" else (0 <= v - seeds.cells() < 50), (kind, v)
+        assert (v in calls) if kind == "call" else (0 <= v - wide.cells() < 50), (kind, v)
 
 
 def attacks() -> list[Attack]:
