@@ -94,9 +94,33 @@ def norm_name(name: str) -> str:
     return "".join(sorted(re.sub(r"[^a-z]", "", ascii_)))
 
 
+_MATCH_KEYS = ("lms_user_id", "student_id", "sis_id", "login_id", "email")   # what `match` tries, in order
+
+
 @dataclass
 class Roster:
+    """The class list, indexed by each id and the normalised name (built on first use, again if `students`
+    changes length), so matching a class is linear in its size, not class size times roster size."""
+
     students: list[Identity]
+    _index: tuple[int, dict[str, Identity], dict[str, list[Identity]], dict[str, list[Identity]]] | None = field(
+        default=None, init=False, repr=False, compare=False)
+
+    def _indexes(self) -> tuple[dict[str, Identity], dict[str, list[Identity]], dict[str, list[Identity]]]:
+        """(lower-cased match key -> first student, casefolded id -> students, normalised name -> students)."""
+        if self._index is None or self._index[0] != len(self.students):
+            by_key: dict[str, Identity] = {}
+            by_id: dict[str, list[Identity]] = {}
+            by_name: dict[str, list[Identity]] = {}
+            for s in self.students:
+                for x in {getattr(s, k).strip().lower() for k in _MATCH_KEYS if getattr(s, k)}:
+                    by_key.setdefault(x, s)
+                for x in {i.strip().casefold() for i in s.ids()}:
+                    by_id.setdefault(x, []).append(s)
+                if s.name:
+                    by_name.setdefault(norm_name(s.name), []).append(s)
+            self._index = (len(self.students), by_key, by_id, by_name)
+        return self._index[1:]
 
     @classmethod
     def read_csv(cls, path: Path) -> "Roster":
@@ -136,26 +160,18 @@ class Roster:
         """The one roster student that `key` names by any of their ids (case ignored), or None (none, or
         several: an ambiguous key names nobody)."""
         k = key.strip().casefold()
-        hits = [s for s in self.students if k and k in {x.strip().casefold() for x in s.ids()}]
+        hits = self._indexes()[1].get(k, []) if k else []
         return hits[0] if len(hits) == 1 else None
 
     def match(self, who: Identity) -> Identity | None:
         """The roster row for a submission's identity, or None."""
-        keys = [("lms_user_id", who.lms_user_id), ("student_id", who.student_id), ("sis_id", who.sis_id),
-                ("login_id", who.login_id), ("email", who.email)]
-        for _attr, value in keys:
-            if not value:
-                continue
-            v = value.strip().lower()
-            for s in self.students:
-                if v in {x.strip().lower() for x in (s.lms_user_id, s.student_id, s.sis_id, s.login_id, s.email) if x}:
-                    return s
-        if who.name:
-            n = norm_name(who.name)
-            hits = [s for s in self.students if s.name and norm_name(s.name) == n]
-            if len(hits) == 1:
-                return hits[0]
-        return None
+        by_key, _, by_name = self._indexes()
+        for attr in _MATCH_KEYS:
+            value = getattr(who, attr)
+            if value and (s := by_key.get(value.strip().lower())) is not None:
+                return s
+        hits = by_name.get(norm_name(who.name), []) if who.name else []
+        return hits[0] if len(hits) == 1 else None
 
 
 def merge(found: Identity, row: Identity) -> Identity:
