@@ -152,3 +152,17 @@ def test_the_checks_let_what_the_kit_has_through():
         "`--memory-budget`, `--dev-bind` (bwrap's, which the sandbox passes).",
     ])
     assert checks.problems(text, "docs/x.md") == []
+
+
+# ------------------------------------------------------------------------------------------ the performance doc
+def test_performance_md_is_a_reference_under_300_lines():
+    lines = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) < 300, f"docs/performance.md has {len(lines)} lines: a reference, not a log (history: git log)"
+
+
+def test_every_section_of_performance_md_with_a_measurement_names_the_command_that_takes_it():
+    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    measured = re.compile(r"\d(?:\.\d+)?\s?(?:s|ms|x|%|MiB|GiB|MB|GB|subs/min)\b")
+    silent = [head for head, body in _sections(text, r"(## .*)").items()
+              if measured.search(body) and not re.search(r"make bench|bench/\w+\.py", body)]
+    assert silent == []
