@@ -34,6 +34,7 @@ from autograder.intake.roster import Identity, write_identities  # noqa: E402
 from autograder.report import history  # noqa: E402
 from autograder.report.gradebook import Gradebook  # noqa: E402
 from autograder.report import overrides as ov  # noqa: E402
+from autograder.report.exports import assignment_grades  # noqa: E402
 from autograder.score.results import CellIssue  # noqa: E402
 from autograder.serve.access import Access  # noqa: E402
 from autograder.serve.app import App, make_server  # noqa: E402
@@ -66,7 +67,7 @@ def synthesize(out: Path, n: int, seed: int = 0) -> Path:
     gb.close()
     lines += [f"\"Absent {j}\",{90000 + j},X{j},x{j},B" for j in range(n // 50)]
     write_identities(out / "toy" / "identities.json", people)
-    ov.set_override(out / "gradebook.sqlite", "toy", "student0001_10001", test=None, score=10,
+    ov.set_override(assignment_grades(KIT, "toy", out), "student0001_10001", test=None, score=10,
                     comment="regraded by hand", by="TA Kim")
     code = {"student0002_10002": {"3": "def double(x):\n    return x * 2\n"},
             "student0005_10005": {"4": "def twice(v):\n    return v * 2\n"}}
@@ -132,7 +133,8 @@ def main() -> None:
         manifest = kit / "assignments" / "toy" / "manifest.toml"
         manifest.write_text(manifest.read_text() + f'\n[deadline]\ndue = "{DUE}"\npenalty_percent = 10\nperiod = "day"\n')
         roster = synthesize(out, args.students)
-        server = make_server(App(Workspace(kit, out, roster), Access({TOKEN: "bench"})))
+        ws = Workspace(kit, out, roster)
+        server = make_server(App(ws, Access({TOKEN: "bench"})))
         threading.Thread(target=server.serve_forever, daemon=True).start()
         port = server.server_address[1]
         c = http.client.HTTPConnection("127.0.0.1", port)
@@ -150,7 +152,7 @@ def main() -> None:
             timings[name] = {"warm_ms": round(1000 * statistics.median(warm), 1)}
             if cold is not None:
                 timings[name]["cold_ms"] = round(1000 * cold, 1)
-        ov.set_override(out / "gradebook.sqlite", "toy", "student0003_10003", test=None, score=9,
+        ov.set_override(ws.grades("toy")[0], "student0003_10003", test=None, score=9,
                         comment="bench", by="bench")
         timings["assignment"]["after_override_ms"] = round(1000 * fetch(port, PAGES["assignment"], cookie)[1], 1)
         if args.screenshots:

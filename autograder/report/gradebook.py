@@ -53,7 +53,7 @@ class Gradebook:
     def get(self, assignment: str, submission_id: str) -> SubmissionResult | None:
         row = self.db.execute("SELECT record FROM submissions WHERE assignment=? AND submission_id=?",
                               (assignment, submission_id)).fetchone()
-        return SubmissionResult.from_record(json.loads(row[0])) if row else None
+        return SubmissionResult.from_stored(json.loads(row[0])) if row else None
 
     def fingerprint(self, assignment: str, submission_id: str) -> tuple[str, str, str] | None:
         """(sha256, assignment_version, grader_version) of the stored grade, for incremental grading."""
@@ -69,7 +69,7 @@ class Gradebook:
     def all(self, assignment: str) -> list[SubmissionResult]:
         rows = self.db.execute("SELECT record FROM submissions WHERE assignment=? ORDER BY submission_id",
                                (assignment,)).fetchall()
-        return [SubmissionResult.from_record(json.loads(r[0])) for r in rows]
+        return [SubmissionResult.from_stored(json.loads(r[0])) for r in rows]
 
     def close(self) -> None:
         self.db.close()

@@ -63,7 +63,7 @@ def versions(out: Path, assignment: str, submission_id: str) -> list[Version]:
     for f in where.glob("*.json") if where.is_dir() else []:
         try:
             d = json.loads(f.read_text(encoding="utf-8"))
-            r = SubmissionResult.from_record(d["record"])
+            r = SubmissionResult.from_stored(d["record"])
         except (OSError, ValueError, KeyError, TypeError):
             continue
         nb = where / f"{f.stem}.ipynb"
@@ -115,7 +115,7 @@ COUNTS = ("latest", "best", "latest_before_deadline")
 
 def _record(out: Path, assignment: str, submission_id: str, sha256: str) -> SubmissionResult:
     d = json.loads((folder(out, assignment, submission_id) / f"{sha256}.json").read_text(encoding="utf-8"))
-    return SubmissionResult.from_record(d["record"])
+    return SubmissionResult.from_stored(d["record"])
 
 
 def _when(v: Version) -> datetime | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any
 
 # What one result may hold.  Every string that comes from a submission or its worker is cut to
@@ -216,12 +216,42 @@ class SubmissionResult:
 
     @classmethod
     def from_record(cls, d: dict[str, Any]) -> "SubmissionResult":
-        d = dict(d)
-        d.pop("score", None)
-        d.pop("max_score", None)
-        d["tests"] = [TestResult(**t) for t in d["tests"]]
-        d["cells"] = [CellIssue(**c) for c in d["cells"]]
-        return cls(**d)
+        """A result from a record anyone may have made (a worker's report, a Dask task's): bounded here."""
+        return cls(**_fields(d))
+
+    @classmethod
+    def from_stored(cls, d: dict[str, Any]) -> "SubmissionResult":
+        """A record the kit itself stored (the gradebook, the kept versions) from a result `from_record` or
+        the constructor already bounded: read back as it is, without bounding it again (a class's first
+        page reads a thousand).  Never for anything a worker sent."""
+        d = _fields(d)
+        unknown = d.keys() - _FIELDS.keys()
+        if unknown:
+            raise TypeError(f"unexpected fields in a stored result: {', '.join(sorted(unknown))}")
+        r = object.__new__(cls)
+        for name, f in _FIELDS.items():
+            if name in d:
+                r.__dict__[name] = d[name]
+            elif f.default is not MISSING:
+                r.__dict__[name] = f.default
+            elif f.default_factory is not MISSING:
+                r.__dict__[name] = f.default_factory()
+            else:
+                raise TypeError(f"a stored result has no {name!r}")
+        return r
+
+
+def _fields(d: dict[str, Any]) -> dict[str, Any]:
+    """A record's fields as the constructor takes them (its computed score and max_score dropped)."""
+    d = dict(d)
+    d.pop("score", None)
+    d.pop("max_score", None)
+    d["tests"] = [TestResult(**t) for t in d["tests"]]
+    d["cells"] = [CellIssue(**c) for c in d["cells"]]
+    return d
+
+
+_FIELDS = {f.name: f for f in fields(SubmissionResult)}
 
 
 def submission_status(*, invalid: bool, tests: list[TestResult], cells: list[CellIssue], out_of_time: bool) -> str:
