@@ -165,11 +165,14 @@ def cmd_grade(args: argparse.Namespace, kit: Path) -> int:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     budget = int(args.memory_budget * 1024) if args.memory_budget else int(0.8 * available_mb())
-    jobs = jobs_within(args.jobs, assignment.limits.memory_mb, budget)
+    from autograder.probe.seeds import variant_count
+
+    workers = 1 if variant_count() == 1 else 2  # per-student variants: the judge keeps the master's worker too
+    jobs = jobs_within(args.jobs, assignment.limits.memory_mb, budget, workers)
     if jobs < args.jobs and args.executor == "local":
-        print(f"NOTE: --jobs {args.jobs} lowered to {jobs}: each job may use {assignment.limits.memory_mb} MiB "
-              f"(the worker's memory_mb) + {JUDGE_MB} MiB (its judge), within a memory budget of {budget} MiB",
-              file=sys.stderr)
+        print(f"NOTE: --jobs {args.jobs} lowered to {jobs}: each job may use {workers} x {assignment.limits.memory_mb} "
+              f"MiB (memory_mb of the student's worker{' and the master' + chr(39) + 's' if workers > 1 else ''}) "
+              f"+ {JUDGE_MB} MiB (its judge), within a memory budget of {budget} MiB", file=sys.stderr)
         args.jobs = jobs
     if (args.executor == "dask") != bool(args.scheduler):
         raise UsageError("--executor dask and --scheduler ADDRESS go together")

@@ -65,10 +65,11 @@ def judge_threads() -> None:
     torch.set_num_threads(JUDGE_THREADS)
 
 
-def jobs_within(requested: int, worker_mb: int, budget_mb: int) -> int:
+def jobs_within(requested: int, worker_mb: int, budget_mb: int, workers: int = 1) -> int:
     """How many submissions may be graded at once in `budget_mb` of memory: each job is a judge
-    process plus a student worker, which its cgroup (and RLIMIT_AS) caps at `memory_mb`."""
-    return max(1, min(requested, (budget_mb - ZYGOTE_MB) // (worker_mb + JUDGE_MB)))
+    process plus `workers` workers, each capped by its cgroup (and RLIMIT_AS) at `memory_mb`: the
+    student's, and with per-student variants the master's, which the judge keeps to answer them."""
+    return max(1, min(requested, (budget_mb - ZYGOTE_MB) // (workers * worker_mb + JUDGE_MB)))
 
 
 def available_mb() -> int:

@@ -8,14 +8,16 @@ from hypothesis import strategies as st
 from autograder.pipeline import JUDGE_MB, ZYGOTE_MB, jobs_within
 
 
-@given(requested=st.integers(1, 256), worker_mb=st.integers(64, 65536), budget_mb=st.integers(0, 2**20))
-def test_jobs_fit_the_budget(requested, worker_mb, budget_mb):
-    jobs = jobs_within(requested, worker_mb, budget_mb)
+@given(requested=st.integers(1, 256), worker_mb=st.integers(64, 65536), budget_mb=st.integers(0, 2**20),
+       workers=st.integers(1, 2))
+def test_jobs_fit_the_budget(requested, worker_mb, budget_mb, workers):
+    jobs = jobs_within(requested, worker_mb, budget_mb, workers)
     assert 1 <= jobs <= requested
+    per_job = workers * worker_mb + JUDGE_MB
     if jobs > 1:  # never more than fits (one job always runs, even on a tiny budget)
-        assert ZYGOTE_MB + jobs * (worker_mb + JUDGE_MB) <= budget_mb
+        assert ZYGOTE_MB + jobs * per_job <= budget_mb
     if jobs < requested:  # and never fewer than fit
-        assert ZYGOTE_MB + (jobs + 1) * (worker_mb + JUDGE_MB) > budget_mb
+        assert ZYGOTE_MB + (jobs + 1) * per_job > budget_mb
 
 
 def test_cli_lowers_jobs_and_says_so(toy_kit, tmp_path):
@@ -25,5 +27,6 @@ def test_cli_lowers_jobs_and_says_so(toy_kit, tmp_path):
     r = subprocess.run(cmd, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "--jobs 8 lowered to" in r.stderr and "10/10" in r.stdout
+    assert "2 x" in r.stderr and "the master's" in r.stderr  # per-student variants: the judge keeps the master's worker
     bad = subprocess.run(cmd[:-4] + ["--jobs", "many"], capture_output=True, text=True)
     assert bad.returncode == 2 and "not a number or 'auto'" in bad.stderr
