@@ -252,13 +252,26 @@ def test_check_all_finds_its_file_when_a_copy_sits_beside_it(kit, student_python
     assert "Cannot tell which file" not in report and "Running mine.ipynb top to bottom" in report, report
 
 
-@pytest.mark.parametrize("assignment", ["00_devices", "03_components"])
+# Exercises answered by top-level code (a solution block outside any function): the released stub raises when
+# its cell runs, so Run All stops there until the master asks for them through a function.
+_TOP_LEVEL_EXERCISES = {
+    "02b_kernels": "C_SOURCE, the kernels::softmax registration and the Triton kernel are top-level solution blocks",
+    "04_fit_api": "book_tasks (linreg_model, ring_model and their histories) is a top-level solution block",
+}
+
+
+@pytest.mark.parametrize("assignment", [
+    pytest.param(a, marks=pytest.mark.xfail(reason=_TOP_LEVEL_EXERCISES[a], strict=True)) if a in _TOP_LEVEL_EXERCISES
+    else a for a in ASSIGNMENTS])
 def test_blank_notebook_runs_through_saying_not_answered_yet(assignment, tmp_path):
     """Run All on an untouched notebook stops at nothing: each check says "not answered yet", and no cell
-    raises because an exercise above it is still a stub (Jupyter's Run All would stop there)."""
+    raises because an exercise above it is still a stub (Jupyter's Run All would stop there).  The notebook
+    is student/ as committed, which must be the current release."""
     from nbclient import NotebookClient
 
-    nb = nbformat.read(release(ROOT, assignment, tmp_path)[0], as_version=4)
+    path = release(ROOT, assignment, tmp_path)[0]
+    assert path.read_bytes() == (ROOT / "student" / f"{assignment}.ipynb").read_bytes(), "student/ is stale"
+    nb = nbformat.read(path, as_version=4)
     nb.cells = nb.cells[:-2]      # check.all() runs the notebook again
     NotebookClient(nb, timeout=600, allow_errors=False, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute(env=_env(AUTOGRADER_KIT=str(ROOT)))
