@@ -124,6 +124,19 @@ class Roster:
 
     @classmethod
     def read_csv(cls, path: Path) -> "Roster":
+        """The roster in `path` (parsed and indexed again only when the file changed: the workspace reads it
+        for every page after a change to the gradebook)."""
+        stamp, hit = _stamp(path), _ROSTERS.get(Path(path))
+        if hit is None or hit[0] != stamp or stamp is None:
+            hit = (stamp, cls._parse(path))
+            hit[1]._indexes()
+            _ROSTERS[Path(path)] = hit
+        copy = cls(list(hit[1].students))   # callers may change their list; the index follows (see _indexes)
+        copy._index = hit[1]._index
+        return copy
+
+    @classmethod
+    def _parse(cls, path: Path) -> "Roster":
         with open(path, newline="", encoding="utf-8-sig") as f:
             rows = list(csv.reader(f))
         if not rows:
@@ -259,9 +272,28 @@ def record_identities(path: Path, found: dict[str, Identity]) -> None:
 
 
 def read_identities(path: Path) -> dict[str, Identity]:
-    if not path.is_file():
+    """identities.json (parsed again only when the file changed; a fresh dict each call)."""
+    stamp = _stamp(path)
+    if stamp is None:
         return {}
-    return {sid: Identity.from_json(d) for sid, d in json.loads(path.read_text(encoding="utf-8")).items()}
+    hit = _IDENTITIES.get(path)
+    if hit is None or hit[0] != stamp:
+        hit = (stamp, {sid: Identity.from_json(d) for sid, d in json.loads(path.read_text(encoding="utf-8")).items()})
+        _IDENTITIES[path] = hit
+    return dict(hit[1])
+
+
+_ROSTERS: dict[Path, tuple[tuple[int, ...] | None, Roster]] = {}
+_IDENTITIES: dict[Path, tuple[tuple[int, ...], dict[str, Identity]]] = {}
+
+
+def _stamp(path: Path) -> tuple[int, ...] | None:
+    """What says a file changed (written in place or replaced), or None when it is not a file."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev) if Path(path).is_file() else None
 
 
 def identities_for(ids: Iterable[str], known: dict[str, Identity]) -> dict[str, Identity]:

@@ -42,3 +42,24 @@ def test_index_keeps_the_rules():
     roster.students.append(c)                                            # `match` takes the first, as listed
     assert roster.find("ann@u.edu") is None and roster.match(Identity("z", email="ann@u.edu")) is a
     assert roster.match(Identity("z", name="Cy")) is c                   # the index follows a changed roster
+
+
+def test_rosters_and_identities_are_read_again_when_the_file_changes(tmp_path):
+    import os
+
+    from autograder.intake.roster import read_identities, write_identities
+
+    path = tmp_path / "roster.csv"
+    path.write_text("student_id,name\n1,Ann\n")
+    first = Roster.read_csv(path)
+    first.students.append(Identity("9", "Extra"))                     # a caller's change stays the caller's
+    assert [s.name for s in Roster.read_csv(path).students] == ["Ann"]
+    path.write_text("student_id,name\n2,Bob\n")                        # the same size, written in place
+    os.utime(path, ns=(1, 1))
+    assert Roster.read_csv(path).find("2").name == "Bob" and Roster.read_csv(path).find("1") is None
+    ids = tmp_path / "identities.json"
+    write_identities(ids, {"s1": Identity("1", "Ann")})
+    read_identities(ids)["s2"] = Identity("2")
+    assert list(read_identities(ids)) == ["s1"]
+    write_identities(ids, {"s1": Identity("1", "Ann"), "s3": Identity("3", "Cy")})
+    assert list(read_identities(ids)) == ["s1", "s3"] and read_identities(tmp_path / "none.json") == {}
