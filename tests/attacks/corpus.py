@@ -594,7 +594,7 @@ def _base_attacks() -> list[Attack]:
           FULL, "graded", checks=[cell_statuses("error", "error", "error", "error")]),
         A("os_exit", "os._exit(0) in a cell",
           nb("os_exit", insert={3: "import os\nos._exit(0)"}),
-          FULL, "crashed", "cell 4 crashed the worker", checks=[cell_statuses("crashed")]),
+          FULL, "crashed", "cell 4 (import os) crashed the worker", checks=[cell_statuses("crashed")]),
         A("ignore_signals_loop", "ignores SIGTERM/SIGINT/SIGHUP/SIGALRM, blocks signals, then loops",
           nb("ignore_signals_loop", insert={3: (
               "import signal\nfor s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGALRM, signal.SIGUSR1):\n"

@@ -118,14 +118,14 @@ def attacks() -> list[Attack]:
                                                    "    os.write(fd, wire.encode({'event': 'cell_end', 'index': i, "
                                                    "'error': {'type': 'Forged', 'message': 'F' * 100_000, 'frames': []}, "
                                                    "'notes': ['forged'] * 1000}))"]),
-          FULL, "crashed", "cell 6 crashed the worker",
+          FULL, "crashed", "cell 6 (import os, fcntl, struct) crashed the worker",
           checks=[cell_statuses("crashed"), cell_message("crashed", "cell 7777 reported as finished while cell 6 runs"),
                   bounded]),
         A("bounds_error_wrong_type", "a cell forges its own record with `error` a list",
           nb("bounds_error_wrong_type", append=[REPLY_FD + "from autograder.execute import wire\n"
                                                 "os.write(_reply_fd(), wire.encode({'event': 'cell_end', 'index': 6, "
                                                 "'error': [1, 2], 'notes': []}))"]),
-          FULL, "crashed", "cell 6 crashed the worker",
+          FULL, "crashed", "cell 6 (import os, fcntl, struct) crashed the worker",
           checks=[cell_statuses("crashed"), cell_message("crashed", "field 'error' is list"), bounded]),
         A("bounds_huge_notes", "six cells each report three 1,000,000-character notes",
           nb("bounds_huge_notes", append=["get_ipython().notes.extend(['N' * 1_000_000] * 3)"] * 6),
