@@ -90,9 +90,22 @@ def _parent_of(pid: int | str) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
+def _ours(pid: int | str) -> bool:
+    """Whether `pid` descends from this test process (another grader on the machine, grading the same toy
+    kit at the same time, has zygotes of its own)."""
+    try:
+        while int(pid) > 1:
+            pid = _parent_of(pid)
+            if pid == os.getpid():
+                return True
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
 def _zygotes(probes: Path) -> list[int]:
-    """Warm zygotes serving `probes` running now: `autograder.execute.zygote` processes whose parent is
-    bwrap (this test process may hold zygotes of other assignments graded by earlier tests)."""
+    """Warm zygotes of this test process serving `probes` running now: `autograder.execute.zygote` processes
+    whose parent is bwrap (this test process may hold zygotes of other assignments graded by earlier tests)."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -101,7 +114,7 @@ def _zygotes(probes: Path) -> list[int]:
         except OSError:
             continue
         if (b"autograder.execute.zygote" in cmd and not cmd[0].endswith(b"bwrap") and parent.endswith(b"bwrap")
-                and str(probes).encode() in b" ".join(cmd)):
+                and str(probes).encode() in b" ".join(cmd) and _ours(pid)):
             found.append(int(pid))
     return found
 
