@@ -32,11 +32,13 @@ check-solutions: install
 
 # Each course secret draws other hidden inputs, and a test's verdict must not depend on the draw
 # (docs/writing-tests.md): every master and alternative solution under 12 secrets (~8 min), then the
-# whole curriculum (mutants and stubs too) under 4 more (~25 min).
+# whole curriculum (mutants and stubs too) and the attacks on points for how under 4 more (~30 min).
 SECRETS ?= 1 2 3 4
+# Points for how (docs/writing-tests.md): the attacks that fake them earn no more than honest work under each secret too.
+HOW_ATTACKS := tests/attacks/test_kernel_evidence.py tests/attacks/test_loop_evidence.py
 check-secrets: install
 	$(PY) tests/curriculum/sweep_secrets.py --secrets 12
-	for s in $(SECRETS); do AUTOGRADER_SECRET="check-secrets-$$s" $(PY) -m pytest -q tests/curriculum || exit 1; done
+	for s in $(SECRETS); do AUTOGRADER_SECRET="check-secrets-$$s" $(PY) -m pytest -q tests/curriculum $(HOW_ATTACKS) || exit 1; done
 
 student: install
 	$(PY) -m autograder release
