@@ -7,13 +7,9 @@ import time
 import pytest
 import torch
 
-from autograder.execute.limits import Limits
-from autograder.execute.runner import NotebookRunner
-from autograder.execute.sandbox import choose_isolation
 from autograder.judge.checks import CheckFailed, LOOP_FLOOR, advise, assert_loop_free
 from autograder.notebook.parse import Cell
-from autograder.probe.client import ProbeClient, TestContext
-from autograder.probe.seeds import Seeds
+from tests.engine.live import client, live_runner
 
 SPIN = "def spin(s):\n    t = time.process_time()\n    while time.process_time() - t < s:\n        pass\n    return 7\n"
 CELLS = [Cell(1, "import sys, time, threading, multiprocessing, torch\n" + SPIN +
@@ -32,15 +28,12 @@ class _Probes:
 
 @pytest.fixture(scope="module")
 def runner(tmp_path_factory):
-    probes = tmp_path_factory.mktemp("probes") / "probes.py"
-    probes.write_text(PROBES)
-    with NotebookRunner(CELLS, probes=probes, limits=Limits(cell_timeout=20, submission_timeout=300),
-                        isolation=choose_isolation(allow_weak=True)) as r:
+    with live_runner(tmp_path_factory.mktemp("probes"), CELLS, PROBES) as r:
         yield r
 
 
 def _client(backend):
-    return ProbeClient(backend, _Probes, TestContext(Seeds(b"secret", "a"), "test_cost", 60), "student")
+    return client(backend, _Probes, "test_cost", 60)
 
 
 def test_a_quick_call_costs_little(runner):

@@ -3,13 +3,10 @@ defined, patched or wrote reaches it (evidence for points about *how* code was b
 a kernel's source itself), and the notebook's own worker is untouched by it."""
 import pytest
 
-from autograder.execute.limits import Limits
-from autograder.execute.runner import NotebookRunner, ProbeError
-from autograder.execute.sandbox import choose_isolation
+from autograder.execute.runner import ProbeError
 from autograder.notebook.parse import Cell
-from autograder.probe.client import ProbeClient, TestContext
 from autograder.probe.inprocess import InProcess
-from autograder.probe.seeds import Seeds
+from tests.engine.live import client, live_runner
 
 CELLS = [Cell(1, "import torch\nSECRET = 'from the notebook'\n"
                  "torch.softmax = lambda *a, **k: 'patched'\nopen('planted', 'w').write('x')\n")]
@@ -30,15 +27,12 @@ class _Probes:
 
 @pytest.fixture(scope="module")
 def runner(tmp_path_factory):
-    probes = tmp_path_factory.mktemp("probes") / "probes.py"
-    probes.write_text(PROBES)
-    with NotebookRunner(CELLS, probes=probes, limits=Limits(cell_timeout=20, submission_timeout=300),
-                        isolation=choose_isolation(allow_weak=True)) as r:
+    with live_runner(tmp_path_factory.mktemp("probes"), CELLS, PROBES) as r:
         yield r
 
 
 def _client(backend):
-    return ProbeClient(backend, _Probes, TestContext(Seeds(b"secret", "a"), "test_x", 60), "student")
+    return client(backend, _Probes, "test_x", 60)
 
 
 def test_a_fresh_worker_never_ran_the_notebook(runner):

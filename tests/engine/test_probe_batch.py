@@ -4,12 +4,9 @@ hung or crashed raises that when read, so the items before it are checked first,
 import pytest
 import torch
 
-from autograder.execute.limits import Limits
-from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
-from autograder.execute.sandbox import choose_isolation
+from autograder.execute.runner import ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.notebook.parse import Cell
-from autograder.probe.client import ProbeClient, TestContext
-from autograder.probe.seeds import Seeds
+from tests.engine.live import client, live_runner
 
 CELLS = [Cell(1, "import os, torch\ndef double(x):\n    if x == 13:\n        raise ValueError('unlucky')\n"
                  "    while x == 99:\n        pass\n    if x == 66:\n        os._exit(3)\n    return x * 2\n"
@@ -20,10 +17,7 @@ PROBES = ("def double(ns, x):\n    return ns['double'](x)\n\ndef noise(ns, n):\n
 
 @pytest.fixture(scope="module")
 def runner(tmp_path_factory):
-    probes = tmp_path_factory.mktemp("probes") / "probes.py"
-    probes.write_text(PROBES)
-    with NotebookRunner(CELLS, probes=probes, limits=Limits(cell_timeout=20, submission_timeout=300),
-                        isolation=choose_isolation(allow_weak=True)) as r:
+    with live_runner(tmp_path_factory.mktemp("probes"), CELLS, PROBES) as r:
         yield r
 
 
@@ -35,8 +29,8 @@ class _Probes:
     def noise(ns, n): ...
 
 
-def _client(backend, test="test_x"):
-    return ProbeClient(backend, _Probes, TestContext(Seeds(b"secret", "a"), test, 30), "student")
+def _client(backend, test="test_x", timeout=30):
+    return client(backend, _Probes, test, timeout)
 
 
 def test_a_batch_answers_each_call_as_one_by_one_calls_would(runner):
@@ -64,7 +58,7 @@ def test_a_failing_call_raises_when_its_item_is_read_and_keeps_the_worker(runner
 
 @pytest.mark.parametrize("bad, error", [(99, ProbeTimeout), (66, ProbeCrashed)])
 def test_a_call_that_hangs_or_kills_the_worker_keeps_the_answers_before_it(runner, bad, error):
-    client = ProbeClient(runner, _Probes, TestContext(Seeds(b"secret", "a"), "test_y", 3), "student")
+    client = _client(runner, "test_y", 3)
     got = client.map(_Probes.double, [(1,), (2,), (bad,), (4,)])
     assert got[0] == 2 and got[1] == 4  # answered before the worker hung or died
     for k in (2, 3):

@@ -1,0 +1,28 @@
+"""A live notebook runner for engine tests that call probes on a real (sandboxed where possible) worker."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from autograder.execute.limits import Limits
+from autograder.execute.runner import NotebookRunner
+from autograder.execute.sandbox import choose_isolation
+from autograder.notebook.parse import Cell
+from autograder.probe.client import ProbeClient, TestContext
+from autograder.probe.seeds import Seeds
+
+
+@contextmanager
+def live_runner(folder: Path, cells: list[Cell], probes_source: str) -> Iterator[NotebookRunner]:
+    """`cells` executed in a worker that serves the probes of `probes_source` (written under `folder`)."""
+    probes = folder / "probes.py"
+    probes.write_text(probes_source)
+    with NotebookRunner(cells, probes=probes, limits=Limits(cell_timeout=20, submission_timeout=300),
+                        isolation=choose_isolation(allow_weak=True)) as r:
+        yield r
+
+
+def client(backend, probes, test: str, timeout: float) -> ProbeClient:
+    """A student-side probe client of test `test`, with `timeout` seconds for its calls."""
+    return ProbeClient(backend, probes, TestContext(Seeds(b"secret", "a"), test, timeout), "student")
