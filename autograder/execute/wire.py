@@ -14,12 +14,23 @@ int, float, bool, None), torch.Tensor (exactly that type, or nn.Parameter, dense
 strided), numpy arrays of numeric/bool dtype, numpy scalars, torch.dtype, torch.device,
 torch.Size.  Anything else is encoded as an `Unsupported` marker naming its type, so a
 check can tell a student "your function returned a Foo" instead of crashing.
+
+TensorFlow values (where the worker has imported TensorFlow; this module never imports it, the
+trusted side never needs it): an eager tensor, a `tf.Variable` (and a Keras 3 `keras.Variable`, whose
+`name` is its path), a `tf.RaggedTensor`, a `tf.SparseTensor` -- each of exactly its type, of a dtype
+listed in `_DTYPES` -- decode to a `TFTensor` whose values are torch tensors of the same dtype; a
+`tf.DType` to a `TFDType`, a `tf.TensorShape` to a `TFShape`.  A string tensor, a subclass of a TF
+type, or an object that only looks like one (a class with a `numpy()` method) is `Unsupported`: a
+probe sends strings as `t.numpy().tolist()` (a list of bytes).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import re
 import struct
+import sys
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -69,6 +80,52 @@ class Unsupported:
 
     def __repr__(self) -> str:
         return f"<unsupported {self.type_name}{': ' + self.detail if self.detail else ''}>"
+
+
+TF_KINDS = ("Tensor", "Variable", "RaggedTensor", "SparseTensor")
+
+
+@dataclass(frozen=True, eq=False)
+class TFTensor:
+    """A TensorFlow value as data: what a check compares, without TensorFlow on the trusted side.
+
+    `values` holds the dense values (a ragged tensor's flat values, a sparse tensor's non-zero values)
+    as a torch tensor of the same dtype; `shape` is TF's (None for a dimension it does not know, and
+    None for a variable of unknown rank); `row_splits` (ragged: one int64 tensor per ragged
+    dimension, outermost first) and `indices` (sparse: int64 [n, rank]) say where the values sit."""
+
+    kind: str
+    dtype: str
+    shape: tuple[int | None, ...] | None
+    device: str
+    values: torch.Tensor
+    row_splits: tuple[torch.Tensor, ...] = ()
+    indices: torch.Tensor | None = None
+    name: str = ""
+    trainable: bool | None = None
+
+    def __repr__(self) -> str:
+        return f"<tf.{self.kind} {self.dtype} {self.shape}>"
+
+
+@dataclass(frozen=True)
+class TFDType:
+    """A `tf.DType`, by TF's name for it ("float32", "bfloat16", "string", ...)."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return f"tf.{self.name}"
+
+
+@dataclass(frozen=True)
+class TFShape:
+    """A `tf.TensorShape`: its dimensions (None for an unknown one), or None for an unknown rank."""
+
+    dims: tuple[int | None, ...] | None
+
+    def __repr__(self) -> str:
+        return f"TensorShape({None if self.dims is None else list(self.dims)})"
 
 
 _DTYPES: dict[str, torch.dtype] = {
@@ -138,7 +195,85 @@ def _enc(x: Any, blobs: list[bytes], depth: int) -> Any:
         return _enc_ndarray(x, blobs)
     if isinstance(x, np.generic) and x.dtype.kind in _NP_KINDS:
         return _enc(x.item(), blobs, depth)
+    if "tensorflow" in sys.modules or "keras" in sys.modules:
+        return _enc_tf(x, blobs)
     return {"t": "unsupported", "type": tx.__name__}
+
+
+# ---------------------------------------------------------------- TensorFlow values (worker side)
+
+def _tf_types() -> tuple[dict[type, str], dict[type, str]]:
+    """(TF's exact types -> what they are sent as, TF's base types -> their names for a subclass), from
+    the modules the worker has already imported: encoding never imports TensorFlow itself."""
+    exact: dict[type, str] = {}
+    bases: dict[type, str] = {}
+    if "tensorflow" in sys.modules:
+        from tensorflow.python.framework import dtypes, ops, sparse_tensor, tensor, tensor_shape
+        from tensorflow.python.ops import resource_variable_ops, variables
+        from tensorflow.python.ops.ragged import ragged_tensor
+
+        exact.update({ops.EagerTensor: "Tensor", resource_variable_ops.ResourceVariable: "Variable",
+                      ragged_tensor.RaggedTensor: "RaggedTensor", sparse_tensor.SparseTensor: "SparseTensor",
+                      dtypes.DType: "dtype", tensor_shape.TensorShape: "shape"})
+        bases.update({tensor.Tensor: "tf.Tensor", variables.Variable: "tf.Variable",
+                      ragged_tensor.RaggedTensor: "tf.RaggedTensor", sparse_tensor.SparseTensor: "tf.SparseTensor",
+                      dtypes.DType: "tf.DType", tensor_shape.TensorShape: "tf.TensorShape"})
+    backend = sys.modules.get("keras.src.backend")
+    if backend is not None and getattr(backend, "backend", lambda: "")() == "tensorflow":
+        exact[backend.Variable] = "Variable"
+        bases[backend.Variable] = "keras.Variable"
+    return exact, bases
+
+
+def _enc_tf(x: Any, blobs: list[bytes]) -> Any:
+    tx = type(x)
+    exact, bases = _tf_types()
+    kind = exact.get(tx)
+    if kind is None:
+        base = next((name for b, name in bases.items() if isinstance(x, b)), None)
+        return {"t": "unsupported", "type": tx.__name__, "detail": f"a subclass of {base}" if base else ""}
+    try:
+        return _enc_tf_value(x, kind, blobs)
+    except Exception as e:  # a value TF itself cannot read back (or a patched TF): said, never a crash of the worker
+        return {"t": "unsupported", "type": f"tf.{kind}", "detail": f"unreadable: {type(e).__name__}"}
+
+
+def _enc_tf_value(x: Any, kind: str, blobs: list[bytes]) -> Any:
+    if kind == "dtype":
+        return {"t": "tfdtype", "v": x.name}
+    if kind == "shape":
+        return {"t": "tfshape", "v": None if x.rank is None else list(x.as_list())}
+    extra: dict[str, Any] = {}
+    if kind == "Variable":
+        extra = {"name": str(getattr(x, "path", None) or x.name), "trainable": bool(x.trainable)}
+        if hasattr(x, "path"):  # a keras.Variable: the tf.Variable it wraps
+            x = x.value
+    name = x.dtype.name
+    if name not in _DTYPES:
+        hint = ": send t.numpy().tolist() (a list of bytes)" if name == "string" else ""
+        return {"t": "unsupported", "type": f"tf.{kind}", "detail": f"dtype {name}{hint}"}
+    node: dict[str, Any] = {"t": "tf", "kind": kind, "dtype": name,
+                            "shape": None if x.shape.rank is None else list(x.shape.as_list()), **extra}
+    if kind == "RaggedTensor":
+        node["v"] = _enc_tf_values(x.flat_values.numpy(), name, blobs)
+        node["splits"] = [_enc_tf_values(s.numpy().astype(np.int64), "int64", blobs) for s in x.nested_row_splits]
+        node["device"] = str(x.flat_values.device)
+    elif kind == "SparseTensor":
+        node["v"] = _enc_tf_values(x.values.numpy(), name, blobs)
+        node["indices"] = _enc_tf_values(x.indices.numpy().astype(np.int64), "int64", blobs)
+        node["device"] = str(x.values.device)
+    else:
+        node["v"] = _enc_tf_values(x.numpy(), name, blobs)
+        node["device"] = str(x.device or "")
+    return node
+
+
+def _enc_tf_values(a: Any, name: str, blobs: list[bytes]) -> Any:
+    a = np.asarray(a)
+    if a.dtype.itemsize != _NP_OF[name].itemsize:  # what numpy() gave is not what TF's dtype says
+        raise TypeError(f"values of dtype {a.dtype} for a tf.{name}")
+    blobs.append(np.ascontiguousarray(a).tobytes())
+    return {"t": "tensor", "dtype": name, "shape": list(a.shape), "blob": len(blobs) - 1}
 
 
 def _enc_tensor(t: torch.Tensor, blobs: list[bytes]) -> Any:
@@ -251,6 +386,16 @@ def _dec(x: Any, body: bytes | bytearray, offs: list, lim: Limits, depth: int) -
         return _dec_tensor(x, body, offs)
     if t == "ndarray":
         return _dec_ndarray(x, body, offs)
+    if t == "tf":
+        return _dec_tf(x, body, offs, lim, depth)
+    if t == "tfdtype":
+        v = x.get("v")
+        if type(v) is not str or not re.fullmatch(r"[a-z][a-z0-9_]{0,31}", v):
+            raise PayloadError("bad tf dtype")
+        return TFDType(v)
+    if t == "tfshape":
+        v = x.get("v")
+        return TFShape(None if v is None else tuple(_tf_shape(v)))
     if t == "bytes":
         a, b = _blob(x, offs)
         return bytes(memoryview(body)[a:b])
@@ -318,6 +463,68 @@ def _dec_tensor(x: dict, body: bytes | bytearray, offs: list) -> torch.Tensor:
     return t
 
 
+def _tf_shape(v: Any) -> list[int | None]:
+    if type(v) is not list or len(v) > 32 or not all(n is None or (type(n) is int and n >= 0) for n in v):
+        raise PayloadError("bad tf shape")
+    return v
+
+
+def _tf_text(x: dict, key: str) -> str:
+    v = x.get(key, "")
+    if type(v) is not str or len(v) > 256:
+        raise PayloadError(f"bad tf {key}")
+    return v
+
+
+def _dec_tf(x: dict, body: bytes | bytearray, offs: list, lim: Limits, depth: int) -> TFTensor:
+    """A TF value, every part checked against the others: sizes against bytes (`_dec_tensor`), then the
+    values against the shape, the row splits against the values, the indices against the dense shape."""
+    kind, name = x.get("kind"), x.get("dtype")
+    if kind not in TF_KINDS or type(name) is not str or name not in _DTYPES:
+        raise PayloadError("bad tf value")
+    shape = x.get("shape")
+    shape = None if shape is None and kind == "Variable" else _tf_shape(shape)
+
+    def part(node: Any, dtype: str) -> torch.Tensor:
+        if depth + 1 > lim.max_depth:
+            raise PayloadError(f"structure nested deeper than {lim.max_depth} levels")
+        if type(node) is not dict or node.get("t") != "tensor" or node.get("dtype") != dtype:
+            raise PayloadError("bad tf values")
+        return _dec_tensor(node, body, offs)
+
+    values = part(x.get("v"), name)
+    splits: tuple[torch.Tensor, ...] = ()
+    indices = None
+    trainable = None
+    if kind == "RaggedTensor":
+        raw = x.get("splits")
+        if type(raw) is not list or not 1 <= len(raw) <= 32 or values.dim() < 1:
+            raise PayloadError("bad ragged tensor")
+        splits = tuple(part(s, "int64") for s in raw)
+        ends = [len(s) - 1 for s in splits[1:]] + [values.shape[0]]
+        for s, end in zip(splits, ends):
+            if s.dim() != 1 or len(s) < 1 or s[0] != 0 or s[-1] != end or bool((s[1:] < s[:-1]).any()):
+                raise PayloadError("ragged row splits do not fit the values")
+        known = [len(splits[0]) - 1] + [None] * len(splits) + list(values.shape[1:])
+        if len(shape) != len(known) or any(d is not None and k is not None and d != k for d, k in zip(shape, known)):
+            raise PayloadError("ragged shape does not fit the values")
+    elif kind == "SparseTensor":
+        indices = part(x.get("indices"), "int64")
+        if None in shape or values.dim() != 1 or tuple(indices.shape) != (len(values), len(shape)):
+            raise PayloadError("sparse indices do not fit the values")
+        if len(values) and bool(((indices < 0) | (indices >= torch.tensor(shape or [0]))).any()):
+            raise PayloadError("sparse indices outside the dense shape")
+    elif shape is not None and (len(shape) != values.dim()
+                                or any(d is not None and d != n for d, n in zip(shape, values.shape))):
+        raise PayloadError("tf shape does not fit the values")
+    if kind == "Variable":
+        trainable = x.get("trainable")
+        if type(trainable) is not bool:
+            raise PayloadError("bad tf variable")
+    return TFTensor(kind, name, None if shape is None else tuple(shape), _tf_text(x, "device"), values, splits,
+                    indices, _tf_text(x, "name"), trainable)
+
+
 def _dec_ndarray(x: dict, body: bytes | bytearray, offs: list) -> np.ndarray:
     try:
         dtype = np.dtype(str(x.get("dtype"))[:8])
@@ -346,7 +553,10 @@ def copy_decoded(x: Any) -> Any:
         return out if tx is list else tuple(out)
     if tx is dict:
         return {k: copy_decoded(v) for k, v in x.items()}
-    return x  # None, bool, int, float, complex, str, bytes, dtype, device, Unsupported: immutable
+    if tx is TFTensor:
+        return dataclasses.replace(x, values=x.values.clone(), row_splits=tuple(s.clone() for s in x.row_splits),
+                                   indices=None if x.indices is None else x.indices.clone())
+    return x  # None, bool, int, float, complex, str, bytes, dtype, device, TFDType, TFShape, Unsupported: immutable
 
 
 # ---------------------------------------------------------------- framing over a stream

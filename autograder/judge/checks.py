@@ -10,6 +10,10 @@ Messages speak of the student's values in words: a probe's `{"error": ...}` is "
 (an untouched stub: "not answered yet"), a field is named `name (after change)`, never as the probe's
 dict.  Order of checks follows CMU's MyTorch autograder: type, then dtype/device, then shape,
 then values.  Default tolerances are `torch.testing.assert_close`'s, chosen by dtype.
+
+TensorFlow values arrive as `wire.TFTensor` (no TensorFlow here): compared by kind, dtype, shape,
+then where the values sit (a ragged tensor's row lengths, a sparse tensor's indices), then the values
+with the same dtype tolerances, and a variable's `trainable`.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ import numpy as np
 import torch
 
 from autograder.execute.runner import ProbeTimeout
-from autograder.execute.wire import Unsupported
+from autograder.execute.wire import TFDType, TFShape, TFTensor, Unsupported
 from autograder.probe.inprocess import not_answered
 
 # torch.testing.assert_close defaults (rtol, atol) by dtype
@@ -50,9 +54,50 @@ def _describe(x: Any) -> str:
         return f"a {x.dtype} tensor of shape {tuple(x.shape)}"
     if type(x) is np.ndarray:
         return f"a numpy array of dtype {x.dtype} and shape {x.shape}"
+    if type(x) is TFTensor:
+        shape = "unknown" if x.shape is None else "(" + ", ".join(map(str, x.shape)) + ("," if len(x.shape) == 1 else "") + ")"
+        return f"a tf.{x.kind} of dtype {x.dtype} and shape {shape}"
+    if type(x) in (TFDType, TFShape):
+        return repr(x)
     if x is None:
         return "None"
     return f"a {type(x).__name__}"
+
+
+def assert_tf(got: Any, expected: TFTensor, *, name: str = "the result", rtol: float | None = None,
+              atol: float | None = None, check_dtype: bool = True) -> None:
+    """`got` must be a TensorFlow value of `expected`'s kind, dtype and shape, with its values where
+    `expected` has them (ragged rows, sparse indices) and close to them within the dtype's tolerance."""
+    if type(got) is not TFTensor:
+        hint = " (tf.constant or tf.convert_to_tensor makes one)" if type(got) in (torch.Tensor, np.ndarray, list) else ""
+        raise CheckFailed(f"{name} should be {_describe(expected)}, but it is {_describe(got)}{hint}.")
+    if got.kind != expected.kind:
+        raise CheckFailed(f"{name} is {_describe(got)}; expected {_describe(expected)}.")
+    if check_dtype and got.dtype != expected.dtype:
+        raise CheckFailed(f"{name} is {_describe(got)}; expected dtype {expected.dtype}. Check where the dtype is "
+                          "decided (creation, tf.cast, or the dtype of a variable or layer).")
+    if got.shape != expected.shape:
+        raise CheckFailed(f"{name} is {_describe(got)}; expected shape {_describe(expected).rsplit(' shape ', 1)[1]}. "
+                          "Check which axes you reduce, index, or broadcast over.")
+    if len(got.row_splits) != len(expected.row_splits) or not all(
+            torch.equal(g, e) for g, e in zip(got.row_splits, expected.row_splits)):
+        lengths = lambda t: (t.row_splits[0][1:] - t.row_splits[0][:-1]).tolist() if t.row_splits else []  # noqa: E731
+        raise CheckFailed(f"{name} has rows of lengths {_short(lengths(got))}, expected {_short(lengths(expected))}.")
+    if (got.indices is None) != (expected.indices is None) or (
+            got.indices is not None and not torch.equal(got.indices, expected.indices)):
+        g = got.indices.tolist() if got.indices is not None else []
+        e = expected.indices.tolist() if expected.indices is not None else []
+        first = next((i for i, (a, b) in enumerate(zip(g, e)) if a != b), min(len(g), len(e)))
+        raise CheckFailed(f"{name} has {len(g)} stored values, expected {len(e)}; the first stored at another position "
+                          f"is number {first} (got {g[first] if first < len(g) else 'none'}, expected "
+                          f"{e[first] if first < len(e) else 'none'}).")
+    _compare_values(got.values, expected.values, name=name, rtol=rtol, atol=atol, equal_nan=False)
+    if expected.trainable is not None and got.trainable != expected.trainable:
+        raise CheckFailed(f"{name} is a tf.Variable with trainable={got.trainable}, expected trainable={expected.trainable}.")
+
+
+def _short(xs: list) -> str:
+    return str(xs) if len(xs) <= 10 else str(xs[:10])[:-1] + ", ...]"
 
 
 def assert_tensor(
@@ -160,7 +205,7 @@ def _part(name: str, key: Any) -> str:
 
 def _what(x: Any) -> str:
     """A short description of an expected value: repr for plain small data, else its kind."""
-    if isinstance(x, (bool, int, float, str, tuple, list, torch.dtype, torch.device)) or x is None:
+    if isinstance(x, (bool, int, float, str, tuple, list, torch.dtype, torch.device, TFDType, TFShape)) or x is None:
         text = repr(x)
         return text if len(text) <= 80 else _describe(x)
     return _describe(x)
@@ -202,6 +247,9 @@ def assert_equal(got: Any, expected: Any, *, name: str = "the result") -> None:
         for k in expected:
             assert_equal(got[k], expected[k], name=_part(name, k))
         return
+    if type(expected) is TFTensor:
+        assert_tf(got, expected, name=name, rtol=0.0, atol=0.0)
+        return
     if type(got) is not type(expected) and not (isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple))):
         raise CheckFailed(f"{name} should be {_describe(expected)} ({_what(expected)}), but it is {_describe(got)}.")
     if got != expected:
@@ -214,6 +262,8 @@ def assert_close(got: Any, expected: Any, *, name: str = "the result", rtol: flo
     _raised(got, expected, name)
     if type(expected) is torch.Tensor:
         assert_tensor(got, expected, name=name, rtol=rtol, atol=atol, check_dtype=check_dtype)
+    elif type(expected) is TFTensor:
+        assert_tf(got, expected, name=name, rtol=rtol, atol=atol, check_dtype=check_dtype)
     elif type(expected) is np.ndarray:
         if type(got) is not np.ndarray:
             raise CheckFailed(f"{name} should be a numpy array, but it is {_describe(got)}.")
