@@ -28,7 +28,7 @@ def test_c_kernels_random(student, probes, softmax_cases, rng, helpers):
         low = torch.randn(3, helpers.randint(rng, 2, 9), generator=rng, dtype=dtype) - helpers.randint(rng, 200, 900)
         cases.append(("softmax", low, helpers.LAYOUTS[helpers.randint(rng, 0, 3)]))
     got = probes.kit_build(student, cases)
-    assert_true("error" not in got, f"The grader compiled C_SOURCE on its own and could not use it: {got.get('error')}")
+    assert_true("error" not in got, f"The grader compiled the source c_source() returns on its own and could not use it: {got.get('error')}")
     for (kernel, x, layout), y, after in zip(cases, got["y"], got["x_after"]):
         xl = helpers.laid_out(x, layout)
         want = torch.nn.functional.silu(xl) if kernel == "silu" else torch.softmax(xl, -1)

@@ -77,8 +77,8 @@ def test_triton_is_the_ops_cuda_kernel(student, probes, rng, helpers, kernel_dev
     x = torch.randn(helpers.random_shape(rng, "t", max_cols=T_COLS), generator=rng)
     got = student(probes.cuda_kernel_apply, x, kernel_device, "t")
     assert_true(got["registered"] is True,
-                "torch's dispatcher has no CUDA kernel for kernels::softmax: register triton_softmax as the op's "
-                "CUDA kernel, so that one torch.ops call dispatches by device.")
+                "torch's dispatcher has no CUDA kernel for kernels::softmax: register_cuda_kernel(op) should "
+                "register triton_softmax as the op's CUDA kernel, so that one torch.ops call dispatches by device.")
     assert_tensor(got["y"], torch.softmax(helpers.laid_out(x, "t"), -1),
                   name=f"the op's CUDA kernel on a transposed float32 tensor of shape {tuple(x.T.shape)}")
     meta = got["meta"]

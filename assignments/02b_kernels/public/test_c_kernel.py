@@ -14,7 +14,7 @@ def test_build_kernels_compiles(student, probes):
 
 
 @pytest.mark.points(3)
-@pytest.mark.hint("The grader compiles C_SOURCE itself (no #include, only the math library) and calls "
+@pytest.mark.hint("The grader compiles the source c_source() returns itself (no #include, only the math library) and calls "
                   "silu_f32/silu_f64 and softmax_rows_f32/softmax_rows_f64 with the signatures above. Start the "
                   "running maximum at the row's first element, not at 0: a row can be all very negative.")
 def test_c_kernels_as_the_grader_builds_them(student, probes):
@@ -24,7 +24,7 @@ def test_c_kernels_as_the_grader_builds_them(student, probes):
     cases = [("silu", x, "c"), ("silu", x.double(), "c"), ("softmax", rows, "c"), ("softmax", rows.double(), "t"),
              ("softmax", torch.full((2, 4), -500.0, dtype=torch.float64), "c")]
     got = probes.kit_build(student, cases)
-    assert_true("error" not in got, f"The grader compiled C_SOURCE on its own and could not use it: {got.get('error')}")
+    assert_true("error" not in got, f"The grader compiled the source c_source() returns on its own and could not use it: {got.get('error')}")
     for (kernel, x, layout), y in zip(cases, got["y"]):
         xl = x.t() if layout == "t" else x
         want = torch.nn.functional.silu(xl) if kernel == "silu" else torch.softmax(xl, -1)

@@ -5,8 +5,9 @@ from autograder.judge.checks import advise, assert_equal, assert_tensor
 
 
 @pytest.mark.points(2)
-@pytest.mark.hint("@torch.library.custom_op(\"kernels::softmax\", mutates_args=(), device_types=\"cpu\") on a "
-                  "function with type hints (x: torch.Tensor) -> torch.Tensor that calls c_softmax.")
+@pytest.mark.hint("In define_softmax_op: @torch.library.custom_op(\"kernels::softmax\", mutates_args=(), "
+                  "device_types=\"cpu\") on a function with type hints (x: torch.Tensor) -> torch.Tensor that calls "
+                  "c_softmax; return what custom_op returns.")
 def test_op_forward(student, probes):
     """torch.ops.kernels.softmax exists and computes a softmax"""
     x = torch.tensor([[1.0, 2.0, 3.0], [3.0, 1.0, 0.0]], dtype=torch.float64)
