@@ -1,0 +1,57 @@
+import pytest
+import torch
+
+from autograder.judge.checks import assert_close, assert_true
+
+NAMES = ["w1", "b1", "w2", "b2", "w3", "b3"]
+SHAPES = [(2, 4), (1, 4), (4, 8), (1, 8), (8, 1), (1, 1)]
+
+
+def random_state(rng, scale=1.0):
+    return {n: torch.randn(s, generator=rng) * (0.5 if n[0] == "b" else scale) for n, s in zip(NAMES, SHAPES)}
+
+
+@pytest.mark.points(2)
+def test_forward_and_grads_random(student, reference, probes, rng):
+    """DNNModel's predictions and the gradients of its six variables agree with the reference"""
+    for n in (1, 9, 64):
+        X = torch.randn(n, 2, generator=rng) * 4
+        state = random_state(rng, scale=0.5)  # logits within a few units: every sigmoid formula agrees in float32
+        v = torch.randn(n, 1, generator=rng)
+        got, want = student(probes.dnn_forward, state, X, v), reference(probes.dnn_forward, state, X, v)
+        assert_close(got, want, name=f"DNNModel on a batch of {n} (predictions, gradients)", rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.points(1)
+def test_bce_random(student, reference, probes, rng):
+    """bce_loss agrees with the reference, saturated predictions included"""
+    for n in (3, 40):
+        yp = torch.rand(n, 1, generator=rng)
+        yp[0, 0], yp[-1, 0] = 0.0, 1.0
+        yt = (torch.rand(n, 1, generator=rng) > 0.5).float()
+        assert_close(student(probes.bce, yp, yt), reference(probes.bce, yp, yt), name=f"bce_loss on {n} predictions",
+                     rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.points(2)
+def test_train_steps_random(student, reference, probes, rng):
+    """three dnn_train_step calls agree with the reference (SGD and Adam)"""
+    for opt, lr in (("sgd", 0.05), ("adam", 0.02)):
+        state = random_state(rng, scale=0.5)
+        data = (int(torch.randint(10, 40, (), generator=rng)), int(torch.randint(10, 40, (), generator=rng)),
+                int(torch.randint(0, 10_000, (), generator=rng)))
+        got = student(probes.dnn_steps, state, data, opt, lr, 3)
+        want = reference(probes.dnn_steps, state, data, opt, lr, 3)
+        assert_close(got, want, name=f"three steps with {opt}(learning_rate={lr}) on {data[0] + data[1]} ring points "
+                                     "(losses, variables)", rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.points(3)
+def test_fit_dnn_random(student, reference, probes, rng, seed):
+    """fit_dnn agrees with the reference on fresh rings, start and batch order (history and variables)"""
+    state = random_state(rng, scale=0.5)
+    data = (150, 150, int(torch.randint(0, 10_000, (), generator=rng)))
+    args = (state, data, "adam", 0.02, 2, 50, seed % 1000)
+    got, want = student(probes.dnn_fit, *args), reference(probes.dnn_fit, *args)
+    assert_close(got, want, name="fit_dnn: two epochs of batches of 50 on 300 fresh ring points (history, variables)",
+                 rtol=1e-4, atol=1e-4)

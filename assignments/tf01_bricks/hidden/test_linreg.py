@@ -1,0 +1,40 @@
+import pytest
+import torch
+
+from autograder.judge.checks import assert_close
+
+
+@pytest.mark.points(1)
+def test_linreg_loss_random(student, reference, probes, rng):
+    """linreg_loss agrees with the reference on random batches"""
+    for n in (1, 7, 50):
+        yp, yt = torch.randn(n, 1, generator=rng) * 5, torch.randn(n, 1, generator=rng) * 5
+        assert_close(student(probes.linreg_loss, yp, yt), reference(probes.linreg_loss, yp, yt),
+                     name=f"linreg_loss on a batch of {n}", rtol=1e-5)
+
+
+@pytest.mark.points(3)
+def test_linreg_steps_random(student, reference, probes, rng):
+    """three linreg_train_step calls agree with the reference (SGD and Adam, eagerly and in a graph)"""
+    for opt, lr, graph in [("sgd", 0.01, False), ("adam", 0.1, False), ("sgd", 0.02, True), ("adam", 0.05, True)]:
+        n = int(torch.randint(5, 40, (), generator=rng))
+        X = torch.rand(n, 2, generator=rng) * 20 - 10
+        Y = X @ torch.tensor([[2.0], [-3.0]]) + 3 + torch.randn(n, 1, generator=rng)
+        w, b = torch.randn(2, 1, generator=rng), torch.randn(1, 1, generator=rng)
+        args = (X, Y, w, b, opt, lr, 3, graph)
+        got, want = student(probes.linreg_steps, *args), reference(probes.linreg_steps, *args)
+        how = "inside tf.function" if graph else "eagerly"
+        assert_close(got, want, name=f"three steps with {opt}(learning_rate={lr}) run {how} on a batch of {n}",
+                     rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.points(4)
+def test_fit_linreg_random(student, reference, probes, rng, seed):
+    """fit_linreg agrees with the reference on fresh data, start and batch order (SGD and Adam)"""
+    for opt, lr, epochs, bs in [("sgd", 0.01, 3, 25), ("adam", 0.1, 2, 30)]:
+        data = (int(torch.randint(100, 200, (), generator=rng)), int(torch.randint(0, 10_000, (), generator=rng)))
+        w, b = torch.randn(2, 1, generator=rng), torch.randn(1, 1, generator=rng)
+        args = (data, w, b, opt, lr, epochs, bs, seed % 1000)
+        got, want = student(probes.linreg_fit, *args), reference(probes.linreg_fit, *args)
+        assert_close(got, want, name=f"fit_linreg with {opt}(learning_rate={lr}), {epochs} epochs of batches of {bs} "
+                                     f"on {data[0]} fresh points (history, w, b)", rtol=1e-4, atol=1e-4)
