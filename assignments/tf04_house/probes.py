@@ -1,0 +1,146 @@
+"""Probes for tf04_house: build small Keras nets with the test's weights, call the notebook's house, return data.
+
+No expected values and no verdicts live here.  The nets are made by the kit (`_net`) from the weights a test
+sends, so the student's class only wraps them and every number it produces can be compared with the
+reference's (or with what a public test computes itself).  TensorFlow is imported inside the functions: the
+trusted side imports this module too, and must never import TensorFlow.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+
+
+def _keras():
+    import keras
+
+    # The same draws for the reference and the student: the kit seeds numpy for every call.
+    keras.utils.set_random_seed(int(np.random.randint(0, 2**31 - 1)))
+    return keras
+
+
+def _net(keras, weights, dropout=0.0):
+    """Dense(h, tanh) - [Dropout] - Dense(o) for weights [W1, b1, W2, b2]; Dense(o) alone for [W, b]."""
+    weights = [np.asarray(w, dtype="float32") for w in weights]
+    stack = [keras.Input((weights[0].shape[0],))]
+    if len(weights) == 4:
+        stack.append(keras.layers.Dense(weights[0].shape[1], activation="tanh"))
+        if dropout:
+            stack.append(keras.layers.Dropout(dropout))
+    stack.append(keras.layers.Dense(weights[-1].shape[0]))
+    net = keras.Sequential(stack)
+    net.set_weights(weights)
+    return net
+
+
+def _compiled(keras, model, task, lr):
+    if task == "binary":
+        loss, metrics = keras.losses.BinaryCrossentropy(from_logits=True), [keras.metrics.BinaryAccuracy(threshold=0.0)]
+    else:
+        loss, metrics = "mse", ["mae"]
+    model.compile(optimizer=keras.optimizers.SGD(learning_rate=lr), loss=loss, metrics=metrics)
+    return model
+
+
+def _weights(model):
+    return [np.asarray(w.numpy()) for w in model.trainable_weights]
+
+
+def _history(h):
+    return {"type": type(h).__name__, "history": {str(k): list(v) for k, v in h.history.items()},
+            "epoch": list(h.epoch)}
+
+
+def _house(ns, keras, weights, task, dropout=0.0):
+    return ns["HouseModel"](_net(keras, weights, dropout), "sigmoid" if task == "binary" else None)
+
+
+# ---------------------------------------------------------------- house_model
+
+def house_fit(ns, weights, x, y, xv, yv, batch_size, epochs, lr, task="regression", dropout=0.0):
+    """fit (no shuffling; validation data when xv is not None): the History and the trained weights."""
+    keras = _keras()
+    model = _compiled(keras, _house(ns, keras, weights, task, dropout), task, lr)
+    h = model.fit(x, y, validation_data=None if xv is None else (xv, yv), batch_size=batch_size, epochs=epochs,
+                  shuffle=False, verbose=0)
+    return {**_history(h), "weights": _weights(model)}
+
+
+def house_evaluate(ns, weights, x, y, batch_size, task="regression", dropout=0.0):
+    """evaluate twice (a dict each time) and the weights after."""
+    keras = _keras()
+    model = _compiled(keras, _house(ns, keras, weights, task, dropout), task, 0.1)
+    first = model.evaluate(x, y, batch_size=batch_size, verbose=0, return_dict=True)
+    again = model.evaluate(x, y, batch_size=batch_size, verbose=0, return_dict=True)
+    return {"first": first, "again": again, "weights": _weights(model)}
+
+
+def house_predict(ns, weights, x, task="regression", dropout=0.0):
+    """predict twice and call the model once (training=False by default)."""
+    keras = _keras()
+    model = _house(ns, keras, weights, task, dropout)
+    first = model.predict(x, batch_size=8, verbose=0)
+    again = model.predict(x, batch_size=8, verbose=0)
+    return {"predict": np.asarray(first), "again": np.asarray(again), "call": np.asarray(model(x))}
+
+
+# ---------------------------------------------------------------- callbacks
+
+def stop_fit(ns, weights, x, y, xv, yv, epochs, lr, monitor, threshold, mode):
+    """A plain Keras model fit with the student's StopAtThreshold; then a second fit with an unreachable threshold."""
+    keras = _keras()
+    model = _compiled(keras, _net(keras, weights), "regression", lr)
+    cb = ns["StopAtThreshold"](monitor, threshold, mode)
+    attrs = [cb.monitor, cb.threshold, cb.mode, cb.stopped_epoch]
+    h = model.fit(x, y, validation_data=(xv, yv), batch_size=len(x), epochs=epochs, shuffle=False, verbose=0,
+                  callbacks=[cb])
+    first = {**_history(h), "stopped_epoch": cb.stopped_epoch}
+    cb.threshold = float("-inf") if mode == "min" else float("inf")
+    h = model.fit(x, y, validation_data=(xv, yv), batch_size=len(x), epochs=2, shuffle=False, verbose=0,
+                  callbacks=[cb])
+    return {"attrs": attrs, "first": first, "second": {**_history(h), "stopped_epoch": cb.stopped_epoch}}
+
+
+def stop_bad_mode(ns):
+    """What StopAtThreshold(mode="average") raises (the exception's class name), or None."""
+    try:
+        ns["StopAtThreshold"]("loss", 0.0, "average")
+    except Exception as exc:  # noqa: BLE001 - the class name is the answer
+        return type(exc).__name__
+    return None
+
+
+# ---------------------------------------------------------------- fit_callbacks
+
+def train_house_run(ns, weights, x, y, epochs, patience, lr, val_fraction=0.25):
+    """train_house on a plain linear Keras model (full batches): its History, the weights of every epoch, the
+    weights it ends with and those of its checkpoint file."""
+    keras = _keras()
+    model = _compiled(keras, _net(keras, weights), "regression", lr)
+    per_epoch = []
+
+    class EpochWeights(keras.callbacks.Callback):  # the extra callback: the weights after each epoch
+        def on_epoch_end(self, epoch, logs=None):
+            per_epoch.append(_weights(self.model))
+
+    folder = tempfile.mkdtemp(prefix="tf04-")
+    ckpt = os.path.join(folder, "best.weights.h5")
+    n_train = int(np.floor(len(x) * (1.0 - val_fraction)))  # as validation_split cuts: one full batch
+    h = ns["train_house"](model, x, y, epochs, n_train, patience, ckpt, val_fraction, [EpochWeights()])
+    out = {**_history(h), "per_epoch": per_epoch, "final": _weights(model), "ckpt": None}
+    if os.path.exists(ckpt):
+        other = _net(keras, [np.zeros_like(np.asarray(w)) for w in weights])
+        other.load_weights(ckpt)
+        out["ckpt"] = _weights(other)
+    return out
+
+
+# ---------------------------------------------------------------- book_tasks
+
+def book_task(ns, function, x, y, x_test):
+    """Train with the notebook's train_linreg / train_rings; predict x_test."""
+    model = ns[function](x, y)
+    return {"is_house": isinstance(model, ns["HouseModel"]),
+            "predict": np.asarray(model.predict(x_test, batch_size=256, verbose=0))}

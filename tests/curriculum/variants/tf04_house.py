@@ -1,0 +1,105 @@
+"""Plausible student mistakes for tf04_house; each must lose points on the tests of its exercise."""
+
+MUTANTS = [
+    {
+        "name": "test_step runs the net with training=True (dropout on while evaluating)",
+        "exercise": "house_model",
+        "old": "        y_pred = self(x, training=False)\n        loss = self.compute_loss(",
+        "new": "        y_pred = self(x, training=True)\n        loss = self.compute_loss(",
+    },
+    {
+        "name": "predict_step runs the net with training=True (dropout on while predicting)",
+        "exercise": "house_model",
+        "old": "return self.output_activation(self(x, training=False))",
+        "new": "return self.output_activation(self(x, training=True))",
+    },
+    {
+        "name": "predict without the model's final activation (logits instead of probabilities)",
+        "exercise": "house_model",
+        "old": "return self.output_activation(self(x, training=False))",
+        "new": "return self(x, training=False)",
+    },
+    {
+        "name": "test_step updates the weights (a tape and an optimizer step while evaluating)",
+        "exercise": "house_model",
+        "old": ("        y_pred = self(x, training=False)\n"
+                "        loss = self.compute_loss(x=x, y=y, y_pred=y_pred)\n"),
+        "new": ("        with tf.GradientTape() as tape:\n"
+                "            y_pred = self(x, training=False)\n"
+                "            loss = self.compute_loss(x=x, y=y, y_pred=y_pred)\n"
+                "        grads = tape.gradient(loss, self.trainable_variables)\n"
+                "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"),
+    },
+    {
+        "name": "train_step updates only the loss tracker, not the compiled metrics",
+        "exercise": "house_model",
+        "old": ("        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
+                "        for metric in self.metrics:\n"
+                "            if metric.name == \"loss\":\n"
+                "                metric.update_state(loss)\n"
+                "            else:\n"
+                "                metric.update_state(y, y_pred)\n"),
+        "new": ("        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
+                "        for metric in self.metrics:\n"
+                "            if metric.name == \"loss\":\n"
+                "                metric.update_state(loss)\n"),
+    },
+    {
+        "name": "train_step returns the batch's loss alone instead of the metrics' results",
+        "exercise": "house_model",
+        "old": ("                metric.update_state(y, y_pred)\n"
+                "        return {m.name: m.result() for m in self.metrics}\n\n    def test_step"),
+        "new": ("                metric.update_state(y, y_pred)\n"
+                "        return {\"loss\": loss}\n\n    def test_step"),
+    },
+    {
+        "name": "StopAtThreshold always watches the training loss, whatever its monitor",
+        "exercise": "callbacks",
+        "old": "value = (logs or {}).get(self.monitor)",
+        "new": "value = (logs or {}).get(\"loss\")",
+    },
+    {
+        "name": "StopAtThreshold compares the same way in both modes",
+        "exercise": "callbacks",
+        "old": "reached = value <= self.threshold if self.mode == \"min\" else value >= self.threshold",
+        "new": "reached = value <= self.threshold",
+    },
+    {
+        "name": "StopAtThreshold does not reset stopped_epoch when a new fit begins",
+        "exercise": "callbacks",
+        "old": "    def on_train_begin(self, logs=None):\n        ### BEGIN SOLUTION\n        self.stopped_epoch = None\n",
+        "new": "    def on_train_begin(self, logs=None):\n        ### BEGIN SOLUTION\n        pass\n",
+    },
+    {
+        "name": "early stopping without restoring the best weights",
+        "exercise": "fit_callbacks",
+        "old": "patience=patience, restore_best_weights=True)",
+        "new": "patience=patience)",
+    },
+    {
+        "name": "checkpoint saved every epoch instead of only the best",
+        "exercise": "fit_callbacks",
+        "old": "save_best_only=True, save_weights_only=True)",
+        "new": "save_best_only=False, save_weights_only=True)",
+    },
+    {
+        "name": "the samples are shuffled before the validation split",
+        "exercise": "fit_callbacks",
+        "old": "    return model.fit(x, y, epochs=epochs,",
+        "new": ("    order = np.random.permutation(len(x))\n"
+                "    x, y = x[order], y[order]\n"
+                "    return model.fit(x, y, epochs=epochs,"),
+    },
+    {
+        "name": "the ring classifier's predict gives logits (no output activation)",
+        "exercise": "book_tasks",
+        "old": "model = HouseModel(net, output_activation=\"sigmoid\")",
+        "new": "model = HouseModel(net)",
+    },
+    {
+        "name": "the linear regression trains for one epoch only",
+        "exercise": "book_tasks",
+        "old": "model.fit(x, y, epochs=10, batch_size=20, shuffle=True, verbose=0)",
+        "new": "model.fit(x, y, epochs=1, batch_size=20, shuffle=True, verbose=0)",
+    },
+]
