@@ -16,3 +16,8 @@ def test_inventory_here_and_with_a_gpu(student, probes):
         assert_equal(got["physical_cpus"], seen["physical"].count("CPU"), name=f'inventory()["physical_cpus"] {where}')
         assert_equal(got["physical_gpus"], seen["physical"].count("GPU"), name=f'inventory()["physical_gpus"] {where}')
         assert_equal(got["logical"], seen["logical"], name=f'inventory()["logical"] {where}')
+        assert_true(type(got["physical_cpus"]) is int and got["physical_cpus"] >= 1 and "/device:CPU:0" in got["logical"],
+                    f"inventory() {where}: every machine has a physical CPU and /device:CPU:0 among its logical devices.")
+        if gpus:
+            assert_true(got["physical_gpus"] == 1 and "/device:GPU:0" in got["logical"],
+                        f"inventory() {where}: one physical GPU, and /device:GPU:0 among the logical devices.")
