@@ -13,10 +13,65 @@ from autograder.execute.limits import Limits
 from autograder.score.late import LatePolicy
 
 FEEDBACK_POLICIES = ("summary", "messages")
+FRAMEWORKS = ("torch", "tensorflow")
 
 
 class AssignmentError(ValueError):
     """The assignment does not exist or its manifest is wrong (a usage error)."""
+
+
+@dataclass(frozen=True)
+class Framework:
+    """What the notebooks of an assignment are written in, and how its workers start it: the manifest's
+    `framework` ("torch", the default, or "tensorflow") and its `[tensorflow]` table.  torch is in every
+    worker; a TensorFlow assignment's zygote (or cold worker) also imports TensorFlow and Keras, and each
+    worker splits its CPU into `logical_cpus` logical devices before any student code (`worker.py`)."""
+
+    name: str = "torch"
+    logical_cpus: int = 1
+
+    @classmethod
+    def from_manifest(cls, data: dict) -> "Framework":
+        name = data.get("framework", "torch")
+        if name not in FRAMEWORKS:
+            raise ValueError(f"framework must be one of {FRAMEWORKS}, not {name!r}")
+        table = data.get("tensorflow", {})
+        if type(table) is not dict or set(table) - {"logical_cpus"}:
+            raise ValueError("[tensorflow] takes only logical_cpus")
+        if table and name != "tensorflow":
+            raise ValueError('a [tensorflow] table needs framework = "tensorflow"')
+        cpus = table.get("logical_cpus", 1)
+        if type(cpus) is not int or not 1 <= cpus <= 64:
+            raise ValueError("tensorflow.logical_cpus must be an integer from 1 to 64")
+        return cls(name, cpus)
+
+    def env(self) -> dict[str, str]:
+        """What a worker of this assignment is told in its environment (read before any student code);
+        torch's is empty, so nothing changes for the PyTorch assignments."""
+        if self.name == "torch":
+            return {}
+        return {"AUTOGRADER_FRAMEWORK": self.name, "AUTOGRADER_TF_LOGICAL_CPUS": str(self.logical_cpus),
+                "KERAS_BACKEND": "tensorflow", "TF_CPP_MIN_LOG_LEVEL": "2"}  # TF's C++ log: errors only
+
+
+@functools.lru_cache(maxsize=64)
+def _framework_in(manifest: Path, mtime_ns: int) -> Framework:
+    try:
+        return Framework.from_manifest(tomllib.loads(manifest.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return Framework()  # load_assignment reports a bad manifest; the engine never grades under one
+
+
+def framework_of(probes: Path | None) -> Framework:
+    """The framework of the assignment whose `probes.py` this is (its manifest beside it): the engine
+    knows an assignment by its probes file, as its zygotes are kept per probes file."""
+    if probes is None:
+        return Framework()
+    manifest = Path(probes).parent / "manifest.toml"
+    try:
+        return _framework_in(manifest, manifest.stat().st_mtime_ns)
+    except OSError:
+        return Framework()
 
 
 @dataclass(frozen=True)
@@ -27,6 +82,7 @@ class Assignment:
     total_points: float
     limits: Limits
     hidden_feedback: str  # "summary": name and pass/fail only; "messages": check messages too
+    framework: Framework = Framework()
 
     @property
     def root(self) -> Path:
@@ -113,12 +169,13 @@ def load_assignment(name: str, kit: Path | None = None) -> Assignment:
         raise AssignmentError(f"{manifest}: feedback.hidden must be one of {FEEDBACK_POLICIES}")
     try:
         limits = Limits.from_table(data.get("limits"))
+        framework = Framework.from_manifest(data)
         LatePolicy.from_table(data.get("deadline"))  # a bad [deadline] table fails here, not at export
     except (ValueError, TypeError) as e:
         raise AssignmentError(f"{manifest}: {e}") from None
     return Assignment(
         id=name, kit=kit, title=str(data.get("title", name)), total_points=float(data.get("total_points", 100)),
-        limits=limits, hidden_feedback=feedback,
+        limits=limits, hidden_feedback=feedback, framework=framework,
     )
 
 

@@ -49,6 +49,7 @@ from pathlib import Path
 import autograder
 from typing import TYPE_CHECKING
 
+from autograder.assignment import framework_of
 from autograder.execute import identity, nvidia, scratch
 from autograder.execute.limits import Limits
 
@@ -128,7 +129,7 @@ class RlimitsOnly(Isolation):
               wire_limits: wire.Limits) -> WorkerProcess:
         from autograder.execute.process import WorkerProcess
 
-        return WorkerProcess.launch(argv_prefix=[], workdir=workdir, env=env,
+        return WorkerProcess.launch(argv_prefix=[], workdir=workdir, env={**env, **framework_of(probes).env()},
                                     output_cap=limits.output_kb * 1024, limits=wire_limits)
 
 
@@ -325,7 +326,8 @@ class Bubblewrap(Isolation):
         from autograder.execute.process import WorkerProcess
 
         try:
-            worker = WorkerProcess.launch(argv_prefix=argv, workdir=workdir, env=env, pass_fds=(lease.fd,) if lease else (),
+            worker = WorkerProcess.launch(argv_prefix=argv, workdir=workdir, env={**env, **framework_of(probes).env()},
+                                          pass_fds=(lease.fd,) if lease else (),
                                           output_cap=limits.output_kb * 1024, limits=wire_limits)
         except OSError:
             _Cgroups.remove(groups, wait=False)
@@ -592,7 +594,8 @@ class WarmBubblewrap(Bubblewrap):
                         "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
                         "--hostname", "grader", *self._binds(probes), "--dir", "/submission"]
                 env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "HOME": "/tmp",
-                       "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+                       "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
+                       **framework_of(probes).env(), "KERAS_HOME": "/tmp/.keras"}  # each worker's own /tmp
                 # one start-up serves a whole class: give it more room than a single worker gets
                 z = _Zygote(argv, env, timeout=timeout, probes=probes)
                 self._zygotes[key] = z
@@ -617,7 +620,7 @@ class WarmBubblewrap(Bubblewrap):
                 self._cold = True
         if self._cold:
             return super().spawn(workdir, probes, limits, env, wire_limits)
-        env = {**env, "HOME": "/submission", "TMPDIR": "/tmp"}
+        env = {**env, "HOME": "/submission", "TMPDIR": "/tmp", **framework_of(probes).env()}
 
         def fork() -> WorkerProcess:
             return self._fork(zygote, env, limits, wire_limits)

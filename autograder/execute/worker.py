@@ -77,6 +77,61 @@ def _apply_limits(limits: dict[str, int]) -> None:
                 pass
 
 
+# ---------------------------------------------------------------- TensorFlow (a TensorFlow assignment's workers)
+
+TENSORFLOW = "tensorflow"
+
+
+def import_tensorflow() -> Any:
+    """Import TensorFlow and Keras with their import-time chatter (C++ log lines printed before logging is
+    set up, Python warnings) sent to /dev/null: in the zygote, once; in a cold worker, before any student
+    code, where the chatter would otherwise reach the notebook's output.  Runs no TF op: TF's context (its
+    thread pools, its devices) must come to be in each worker, after the fork (`start_tensorflow`)."""
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        _flush_output()
+        os.dup2(devnull, 2)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import tensorflow as tf
+            import keras  # noqa: F401
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+    tf.get_logger().setLevel("ERROR")
+    try:
+        from absl import logging as absl_logging
+
+        absl_logging.set_verbosity(absl_logging.ERROR)
+    except ImportError:
+        pass
+    return tf
+
+
+def start_tensorflow(threads: int) -> None:
+    """Before any student code of a TensorFlow assignment (`assignment.Framework`, told by the environment):
+    its caches in the worker's own disk, its thread pools at the worker's share, deterministic ops, and the
+    logical CPU devices of `[tensorflow] logical_cpus` (configured before TF's context exists, as TF
+    requires).  A GPU, where one is seen, grows its memory as needed instead of taking all of it."""
+    tmp = os.environ.get("TMPDIR") or "/tmp"
+    os.environ.setdefault("KERAS_HOME", os.path.join(tmp, ".keras"))  # a cold worker; the zygote set /tmp's
+    os.environ.setdefault("XDG_CACHE_HOME", os.path.join(tmp, ".cache"))
+    tf = sys.modules.get(TENSORFLOW) or import_tensorflow()
+    tf.config.threading.set_intra_op_parallelism_threads(threads)
+    tf.config.threading.set_inter_op_parallelism_threads(threads)
+    tf.config.experimental.enable_op_determinism()
+    for gpu in tf.config.list_physical_devices("GPU"):
+        tf.config.experimental.set_memory_growth(gpu, True)
+    logical = int(os.environ.get("AUTOGRADER_TF_LOGICAL_CPUS", "1"))
+    if logical > 1:
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * logical)
+
+
 # ---------------------------------------------------------------- IPython shims
 
 class _Shell:
@@ -227,8 +282,11 @@ def serve(inp: Any, out: Any) -> None:
         except Exception:  # noqa: BLE001
             pass
     start = wire.decode(wire.read_frame(inp), wire.FROM_GRADER)
-    torch.set_num_threads(max(1, int(start.get("threads", 1))))
+    threads = max(1, int(start.get("threads", 1)))
+    torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True, warn_only=True)
+    if os.environ.get("AUTOGRADER_FRAMEWORK") == TENSORFLOW:
+        start_tensorflow(threads)
     probe_code = _compile_probes(start.get("probes"))
     ns = StudentNamespace(__name__="__main__", __builtins__=builtins)
     notes: list[str] = []

@@ -246,6 +246,25 @@ def _warm_up(probes: str) -> None:
                            "a fork server must not")
 
 
+def _import_tensorflow() -> None:
+    """A TensorFlow assignment's zygote imports TensorFlow and Keras once (~4 s of CPU) for all its workers.
+    The import must leave no thread and no TF context behind: each worker sets TF's thread pools and
+    logical devices before its context exists (`worker.start_tensorflow`), and a thread does not survive
+    fork (a lock it held would stay held in every worker)."""
+    from autograder.execute.worker import import_tensorflow
+
+    threads = _thread_count()
+    import_tensorflow()
+    from tensorflow.python.eager import context
+
+    made = context.context_safe()
+    if made is not None and getattr(made, "_initialized", False):
+        raise RuntimeError("importing TensorFlow initialized its context; its workers could not configure it")
+    if _thread_count() > threads:
+        raise RuntimeError(f"importing TensorFlow left {_thread_count() - threads} thread(s) running; "
+                           "a fork server must not")
+
+
 def _thread_count() -> int:
     return len(os.listdir("/proc/self/task"))
 
@@ -277,6 +296,8 @@ def main() -> None:
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True, warn_only=True)  # imports torch._inductor once, here
     torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)  # and torch._dynamo (first optimizer)
+    if os.environ.get("AUTOGRADER_FRAMEWORK") == autograder.execute.worker.TENSORFLOW:
+        _import_tensorflow()
     _warm_up(probes)
     if probes:
         try:

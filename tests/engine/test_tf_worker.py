@@ -1,0 +1,164 @@
+"""A TensorFlow assignment's workers (`framework = "tensorflow"`): the toy kit tests/fixtures/tfkit graded end to
+end through the real sandbox, and its workers, warm (forked from a zygote that imported TensorFlow) and cold (a
+sandbox per worker that imports it itself), asked how they were set up.
+
+The grading runs in a subprocess, so "the trusted side never imported TensorFlow" is a fact of that process
+alone (this one imports it in other tests)."""
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import AssignmentError, Framework, framework_of, list_assignments, load_assignment
+from autograder.execute.limits import Limits
+from autograder.execute.runner import NotebookRunner
+from autograder.execute.sandbox import Bubblewrap
+from autograder.notebook.parse import load_cells
+from tests.nbfactory import edit
+
+ROOT = Path(__file__).resolve().parents[2]
+TF_KIT = ROOT / "tests" / "fixtures" / "tfkit"
+MASTER = TF_KIT / "solutions" / "tftoy.ipynb"
+PROBES = TF_KIT / "assignments" / "tftoy" / "probes.py"
+TF_LOG = ("absl", "oneDNN", "cpu_feature_guard", "All log messages before", "retracing", "tensorflow/core")
+
+GRADE = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    from autograder.assignment import load_assignment
+    from autograder.intake.submissions import Submission
+    from autograder.judge.session import GradeOptions, close_references
+    from autograder.pipeline import grade_class
+
+    kit, out, *paths = sys.argv[1:]
+    assignment = load_assignment("tftoy", Path(kit))
+    subs = [Submission(Path(p).stem, Path(p), Path(p).name) for p in paths]
+    options = GradeOptions()
+    try:
+        run = grade_class(assignment, subs, out=Path(out), jobs=1, options=options)
+    finally:
+        close_references()
+        options.isolation.close()
+    print(json.dumps({
+        "isolation": options.isolation.name,
+        "tf_modules": sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "keras", "tf_keras")),
+        "results": {r.submission_id: {"score": r.score, "status": r.status, "stdout": r.stdout, "stderr": r.stderr,
+                                      "tests": {t.id.split("::")[-1]: [t.outcome, t.message] for t in r.tests}}
+                    for r in run.results}}))
+""")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The master, a wrong notebook and a chatty one, graded as a class in a grader process of their own."""
+    if not Bubblewrap.available():
+        pytest.fail("bubblewrap is required: the TensorFlow worker is tested in the real sandbox")
+    tmp = tmp_path_factory.mktemp("tfgrade")
+    good = edit(MASTER, tmp / "subs" / "good.ipynb")
+    bad = edit(MASTER, tmp / "subs" / "bad.ipynb", replace={
+        "return tf.random.normal([n])": "tf.random.set_seed(0)\n    return tf.random.normal([n])",
+        "return tf.ragged.constant(lists)": "return tf.ragged.constant([row for row in lists if row])"})
+    chatty = edit(MASTER, tmp / "subs" / "chatty.ipynb", insert={8: (
+        "@tf.function\ndef square(x):\n    return x * x\n\nfor i in range(8):\n    square(float(i))  # retraces: TF warns\n"
+        "tf.get_logger().warning('a warning from TF')\nprint('the student speaks')")})
+    proc = subprocess.run([sys.executable, "-c", GRADE, str(TF_KIT), str(tmp / "out"), str(good), str(bad), str(chatty)],
+                          capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_tensorflow_class_is_graded_with_values_compared_on_the_trusted_side(graded):
+    good, bad = graded["results"]["good"], graded["results"]["bad"]
+    assert graded["isolation"].startswith("bubblewrap")
+    assert (good["status"], good["score"]) == ("graded", 10.0), good
+    assert all(outcome == "passed" for outcome, _ in good["tests"].values()), good["tests"]
+    # the same per-call seed gives the student's notebook the reference's draws (noisy, the Dense kernel, fit's
+    # shuffle); a notebook that reseeds draws something else and loses that test alone
+    assert bad["score"] == 6.0, bad
+    assert bad["tests"]["test_noisy_draws_like_the_reference"][0] == "failed"
+    assert bad["tests"]["test_ragged_rows"] == [
+        "failed", "rows([[1, 2, 3], [4], []]) is a tf.RaggedTensor of dtype int32 and shape (2, None); "
+                  "expected shape (3, None). Check which axes you reduce, index, or broadcast over."]
+    assert bad["tests"]["test_initial_kernel"][0] == bad["tests"]["test_fit_history"][0] == "passed"
+
+
+def test_the_grader_never_imports_tensorflow(graded):
+    assert graded["tf_modules"] == []
+
+
+def test_tensorflow_logs_stay_out_of_the_feedback(graded):
+    chatty = graded["results"]["chatty"]
+    assert chatty["score"] == 10.0 and "the student speaks" in chatty["stdout"]
+    for result in graded["results"].values():
+        text = result["stdout"] + result["stderr"] + json.dumps(result["tests"])
+        assert not [w for w in TF_LOG if w in text], text[-2000:]
+
+
+@pytest.mark.parametrize("kind", ["warm", "cold"])
+def test_workers_are_set_up_before_student_code(sandbox, kind):
+    """Logical CPUs of the manifest, TF's pools at the worker's share (threads bounded), op determinism, Keras's
+    caches in the worker's own disk; the same per-call seed draws the same, another seed something else."""
+    iso = sandbox(kind)
+    with NotebookRunner(load_cells(MASTER), probes=PROBES, limits=Limits(cell_timeout=60, submission_timeout=400,
+                                                                         startup_timeout=240),
+                        isolation=iso, seed=3) as runner:
+        runner.execute()
+        assert [c.status for c in runner.cell_records] == ["ok"] * len(runner.cell_records)
+        facts = runner.call("worker_facts")
+        a, b, c = (runner.call("noisy", (4,), seed=s) for s in (7, 7, 8))
+        k1, k2 = (runner.call("init_kernel", (2,), seed=9) for _ in range(2))
+        assert "the student speaks" not in runner.stdout and not [w for w in TF_LOG if w in runner.stderr], runner.stderr
+    assert facts["devices"] == ["/device:CPU:0", "/device:CPU:1"], facts
+    assert facts["determinism"] and facts["intra"] == facts["inter"] == 1 and facts["sum"] == 64.0 ** 3
+    assert facts["threads"] <= 8, facts  # main + TF's pools of one thread each (+ torch's, if it ran)
+    assert facts["keras_home"].startswith(facts["tmp"] or "/tmp")
+    assert a.values.tolist() == b.values.tolist() != c.values.tolist()
+    assert k1.kind == "Variable" and k1.values.tolist() == k2.values.tolist()
+
+
+def test_the_zygote_refuses_a_tensorflow_that_has_started():
+    """TF's context, once made, could no longer be given a worker's threads and devices: the zygote checks that
+    importing TensorFlow made none (and left no thread) before it forks any worker."""
+    code = ("import tensorflow as tf; tf.constant(1.0) + 1\n"
+            "from autograder.execute import zygote\n"
+            "try:\n    zygote._import_tensorflow()\nexcept RuntimeError as e:\n    print('refused:', e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={"TF_CPP_MIN_LOG_LEVEL": "2", "PATH": "/usr/bin:/bin"})
+    assert "refused: importing TensorFlow initialized its context" in out.stdout, out.stdout + out.stderr[-2000:]
+
+
+def test_the_manifest_names_the_framework(tmp_path):
+    assert load_assignment("tftoy", TF_KIT).framework == Framework("tensorflow", 2) == framework_of(PROBES)
+    assert framework_of(ROOT / "tests" / "fixtures" / "kit" / "assignments" / "toy" / "probes.py") == Framework()
+    assert Framework().env() == {}  # a PyTorch assignment's workers are told nothing new
+    env = Framework("tensorflow", 2).env()
+    assert env["AUTOGRADER_FRAMEWORK"] == "tensorflow" and env["AUTOGRADER_TF_LOGICAL_CPUS"] == "2"
+    for bad in ('framework = "jax"', '[tensorflow]\nlogical_cpus = 2',
+                'framework = "tensorflow"\n[tensorflow]\nlogical_cpus = 0',
+                'framework = "tensorflow"\n[tensorflow]\nthreads = 2'):
+        folder = tmp_path / "assignments" / "x"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "manifest.toml").write_text(bad + "\n")
+        with pytest.raises(AssignmentError):
+            load_assignment("x", tmp_path)
+
+
+@pytest.mark.parametrize("kit", [ROOT, TF_KIT], ids=["course", "toy"])
+def test_no_tensorflow_probes_import_it_on_the_trusted_side(kit):
+    """probes.py is imported by the judge too: a TensorFlow assignment's probes import TensorFlow in their
+    bodies (in the worker), never at module level, where every judge process would pay its seconds."""
+    for name in list_assignments(kit):
+        a = load_assignment(name, kit)
+        if a.framework.name != "tensorflow" or not a.probes.is_file():
+            continue
+        tree = ast.parse(a.probes.read_text())
+        top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        names = {alias.name.split(".")[0] for n in top for alias in n.names} | \
+                {(n.module or "").split(".")[0] for n in top if isinstance(n, ast.ImportFrom)}
+        assert not names & {"tensorflow", "keras", "tf_keras"}, f"{a.probes} imports TensorFlow at module level"
