@@ -445,14 +445,16 @@ FIT_API: list[tuple[str, list[str]]] = [
         "_ = plt.close(_fig)",
     ]),
     ("book_tasks", [
-        "assert type(linreg_model).__name__ == 'KerasModel' and isinstance(linreg_model.net, nn.Linear)",
-        "assert list(linreg_history.columns) == ['epoch', 'train_loss', 'train_mae', 'lr', 'val_loss', 'val_mae']",
-        "assert (linreg_model.net.weight.detach().cpu() - torch.tensor([[2.0, -3.0]])).abs().max().item() <= 0.25 and abs(linreg_model.net.bias.item() - 10.0) <= 1.0",
-        "assert type(ring_model).__name__ == 'KerasModel' and [type(m).__name__ for m in ring_model.net] == ['Linear', 'ReLU', 'Linear', 'ReLU', 'Linear'] and isinstance(ring_model.loss_fn, nn.BCEWithLogitsLoss)",
-        "assert list(ring_history.columns) == ['epoch', 'train_loss', 'train_acc', 'lr', 'val_loss', 'val_acc']",
+        "_lm, _lh = train_linreg(lin_dl_train, lin_dl_val)",
+        "assert type(_lm).__name__ == 'KerasModel' and isinstance(_lm.net, nn.Linear)",
+        "assert list(_lh.columns) == ['epoch', 'train_loss', 'train_mae', 'lr', 'val_loss', 'val_mae']",
+        "assert (_lm.net.weight.detach().cpu() - torch.tensor([[2.0, -3.0]])).abs().max().item() <= 0.25 and abs(_lm.net.bias.item() - 10.0) <= 1.0",
+        "_rm, _rh = train_rings(ring_dl_train, ring_dl_val)",
+        "assert type(_rm).__name__ == 'KerasModel' and [type(m).__name__ for m in _rm.net] == ['Linear', 'ReLU', 'Linear', 'ReLU', 'Linear'] and isinstance(_rm.loss_fn, nn.BCEWithLogitsLoss)",
+        "assert list(_rh.columns) == ['epoch', 'train_loss', 'train_acc', 'lr', 'val_loss', 'val_acc']",
         "_g = torch.Generator().manual_seed(99); _r = torch.cat([5 + torch.randn(1000, 1, generator=_g), 8 + torch.randn(1000, 1, generator=_g)]); _t = 2 * np.pi * torch.rand(2000, 1, generator=_g)",
         "_X = torch.cat([_r * torch.cos(_t), _r * torch.sin(_t)], 1); _Y = torch.cat([torch.ones(1000, 1), torch.zeros(1000, 1)])",
-        "assert ((ring_model.net.to('cpu')(_X).detach() > 0).float() == _Y).float().mean().item() >= 0.88",
+        "assert ((_rm.net.to('cpu')(_X).detach() > 0).float() == _Y).float().mean().item() >= 0.88",
     ]),
 ]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import tempfile
 from collections import OrderedDict
@@ -440,9 +441,30 @@ def plot(ns, columns, metric):
 
 # ---------------------------------------------------------------- the book's tasks
 
-def book_model(ns, model_name, history_name, X):
-    """The trained book model: its type, net structure, weights, history and outputs (logits) on X."""
-    model, hist = ns[model_name], ns[history_name]
+def linreg_data(g, n):
+    """n points of the book's linear regression: X uniform on [-5, 5)^2, y = 2 x1 - 3 x2 + 10 + N(0, 2)."""
+    X = 10 * torch.rand(n, 2, generator=g) - 5.0
+    return X, X @ torch.tensor([[2.0], [-3.0]]) + 10.0 + torch.normal(0.0, 2.0, size=(n, 1), generator=g)
+
+
+def ring_data(g, n):
+    """n points of each of the book's two rings: radius 5 + N(0, 1) (label 1) and 8 + N(0, 1) (label 0)."""
+    r = torch.cat([5.0 + torch.randn(n, 1, generator=g), 8.0 + torch.randn(n, 1, generator=g)])
+    theta = 2 * math.pi * torch.rand(2 * n, 1, generator=g)
+    return torch.cat([r * torch.cos(theta), r * torch.sin(theta)], dim=1), torch.cat([torch.ones(n, 1), torch.zeros(n, 1)])
+
+
+def book_task(ns, function, Xtr, Ytr, Xva, Yva, batch_size, X):
+    """Call the notebook's `function(train_data, val_data)` on loaders of the given data, as the notebook's own
+    (shuffled training batches of `batch_size`, validation batches twice as large); report what it returned:
+    the model's type, net structure, weights, loss, metrics, history, and the net's outputs (logits) on X."""
+    train = DataLoader(TensorDataset(Xtr, Ytr), batch_size=batch_size, shuffle=True,
+                       generator=torch.Generator().manual_seed(0))
+    with _captured():  # fit's epoch lines
+        returned = ns[function](train, _loader(Xva, Yva, 2 * batch_size))
+    if not (isinstance(returned, tuple) and len(returned) == 2):
+        return {"returned": type(returned).__name__}
+    model, hist = returned
     net = model.net
     with torch.no_grad():
         was_training = net.training
@@ -452,6 +474,7 @@ def book_model(ns, model_name, history_name, X):
         net.train(was_training)
     out = _history(hist)
     out.update({
+        "returned": "pair",
         "model_type": type(model).__name__,
         "modules": [type(m).__name__ for m in (net if isinstance(net, nn.Sequential) else [net])],
         "shapes": {k: list(v.shape) for k, v in net.state_dict().items()},
