@@ -4,6 +4,9 @@ VENV       ?= .venv
 # The CPU wheel by default; a GPU box overrides it (pip arguments allowed), e.g.
 #   make install TORCH_SPEC="torch==2.13.0 --index-url <a CUDA wheel index>"
 TORCH_SPEC ?= torch==2.13.0
+# TensorFlow for the TensorFlow assignments (pyproject.toml's `tensorflow` extra pins the same); a GPU box:
+#   make install TF_SPEC="tensorflow[and-cuda]==2.21.0"
+TF_SPEC    ?= tensorflow-cpu==2.21.0
 JOBS       ?= 2
 PY         := $(VENV)/bin/python
 STAMP      := $(VENV)/.installed
@@ -15,6 +18,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml scripts/install-system-deps
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q $(TORCH_SPEC)
+	$(PY) -m pip install -q $(TF_SPEC)
 	$(PY) -m pip install -q -e ".[grader,instructor,lms,interop,dev]"
 	sh scripts/install-system-deps
 	touch $(STAMP)

@@ -22,8 +22,10 @@ results' `output` says the submission was graded without a sandbox.
 
 Packages: `setup.sh` installs, pinned to the versions this kit was tested with, the grader's runtime
 and exactly the third-party modules the assignment imports (master notebook, probes, tests): `triton`
-for 02b_kernels, `pandas` and `matplotlib` for 04_fit_api (`requirements`), into a virtualenv of the
-same Python minor version as the machine that built the zip (the pins are for it).
+for 02b_kernels, `pandas` and `matplotlib` for 04_fit_api (`requirements`), and TensorFlow with Keras
+for an assignment whose manifest says `framework = "tensorflow"` (its workers import both before any
+notebook runs, whatever the notebook imports), into a virtualenv of the same Python minor version as the
+machine that built the zip (the pins are for it).
 
 Before the student's notebook, the master is graded through the reference (as `grade` does): it fills
 the reference answers and proves the master scores full marks in this container; if it does not
@@ -114,7 +116,8 @@ def requirements(assignment) -> list[str]:  # type: ignore[no-untyped-def]
     dists = set(GRADER_RUNTIME) | ({"tomli"} if sys.version_info < (3, 11) else set())
     from autograder.notebook.imports import assignment_imports
 
-    for module in sorted(set(assignment_imports(assignment)) - {"autograder", "torch"}):
+    framework = {"tensorflow", "keras"} if assignment.framework.name == "tensorflow" else set()
+    for module in sorted((set(assignment_imports(assignment)) | framework) - {"autograder", "torch"}):
         found = owners.get(module)
         if not found:
             raise CannotPin(f"{assignment.id} imports {module!r}, which is not installed here: install it (the "

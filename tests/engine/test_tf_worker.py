@@ -162,3 +162,28 @@ def test_no_tensorflow_probes_import_it_on_the_trusted_side(kit):
         names = {alias.name.split(".")[0] for n in top for alias in n.names} | \
                 {(n.module or "").split(".")[0] for n in top if isinstance(n, ast.ImportFrom)}
         assert not names & {"tensorflow", "keras", "tf_keras"}, f"{a.probes} imports TensorFlow at module level"
+
+
+def test_a_tensorflow_assignments_gradescope_zip_installs_tensorflow(tmp_path):
+    """Its workers import TensorFlow and Keras before any notebook runs, so setup.sh installs both (at the versions
+    installed here) even where the notebook, probes and tests import neither; a PyTorch assignment's does not."""
+    import shutil
+    import zipfile
+
+    from autograder.interop import gradescope
+
+    kit = tmp_path / "kit"
+    shutil.copytree(TF_KIT, kit)
+    edit(MASTER, kit / "solutions" / "tftoy.ipynb", replace={"import numpy as np\nimport tensorflow as tf\nimport keras":
+                                                          "import numpy as np"})
+    for test in (kit / "assignments" / "tftoy").rglob("test_*.py"):
+        test.unlink()
+    (kit / "assignments" / "tftoy" / "probes.py").write_text("def raw(ns, name):\n    return ns[name]\n")
+    pins = gradescope.requirements(load_assignment("tftoy", kit))
+    assert any(p.lower().replace("_", "-").startswith("tensorflow-cpu==2.21.0") for p in pins), pins
+    assert any(p.startswith("keras==3.") for p in pins), pins
+    zipped = gradescope.build_autograder_zip(kit, "tftoy", tmp_path / "autograder.zip", secret=b"s" * 32)
+    setup = zipfile.ZipFile(zipped).read("setup.sh").decode()
+    assert "tensorflow" in setup.lower() and "keras==" in setup
+    torch_only = gradescope.requirements(load_assignment("toy", ROOT / "tests" / "fixtures" / "kit"))
+    assert not [p for p in torch_only if p.lower().startswith(("tensorflow", "keras"))]
