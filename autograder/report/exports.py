@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -230,11 +230,45 @@ class AssignmentGrades:
     counted: list[SubmissionResult] = field(default_factory=list)   # the counted versions, before overrides
     course: Any = None                 # what these grades were computed with (`again`)
     roster_csv: Path | None = None
+    identities: dict[str, Identity] = field(default_factory=dict)   # submission id -> who, matched to the roster
+    policy: LatePolicy | None = None
+    stale: dict[str, list[Any]] = field(default_factory=dict)       # submission id -> its stale overrides
+    notes: tuple[list[str], list[str]] = ([], [])   # the other warnings: (before the stale ones, after them)
 
     def again(self) -> "AssignmentGrades":
         """The same assignment's grades read again (after an override, a regrade)."""
         return assignment_grades(self.assignment.kit, self.assignment.id, self.out, roster_csv=self.roster_csv,
                                  course=self.course)
+
+    def with_overrides_of(self, submission_ids: Iterable[str]) -> "AssignmentGrades":
+        """These grades with the overrides of `submission_ids` read again from the audit trail, every other row
+        as it is: what `again()` gives when only those submissions' overrides changed (the gradebook's
+        results, identities, roster and policies unchanged), at the cost of those rows.  Each changed row
+        goes through the steps `assignment_grades` takes (`score.overrides.in_force` and `apply`,
+        `grade_rows`)."""
+        from autograder.score.overrides import apply, history, in_force
+
+        changed = set(submission_ids)
+        results, rows, stale = list(self.results), list(self.rows), dict(self.stale)
+        at = {r.submission_id: i for i, r in enumerate(rows) if r.result is not None}
+        for i, r in enumerate(self.counted):
+            if r.submission_id not in changed:
+                continue
+            applied, old = in_force(history(self.out / "gradebook.sqlite", self.assignment.id, r.submission_id), r)
+            results[i] = apply(r, applied)
+            stale[r.submission_id] = old
+            if r.submission_id in at:
+                rows[at[r.submission_id]] = grade_rows([results[i]], self.identities, policy=self.policy)[0]
+        stale = {r.submission_id: stale[r.submission_id] for r in self.counted if stale.get(r.submission_id)}
+        return replace(self, results=results, rows=rows, stale=stale,
+                       warnings=_warnings(self.assignment.id, self.notes, stale))
+
+
+def _warnings(assignment: str, notes: tuple[list[str], list[str]], stale: dict[str, list[Any]]) -> list[str]:
+    return notes[0] + [
+        f"override #{o.id} of {o.submission_id} ({o.target}) is stale: it was made on another version than the "
+        f"one that counts; not applied (see `autograder override {assignment} --list`)"
+        for old in stale.values() for o in old] + notes[1]
 
 
 def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path | None = None,
@@ -257,12 +291,12 @@ def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path
         results = gb.all(a.id)
     finally:
         gb.close()
-    warnings: list[str] = []
+    unmatched: list[str] = []
     identities = identities_for([r.submission_id for r in results], read_identities(out / a.id / "identities.json"))
     roster = Roster.read_csv(roster_csv) if roster_csv else None
     match = match_roster(identities, roster)
     for sid in match.unmatched:
-        warnings.append(f"submission {sid} is not on the roster")
+        unmatched.append(f"submission {sid} is not on the roster")
     policy = assignment_policy(a.root / "manifest.toml", course, a.id)
     counts = course.table("course").get("counts", "latest") if course else "latest"
     if counts != "latest":   # which graded version counts (report.history)
@@ -274,17 +308,20 @@ def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path
     # An override belongs to the version it was made on (its sha256): on any other version, the counted one
     # included, it is stale, listed and never applied.
     results, stale = effective(out / "gradebook.sqlite", counted)
-    for o in stale:
-        warnings.append(f"override #{o.id} of {o.submission_id} ({o.target}) is stale: it was made on another "
-                        f"version than the one that counts; not applied (see `autograder override {a.id} --list`)")
+    extensions: list[str] = []
     if policy is not None:
         people = [s.ids() for s in roster.students] if roster else [w.ids() for w in match.matched.values()]
         for key in policy.unknown_extensions(people):
-            warnings.append(f"{a.id}: the extension for {key!r} names nobody "
-                            + ("on the roster (login, LMS user id, SIS id or email)" if roster else
-                               "who submitted") + ": not applied")
+            extensions.append(f"{a.id}: the extension for {key!r} names nobody "
+                              + ("on the roster (login, LMS user id, SIS id or email)" if roster else
+                                 "who submitted") + ": not applied")
     rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
-    return AssignmentGrades(a, out, results, rows, roster, warnings, counted, course, roster_csv)
+    by_sid: dict[str, list[Any]] = {}
+    for o in stale:
+        by_sid.setdefault(o.submission_id, []).append(o)
+    notes = (unmatched, extensions)
+    return AssignmentGrades(a, out, results, rows, roster, _warnings(a.id, notes, by_sid), counted, course, roster_csv,
+                            match.matched, policy, by_sid, notes)
 
 
 EXPORT_FILES = {"canvas": "canvas.csv", "moodle": "moodle.csv", "csv": "grades_export.csv", "json": "grades_export.json"}

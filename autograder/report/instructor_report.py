@@ -103,9 +103,11 @@ def _tests(results: list[SubmissionResult]) -> list[dict[str, Any]]:
         for t in r.tests:
             if t.is_override:
                 continue   # a whole-score override is no test (the student list shows the score it set)
-            d = by_test.setdefault(t.id, {"id": t.id, "name": t.name, "exercise": t.exercise, "kind": t.kind,
-                                          "max_score": t.max_score, "n": 0, "passed": 0, "sum": 0.0, "time": 0.0,
-                                          "outcomes": Counter(), "example": ""})
+            d = by_test.get(t.id)
+            if d is None:   # not setdefault: a class's thousands of tests would each build a Counter
+                d = by_test[t.id] = {"id": t.id, "name": t.name, "exercise": t.exercise, "kind": t.kind,
+                                     "max_score": t.max_score, "n": 0, "passed": 0, "sum": 0.0, "time": 0.0,
+                                     "outcomes": Counter(), "example": ""}
             d["n"] += 1
             d["passed"] += t.outcome == "passed"
             d["sum"] += t.score
@@ -134,7 +136,9 @@ def _exercises(results: list[SubmissionResult]) -> list[dict[str, Any]]:
             if not t.is_override and t.outcome != "skipped":
                 per.setdefault(t.exercise, []).append(t)
         for ex, ts in per.items():
-            d = acc.setdefault(ex, {"exercise": ex, "n": 0, "passed": 0, "points": 0.0, "tests": len(ts)})
+            d = acc.get(ex)
+            if d is None:
+                d = acc[ex] = {"exercise": ex, "n": 0, "passed": 0, "points": 0.0, "tests": len(ts)}
             d["n"] += 1
             d["passed"] += all(t.outcome == "passed" for t in ts)
             mx = sum(t.max_score for t in ts)

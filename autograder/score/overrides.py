@@ -80,6 +80,21 @@ def history(db: Path, assignment: str, submission_id: str | None = None) -> list
         conn.close()
 
 
+def changed_since(db: Path, assignment: str, after: int) -> tuple[int, set[str]]:
+    """(the id of the latest override of `assignment`, the submissions with an override newer than `after`):
+    what a reader that applied the trail up to `after` must apply again (ids only grow: rows are never
+    updated or deleted)."""
+    if not db.is_file():
+        return 0, set()
+    conn = _connect(db)
+    try:
+        rows = conn.execute("SELECT id, submission_id FROM overrides WHERE assignment=? AND id>? ORDER BY id",
+                            (assignment, after)).fetchall()
+        return (rows[-1][0] if rows else after), {sid for _, sid in rows}
+    finally:
+        conn.close()
+
+
 def in_force(trail: list[Override], result: SubmissionResult) -> tuple[list[Override], list[Override]]:
     """(applied, stale): the latest override per test of this submission, split by whether the
     submission is still the one it was made against."""

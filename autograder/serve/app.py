@@ -178,8 +178,7 @@ def make_server(app: App, host: str = "127.0.0.1", port: int = 0) -> http.server
 def serve(kit: Path, out: Path, *, host: str, port: int, roster: Path | None, course: Any, who: str) -> int:
     """Start the workspace and print its address (with the token to open it, when one was generated)."""
     ws = pages.Workspace(kit, out.resolve(), roster, course)
-    for assignment in ws.assignments():   # read once now: the first page then answers at once
-        ws.grades(assignment)
+    ws.warm()
     named = course.table("serve").get("tokens") if course else None
     access, token = Access.create(named, who)
     server = make_server(App(ws, access), host, port)

@@ -1,7 +1,8 @@
 """What each workspace page shows, computed by the functions the CLI's commands call: `exports.
 assignment_grades` (results with overrides in force, identities, roster, late policy), the instructor
 report's `report_context`, `score.overrides` (trail), `report.overrides.set_override` and the similarity
-file.  Nothing is stored here; a cache keeps one assignment's grades until a file they come from changes."""
+file.  Nothing is stored here; a cache keeps one assignment's grades until a file they come from changes, and
+after overrides alone computes again only the rows they name (`Workspace.grades`)."""
 from __future__ import annotations
 
 import os
@@ -17,32 +18,82 @@ SORTS = ("who", "score", "status", "late")
 
 
 @dataclass
+class _Kept:
+    files: tuple            # the files the grades come from (`Workspace._files`)
+    results: tuple          # `Gradebook.version`: the stored results
+    trail: int              # the latest override applied (`score.overrides.changed_since`)
+    grades: AssignmentGrades
+    ctx: dict[str, Any]
+
+
+def _stamp(f: Path | None) -> tuple | None:
+    try:
+        st = os.stat(f) if f else None
+    except OSError:
+        return None
+    return st and (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+@dataclass
 class Workspace:
     kit: Path
     out: Path
     roster: Path | None = None
     course: Any = None          # autograder.course.Course | None
-    _cache: dict[str, tuple[tuple, AssignmentGrades, dict]] = field(default_factory=dict)
+    _cache: dict[str, _Kept] = field(default_factory=dict)
 
     @property
     def db(self) -> Path:
         return self.out / "gradebook.sqlite"
 
-    def _stamp(self, assignment: str) -> tuple:
-        files = [self.db, self.db.with_name(self.db.name + "-wal"), self.out / assignment / "identities.json",
-                 self.roster, getattr(self.course, "path", None)]
-        return tuple(os.stat(f).st_mtime_ns if f and Path(f).exists() else 0 for f in files)
+    def _files(self, assignment: str) -> tuple:
+        """Stamps of the files the grades come from: the gradebook (and its write-ahead log), identities,
+        roster, course file and manifest."""
+        return tuple(_stamp(f) for f in (self.db, self.db.with_name(self.db.name + "-wal"), self.roster,
+                                         self.out / assignment / "identities.json", getattr(self.course, "path", None),
+                                         self.kit / "assignments" / assignment / "manifest.toml"))
+
+    def _gradebook(self, assignment: str, after: int) -> tuple[tuple, int, set[str]]:
+        """(`Gradebook.version`, the latest override's id, the submissions overridden after `after`)."""
+        from autograder.report.gradebook import Gradebook
+        from autograder.score.overrides import changed_since
+
+        if not self.db.is_file():
+            return (), 0, set()
+        gb = Gradebook(self.db)
+        try:
+            version = gb.version(assignment)
+        finally:
+            gb.close()
+        return (version, *changed_since(self.db, assignment, after))
 
     def grades(self, assignment: str) -> tuple[AssignmentGrades, dict[str, Any]]:
-        """The assignment's grades and report context, as `autograder export` / `report` compute them."""
-        stamp = self._stamp(assignment)
-        hit = self._cache.get(assignment)
-        if hit and hit[0] == stamp:
-            return hit[1], hit[2]
-        g = assignment_grades(self.kit, assignment, self.out, roster_csv=self.roster, course=self.course)
-        ctx = report_context(g.rows, title=g.assignment.title, plots=False)
-        self._cache[assignment] = (stamp, g, ctx)
+        """The assignment's grades and report context, as `autograder export` / `report` compute them.
+
+        Kept while the files they come from are unchanged.  When the gradebook changed by overrides only
+        (made on a page, or by `autograder override` in a terminal), only the rows of the submissions they
+        name are computed again (`AssignmentGrades.with_overrides_of`), then the report's context; any
+        other change (a result stored, identities, roster, course file, manifest) reads everything again."""
+        files = self._files(assignment)
+        kept = self._cache.get(assignment)
+        if kept and kept.files == files:
+            return kept.grades, kept.ctx
+        results, trail, changed = self._gradebook(assignment, kept.trail if kept else 0)   # before reading:
+        # anything stored while the grades are read is seen on the next page
+        if kept and kept.files[2:] == files[2:] and kept.results == results:
+            g = kept.grades.with_overrides_of(changed) if changed else kept.grades
+            ctx = report_context(g.rows, title=g.assignment.title, plots=False) if changed else kept.ctx
+        else:
+            g = assignment_grades(self.kit, assignment, self.out, roster_csv=self.roster, course=self.course)
+            ctx = report_context(g.rows, title=g.assignment.title, plots=False)
+        self._cache[assignment] = _Kept(files, results, trail, g, ctx)
         return g, ctx
+
+    def warm(self) -> None:
+        """Read every graded assignment now (`autograder serve` does, before it prints its address): the first
+        page of each then answers from what is kept."""
+        for assignment in self.assignments():
+            self.grades(assignment)
 
     def assignments(self) -> list[str]:
         from autograder.assignment import list_assignments
