@@ -255,7 +255,6 @@ def test_check_all_finds_its_file_when_a_copy_sits_beside_it(kit, student_python
 # Exercises answered by top-level code (a solution block outside any function): the released stub raises when
 # its cell runs, so Run All stops there until the master asks for them through a function.
 _TOP_LEVEL_EXERCISES = {
-    "04_fit_api": "book_tasks (linreg_model, ring_model and their histories) is a top-level solution block",
 }
 
 
