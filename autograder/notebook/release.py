@@ -8,7 +8,8 @@ works in nbgrader.  The checks themselves are not copied next to the notebook: t
 student package (`autograder.checks`), and the notebook carries their version, so a notebook
 alone (Colab) can check itself and an outdated one says so instead of checking the wrong tests.
 Its first code cell starts with a guard: every package the notebook imports is looked up before any
-import runs, and one missing says, once, the install line that brings them all (README "For students").
+import runs, and one missing says, once, the install line that brings them all (README "For students"):
+the `course` extra, with the TensorFlow extra for a notebook that imports TensorFlow or Keras.
 `self_checking` is that transformation alone: the nbgrader source notebook gets it too.
 """
 from __future__ import annotations
@@ -50,6 +51,17 @@ class ReleaseError(ValueError):
     pass
 
 
+# Extras a notebook needs besides `course`, by what it imports: TensorFlow is a large download that the
+# PyTorch notebooks do without, so only the notebooks that import it name its extra (pyproject.toml).
+_EXTRA_FOR = {"tensorflow": "tensorflow", "keras": "tensorflow"}
+
+
+def install_line(modules: list[str] | tuple[str, ...]) -> str:
+    """The one install line for a notebook importing `modules`: selfcheck.INSTALL, with the extras they need."""
+    extras = sorted({_EXTRA_FOR[m] for m in modules if m in _EXTRA_FOR})
+    return INSTALL.replace("[course]", "[" + ",".join(["course", *extras]) + "]")
+
+
 def strip_solutions(source: str) -> str:
     """Replace each solution block by a stub at the block's indentation."""
     if source.count(BEGIN) != source.count(END):
@@ -73,8 +85,9 @@ def self_checking(nb: nbformat.NotebookNode, assignment: str, version: str) -> N
         cell.source = cell.source.replace(f'Checker("{assignment}")', f'Checker("{assignment}", version="{version}")')
     modules = tuple(imported_modules([strip_solutions(c.source) for c in code]))
     if modules:
-        tail = f".  Run  {INSTALL}  (LINK: the link your course gives), then restart the kernel."
-        code[0].source = _GUARD.format(install=INSTALL, modules=modules, tail=tail) + code[0].source
+        install = install_line(modules)
+        tail = f".  Run  {install}  (LINK: the link your course gives), then restart the kernel."
+        code[0].source = _GUARD.format(install=install, modules=modules, tail=tail) + code[0].source
 
 
 def student_notebook(master: nbformat.NotebookNode, assignment: str, version: str) -> nbformat.NotebookNode:

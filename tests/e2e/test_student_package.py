@@ -1,14 +1,16 @@
 """The student package end to end, as a student gets it.
 
 The wheel, built as `make dist` builds it, is installed into a fresh virtualenv exactly as README "For
-students" says: torch's CPU build, then the README's one line (the `[course]` extra), by the virtualenv's
-own pip with this machine's pip configuration, so torch and Triton come from the same files a student's
-index serves.  Then every assignment's released notebook, copied alone into an empty folder with its first
+students" says: torch's CPU build, then the README's line for that notebook (the `[course]` extra, or
+`[course,tensorflow]` for a notebook that imports TensorFlow: its setup cell names which), by the
+virtualenv's own pip with this machine's pip configuration, so torch, Triton and TensorFlow come from the
+same files a student's index serves.  Then every assignment's released notebook, copied alone into an empty folder with its first
 exercise answered from the master, runs top to bottom with nbclient in that Python: nothing fails to
 import, the answered exercise's check passes, the next one says "not answered yet", and no check prints an
 `Out:` line.  The same for a notebook released through nbgrader (`autograder nbgrader source`, then
-`nbgrader generate_assignment`).  The virtualenv is built once per test session (torch and Triton are
-large: about two minutes) and shared by every assignment.
+`nbgrader generate_assignment`).  Each virtualenv is built once per test session (torch and Triton are
+large: about two minutes) and shared by every assignment that names its line; the TensorFlow one only when a
+TensorFlow notebook is tested.
 """
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder import checks
-from autograder.notebook.release import BEGIN, release
+from autograder.notebook.imports import imported_modules
+from autograder.notebook.release import BEGIN, install_line, release
 from autograder.selfcheck import INSTALL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,12 +56,14 @@ def _env(**extra: str) -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if k not in drop}, "LANG": "C.UTF-8", **extra}
 
 
-def _readme_install_line() -> str:
-    """The one install command of README "For students" (its link is the course's)."""
+def _readme_install_line(install: str) -> str:
+    """The install command of README "For students" that is the notebook's `install` line (its link is the course's)."""
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("## For students", 1)[1].split("\n## ", 1)[0]
     lines = re.findall(r"^pip install .*$", section, re.M)
-    assert len(lines) == 1, lines
-    return lines[0]
+    prefix = install.removeprefix("%").split(" @ ", 1)[0]
+    found = [line for line in lines if line.startswith(prefix + " @ ")]
+    assert len(found) == 1, (prefix, lines)
+    return found[0]
 
 
 @pytest.fixture(scope="session")
@@ -81,21 +86,37 @@ def wheel(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(dist.glob("*.whl"))
 
 
-@pytest.fixture(scope="session")
-def student_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtualenv with the package installed as the README says: the CPU torch, then the one line."""
+def _student_env(wheel: Path, tmp_path_factory: pytest.TempPathFactory, install: str) -> Path:
+    """A fresh virtualenv with the package installed as the README says: the CPU torch, then the line `install`."""
     venv = tmp_path_factory.mktemp("student-env") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=_env())
     py = venv / "bin" / "python"
-    line = re.sub(r"torch_course_autograder-[^/\"]+\.whl", wheel.name, _readme_install_line())
-    assert line == INSTALL.removeprefix("%").replace("LINK", "https://YOUR-COURSE-SITE/" + wheel.name), line
+    line = re.sub(r"torch_course_autograder-[^/\"]+\.whl", wheel.name, _readme_install_line(install))
+    assert line == install.removeprefix("%").replace("LINK", "https://YOUR-COURSE-SITE/" + wheel.name), line
     start = time.monotonic()
     pip = [str(py), "-m", "pip", "install", "-q", "--no-compile"]   # byte-compiling torch and Triton: minutes here
     subprocess.run([*pip, f"torch=={_torch_version()}"], check=True, env=_env())  # here: this machine's CPU wheel
     subprocess.run([*pip, line.split(" ", 2)[2].strip('"').replace("https://YOUR-COURSE-SITE/", wheel.parent.as_uri() + "/")],
                    check=True, env=_env())
-    print(f"the student's install: {time.monotonic() - start:.0f} s")
+    print(f"the student's install ({line.split(' @ ')[0]}): {time.monotonic() - start:.0f} s")
     return py
+
+
+@pytest.fixture(scope="session")
+def student_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The PyTorch notebooks' virtualenv: the README's `[course]` line."""
+    return _student_env(wheel, tmp_path_factory, INSTALL)
+
+
+@pytest.fixture(scope="session")
+def tf_student_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The TensorFlow notebooks' virtualenv, a fresh one: the README's `[course,tensorflow]` line."""
+    return _student_env(wheel, tmp_path_factory, install_line(["tensorflow"]))
+
+
+def _setup_install(nb: nbformat.NotebookNode) -> str:
+    """The install line a released notebook's setup cell names (its first line)."""
+    return next(c.source for c in nb.cells if c.cell_type == "code").splitlines()[0].split("Install once:", 1)[1].split("  (LINK")[0].strip()
 
 
 def _torch_version() -> str:
@@ -194,17 +215,23 @@ def test_setup_cell_names_the_install_line_before_any_import(kit, assignment, tm
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, env=_env())
     nb = nbformat.read(release(kit, assignment, tmp_path / "released")[0], as_version=4)
     setup = next(c.source for c in nb.cells if c.cell_type == "code")
-    assert INSTALL in setup.splitlines()[0]   # named in the first code cell, as in the README
+    modules = imported_modules([c.source for c in nb.cells if c.cell_type == "code"])
+    install = install_line(modules)
+    assert install in setup.splitlines()[0] and _setup_install(nb) == install   # named first, as in the README
+    assert ("tensorflow" in install) == ("tensorflow" in modules or "keras" in modules), (install, modules)
     r = subprocess.run([str(bare / "bin" / "python"), "-c", setup], capture_output=True, text=True, env=_env(), cwd=tmp_path)
     last = r.stderr.strip().splitlines()[-1]
     assert r.returncode != 0 and last.startswith("ImportError: Not installed: autograder"), r.stderr
-    assert f"Run  {INSTALL}  (LINK: the link your course gives)" in last and "torch" in last
+    assert f"Run  {install}  (LINK: the link your course gives)" in last and all(f"'{m}'" in setup for m in modules)
+    assert ("torch" in modules or "tensorflow" in modules) and all(m in last for m in modules), last
     assert "%pip install torch-course-autograder " not in setup
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_each_lone_notebook_checks_itself_after_the_readme_install(kit, student_python, assignment, tmp_path):
+def test_each_lone_notebook_checks_itself_after_the_readme_install(kit, assignment, tmp_path, request):
     nb = nbformat.read(release(kit, assignment, tmp_path / "released")[0], as_version=4)   # = student/
+    # the virtualenv of the line its setup cell names: a TensorFlow notebook's is a fresh one with the TF extra
+    student_python = request.getfixturevalue("tf_student_python" if "tensorflow" in _setup_install(nb) else "student_python")
     assert nb.cells[-1].source == "check.all()"
     nb.cells = nb.cells[:-2]      # check.all() runs the whole notebook again: once, below, is enough
     answered, unanswered = _answer_first(kit, nb, assignment)

@@ -13,7 +13,7 @@ import pytest
 from autograder import checks, selfcheck
 from autograder.interop.nbgrader import source_notebook
 from autograder.notebook.imports import imported_modules
-from autograder.notebook.release import release
+from autograder.notebook.release import install_line, release
 from autograder.selfcheck import INSTALL, Checker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,6 +123,18 @@ def test_released_setup_cell_guards_the_imports_first(tmp_path):
     assert setup.index("find_spec") < setup.index("import torch") < setup.index("import triton")
     assert "'autograder', 'torch', 'triton'" in setup and INSTALL in setup
     assert "%pip install torch-course-autograder " not in setup
+
+
+def test_only_a_tensorflow_notebook_names_the_tensorflow_extra(tmp_path):
+    """TensorFlow is a large download: the install line names its extra (a pyproject extra) only where it is imported."""
+    from autograder.compat import tomllib
+
+    assert install_line(["autograder", "torch", "triton"]) == INSTALL
+    assert install_line(["keras", "numpy"]) == install_line(["tensorflow"]) == INSTALL.replace("[course]", "[course,tensorflow]")
+    assert "tensorflow" in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    nb = nbformat.read(release(ROOT, "tf00_devices", tmp_path)[0], as_version=4)
+    setup = next(c.source for c in nb.cells if c.cell_type == "code")
+    assert install_line(["tensorflow"]) in setup.splitlines()[0] and "'tensorflow'" in setup
 
 
 def test_nbgrader_source_checks_itself_like_a_release(tmp_path):
