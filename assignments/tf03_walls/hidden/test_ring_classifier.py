@@ -1,0 +1,47 @@
+import numpy as np
+import pytest
+
+from autograder.judge.checks import assert_close, assert_true
+
+
+def rings(np_rng, n):
+    r = np.concatenate([5.0 + np_rng.normal(size=(n, 1)), 8.0 + np_rng.normal(size=(n, 1))])
+    theta = np_rng.uniform(0.0, 2 * np.pi, size=(2 * n, 1))
+    X = np.concatenate([r * np.cos(theta), r * np.sin(theta)], axis=1).astype("float32")
+    return X, np.concatenate([np.ones((n, 1)), np.zeros((n, 1))]).astype("float32")
+
+
+def accuracy(probs, y):
+    assert_true(type(probs) is np.ndarray and probs.shape == y.shape,
+                f"the model should give one probability per point ({list(y.shape)})")
+    return float(((probs > 0.5) == (y > 0.5)).mean())
+
+
+@pytest.mark.points(3)
+def test_two_rings_fresh_data(student, reference, probes, np_rng):
+    """train_ring_classifier on fresh rings: held-out accuracy close to the reference's under the same seed"""
+    X, y = rings(np_rng, 1000)
+    X_val, y_val = rings(np_rng, 1000)
+    seeds = [int(s) for s in np_rng.integers(0, 1000, size=2)]
+    for k, s in enumerate(seeds):
+        got = accuracy(student(probes.ring_train_run, X, y, X_val, {"seed": s}), y_val)
+        want = accuracy(reference(probes.ring_train_run, X, y, X_val, {"seed": s}), y_val)
+        if got >= want - 0.055:
+            return
+    assert_true(False, f"held-out accuracy {got:.3f}, the reference's {want:.3f} under the same seed")
+
+
+@pytest.mark.points(2)
+def test_predict_random(student, probes, np_rng):
+    """predict_rings with random weights on random points: dropout off, the same answer twice"""
+    sizes = [(2, 4), (4,), (4, 8), (8,), (8, 1), (1,)]
+    weights = [np_rng.normal(size=s).astype("float32") for s in sizes]
+    X = (np_rng.normal(size=(int(np_rng.integers(5, 20)), 2)) * 4).astype("float32")
+    h = X.astype("float64")
+    for i in range(0, 6, 2):
+        h = h @ weights[i] + weights[i + 1]
+        h = np.maximum(h, 0) if i < 4 else h
+    probs = (1 / (1 + np.exp(-h))).astype("float32")
+    got = student(probes.ring_predict_run, weights, X)
+    for k, p in enumerate(got["probs"]):
+        assert_close(p, probs, name=f"predict_rings on {len(X)} points, call {k + 1}")
