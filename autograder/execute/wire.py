@@ -465,7 +465,7 @@ def _dec_tensor(x: dict, body: bytes | bytearray, offs: list) -> torch.Tensor:
 
 def _tf_shape(v: Any) -> list[int | None]:
     if type(v) is not list or len(v) > 32 or not all(n is None or (type(n) is int and n >= 0) for n in v):
-        raise PayloadError("bad tf shape")
+        raise PayloadError("a TensorFlow shape that is not a list of sizes, or of more than 32 dimensions")
     return v
 
 

@@ -7,11 +7,8 @@ alone (this one imports it in other tests)."""
 from __future__ import annotations
 
 import ast
-import json
 import subprocess
 import sys
-import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -21,37 +18,7 @@ from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import Bubblewrap
 from autograder.notebook.parse import load_cells
 from tests.nbfactory import edit
-
-ROOT = Path(__file__).resolve().parents[2]
-TF_KIT = ROOT / "tests" / "fixtures" / "tfkit"
-MASTER = TF_KIT / "solutions" / "tftoy.ipynb"
-PROBES = TF_KIT / "assignments" / "tftoy" / "probes.py"
-TF_LOG = ("absl", "oneDNN", "cpu_feature_guard", "All log messages before", "retracing", "tensorflow/core")
-
-GRADE = textwrap.dedent("""
-    import json, sys
-    from pathlib import Path
-    from autograder.assignment import load_assignment
-    from autograder.intake.submissions import Submission
-    from autograder.judge.session import GradeOptions, close_references
-    from autograder.pipeline import grade_class
-
-    kit, out, *paths = sys.argv[1:]
-    assignment = load_assignment("tftoy", Path(kit))
-    subs = [Submission(Path(p).stem, Path(p), Path(p).name) for p in paths]
-    options = GradeOptions()
-    try:
-        run = grade_class(assignment, subs, out=Path(out), jobs=1, options=options)
-    finally:
-        close_references()
-        options.isolation.close()
-    print(json.dumps({
-        "isolation": options.isolation.name,
-        "tf_modules": sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "keras", "tf_keras")),
-        "results": {r.submission_id: {"score": r.score, "status": r.status, "stdout": r.stdout, "stderr": r.stderr,
-                                      "tests": {t.id.split("::")[-1]: [t.outcome, t.message] for t in r.tests}}
-                    for r in run.results}}))
-""")
+from tests.tfkit import MASTER, PROBES, ROOT, TF_KIT, TF_LOG, grade
 
 
 @pytest.fixture(scope="module")
@@ -67,10 +34,7 @@ def graded(tmp_path_factory):
     chatty = edit(MASTER, tmp / "subs" / "chatty.ipynb", insert={8: (
         "@tf.function\ndef square(x):\n    return x * x\n\nfor i in range(8):\n    square(float(i))  # retraces: TF warns\n"
         "tf.get_logger().warning('a warning from TF')\nprint('the student speaks')")})
-    proc = subprocess.run([sys.executable, "-c", GRADE, str(TF_KIT), str(tmp / "out"), str(good), str(bad), str(chatty)],
-                          capture_output=True, text=True, timeout=900, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return grade([good, bad, chatty], tmp / "out")
 
 
 def test_a_tensorflow_class_is_graded_with_values_compared_on_the_trusted_side(graded):
@@ -96,7 +60,7 @@ def test_tensorflow_logs_stay_out_of_the_feedback(graded):
     chatty = graded["results"]["chatty"]
     assert chatty["score"] == 10.0 and "the student speaks" in chatty["stdout"]
     for result in graded["results"].values():
-        text = result["stdout"] + result["stderr"] + json.dumps(result["tests"])
+        text = result["stdout"] + result["stderr"] + str(result["tests"]) + str(result["cells"])
         assert not [w for w in TF_LOG if w in text], text[-2000:]
 
 
