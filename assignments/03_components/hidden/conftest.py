@@ -1,11 +1,12 @@
 """The optimizer exercises' shared harness: the same parameters and gradients stepped through the
-student's optimizer (in the worker) and torch's (here), compared step by step."""
+student's optimizer (in the worker) and torch's (here), compared step by step; and where the optimizer
+keeps its state when the parameters are on another device."""
 from types import SimpleNamespace
 
 import pytest
 import torch
 
-from autograder.judge.checks import assert_tensor, assert_true
+from autograder.judge.checks import assert_equal, assert_tensor, assert_true
 
 
 def _problem(rng, dtype, n_steps=6):
@@ -52,6 +53,24 @@ def compare_histories(got, exp, keys, what):
                     assert_tensor(gs[k], es[k], name=f"state[{k!r}] of parameter {i} after step {t + 1} ({what})")
 
 
+def state_on_device(student, probes, name, hyper, keys):
+    """`name`(params, **hyper) stepped on 'meta' parameters (a stand-in GPU: state made on the CPU raises there),
+    in float32 and float64: each state tensor in `keys` is on the parameters' device, with their shape and dtype."""
+    shapes = [(3,), (2, 4)]
+    for dtype in ("float32", "float64"):
+        got = student(probes.optimizer_on_meta, name, shapes, dtype, hyper)
+        for i, (shape, param, state) in enumerate(zip(shapes, got["params"], got["state"])):
+            assert_equal(param["device"], "meta", name=f"the device of parameter {i} after {name}.step() on 'meta'")
+            for k in keys:
+                assert_true(k in state, f"{name}'s state[p] has no tensor {k!r} after three steps of {dtype} parameters on 'meta'")
+                assert_true(state[k]["device"] == "meta",
+                            f"{name}'s state[{k!r}] of parameter {i} is on {state[k]['device']}, expected the parameter's "
+                            "device meta: create state with torch.zeros_like(p) (or device=p.device), not torch.zeros(shape).")
+                assert_equal((state[k]["shape"], state[k]["dtype"]), (list(shape), getattr(torch, dtype)),
+                             name=f"the shape and dtype of {name}'s state[{k!r}] of parameter {i}")
+
+
 @pytest.fixture
 def optimizer_race() -> SimpleNamespace:
-    return SimpleNamespace(problem=_problem, torch_run=_torch_run, compare_histories=compare_histories)
+    return SimpleNamespace(problem=_problem, torch_run=_torch_run, compare_histories=compare_histories,
+                           state_on_device=state_on_device)

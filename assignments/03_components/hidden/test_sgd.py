@@ -60,17 +60,6 @@ def test_sgd_is_own_and_closure(student, probes, rng):
 
 
 @pytest.mark.points(1)
-def test_sgd_state_on_the_parameters_device(student, probes):
+def test_sgd_state_on_the_parameters_device(student, probes, optimizer_race):
     """SGD keeps its state on its parameters' device ('meta', a stand-in GPU: state made on the CPU raises there)"""
-    shapes = [(3,), (2, 4)]
-    for dtype in ("float32", "float64"):
-        got = student(probes.optimizer_on_meta, "SGD", shapes, dtype, {"lr": 0.1, "momentum": 0.9})
-        for i, (shape, param, state) in enumerate(zip(shapes, got["params"], got["state"])):
-            assert_equal(param["device"], "meta", name=f"the device of parameter {i} after SGD.step() on 'meta'")
-            for k in ("momentum_buffer",):
-                assert_true(k in state, f"SGD's state[p] has no tensor {k!r} after three steps of {dtype} parameters on 'meta'")
-                assert_true(state[k]["device"] == "meta",
-                            f"SGD's state[{k!r}] of parameter {i} is on {state[k]['device']}, expected the parameter's "
-                            "device meta: create state with torch.zeros_like(p) (or device=p.device), not torch.zeros(shape).")
-                assert_equal((state[k]["shape"], state[k]["dtype"]), (list(shape), getattr(torch, dtype)),
-                             name=f"the shape and dtype of SGD's state[{k!r}] of parameter {i}")
+    optimizer_race.state_on_device(student, probes, "SGD", {"lr": 0.1, "momentum": 0.9}, ["momentum_buffer"])
