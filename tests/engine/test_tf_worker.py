@@ -15,7 +15,7 @@ import pytest
 from autograder.assignment import AssignmentError, Framework, framework_of, list_assignments, load_assignment
 from autograder.execute.limits import Limits
 from autograder.execute.runner import NotebookRunner
-from autograder.execute.sandbox import Bubblewrap
+from autograder.execute.sandbox import Bubblewrap, RlimitsOnly
 from autograder.notebook.parse import load_cells
 from tests.nbfactory import edit
 from tests.tfkit import MASTER, PROBES, ROOT, TF_KIT, TF_LOG, grade
@@ -64,11 +64,12 @@ def test_tensorflow_logs_stay_out_of_the_feedback(graded):
         assert not [w for w in TF_LOG if w in text], text[-2000:]
 
 
-@pytest.mark.parametrize("kind", ["warm", "cold"])
+@pytest.mark.parametrize("kind", ["warm", "cold", "rlimits"])
 def test_workers_are_set_up_before_student_code(sandbox, kind):
     """Logical CPUs of the manifest, TF's pools at the worker's share (threads bounded), op determinism, Keras's
-    caches in the worker's own disk; the same per-call seed draws the same, another seed something else."""
-    iso = sandbox(kind)
+    caches in the worker's own disk; the same per-call seed draws the same, another seed something else.
+    (rlimits: how `autograder validate` runs a notebook where bubblewrap cannot.)"""
+    iso = RlimitsOnly() if kind == "rlimits" else sandbox(kind)
     with NotebookRunner(load_cells(MASTER), probes=PROBES, limits=Limits(cell_timeout=60, submission_timeout=400,
                                                                          startup_timeout=240),
                         isolation=iso, seed=3) as runner:
