@@ -196,7 +196,7 @@ def signature_values(ns, xs, ps):
     """standardize(x) for each x; power_mean(x, p) with p as a tensor and as a Python float; the trace counts
     (read here, in the student's process: advice only)."""
     _tf()
-    std, pm = ns["standardize"], ns["power_mean"]
+    std, pm = ns["make_standardize"](), ns["make_power_mean"]()
     out = {"standardize": [std(_in(x, "float32")) for x in xs],
            "power_mean": [pm(tf.abs(_in(x, "float32")) + 0.5, p if i % 2 else tf.constant(p, tf.float32))
                           for i, (x, p) in enumerate(zip(xs, ps))]}
@@ -210,21 +210,22 @@ def _count(fn) -> int | None:
 
 
 def signature_warm(ns):
-    """One call of each, so that the costed call below pays no first trace."""
+    """A first function of each kind made and called, so that the costed call below pays none of what the
+    first tf.function traced in a process costs (TensorFlow's one-time set-up, a few tenths of a second)."""
     _tf()
-    ns["standardize"](tf.constant([1.0, 2.0, 4.0]))
-    ns["power_mean"](tf.constant([1.0, 2.0, 4.0]), 2.0)
+    ns["make_standardize"]()(tf.constant([1.0, 2.0, 4.0]))
+    ns["make_power_mean"]()(tf.constant([1.0, 2.0, 4.0]), 2.0)
     return None
 
 
 def signature_many(ns, name, n, seed):
-    """`name` ("standardize" or "power_mean") called n times with what makes a function without an
-    input_signature trace again each time: vectors of n new lengths, or n new Python-float exponents.  The
-    results, and the CPU seconds spent here (only the reference's is believed; a student's cost is read by
+    """A fresh `name` ("standardize" or "power_mean", from its make_ function) called n times with what makes a
+    function without an input_signature trace again each time: vectors of n new lengths, or n new Python-float
+    exponents.  The results, and the CPU seconds spent here (only the reference's is believed; a student's cost is read by
     the grader from outside the worker: `student.cost`)."""
     _tf()
     rng = np.random.default_rng(seed)
-    fn = ns[name]
+    fn = ns[f"make_{name}"]()
     if name == "standardize":
         calls = [(tf.constant(rng.normal(size=k).astype(np.float32)),) for k in range(7, 7 + n)]
     else:
@@ -239,10 +240,10 @@ def signature_many(ns, name, n, seed):
 # ---------------------------------------------------------------- 8 autograph
 
 def prefix_sum(ns, xs):
-    """The student's prefix_sum called directly, and through one concrete function traced for float32 vectors
-    of unknown length (one graph for every input), plus what that graph holds (advice only)."""
+    """A fresh prefix_sum (make_prefix_sum()) called directly, and through one concrete function traced for
+    float32 vectors of unknown length (one graph for every input), plus what that graph holds (advice only)."""
     _tf()
-    fn = ns["prefix_sum"]
+    fn = ns["make_prefix_sum"]()
     direct = [(fn(_in(x, "float32"))) for x in xs]
     cf = fn.get_concrete_function(tf.TensorSpec([None], tf.float32))
     graph = [(cf(_in(x, "float32"))) for x in xs]

@@ -6,10 +6,10 @@ from autograder.judge.checks import advise, assert_close
 
 
 @pytest.mark.points(3)
-@pytest.mark.hint("@tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32), ...]); "
+@pytest.mark.hint("Decorate the function you return with @tf.function(input_signature=[tf.TensorSpec([None], tf.float32), ...]); "
                   "standardize divides by tf.math.reduce_std, power_mean is mean(x ** p) ** (1 / p).")
 def test_signature_known_values(student, probes):
-    """standardize and power_mean on small vectors (p as a tensor, then as a Python float)"""
+    """make_standardize() and make_power_mean() on small vectors (p as a tensor, then as a Python float)"""
     got = student(probes.signature_values, [[1.0, 2.0, 3.0], [-1.0, 0.0, 3.0]], [2.0, 1.0])
     s = math.sqrt(2 / 3)
     assert_close(got["standardize"][0], probes.tf_value([-1 / s, 0.0, 1 / s]), name="standardize([1, 2, 3])")
