@@ -16,37 +16,28 @@ def _data(np_rng, n):
     return start, x, y.astype("float32")
 
 
-def _run(student, reference, probes, np_rng, n, patience):
+def _check(student, reference, probes, np_rng, n, patience):
     start, x, y = _data(np_rng, n)
     args = (probes.train_house_run, start, x, y, 25, patience, 0.08)
-    return student(*args), reference(*args)
+    got, want = student(*args), reference(*args)
+    what = f"{n} samples, patience {patience}"
+    assert_equal(got["type"], want["type"], name="the type of what train_house returns")
+    assert_equal(got["epoch"], want["epoch"], name=f"history.epoch ({what})")
+    assert_close(got["history"], want["history"], rtol=1e-4, atol=1e-6, name=f"history.history ({what})")
+    assert_close(got["per_epoch"], want["per_epoch"], rtol=1e-4, atol=1e-6,
+                 name=f"the weights after each epoch, as the extra callback saw them ({what})")
+    assert_close(got["final"], want["final"], rtol=1e-4, atol=1e-6, name=f"the weights after train_house ({what})")
+    assert_close(got["ckpt"], want["ckpt"], rtol=1e-4, atol=1e-6, name=f"the weights in the checkpoint file ({what})")
 
 
-@pytest.mark.points(5)
-def test_history(student, reference, probes, np_rng):
-    """the History (loss, mae, val_loss, val_mae per epoch; the epochs that ran) agrees with the reference"""
-    for n, patience in ((40, 2), (48, 3)):
-        got, want = _run(student, reference, probes, np_rng, n, patience)
-        assert_equal(got["type"], want["type"], name="the type of what train_house returns")
-        assert_equal(got["epoch"], want["epoch"], name=f"history.epoch (patience {patience})")
-        assert_close(got["history"], want["history"], rtol=1e-4, atol=1e-6, name=f"history.history (patience {patience})")
-        assert_close(got["per_epoch"], want["per_epoch"], rtol=1e-4, atol=1e-6,
-                     name=f"the weights after each epoch, as the extra callback saw them (patience {patience})")
+@pytest.mark.points(9)
+def test_history_best_weights_and_checkpoint(student, reference, probes, np_rng):
+    """40 samples, patience 2: the History, the weights it ends with (the best epoch's) and the checkpoint's (the
+    best epoch's) agree with the reference"""
+    _check(student, reference, probes, np_rng, 40, 2)
 
 
-@pytest.mark.points(6)
-def test_best_weights_restored(student, reference, probes, np_rng):
-    """the model ends with the weights of the best epoch, as the reference's"""
-    for n, patience in ((40, 1), (44, 2)):
-        got, want = _run(student, reference, probes, np_rng, n, patience)
-        assert_close(got["final"], want["final"], rtol=1e-4, atol=1e-6,
-                     name=f"the weights after train_house (patience {patience})")
-
-
-@pytest.mark.points(6)
-def test_checkpoint_of_the_best_epoch(student, reference, probes, np_rng):
-    """the checkpoint file holds the weights of the best epoch, as the reference's"""
-    for n, patience in ((40, 2), (52, 1)):
-        got, want = _run(student, reference, probes, np_rng, n, patience)
-        assert_close(got["ckpt"], want["ckpt"], rtol=1e-4, atol=1e-6,
-                     name=f"the weights in the checkpoint file (patience {patience})")
+@pytest.mark.points(8)
+def test_patience_one(student, reference, probes, np_rng):
+    """52 samples, patience 1: History, final weights and checkpoint agree with the reference"""
+    _check(student, reference, probes, np_rng, 52, 1)

@@ -33,37 +33,25 @@ def _expected():
     return weights, val, best
 
 
-@pytest.mark.points(2)
-@pytest.mark.hint("validation_split takes the LAST val_fraction of the samples, in order, before any shuffling; "
-                  "do not shuffle or reorder x and y yourself.")
-def test_validation_is_the_last_quarter(student, probes):
-    """val_loss of each epoch is measured on the last 10 of the 40 samples"""
+@pytest.mark.points(8)
+@pytest.mark.hint("validation_split takes the LAST val_fraction of the samples, in order, before any shuffling (do not "
+                  "reorder x and y yourself); EarlyStopping(monitor='val_loss', patience=patience, "
+                  "restore_best_weights=True) stops `patience` epochs after the best one and gives the model the best "
+                  "epoch's weights back; ModelCheckpoint(ckpt_path, monitor='val_loss', save_best_only=True, "
+                  "save_weights_only=True) writes the weights only when val_loss improves.")
+def test_validation_split_early_stopping_and_checkpoint(student, probes, credit):
+    """on 40 samples whose last 10 validate: val_loss, when fit stops, the weights it ends with and the checkpoint's"""
     weights, val, best = _expected()
     got = student(probes.train_house_run, ZERO, X, Y, 20, PATIENCE, LR)
     n = len(got["history"].get("val_loss", []))
     assert_true(n >= 1, "history.history should have a 'val_loss' column with one value per epoch.")
-    assert_close(got["history"]["val_loss"], val[:n], rtol=1e-4, atol=1e-6, name="history.history['val_loss']")
-
-
-@pytest.mark.points(3)
-@pytest.mark.hint("EarlyStopping(monitor='val_loss', patience=patience, restore_best_weights=True): training stops "
-                  "`patience` epochs after the best one, and the model gets the best epoch's weights back.")
-def test_early_stopping_restores_the_best_weights(student, probes):
-    """fit stops PATIENCE epochs after the best val_loss and the model ends with the best epoch's weights"""
-    weights, val, best = _expected()
-    got = student(probes.train_house_run, ZERO, X, Y, 20, PATIENCE, LR)
+    assert_close(got["history"]["val_loss"], val[:n], rtol=1e-4, atol=1e-6,
+                 name="history.history['val_loss'] (measured on the last 10 samples)")
+    credit.award(2 / 8)
     assert_equal(got["epoch"], list(range(best + PATIENCE + 1)), name="history.epoch (the epochs that ran)")
     assert_close(got["final"], weights[best], rtol=1e-4, atol=1e-6,
                  name=f"the weights after train_house (those of the best epoch, epoch index {best})")
-
-
-@pytest.mark.points(3)
-@pytest.mark.hint("ModelCheckpoint(ckpt_path, monitor='val_loss', save_best_only=True, save_weights_only=True) writes "
-                  "the weights only when val_loss improves, so the file holds the best epoch's weights.")
-def test_checkpoint_holds_the_best_weights(student, probes):
-    """the checkpoint file holds the weights of the best epoch, not of the last one"""
-    weights, val, best = _expected()
-    got = student(probes.train_house_run, ZERO, X, Y, 20, PATIENCE, LR)
+    credit.award(5 / 8)
     assert_true(got["ckpt"] is not None, "train_house wrote no file at ckpt_path.")
     assert_close(got["ckpt"], weights[best], rtol=1e-4, atol=1e-6,
                  name=f"the weights in the checkpoint (those of the best epoch, epoch index {best})")

@@ -74,7 +74,7 @@ def test_two_epochs_of_sgd(student, probes):
         for i in (0, 4):
             err = _t(X[i:i + 4]) @ w + b - _t(Y[i:i + 4])
             loss = (err ** 2).mean()
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
             abs_err.append(err.detach().abs())
             gw, gb = torch.autograd.grad(loss, [w, b])
             with torch.no_grad():
