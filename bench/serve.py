@@ -12,7 +12,9 @@ file.  The workspace is served on 127.0.0.1 and each page is fetched over HTTP w
 - `after_override`: an override through the submission page's form (the POST), then the first page after it
   (the assignment page, the costliest: every row of the class); `after_cli_override`: the same after
   `autograder override` in a terminal (`report.overrides.set_override`, the server not told);
-  `after_regrade`: after a result is stored again (the whole assignment read again, as at start).
+  `after_regrade`: after a student's result is stored again (a re-grade: only that row computed again);
+  `after_new_submission`: after a submission the gradebook did not hold is stored (everything read again,
+  as at start).
 
 Each time is the wall-clock time of the request (`ms`) and the CPU time the server's thread spent on it
 (`cpu_ms`, `time.thread_time`): on a machine shared with other work the first grows with the load, the
@@ -208,12 +210,18 @@ def main() -> None:
         gb.close()
         status, wall, cpu, _ = fetch(port, PAGES["assignment"], cookie)
         after_regrade = {"assignment": ms(wall, cpu)}
+        gb = Gradebook(out / "gradebook.sqlite")
+        gb.put(result("late_joiner_99999", (1, 1, 0, 0, 0)))
+        gb.close()
+        status, wall, cpu, _ = fetch(port, PAGES["assignment"], cookie)
+        after_new = {"assignment": ms(wall, cpu)}
         if args.screenshots:
             screenshots(f"http://127.0.0.1:{port}", args.screenshots)
         server.shutdown()
     pages = [t["ms"] for t in timings.values()] + [t["ms"] for t in (after["assignment"], after_cli["assignment"])]
     print(json.dumps({"students": args.students, "start": start, "pages": timings, "after_override": after,
-                      "after_cli_override": after_cli, "after_regrade": after_regrade, "worst_page_ms": max(pages),
+                      "after_cli_override": after_cli, "after_regrade": after_regrade,
+                      "after_new_submission": after_new, "worst_page_ms": max(pages),
                       "under_300_ms": max(pages) < 300, "load_average": os.getloadavg(), "cpus": os.cpu_count()},
                      indent=1))
 

@@ -263,12 +263,38 @@ class AssignmentGrades:
         return replace(self, results=results, rows=rows, stale=stale,
                        warnings=_warnings(self.assignment.id, self.notes, stale))
 
+    def with_results(self, stored: list[SubmissionResult]) -> "AssignmentGrades":
+        """These grades with `stored` (results stored again, a re-grade, of submissions they hold) in place of
+        the gradebook's they were read from: what `again()` gives when nothing else changed (no submission
+        added, identities, roster and policies unchanged), at the cost of those rows.  The version that
+        counts is chosen as `assignment_grades` chooses it (`_counting`), then `with_overrides_of`."""
+        ids = {r.submission_id for r in self.counted}
+        if any(r.submission_id not in ids for r in stored):
+            raise ValueError("with_results takes results of submissions these grades hold: read them again")
+        now = {r.submission_id: r for r in _counting(self.out, self.assignment.id, stored, self.course, self.policy,
+                                                      self.identities)}
+        counted = [now.get(r.submission_id, r) for r in self.counted]
+        return replace(self, counted=counted).with_overrides_of(now)
+
 
 def _warnings(assignment: str, notes: tuple[list[str], list[str]], stale: dict[str, list[Any]]) -> list[str]:
     return notes[0] + [
         f"override #{o.id} of {o.submission_id} ({o.target}) is stale: it was made on another version than the "
         f"one that counts; not applied (see `autograder override {assignment} --list`)"
         for old in stale.values() for o in old] + notes[1]
+
+
+def _counting(out: Path, assignment: str, results: list[SubmissionResult], course: Any, policy: LatePolicy | None,
+              identities: dict[str, Identity]) -> list[SubmissionResult]:
+    """`results` (the gradebook's) with each replaced by the graded version `[course] counts` chooses
+    (`report.history.counting`; a student's own due date, extensions included)."""
+    counts = course.table("course").get("counts", "latest") if course else "latest"
+    if counts == "latest":
+        return results
+    from autograder.report.history import counting
+
+    due = (lambda sid: policy.due_for(identities[sid].ids()) if policy and sid in identities else None)
+    return counting(out, assignment, results, counts, due)[0]
 
 
 def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path | None = None,
@@ -298,13 +324,7 @@ def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path
     for sid in match.unmatched:
         unmatched.append(f"submission {sid} is not on the roster")
     policy = assignment_policy(a.root / "manifest.toml", course, a.id)
-    counts = course.table("course").get("counts", "latest") if course else "latest"
-    if counts != "latest":   # which graded version counts (report.history)
-        from autograder.report.history import counting
-
-        due = (lambda sid: policy.due_for(match.matched[sid].ids()) if policy and sid in match.matched else None)
-        results = counting(out, a.id, results, counts, due)[0]
-    counted = results
+    counted = _counting(out, a.id, results, course, policy, match.matched)
     # An override belongs to the version it was made on (its sha256): on any other version, the counted one
     # included, it is stale, listed and never applied.
     results, stale = effective(out / "gradebook.sqlite", counted)

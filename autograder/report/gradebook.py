@@ -66,12 +66,11 @@ class Gradebook:
         """The assignments with at least one result (without reading any)."""
         return {row[0] for row in self.db.execute("SELECT DISTINCT assignment FROM submissions")}
 
-    def version(self, assignment: str) -> tuple[int, float, float]:
-        """What changes whenever a result of `assignment` is stored (each `put` stamps `graded_at`), read
-        without reading any result: a reader that kept the results compares it to know they still hold."""
-        row = self.db.execute("SELECT count(*), max(graded_at), total(graded_at) FROM submissions WHERE assignment=?",
-                              (assignment,)).fetchone()
-        return int(row[0]), float(row[1] or 0.0), float(row[2])
+    def stamps(self, assignment: str) -> dict[str, float]:
+        """When each result of `assignment` was stored (`put` stamps it), without reading any: a reader that
+        kept the results compares them to know which it must read again."""
+        return dict(self.db.execute("SELECT submission_id, graded_at FROM submissions WHERE assignment=?",
+                                    (assignment,)).fetchall())
 
     def all(self, assignment: str) -> list[SubmissionResult]:
         rows = self.db.execute("SELECT record FROM submissions WHERE assignment=? ORDER BY submission_id",

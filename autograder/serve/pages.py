@@ -2,7 +2,7 @@
 assignment_grades` (results with overrides in force, identities, roster, late policy), the instructor
 report's `report_context`, `score.overrides` (trail), `report.overrides.set_override` and the similarity
 file.  Nothing is stored here; a cache keeps one assignment's grades until a file they come from changes, and
-after overrides alone computes again only the rows they name (`Workspace.grades`)."""
+after overrides or a re-grade computes again only the rows they change (`Workspace.grades`)."""
 from __future__ import annotations
 
 import os
@@ -20,7 +20,7 @@ SORTS = ("who", "score", "status", "late")
 @dataclass
 class _Kept:
     files: tuple            # the files the grades come from (`Workspace._files`)
-    results: tuple          # `Gradebook.version`: the stored results
+    stored: dict[str, float]   # `Gradebook.stamps`: when each result was stored
     trail: int              # the latest override applied (`score.overrides.changed_since`)
     grades: AssignmentGrades
     ctx: dict[str, Any]
@@ -53,40 +53,45 @@ class Workspace:
                                          self.out / assignment / "identities.json", getattr(self.course, "path", None),
                                          self.kit / "assignments" / assignment / "manifest.toml"))
 
-    def _gradebook(self, assignment: str, after: int) -> tuple[tuple, int, set[str]]:
-        """(`Gradebook.version`, the latest override's id, the submissions overridden after `after`)."""
+    def _gradebook(self, assignment: str, kept: _Kept | None) -> tuple[dict[str, float], int, set[str], list]:
+        """(`Gradebook.stamps`, the latest override's id, the submissions overridden since `kept`, the results
+        stored again since `kept` when it holds the same submissions)."""
         from autograder.report.gradebook import Gradebook
         from autograder.score.overrides import changed_since
 
         if not self.db.is_file():
-            return (), 0, set()
+            return {}, 0, set(), []
         gb = Gradebook(self.db)
         try:
-            version = gb.version(assignment)
+            stored = gb.stamps(assignment)
+            same = kept is not None and stored.keys() == kept.stored.keys()
+            again = [gb.get(assignment, sid) for sid, at in stored.items() if same and kept.stored[sid] != at]
         finally:
             gb.close()
-        return (version, *changed_since(self.db, assignment, after))
+        return (stored, *changed_since(self.db, assignment, kept.trail if kept else 0), [r for r in again if r])
 
     def grades(self, assignment: str) -> tuple[AssignmentGrades, dict[str, Any]]:
         """The assignment's grades and report context, as `autograder export` / `report` compute them.
 
-        Kept while the files they come from are unchanged.  When the gradebook changed by overrides only
-        (made on a page, or by `autograder override` in a terminal), only the rows of the submissions they
-        name are computed again (`AssignmentGrades.with_overrides_of`), then the report's context; any
-        other change (a result stored, identities, roster, course file, manifest) reads everything again."""
+        Kept while the files they come from are unchanged.  When the gradebook changed by overrides (made on
+        a page, or by `autograder override` in a terminal) or results stored again (a re-grade of students
+        it holds), only those submissions' rows are computed again (`AssignmentGrades.with_results`,
+        `with_overrides_of`), then the report's context; a submission added, identities, roster, course file
+        or manifest changed: everything is read again."""
         files = self._files(assignment)
         kept = self._cache.get(assignment)
         if kept and kept.files == files:
             return kept.grades, kept.ctx
-        results, trail, changed = self._gradebook(assignment, kept.trail if kept else 0)   # before reading:
-        # anything stored while the grades are read is seen on the next page
-        if kept and kept.files[2:] == files[2:] and kept.results == results:
-            g = kept.grades.with_overrides_of(changed) if changed else kept.grades
-            ctx = report_context(g.rows, title=g.assignment.title, plots=False) if changed else kept.ctx
+        stored, trail, changed, again = self._gradebook(assignment, kept)   # before reading: anything
+        # stored while the grades are read is seen on the next page
+        if kept and kept.files[2:] == files[2:] and kept.stored.keys() == stored.keys():
+            g = kept.grades.with_results(again) if again else kept.grades
+            g = g.with_overrides_of(changed) if changed else g
+            ctx = report_context(g.rows, title=g.assignment.title, plots=False) if changed or again else kept.ctx
         else:
             g = assignment_grades(self.kit, assignment, self.out, roster_csv=self.roster, course=self.course)
             ctx = report_context(g.rows, title=g.assignment.title, plots=False)
-        self._cache[assignment] = _Kept(files, results, trail, g, ctx)
+        self._cache[assignment] = _Kept(files, stored, trail, g, ctx)
         return g, ctx
 
     def warm(self) -> None:

@@ -92,17 +92,29 @@ def test_after_overrides_only_the_overridden_rows_are_computed_and_the_grades_ar
     assert full_reads == []
     assert {r.submission_id: r.result.score for r in ws.grades("toy")[0].rows if r.result}["student1_101"] == 6
 
-    # a result stored again (a re-grade of another notebook) makes the override stale: everything read again
+    # results stored again (a re-grade: another notebook, the override on the old one now stale; the same
+    # notebook, its override still in force; a provisional result): only those rows again
     gb = Gradebook(out / "gradebook.sqlite")
     gb.put(dataclasses.replace(result("student1_101", (1, 0, 0, 0, 0)), sha256="cd" * 32))
+    gb.put(result("student2_102", (1, 1, 1, 0, 0)))
+    gb.put(dataclasses.replace(result("student7_107", (1, 1, 1, 1, 1)), provisional="a host fault"))
     gb.close()
     _same(ws, kit, out, roster)
-    assert full_reads == [1]
-    assert any("stale" in w for w in ws.grades("toy")[0].warnings)
+    assert full_reads == []
+    g = ws.grades("toy")[0]
+    assert any("stale" in w and "student1_101" in w for w in g.warnings)
+    assert {r.submission_id: r.result.score for r in g.rows if r.result}["student2_102"] == 3
 
     # an override after that keeps the stale one's warning in its place
     set_override(assignment_grades(kit, "toy", out, roster_csv=roster), "student0_100", test=None, score=1,
                  comment="again", by="TA")
+    _same(ws, kit, out, roster)
+    assert full_reads == []
+
+    # a submission added: read again
+    gb = Gradebook(out / "gradebook.sqlite")
+    gb.put(result("newcomer_555", (1, 1, 0, 0, 0)))
+    gb.close()
     _same(ws, kit, out, roster)
     assert full_reads == [1]
 
@@ -110,6 +122,36 @@ def test_after_overrides_only_the_overridden_rows_are_computed_and_the_grades_ar
     roster.write_text(roster.read_text() + "\"Late joiner\",998,X8,x8,B\n")
     _same(ws, kit, out, roster)
     assert full_reads == [1, 1]
+
+
+def test_a_regrade_under_counts_best_keeps_the_best_version(course, tmp_path, monkeypatch):
+    """`[course] counts = "best"`: a worse result stored again leaves the kept better version counting,
+    as a full read decides it."""
+    from autograder.course import load_course
+    from autograder.report.history import keep
+
+    kit, out, roster = course
+    (tmp_path / "course.toml").write_text('[course]\ncounts = "best"\n')
+    best = load_course(tmp_path / "course.toml")
+    good = result("student1_101", (1, 1, 1, 1, 1))
+    keep(out, good, None)
+    gb = Gradebook(out / "gradebook.sqlite")
+    gb.put(good)
+    gb.close()
+    ws = Workspace(kit, out, roster, best)
+    ws.warm()
+    full_reads = []
+    real = pages.assignment_grades
+    monkeypatch.setattr(pages, "assignment_grades", lambda *a, **k: full_reads.append(1) or real(*a, **k))
+    worse = dataclasses.replace(result("student1_101", (1, 0, 0, 0, 0)), sha256="cd" * 32)
+    keep(out, worse, None)
+    gb = Gradebook(out / "gradebook.sqlite")
+    gb.put(worse)
+    gb.close()
+    g, ctx = ws.grades("toy")
+    fresh = assignment_grades(kit, "toy", out, roster_csv=roster, course=best)
+    assert full_reads == [] and g.rows == fresh.rows and g.counted == fresh.counted
+    assert {r.submission_id: r.result.sha256 for r in g.rows if r.result}["student1_101"] == "ab" * 32
 
 
 def test_an_override_rewrites_grades_csv_as_a_full_read_gives_it(course):
