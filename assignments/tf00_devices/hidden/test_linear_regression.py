@@ -74,12 +74,17 @@ def test_step_on_device(student, reference, probes, rng, device):
 
 @pytest.mark.points(2)
 def test_converges(student, probes, rng):
-    """300 steps of lr 0.01 from zeros on the book's data come close to w = (2, -3), b = 3"""
+    """300 steps of lr 0.01 from zeros on the book's data reach the least-squares w, and b moves towards 3"""
     X, y = _data(rng, 400)
     got = student(probes.linreg_steps, X, y, torch.zeros(2, 1), torch.zeros(1), 0.01, "/device:CPU:1", 300)
     w, b = got["w"].get("value"), got["b"].get("value")
     assert_true(isinstance(w, np.ndarray) and w.shape == (2, 1) and isinstance(b, np.ndarray) and b.shape == (1,),
                 "after the steps, w and b should have shapes [2, 1] and [1].")
-    assert_true(float(np.abs(w - np.array([[2.0], [-3.0]])).max()) < 0.05 and abs(float(b[0]) - 3.0) < 1.0,
-                "300 steps of lr 0.01 should bring w close to (2, -3) and b towards 3; check the loss, the sign of "
-                "the update and that the variables are updated in place.")
+    # the least-squares fit of this draw (w within 0.006 of it after 300 steps over 300 draws, |b - 3| up to 0.41;
+    # the true w = (2, -3) is up to 0.054 away from it: the noise)
+    design = torch.cat([X, torch.ones(len(X), 1)], dim=1).double()
+    best = torch.linalg.lstsq(design, y.double()).solution[:2].numpy()
+    assert_true(float(np.abs(w - best).max()) < 0.03 and abs(float(b[0]) - 3.0) < 1.0,
+                "300 steps of lr 0.01 from zeros should bring w to the least-squares fit of the data (close to "
+                "(2, -3)) and b towards 3; check the loss, the sign of the update and that the variables are "
+                "updated in place.")
