@@ -19,7 +19,8 @@ def test_forward_and_grads_random(student, reference, probes, rng):
         state = random_state(rng, scale=0.5)  # logits within a few units: every sigmoid formula agrees in float32
         v = torch.randn(n, 1, generator=rng)
         got, want = student(probes.dnn_forward, state, X, v), reference(probes.dnn_forward, state, X, v)
-        assert_close(got, want, name=f"DNNModel on a batch of {n} (predictions, gradients)", rtol=1e-5, atol=1e-5)
+        # float32: a gradient sums products of activations up to ~20, where two valid sigmoid formulas differ by ~1e-5
+        assert_close(got, want, name=f"DNNModel on a batch of {n} (predictions, gradients)", rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.points(1)
