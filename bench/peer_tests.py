@@ -458,6 +458,66 @@ FIT_API: list[tuple[str, list[str]]] = [
     ]),
 ]
 
+TF_WALLS: list[tuple[str, list[str]]] = [
+    ("dense_layer", [
+        "_l = MyDense(3, activation='relu')",
+        "assert len(_l.weights) == 0",
+        "_x = np.arange(10.0, dtype='float32').reshape(2, 5) - 4.0; _y = _l(_x)",
+        "assert [tuple(w.shape) for w in _l.weights] == [(5, 3), (3,)] and tuple(_y.shape) == (2, 3)",
+        "_ = _l.set_weights([np.ones((5, 3), 'float32'), np.array([0.0, -1.0, -20.0], 'float32')])",
+        "assert np.allclose(_l(_x).numpy(), [[0.0, 0.0, 0.0], [15.0, 14.0, 0.0]])",
+        "assert _l.get_config()['units'] == 3 and _l.get_config()['activation'] == 'relu'",
+        "assert tuple(MyDense(4)(np.ones((2, 3, 7), 'float32')).shape) == (2, 3, 4)",
+    ]),
+    ("huber_loss", [
+        "_t = tf.constant([[0.0, 0.0], [1.0, 1.0]]); _p = tf.constant([[0.5, 3.0], [1.0, -1.0]])",
+        "assert np.allclose(Huber()(_t, _p).numpy(), 1.03125)",
+        "assert np.allclose(Huber(reduction='none')(_t, _p, sample_weight=tf.constant([2.0, 0.5])).numpy(), [2.625, 0.375])",
+        "assert np.allclose(Huber(delta=2.0, reduction='sum')(_t, _p).numpy(), 3.0625)",
+    ]),
+    ("accuracy_metric", [
+        "_m = ThresholdAccuracy()",
+        "_ = _m.update_state([[1.0], [0.0], [1.0], [1.0]], [[0.9], [0.2], [0.4], [0.6]]); _ = _m.update_state([[0.0]], [[0.7]])",
+        "assert abs(float(_m.result()) - 0.6) < 1e-6 and [v.name for v in _m.variables] == ['total', 'count']",
+        "_ = _m.reset_state()",
+        "assert float(_m.result()) == 0.0",
+        "_ = _m.update_state([[0.0], [1.0]], [[0.1], [0.55]], sample_weight=[1.0, 2.0])",
+        "assert abs(float(_m.result()) - 1.0) < 1e-6",
+    ]),
+    ("momentum_sgd", [
+        "_v = tf.Variable([1.0, -2.0]); _o = MomentumSGD(learning_rate=0.1, momentum=0.9)",
+        "_ = _o.apply_gradients([(tf.constant([2.0, -4.0]), _v)])",
+        "assert np.allclose(_v.numpy(), [0.8, -1.6])",
+        "_ = _o.apply_gradients([(tf.constant([1.0, 1.0]), _v)])",
+        "assert np.allclose(_v.numpy(), [0.52, -1.34])",
+    ]),
+    ("pipeline", [
+        "_ds = make_dataset(np.arange(10.0).reshape(10, 1), np.arange(10), batch_size=4, shuffle=False)",
+        "assert [b.numpy().tolist() for _, b in _ds] == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0]]",
+        "_ds = make_dataset(np.arange(10.0).reshape(10, 1), np.arange(10), batch_size=4, seed=1)",
+        "_e1 = [v for _, b in _ds for v in b.numpy().tolist()]; _e2 = [v for _, b in _ds for v in b.numpy().tolist()]",
+        "assert sorted(_e1) == sorted(_e2) == [float(i) for i in range(10)] and _e1 != _e2",
+        "_e3 = [v for _, b in make_dataset(np.arange(10.0).reshape(10, 1), np.arange(10), batch_size=4, seed=1) for v in b.numpy().tolist()]",
+        "assert _e3 == _e1",
+    ]),
+    ("features", [
+        "_enc = make_feature_encoder(np.array([[1.0, 10.0], [3.0, 30.0]], 'float32'), ['Paris', 'Lima', 'Paris'], [18.0, 65.0])",
+        "_out = _enc(np.array([[2.0, 20.0], [3.0, 10.0]], 'float32'), ['Oslo', 'Lima'], np.array([40.0, 70.0], 'float32'))",
+        "assert np.allclose(_out.numpy(), [[0, 0, 1, 0, 0, 0, 1, 0], [1, -1, 0, 0, 1, 0, 0, 1]], atol=1e-5)",
+    ]),
+    ("linear_regression", [
+        "_X, _y = make_linear_data()",
+        "_w = train_linear_regression(_X, _y).get_weights()",
+        "assert abs(_w[0][0, 0] - 2) < 0.4 and abs(_w[0][1, 0] + 3) < 0.4 and abs(_w[1][0] - 10) < 0.5",
+    ]),
+    ("ring_classifier", [
+        "assert [type(l).__name__ for l in build_ring_classifier().layers] == ['Dense', 'Dense', 'Dropout', 'Dense']",
+        "_X, _y = make_ring_data(1000, 1000, seed=1); _Xv, _yv = make_ring_data(1000, 1000, seed=2)",
+        "_clf = train_ring_classifier(_X, _y); _p = np.asarray(predict_rings(_clf, _Xv))",
+        "assert np.array_equal(_p, np.asarray(predict_rings(_clf, _Xv))) and ((_p > 0.5) == (_yv > 0.5)).mean() >= 0.85",
+    ]),
+]
+
 TESTS: dict[str, list[tuple[str, list[str]]]] = {
     "00_devices": DEVICES,
     "01_tensors": TENSORS,
@@ -465,6 +525,7 @@ TESTS: dict[str, list[tuple[str, list[str]]]] = {
     "02b_kernels": KERNELS,
     "03_components": COMPONENTS,
     "04_fit_api": FIT_API,
+    "tf03_walls": TF_WALLS,
 }
 
 POINTS = 10
