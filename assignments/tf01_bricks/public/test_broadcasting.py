@@ -12,7 +12,8 @@ def test_center_columns_known_values(student, probes):
 
 
 @pytest.mark.points(2)
-@pytest.mark.hint("a[:, None, :] - b[None, :, :] has shape [n, m, d]; sum the squares over the last axis.")
+@pytest.mark.hint("Insert size-1 axes (x[:, None, :] or tf.expand_dims) so that the difference broadcasts to "
+                  "[n, m, d], then sum the squares over the last axis.")
 def test_pairwise_sq_dists_known_values(student, probes):
     """pairwise_sq_dists of 3 points against 2"""
     a = [[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]]

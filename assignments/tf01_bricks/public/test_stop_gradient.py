@@ -4,7 +4,8 @@ from autograder.judge.checks import assert_close
 
 
 @pytest.mark.points(3)
-@pytest.mark.hint("x + tf.stop_gradient(tf.round(x) - x): the value of round(x), the gradient of x.")
+@pytest.mark.hint("tf.stop_gradient(t) has the value of t and no gradient: add to x a correction the tape must not "
+                  "differentiate, so the value is round(x) and the gradient that of x.")
 def test_straight_through_known_values(student, probes):
     """straight_through_round: rounded values, identity gradient"""
     got = student(probes.straight_through, [0.2, 1.7, -2.6, 3.0], [1.0, 2.0, 3.0, -1.0])
