@@ -458,6 +458,109 @@ FIT_API: list[tuple[str, list[str]]] = [
     ]),
 ]
 
+# The TensorFlow track: the same conventions (TensorFlow's own ops build the fixed inputs).
+TF_DEVICES = [
+    ("inventory", [
+        "_i = inventory()",
+        "assert _i['physical_cpus'] == len(tf.config.list_physical_devices('CPU')) and _i['physical_gpus'] == len(tf.config.list_physical_devices('GPU'))",
+        "assert _i['logical'] == [_d.name for _d in tf.config.list_logical_devices()]",
+    ]),
+    ("pick_device", [
+        "assert pick_device('/CPU:1') == '/device:CPU:1' and pick_device('cpu:2') == '/device:CPU:2'",
+        "assert pick_device('/device:CPU:9') == '/device:CPU:0' and pick_device('/GPU:7') == '/device:CPU:0'",
+        "assert pick_device() == ('/device:GPU:0' if tf.config.list_logical_devices('GPU') else '/device:CPU:0')",
+    ]),
+    ("placement", [
+        "_a = tf.identity(tf.range(4.0))",
+        "_b = copy_to(_a, '/CPU:1')",
+        "assert device_of(_a) == '/device:CPU:0' and device_of(_b) == '/device:CPU:1' and _b.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]",
+    ]),
+    ("data_parallel", [
+        "_cpus = [_d.name for _d in tf.config.list_logical_devices('CPU')]",
+        "_x = tf.reshape(tf.range(21.0), [7, 3]); _s, _p = parallel_sum(_x, _cpus)",
+        "assert np.allclose(_s.numpy(), tf.reduce_sum(_x, axis=0).numpy()) and [tf.DeviceSpec.from_string(_q.device).device_index for _q in _p] == list(range(len(_cpus)))",
+        "_A = tf.random.stateless_normal([10, 4], seed=[1, 2]); _B = tf.random.stateless_normal([4, 3], seed=[3, 4]); _C, _parts = parallel_matmul(_A, _B, _cpus)",
+        "assert np.allclose(_C.numpy(), (_A @ _B).numpy(), atol=1e-5) and len(_parts) == len(_cpus)",
+    ]),
+    ("linear_regression", [
+        "_w, _b = make_linear('/CPU:1')",
+        "assert device_of(_w) == '/device:CPU:1' and tuple(_w.shape) == (2, 1) and tuple(_b.shape) == (1,)",
+        "_l = [float(linreg_step(_w, _b, X_lin, y_lin, 0.01, '/CPU:1')) for _ in range(300)]",
+        "assert _l[-1] < _l[0] and np.allclose(_w.numpy().ravel(), [2.0, -3.0], atol=0.2)",
+    ]),
+    ("ring_forward", [
+        "_p = {'w1': tf.ones([2, 4]), 'b1': tf.zeros([4]), 'w2': tf.ones([4, 8]), 'b2': tf.zeros([8]), 'w3': -tf.ones([8, 1]) / 32.0, 'b3': tf.ones([1])}",
+        "_y = ring_forward(_p, X_ring[:5], '/CPU:2')",
+        "_h = np.maximum(np.maximum(X_ring[:5] @ np.ones((2, 4)), 0) @ np.ones((4, 8)), 0) @ (-np.ones((8, 1)) / 32.0) + 1.0",
+        "assert device_of(_y) == '/device:CPU:2' and tuple(_y.shape) == (5, 1) and np.allclose(_y.numpy(), 1 / (1 + np.exp(-_h)), atol=1e-5)",
+    ]),
+]
+
+TF_BRICKS = [
+    ("tensors", [
+        "_v = tf.Variable([1.0, 2.0])",
+        "_r = scale_in_place(_v, 3.0)",
+        "assert _r is _v and _v.numpy().tolist() == [3.0, 6.0]",
+        "_w = tf.Variable([0.0, 0.0]); _s = running_sum(_w, [tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])])",
+        "assert [x.numpy().tolist() for x in _s] == [[1.0, 2.0], [4.0, 6.0]] and _w.numpy().tolist() == [4.0, 6.0]",
+        "_m = int_mean(tf.constant([1, 2]))",
+        "assert _m.dtype == tf.float32 and abs(float(_m) - 1.5) < 1e-6",
+    ]),
+    ("broadcasting", [
+        "_c = center_columns(tf.constant([[1.0, 10.0], [3.0, 20.0]]))",
+        "assert _c.numpy().tolist() == [[-1.0, -5.0], [1.0, 5.0]]",
+        "_d = pairwise_sq_dists(tf.constant([[0.0, 0.0], [1.0, 1.0]]), tf.constant([[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]]))",
+        "assert _d.shape == (2, 3) and _d.numpy().tolist() == [[1.0, 4.0, 25.0], [1.0, 2.0, 13.0]]",
+    ]),
+    ("tape", [
+        "_y, _g = value_and_grad(lambda _x: tf.reduce_sum(_x ** 3), tf.constant([1.0, 2.0]))",
+        "assert abs(float(_y) - 9.0) < 1e-5 and _g.numpy().tolist() == [3.0, 12.0]",
+        "_a, _b = two_grads(lambda _x: tf.reduce_sum(_x ** 2), lambda _x: tf.reduce_sum(tf.sin(_x)), tf.constant([0.0, 1.0]))",
+        "assert np.allclose(_a.numpy(), [0.0, 2.0]) and np.allclose(_b.numpy(), np.cos([0.0, 1.0]))",
+    ]),
+    ("higher_order", [
+        "_y, _d1, _d2 = derivatives(lambda _x: _x ** 3, tf.constant([1.0, 2.0]))",
+        "assert np.allclose(_y.numpy(), [1.0, 8.0]) and np.allclose(_d1.numpy(), [3.0, 12.0]) and np.allclose(_d2.numpy(), [6.0, 12.0])",
+    ]),
+    ("stop_gradient", [
+        "_x = tf.constant([0.2, 1.7, -2.6])",
+        "_th, _ = tf.test.compute_gradient(straight_through_round, [_x])",
+        "assert np.allclose(straight_through_round(_x).numpy(), [0.0, 2.0, -3.0]) and np.allclose(_th[0], np.eye(3))",
+    ]),
+    ("tracing", [
+        "_g, _tr = make_traced(lambda _x: _x * 2)",
+        "_o = [_g(tf.constant([1.0, 2.0])), _g(tf.constant([3.0, 4.0])), _g(tf.constant([1.0, 2.0, 3.0]))]",
+        "assert len(_tr) == 2 and _o[1].numpy().tolist() == [6.0, 8.0]",
+        "_cc = CallCounter(); _s = [_cc(tf.constant([1.0, 2.0])) for _ in range(3)]",
+        "assert int(_cc.calls.numpy()) == 3 and float(_s[0]) == 3.0",
+    ]),
+    ("signature", [
+        "_st, _pm = make_standardize(), make_power_mean()",
+        "_r = [_st(tf.range(_n, dtype=tf.float32)) for _n in (3, 4, 5)]",
+        "assert _st.experimental_get_tracing_count() == 1 and np.allclose(_r[0].numpy(), [-1.2247449, 0.0, 1.2247449], atol=1e-5)",
+        "_q = [_pm(tf.constant([1.0, 2.0, 4.0]), _p) for _p in (1.0, 2.0, 3.0)]",
+        "assert _pm.experimental_get_tracing_count() == 1 and abs(float(_q[0]) - 7.0 / 3.0) < 1e-5",
+    ]),
+    ("autograph", [
+        "_ps = make_prefix_sum()",
+        "_r = [float(_ps(tf.constant(_v, dtype=tf.float32))) for _v in ([1.0, 2.0, -1.0, 5.0], [1.0, 2.0, 3.0], [-1.0, 4.0], [])]",
+        "assert _r == [3.0, 6.0, 0.0, 0.0] and _ps.experimental_get_tracing_count() == 1",
+    ]),
+    ("linreg", [
+        "assert abs(float(linreg_loss(tf.constant([[1.0], [3.0]]), tf.constant([[0.0], [1.0]]))) - 1.25) < 1e-6",
+        "_w = tf.Variable(tf.zeros([2, 1])); _b = tf.Variable(tf.zeros([1, 1]))",
+        "_h = fit_linreg(X_reg, Y_reg, _w, _b, keras.optimizers.SGD(learning_rate=0.01), epochs=5, batch_size=40, seed=0)",
+        "assert len(_h) == 5 and _h[-1] < _h[0] and np.allclose(_w.numpy().ravel(), [2.0, -3.0], atol=0.3)",
+    ]),
+    ("dnn", [
+        "_ = tf.random.set_seed(0)",
+        "_m = DNNModel()",
+        "assert sorted(tuple(_v.shape) for _v in _m.trainable_variables) == [(1, 1), (1, 4), (1, 8), (2, 4), (4, 8), (8, 1)]",
+        "_h = fit_dnn(_m, X_ring, Y_ring, keras.optimizers.Adam(learning_rate=0.05), epochs=5, batch_size=100, seed=0)",
+        "assert len(_h) == 5 and _h[-1] < _h[0] and accuracy(_m(X_ring), Y_ring) >= 0.85",
+    ]),
+]
+
 TF_WALLS: list[tuple[str, list[str]]] = [
     ("dense_layer", [
         "_l = MyDense(3, activation='relu')",
@@ -525,6 +628,8 @@ TESTS: dict[str, list[tuple[str, list[str]]]] = {
     "02b_kernels": KERNELS,
     "03_components": COMPONENTS,
     "04_fit_api": FIT_API,
+    "tf00_devices": TF_DEVICES,
+    "tf01_bricks": TF_BRICKS,
     "tf03_walls": TF_WALLS,
 }
 

@@ -2,7 +2,7 @@
 
 Both venvs are created on first use with `pip install <grader>` plus what the masters import
 (NOTEBOOK_PACKAGES: torch pinned to the CPU wheel from the local wheel folder, numpy, triton, pandas,
-matplotlib, pinned as the kit's pyproject pins them; neither grader depends on them; for otter also
+matplotlib, tensorflow-cpu, pinned as the kit's pyproject pins them; neither grader depends on them; for otter also
 ipykernel, which it needs to execute a notebook but does not depend on), plus a stub
 `autograder.selfcheck` module (the notebooks' `check()` does nothing, as in the kit's own workers).
 
@@ -29,8 +29,9 @@ BENCH = Path(__file__).resolve().parent
 KIT = BENCH.parent
 ASSIGNMENTS = tuple(TESTS)  # the assignments the peers can grade
 # What the masters import besides torch (pinned as the kit's pyproject pins them): numpy (01, 04), triton
-# (02b; torch's CPU wheel does not bring it, the kit's `instructor` extra does), pandas and matplotlib (04).
-NOTEBOOK_PACKAGES = ["torch==2.13.0", "numpy", "triton>=3.4", "pandas>=2.0", "matplotlib>=3.7"]
+# (02b; torch's CPU wheel does not bring it, the kit's `instructor` extra does), pandas and matplotlib (04),
+# TensorFlow with its Keras (the tf* assignments; the CPU build, as the kit's `tensorflow` extra pins it).
+NOTEBOOK_PACKAGES = ["torch==2.13.0", "numpy", "triton>=3.4", "pandas>=2.0", "matplotlib>=3.7", "tensorflow-cpu==2.21.0"]
 PACKAGES = {"nbgrader": ["nbgrader", *NOTEBOOK_PACKAGES],
             # otter executes notebooks through a Jupyter kernel but does not depend on ipykernel
             "otter": ["otter-grader", *NOTEBOOK_PACKAGES, "ipykernel"]}

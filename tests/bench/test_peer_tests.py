@@ -21,7 +21,8 @@ import peers  # noqa: E402
 
 ASSIGNMENTS = sorted(p.name for p in (ROOT / "assignments").iterdir() if (p / "manifest.toml").is_file())
 # top-level modules a master imports -> the distribution that provides it
-DISTRIBUTIONS = {"torch": "torch", "numpy": "numpy", "triton": "triton", "pandas": "pandas", "matplotlib": "matplotlib"}
+DISTRIBUTIONS = {"torch": "torch", "numpy": "numpy", "triton": "triton", "pandas": "pandas", "matplotlib": "matplotlib",
+                 "tensorflow": "tensorflow-cpu", "keras": "tensorflow-cpu"}  # TensorFlow brings its Keras
 
 
 def _code_cells(assignment: str) -> list[str]:
