@@ -621,6 +621,48 @@ TF_WALLS: list[tuple[str, list[str]]] = [
     ]),
 ]
 
+TF_HOUSE = [
+    ("house_model", [
+        "_ = keras.utils.set_random_seed(0)",
+        "_m = HouseModel(keras.Sequential([keras.Input((2,)), layers.Dense(1)]), 'sigmoid')",
+        "_ = _m.compile(optimizer=keras.optimizers.SGD(0.1), loss=keras.losses.BinaryCrossentropy(from_logits=True), metrics=[keras.metrics.BinaryAccuracy(threshold=0.0)])",
+        "_x = np.array([[1.0, 2.0], [-1.0, 0.5], [0.0, -3.0], [2.0, 2.0]], dtype='float32'); _y = np.array([[1.0], [0.0], [0.0], [1.0]], dtype='float32')",
+        "_h = _m.fit(_x, _y, epochs=3, batch_size=4, verbose=0).history",
+        "assert sorted(_h) == ['binary_accuracy', 'loss'] and len(_h['loss']) == 3 and _h['loss'][-1] < _h['loss'][0]",
+        "_w = [_a.copy() for _a in _m.get_weights()]; _e = _m.evaluate(_x, _y, verbose=0, return_dict=True)",
+        "assert all(np.array_equal(_a, _b) for _a, _b in zip(_w, _m.get_weights())) and sorted(_e) == ['binary_accuracy', 'loss']",
+        "assert np.allclose(_m.predict(_x, verbose=0), 1 / (1 + np.exp(-(_x @ _w[0] + _w[1]))), atol=1e-5)",
+    ]),
+    ("callbacks", [
+        "_mm = keras.Sequential([keras.Input((1,)), layers.Dense(1)]); _mm.stop_training = False; _cb = StopAtThreshold('loss', 0.5, 'min'); _ = _cb.set_model(_mm)",
+        "_ = _cb.on_train_begin(); _ = _cb.on_epoch_end(0, {'loss': 0.9})",
+        "assert not _mm.stop_training and _cb.stopped_epoch is None",
+        "_ = _cb.on_epoch_end(1, {'loss': 0.4})",
+        "assert _mm.stop_training and _cb.stopped_epoch == 1",
+        "_mm.stop_training = False; _c2 = StopAtThreshold('val_acc', 0.8, 'max'); _ = _c2.set_model(_mm); _ = _c2.on_train_begin()",
+        "_ = _c2.on_epoch_end(0, {'val_acc': 0.7}); _ = _c2.on_epoch_end(1, {'val_acc': 0.85})",
+        "assert _mm.stop_training and _c2.stopped_epoch == 1",
+    ]),
+    ("fit_callbacks", [
+        "_ = keras.utils.set_random_seed(0)",
+        "_x = np.linspace(-1, 1, 40, dtype='float32')[:, None]; _y = 3 * _x + 1",
+        "_m = keras.Sequential([keras.Input((1,)), layers.Dense(1)]); _ = _m.compile(optimizer=keras.optimizers.SGD(0.1), loss='mse')",
+        "_p = os.path.join(tempfile.mkdtemp(), 'best.weights.h5')",
+        "_h = train_house(_m, _x, _y, epochs=30, batch_size=10, patience=2, ckpt_path=_p)",
+        "assert 'val_loss' in _h.history and os.path.exists(_p)",
+        "_best = min(_h.history['val_loss'])",
+        "assert abs(_m.evaluate(_x[30:], _y[30:], verbose=0) - _best) < 1e-4",
+        "_m2 = keras.models.clone_model(_m); _ = _m2.compile(loss='mse'); _ = _m2.load_weights(_p)",
+        "assert abs(_m2.evaluate(_x[30:], _y[30:], verbose=0) - _best) < 1e-4",
+    ]),
+    ("book_tasks", [
+        "_lm = train_linreg(*linreg_data(300, seed=0)); _xt, _yt = linreg_data(1000, seed=1)",
+        "assert float(np.mean((_lm.predict(_xt, verbose=0) - _yt) ** 2)) <= 5.0",
+        "_rm = train_rings(*rings_data(300, seed=0)); _xr, _yr = rings_data(1000, seed=1)",
+        "assert float(np.mean((_rm.predict(_xr, verbose=0) > 0.5) == _yr)) >= 0.85",
+    ]),
+]
+
 TESTS: dict[str, list[tuple[str, list[str]]]] = {
     "00_devices": DEVICES,
     "01_tensors": TENSORS,
@@ -631,6 +673,7 @@ TESTS: dict[str, list[tuple[str, list[str]]]] = {
     "tf00_devices": TF_DEVICES,
     "tf01_bricks": TF_BRICKS,
     "tf03_walls": TF_WALLS,
+    "tf04_house": TF_HOUSE,
 }
 
 POINTS = 10
