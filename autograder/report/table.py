@@ -26,7 +26,10 @@ def _cut(message: str) -> str:
     return message[:MESSAGE_CHARS] + ("…" if len(message) > MESSAGE_CHARS else "")
 
 
-def print_table(results: list[SubmissionResult], title: str, stream: TextIO = sys.stdout) -> None:
+def print_table(results: list[SubmissionResult], title: str, stream: TextIO | None = None) -> None:
+    """The score table, to `stream` or the `sys.stdout` of the moment (not of import time: a default bound
+    then keeps a stream that may be closed since, e.g. a test's captured output)."""
+    stream = sys.stdout if stream is None else stream
     header = ("submission", "score", "status", "time", "message")
     try:
         from rich.console import Console
