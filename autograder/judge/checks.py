@@ -337,6 +337,12 @@ def assert_history(got: Any, expected: Mapping[str, Iterable[float]], *, columns
                         equal_nan=False)
 
 
+def tf_device(full: Any) -> Any:
+    """TensorFlow's full device name shortened to the one students write: '/job:localhost/replica:0/task:0/
+    device:CPU:1' -> '/device:CPU:1' (anything else unchanged), so a message names the device as they do."""
+    return "/device:" + full.rsplit("device:", 1)[-1] if isinstance(full, str) and "device:" in full else full
+
+
 def assert_true(condition: bool, message: str) -> None:
     """A behavioural check with a student-facing message."""
     if not condition:

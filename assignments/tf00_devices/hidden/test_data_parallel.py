@@ -2,15 +2,10 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close, assert_equal, assert_true
+from autograder.judge.checks import assert_close, assert_equal, assert_true, tf_device
 
 TARGET = {"cpu": "/device:CPU:1", "cuda": "/device:GPU:0"}  # the `device` variant's device; CPU:1 is a logical CPU
 CPUS = ["/device:CPU:0", "/device:CPU:1", "/device:CPU:2"]
-
-
-def _where(full):
-    """'/job:localhost/replica:0/task:0/device:CPU:1' -> '/device:CPU:1'."""
-    return "/device:" + full.rsplit("device:", 1)[-1] if isinstance(full, str) and "device:" in full else full
 
 
 def _sizes(n, k):
@@ -27,14 +22,14 @@ def _check(got, exp, whole, first, rest, want, devices, call):
     for i, (p, e) in enumerate(zip(pieces, exp[rest])):
         assert_equal(p["shape"], e["shape"], name=f"the shape of {rest}[{i}] of {call}")
         assert_close(p["value"], e["value"], name=f"{rest}[{i}] of {call}", rtol=1e-5, atol=1e-4)
-        assert_equal(_where(p["device"]), _where(e["device"]), name=f"the device of {rest}[{i}] of {call}")
+        assert_equal(tf_device(p["device"]), tf_device(e["device"]), name=f"the device of {rest}[{i}] of {call}")
     result = got[first]
     assert_true(result.get("type") == "Tensor", f"{call}: {first} should be a tf.Tensor, but it is a {result.get('type')}.")
     assert_equal(result["shape"], exp[first]["shape"], name=f"the shape of {first} of {call}")
     assert_close(result["value"], want, name=f"{first} of {call} (what one device computes)", rtol=1e-4, atol=1e-3,
                  check_dtype=False)
     assert_close(result["value"], exp[first]["value"], name=f"{first} of {call}", rtol=1e-5, atol=1e-4)
-    assert_equal(_where(result["device"]), _where(exp[first]["device"]), name=f"the device of {first} of {call}")
+    assert_equal(tf_device(result["device"]), tf_device(exp[first]["device"]), name=f"the device of {first} of {call}")
 
 
 def _draws(rng):

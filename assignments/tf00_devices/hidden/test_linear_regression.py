@@ -2,14 +2,9 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close, assert_equal, assert_true
+from autograder.judge.checks import assert_close, assert_equal, assert_true, tf_device
 
 TARGET = {"cpu": "/device:CPU:1", "cuda": "/device:GPU:0"}  # the `device` variant's device; CPU:1 is a logical CPU
-
-
-def _where(full):
-    """'/job:localhost/replica:0/task:0/device:CPU:1' -> '/device:CPU:1'."""
-    return "/device:" + full.rsplit("device:", 1)[-1] if isinstance(full, str) and "device:" in full else full
 
 
 def _data(rng, n):
@@ -27,7 +22,7 @@ def _variables(got, exp, call):
         assert_equal(v["shape"], e["shape"], name=f"the shape of {name} of {call}")
         assert_equal(v["dtype"], e["dtype"], name=f"the dtype of {name} of {call}")
         assert_close(v["value"], e["value"], name=f"the starting value of {name} of {call}")
-        assert_equal(_where(v["device"]), _where(e["device"]), name=f"the device of {name} of {call}")
+        assert_equal(tf_device(v["device"]), tf_device(e["device"]), name=f"the device of {name} of {call}")
 
 
 @pytest.mark.points(4)
@@ -45,7 +40,7 @@ def _steps(got, exp, call, steps):
                                                  f"returned a {out.get('type')}.")
         assert_equal(out["shape"], e["shape"], name=f"the shape of the loss of {call}")
         assert_close(out["value"], e["value"], name=f"the loss of step {i + 1} of {call}", rtol=1e-4, atol=1e-5)
-        assert_equal(_where(out["device"]), _where(e["device"]), name=f"the device of the loss of {call}")
+        assert_equal(tf_device(out["device"]), tf_device(e["device"]), name=f"the device of the loss of {call}")
     for name in ("w", "b"):
         assert_close(got[name]["value"], exp[name]["value"], name=f"{name} after {steps} steps of {call}", rtol=1e-4, atol=1e-5)
 

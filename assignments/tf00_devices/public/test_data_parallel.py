@@ -1,14 +1,9 @@
 import numpy as np
 import pytest
 
-from autograder.judge.checks import assert_close, assert_equal, assert_true
+from autograder.judge.checks import assert_close, assert_equal, assert_true, tf_device
 
 DEVICES = ["/device:CPU:1", "/device:CPU:2", "/device:CPU:0"]
-
-
-def _where(full):
-    """'/job:localhost/replica:0/task:0/device:CPU:1' -> '/device:CPU:1'."""
-    return "/device:" + full.rsplit("device:", 1)[-1] if isinstance(full, str) and "device:" in full else full
 
 
 def _results(got, first, rest, call):
@@ -30,9 +25,9 @@ def test_parallel_sum_small(student, probes):
     total, partials = _results(student(probes.parallel_sum, x, DEVICES), "total", "partials", call)
     for i, (p, rows) in enumerate(zip(partials, (x[:4], x[4:7], x[7:]))):
         assert_close(p["value"], rows.sum(axis=0), name=f"partials[{i}] of {call}")
-        assert_equal(_where(p["device"]), DEVICES[i], name=f"the device of partials[{i}] of {call}")
+        assert_equal(tf_device(p["device"]), DEVICES[i], name=f"the device of partials[{i}] of {call}")
     assert_close(total["value"], x.sum(axis=0), name=f"the total of {call}")
-    assert_equal(_where(total["device"]), DEVICES[0], name=f"the device of the total of {call}")
+    assert_equal(tf_device(total["device"]), DEVICES[0], name=f"the device of the total of {call}")
 
 
 @pytest.mark.points(3)
@@ -45,6 +40,6 @@ def test_parallel_matmul_small(student, probes):
     C, parts = _results(student(probes.parallel_matmul, A, B, DEVICES), "C", "parts", call)
     for i, (p, rows) in enumerate(zip(parts, (A[:3], A[3:5], A[5:]))):
         assert_close(p["value"], rows @ B, name=f"parts[{i}] of {call}")
-        assert_equal(_where(p["device"]), DEVICES[i], name=f"the device of parts[{i}] of {call}")
+        assert_equal(tf_device(p["device"]), DEVICES[i], name=f"the device of parts[{i}] of {call}")
     assert_close(C["value"], A @ B, name=f"C of {call}")
-    assert_equal(_where(C["device"]), DEVICES[0], name=f"the device of C of {call}")
+    assert_equal(tf_device(C["device"]), DEVICES[0], name=f"the device of C of {call}")
