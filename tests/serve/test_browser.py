@@ -44,6 +44,21 @@ def canvas_score(out, roster, kit, who: str) -> str:
     return next(r[-1] for r in rows if r[0] == who)
 
 
+def click_and_load(browser, element) -> None:
+    """Click a link or a submit button and wait for the page it opens: Selenium's click returns once the
+    click is dispatched, and a form that posts back to the same address leaves the old page (and the
+    old URL) in place until the answer arrives."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = browser.find_element(By.TAG_NAME, "html")
+    element.click()
+    wait = WebDriverWait(browser, 60)
+    wait.until(EC.staleness_of(old))
+    wait.until(lambda b: b.execute_script("return document.readyState") == "complete")
+
+
 def test_log_in_filter_open_override(workspace, browser, capsys):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -56,17 +71,17 @@ def test_log_in_filter_open_override(workspace, browser, capsys):
     assert "token=" not in browser.current_url
     assert browser.find_element(By.TAG_NAME, "h1").text == "Course"
     assert "signed in as TA Kim" in browser.find_element(By.TAG_NAME, "header").text
-    browser.find_element(By.LINK_TEXT, "toy").click()
+    click_and_load(browser, browser.find_element(By.LINK_TEXT, "toy"))
     Select(browser.find_element(By.ID, "f-test")).select_by_value("hidden/test_double.py::test_answer")
-    browser.find_element(By.ID, "f-apply").click()
+    click_and_load(browser, browser.find_element(By.ID, "f-apply"))
     listed = {a.text for a in browser.find_elements(By.CSS_SELECTOR, "#students a.sub")}
     assert listed == {"student1_1001", "student3_1003", "hostile_666"}
-    browser.find_element(By.LINK_TEXT, "student1_1001").click()
+    click_and_load(browser, browser.find_element(By.LINK_TEXT, "student1_1001"))
     assert browser.current_url.endswith("/a/toy/s/student1_1001")
     Select(browser.find_element(By.ID, "o-test")).select_by_value("hidden/test_double.py::test_answer")
     browser.find_element(By.ID, "o-score").send_keys("2")
     browser.find_element(By.ID, "o-comment").send_keys("right idea, the dtype was off: regraded by hand")
-    browser.find_element(By.ID, "o-submit").click()
+    click_and_load(browser, browser.find_element(By.ID, "o-submit"))
     assert browser.current_url.endswith("/a/toy/s/student1_1001")
     trail = browser.find_element(By.ID, "trail").text
     assert "right idea, the dtype was off" in trail and "TA Kim" in trail
