@@ -154,6 +154,19 @@ def test_the_checks_let_what_the_kit_has_through():
     assert checks.problems(text, "docs/x.md") == []
 
 
+# History lives in git: a doc that tells how the kit was ("before the tenth session", "issue 15", "used to
+# run") stops describing the kit as it is, and goes stale with every change.
+DIARY = re.compile(r"\b(?:\w+th|first|second|third) session\b|\bissue \d+\b|\bused to (?:run|be|do)\b|"
+                   r"\bearlier versions\b|\(before[:,]|\bbefore the \w+ session\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("doc", DOC_NAMES)
+def test_docs_describe_the_kit_as_it_is_not_its_history(doc):
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    found = [f"line {text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}" for m in DIARY.finditer(text)]
+    assert found == [], f"{doc} tells history (keep it in git log): {found}"
+
+
 # ------------------------------------------------------------------------------------------ the performance doc
 def test_performance_md_is_a_reference_under_300_lines():
     lines = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8").splitlines()
