@@ -91,30 +91,27 @@ def _on(device):
 
 # ---------------------------------------------------------------- 1 backward
 
-def grad_at(ns, x, name, layout="c", stale_grad=False):
+def _gradient_call(ns, fname, f, x, extra, layout, stale_grad):
+    """ns[fname](f, x, *extra) on a laid-out x (with stale_grad: one that requires grad and has an old .grad),
+    with what it left of x and how often it called f and backward."""
     x = _layout(x, layout)
     if stale_grad:
         x.requires_grad_(True)
         x.grad = torch.full_like(x, 100.0)
     before = x.detach().clone()
-    f, calls = _counted(SCALAR_FUNCS[name])
+    f, calls = _counted(f)
     with _Recorder() as rec:
-        g = ns["grad_at"](f, x)
+        g = ns[fname](f, x, *extra)
     return {"grad": g, "calls": calls[0], "x": x.detach().clone(), "x_before": before, "x_grad": _maybe(x.grad),
             "backward_calls": rec.names.count("backward")}
+
+
+def grad_at(ns, x, name, layout="c", stale_grad=False):
+    return _gradient_call(ns, "grad_at", SCALAR_FUNCS[name], x, (), layout, stale_grad)
 
 
 def vjp(ns, x, v, name, layout="c", stale_grad=False):
-    x = _layout(x, layout)
-    if stale_grad:
-        x.requires_grad_(True)
-        x.grad = torch.full_like(x, 100.0)
-    before = x.detach().clone()
-    f, calls = _counted(TENSOR_FUNCS[name])
-    with _Recorder() as rec:
-        g = ns["vjp"](f, x, v)
-    return {"grad": g, "calls": calls[0], "x": x.detach().clone(), "x_before": before, "x_grad": _maybe(x.grad),
-            "backward_calls": rec.names.count("backward")}
+    return _gradient_call(ns, "vjp", TENSOR_FUNCS[name], x, (v,), layout, stale_grad)
 
 
 # ---------------------------------------------------------------- 2 higher order
