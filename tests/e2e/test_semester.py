@@ -17,7 +17,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import zipfile
 from datetime import datetime, timezone
@@ -32,6 +31,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from autograder.cli import main
+from tests.chromium import needs_chromium, render
 from tests.nbfactory import edit
 
 ROSTER = """Student,ID,SIS User ID,SIS Login ID,Email,Section,LTI User ID
@@ -381,27 +381,14 @@ def test_both_passbacks_write_the_same_grades(semester, capsys):
     assert "Total set to 9 by TA Kim: regrade request." in Recorder.canvas["43"]["102"]["text_comment"]
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _chromium(page: Path, shot: Path, height: int) -> str:
-    with tempfile.TemporaryDirectory() as profile:
-        base = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}"]
-        subprocess.run(base + [f"--screenshot={shot}", f"--window-size=1280,{height}", page.as_uri()],
-                       check=True, capture_output=True, timeout=120)
-        return subprocess.run(base + ["--dump-dom", page.as_uri()], check=True, capture_output=True, text=True,
-                              timeout=120).stdout
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+@needs_chromium
 def test_report_and_feedback_pages_render_in_headless_chromium(semester, tmp_path):
     import matplotlib.image
 
     s = semester
     assert cli(s["course"], s["kit"], "report", "toy") == 0
     assert cli(s["course"], s["kit"], "feedback", "toy") == 0
-    report = _chromium(s["out"] / "toy" / "report.html", tmp_path / "report.png", 2000)
+    report = render(s["out"] / "toy" / "report.html", tmp_path / "report.png", 1280, 2000)
     for name in NAMES.values():
         assert name in report
     assert "Instructor override of the total" not in report
@@ -409,7 +396,7 @@ def test_report_and_feedback_pages_render_in_headless_chromium(semester, tmp_pat
     perfect = next(p for sid, p in pages.items() if "101" in sid)
     failing = next(p for sid, p in pages.items() if "an_u.edu" in sid)
     for page in (perfect, failing):
-        dom = _chromium(page, tmp_path / f"{page.stem}.png", 1400)
+        dom = render(page, tmp_path / f"{page.stem}.png", 1280, 1400)
         img = matplotlib.image.imread(tmp_path / f"{page.stem}.png")
         assert img[..., :3].std() > 0.05                                   # not a blank page
         text = re.sub(r"<[^>]+>", " ", dom.split("<body")[1])                 # what a student reads

@@ -1,9 +1,6 @@
 """Student feedback (HTML + Markdown) and the instructor report (its own checks: test_instructor_report.py);
 both render in headless Chromium."""
 import re
-import shutil
-import subprocess
-import tempfile
 from datetime import datetime, timezone
 
 import pytest
@@ -13,6 +10,7 @@ from autograder.report.feedback import render_html, render_markdown, write_feedb
 from autograder.report.exports import grade_rows
 from autograder.report.instructor_report import write_report
 from autograder.score.late import LatePolicy, apply_late_policy
+from tests.chromium import needs_chromium, render
 from tests.exports.factory import cell_error, grader_failure, result
 
 HIDDEN_MSG = "tensors differ at index 3: got 5.0, expected 6.0"
@@ -61,10 +59,7 @@ def klass():
     return rs
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+@needs_chromium
 def test_pages_render_in_headless_chromium(tmp_path):
     import matplotlib.image
 
@@ -72,13 +67,7 @@ def test_pages_render_in_headless_chromium(tmp_path):
     report = write_report(tmp_path / "report.html", grade_rows(klass()), title="Toy")
     for page in (feedback, report):
         shot = tmp_path / f"{page.stem}.png"
-        with tempfile.TemporaryDirectory() as profile:
-            base = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}"]
-            subprocess.run(base + [f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
-                           check=True, capture_output=True, timeout=120)
-            dom = subprocess.run(base + ["--dump-dom", page.as_uri()], check=True, capture_output=True,
-                                 text=True, timeout=120).stdout
+        dom = render(page, shot, 1200, 1600)
         img = matplotlib.image.imread(shot)
         assert img.shape[:2] == (1600, 1200)
         assert img[..., :3].std() > 0.05                            # not a blank page

@@ -2,9 +2,6 @@
 times, common failures; plots checked on their matplotlib axes, the page in headless Chromium."""
 import base64
 import re
-import shutil
-import subprocess
-import tempfile
 from dataclasses import replace
 from datetime import datetime, timezone
 from html.parser import HTMLParser
@@ -17,6 +14,7 @@ from autograder.report.exports import grade_rows
 from autograder.report.instructor_report import (EXAMPLE_MESSAGE_CHARS, exercise_figure, histogram_figure,
                                                  render_report, write_report)
 from autograder.score.late import LatePolicy
+from tests.chromium import needs_chromium, render
 from tests.exports.factory import grader_failure, result
 
 pytest.importorskip("matplotlib")
@@ -182,23 +180,14 @@ def test_report_command_uses_the_roster(toy_kit, tmp_path):
     assert [row[0] for row in t.body("missing")] == ["Roe, Rick"]
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+@needs_chromium
 def test_report_renders_in_headless_chromium(tmp_path):
     import matplotlib.image
 
     rs, names, missing = klass()
     path = write_report(tmp_path / "report.html", grade_rows(rs, names, roster=missing), title="Toy")
     shot = tmp_path / "shot.png"
-    with tempfile.TemporaryDirectory() as profile:
-        base = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}"]
-        subprocess.run(base + [f"--screenshot={shot}", "--window-size=1280,2400", path.as_uri()],
-                       check=True, capture_output=True, timeout=120)
-        dom = subprocess.run(base + ["--dump-dom", path.as_uri()], check=True, capture_output=True,
-                             text=True, timeout=120).stdout
+    dom = render(path, shot, 1280, 2400)
     assert shot.stat().st_size > 20_000
     img = matplotlib.image.imread(shot)
     assert img.shape[:2] == (2400, 1280) and img[..., :3].std() > 0.05        # not a blank page
