@@ -398,12 +398,11 @@ def _stop(hogs: list) -> None:
         h.wait()
 
 
-def test_starved_probe_is_retried_not_charged(toy_kit):
-    """A probe that misses its wall deadline while its worker asked for the CPU and hardly got any (here:
-    the worker at nice 19, and its session's autogroup too, behind two busy processes per core, as a host
-    overloaded by other graders would starve it) is retried on a fresh worker, and the student is not charged."""
-    import threading
-
+def _starved_call_is_retried_not_charged(toy_kit, release) -> None:
+    """The toy's spinning `double` called with a 2 s deadline while its worker is kept from the CPU (nice 19
+    and its autogroup behind two busy processes per core) until `release(worker_pid, hogs)`, called as the call
+    starts, lets the busy processes end: the call is retried on a fresh worker and answers, and neither the
+    student nor the notebook's max_restarts is charged."""
     import torch
 
     hogs: list = []
@@ -412,13 +411,23 @@ def test_starved_probe_is_retried_not_charged(toy_kit):
         with _runner(toy_kit, SPIN) as runner:
             runner.execute()
             _put_behind_other_work(runner.worker.pid)
-            threading.Thread(target=_kill_once_gone, args=(runner.worker.pid, hogs), daemon=True).start()
+            release(runner.worker.pid, hogs)
             value = runner.call("double", (torch.tensor([1.0, 2.0]),), timeout=2.0)
             assert torch.equal(value, torch.tensor([2.0, 4.0]))
             assert runner.host_retries == 1 and runner.host_fault == ""
             assert runner.restarts == 0  # the host's restart does not count against the notebook's max_restarts
     finally:
         _stop(hogs)
+
+
+def test_starved_probe_is_retried_not_charged(toy_kit):
+    """A probe that misses its wall deadline while its worker asked for the CPU and hardly got any (here:
+    the worker at nice 19, and its session's autogroup too, behind two busy processes per core, as a host
+    overloaded by other graders would starve it) is retried on a fresh worker, and the student is not charged."""
+    import threading
+
+    _starved_call_is_retried_not_charged(toy_kit, lambda pid, hogs: threading.Thread(
+        target=_kill_once_gone, args=(pid, hogs), daemon=True).start())
 
 
 def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_kit):
@@ -428,22 +437,8 @@ def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_k
     is retried on a fresh worker, not charged."""
     import threading
 
-    import torch
-
-    hogs: list = []
-    _start_busy_processes(hogs)
-    try:
-        with _runner(toy_kit, SPIN) as runner:
-            runner.execute()
-            _put_behind_other_work(runner.worker.pid)
-            stop = threading.Timer(1.85, lambda: [h.kill() for h in hogs])
-            stop.start()
-            value = runner.call("double", (torch.tensor([1.0, 2.0]),), timeout=2.0)
-            assert torch.equal(value, torch.tensor([2.0, 4.0]))
-            assert runner.host_retries == 1 and runner.host_fault == ""
-            assert runner.restarts == 0  # the host's restart does not count against the notebook's max_restarts
-    finally:
-        _stop(hogs)
+    _starved_call_is_retried_not_charged(toy_kit, lambda pid, hogs: threading.Timer(
+        1.85, lambda: [h.kill() for h in hogs]).start())
 
 
 def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
