@@ -8,6 +8,8 @@ non-contiguous input when a test asks for one.
 """
 from __future__ import annotations
 
+import math
+
 import torch
 from torch.utils.data import TensorDataset
 
@@ -342,6 +344,25 @@ def loaders_run(ns, X, Y, val_fraction, batch_size, seed, epochs=2):
 
 
 # ---------------------------------------------------------------- book tasks
+
+def linreg_data(g, n, w_true=(2.0, -3.0), b_true=10.0):
+    """n points of the book's linear regression: X uniform on [-5, 5)^2, y = X @ w_true + b_true + N(0, 2)."""
+    X = 10 * torch.rand(n, 2, generator=g) - 5.0
+    y = X @ torch.tensor([[w_true[0]], [w_true[1]]]) + b_true + 2.0 * torch.randn(n, 1, generator=g)
+    return X, y
+
+
+def rings(n_pos, n_neg, g):
+    """The book's two rings: n_pos points of radius 5 + N(0, 1) (label 1), then n_neg of radius 8 + N(0, 1)."""
+    r_p = 5.0 + torch.randn(n_pos, 1, generator=g)
+    t_p = 2 * math.pi * torch.rand(n_pos, 1, generator=g)
+    r_n = 8.0 + torch.randn(n_neg, 1, generator=g)
+    t_n = 2 * math.pi * torch.rand(n_neg, 1, generator=g)
+    X = torch.cat([torch.cat([r_p * torch.cos(t_p), r_p * torch.sin(t_p)], 1),
+                   torch.cat([r_n * torch.cos(t_n), r_n * torch.sin(t_n)], 1)])
+    Y = torch.cat([torch.ones(n_pos, 1), torch.zeros(n_neg, 1)])
+    return X, Y
+
 
 def linear_regression_run(ns, X, y, kwargs):
     model = ns["train_linear_regression"](X, y, **kwargs)

@@ -35,6 +35,22 @@ def _torch_run(cls, inits, groups, defaults, grads):
     return history
 
 
+def _torch_closure(cls, init, target, n_steps, hyper):
+    """torch's `cls` minimising sum((p - target)^2) from `init` by `n_steps` step(closure) calls: the final
+    parameter and the losses step(closure) returned."""
+    p = init.clone().requires_grad_(True)
+    opt = cls([p], **hyper)
+    losses = []
+    for _ in range(n_steps):
+        def closure():
+            opt.zero_grad()
+            loss = ((p - target) ** 2).sum()
+            loss.backward()
+            return loss
+        losses.append(opt.step(closure).detach())
+    return p.detach(), losses
+
+
 def compare_histories(got, exp, keys, what):
     assert_true(len(got) == len(exp), f"{what}: expected {len(exp)} steps of history")
     for t, (g, e) in enumerate(zip(got, exp)):
@@ -72,5 +88,5 @@ def state_on_device(student, probes, name, hyper, keys):
 
 @pytest.fixture
 def optimizer_race() -> SimpleNamespace:
-    return SimpleNamespace(problem=_problem, torch_run=_torch_run, compare_histories=compare_histories,
-                           state_on_device=state_on_device)
+    return SimpleNamespace(problem=_problem, torch_run=_torch_run, torch_closure=_torch_closure,
+                           compare_histories=compare_histories, state_on_device=state_on_device)

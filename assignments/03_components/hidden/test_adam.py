@@ -38,24 +38,15 @@ def test_adam_param_groups(student, probes, rng, optimizer_race):
 
 
 @pytest.mark.points(2)
-def test_adam_is_own_and_converges(student, probes, rng):
+def test_adam_is_own_and_converges(student, probes, rng, optimizer_race):
     """Adam minimises a quadratic through step(closure) like torch"""
     init = torch.randn(5, generator=rng, dtype=torch.float64)
     got = student(probes.optimizer_run, "Adam", [init], [{"idx": [0]}], {"lr": 0.1}, [[init.clone()]])
     target = torch.randn(5, generator=rng, dtype=torch.float64)
     got = student(probes.optimizer_closure, "Adam", init, target, 30, {"lr": 0.05})
-    p = init.clone().requires_grad_(True)
-    opt = torch.optim.Adam([p], lr=0.05)
-    losses = []
-    for _ in range(30):
-        def closure():
-            opt.zero_grad()
-            loss = ((p - target) ** 2).sum()
-            loss.backward()
-            return loss
-        losses.append(opt.step(closure).detach())
+    param, _ = optimizer_race.torch_closure(torch.optim.Adam, init, target, 30, {"lr": 0.05})
     assert_equal(len(got["losses"]), 30, name="the number of losses")
-    assert_tensor(got["param"], p.detach(), name="the parameter after 30 closure steps")
+    assert_tensor(got["param"], param, name="the parameter after 30 closure steps")
 
 
 @pytest.mark.points(1)

@@ -8,8 +8,7 @@ from autograder.judge.checks import assert_equal, assert_true
 def test_reaches_least_squares(student, probes, rng):
     """train_linear_regression on fresh data gets close to the least-squares fit"""
     for n, w_true, b_true, kwargs in [(400, (2.0, -3.0), 10.0, {}), (300, (-1.0, 0.5), -4.0, {"epochs": 12, "seed": 3})]:
-        X = 10 * torch.rand(n, 2, generator=rng) - 5.0
-        y = X @ torch.tensor([[w_true[0]], [w_true[1]]]) + b_true + 2.0 * torch.randn(n, 1, generator=rng)
+        X, y = probes.linreg_data(rng, n, w_true, b_true)
         got = student(probes.linear_regression_run, X, y, kwargs)
         assert_equal(got["classes"][0], "torch.nn.modules.linear.Linear", name="the returned model's class")
         A = torch.cat([X.double(), torch.ones(n, 1, dtype=torch.float64)], dim=1)

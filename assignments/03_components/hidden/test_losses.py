@@ -25,6 +25,16 @@ def _compare(got, exp, what, grad_b=True, value_atol=None):
         assert_tensor(got["grad_b"], exp["grad_b"], name=f"the gradient of {what} w.r.t. the target")
 
 
+def _matches_torch(student, probes, name, fn, a, b, up, device, where):
+    """The student's `name` against torch's `fn` on (a, b) for every reduction, then with reduction 'none' and
+    the upstream gradient `up`."""
+    for reduction in ("mean", "sum", "none"):
+        got = student(probes.loss_run, name, a, b, reduction, device)
+        _compare(got, _torch_loss(fn, a, b, reduction), f"{name}(reduction={reduction!r}) on {where}")
+    got = student(probes.loss_run_upstream, name, a, b, up, device)
+    _compare(got, _torch_loss(fn, a, b, "none", up), f"{name}(reduction='none') on {where}")
+
+
 @pytest.mark.points(3)
 def test_mse_matches_torch(student, probes, rng, device):
     """mse_loss matches F.mse_loss (values and both gradients) for every reduction, shape and dtype"""
@@ -32,12 +42,8 @@ def test_mse_matches_torch(student, probes, rng, device):
         for dtype in (torch.float32, torch.float64):
             a = torch.randn(shape, generator=rng, dtype=dtype) * 3
             b = torch.randn(shape, generator=rng, dtype=dtype)
-            for reduction in ("mean", "sum", "none"):
-                got = student(probes.loss_run, "mse_loss", a, b, reduction, device)
-                _compare(got, _torch_loss(F.mse_loss, a, b, reduction), f"mse_loss(reduction={reduction!r}) on {dtype} {shape}")
             up = torch.randn(shape, generator=rng, dtype=dtype)
-            got = student(probes.loss_run_upstream, "mse_loss", a, b, up, device)
-            _compare(got, _torch_loss(F.mse_loss, a, b, "none", up), f"mse_loss(reduction='none') on {dtype} {shape}")
+            _matches_torch(student, probes, "mse_loss", F.mse_loss, a, b, up, device, f"{dtype} {shape}")
 
 
 @pytest.mark.points(2)
@@ -47,14 +53,9 @@ def test_bce_matches_torch(student, probes, rng, device):
         for dtype in (torch.float32, torch.float64):
             z = torch.randn(shape, generator=rng, dtype=dtype) * 4
             y = torch.rand(shape, generator=rng, dtype=dtype)
-            for reduction in ("mean", "sum", "none"):
-                got = student(probes.loss_run, "bce_with_logits", z, y, reduction, device)
-                exp = _torch_loss(F.binary_cross_entropy_with_logits, z, y, reduction)
-                _compare(got, exp, f"bce_with_logits(reduction={reduction!r}) on {dtype} {shape}")
             up = torch.randn(shape, generator=rng, dtype=dtype)
-            got = student(probes.loss_run_upstream, "bce_with_logits", z, y, up, device)
-            exp = _torch_loss(F.binary_cross_entropy_with_logits, z, y, "none", up)
-            _compare(got, exp, f"bce_with_logits(reduction='none') on {dtype} {shape}")
+            _matches_torch(student, probes, "bce_with_logits", F.binary_cross_entropy_with_logits, z, y, up, device,
+                           f"{dtype} {shape}")
 
 
 @pytest.mark.points(3)

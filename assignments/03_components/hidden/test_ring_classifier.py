@@ -1,5 +1,3 @@
-import math
-
 import pytest
 import torch
 
@@ -11,21 +9,10 @@ from autograder.judge.checks import assert_close, assert_equal, assert_true
 MARGIN = 0.055
 
 
-def rings(n_pos, n_neg, g):
-    r_p = 5.0 + torch.randn(n_pos, 1, generator=g)
-    t_p = 2 * math.pi * torch.rand(n_pos, 1, generator=g)
-    r_n = 8.0 + torch.randn(n_neg, 1, generator=g)
-    t_n = 2 * math.pi * torch.rand(n_neg, 1, generator=g)
-    X = torch.cat([torch.cat([r_p * torch.cos(t_p), r_p * torch.sin(t_p)], 1),
-                   torch.cat([r_n * torch.cos(t_n), r_n * torch.sin(t_n)], 1)])
-    Y = torch.cat([torch.ones(n_pos, 1), torch.zeros(n_neg, 1)])
-    return X, Y
-
-
 @pytest.mark.points(3)
 def test_adam_state_accumulates(student, reference, probes, rng):
     """model.optimizer is one Adam object whose state counts every train_step (and the losses agree with the reference)"""
-    X, Y = rings(64, 64, rng)
+    X, Y = probes.rings(64, 64, rng)
     weights = [torch.randn(shape, generator=rng) * 0.5 for shape in ((4, 2), (4,), (8, 4), (8,), (1, 8), (1,))]
     for k in (1, 5):
         got = student(probes.ring_optimizer_state, X, Y, k, weights)
@@ -39,8 +26,8 @@ def test_adam_state_accumulates(student, reference, probes, rng):
 @pytest.mark.points(4)
 def test_heldout_accuracy(student, reference, probes, rng):
     """trained on fresh rings, the classifier's held-out accuracy is within a margin of the reference's"""
-    X, Y = rings(500, 500, rng)
-    Xv, Yv = rings(1000, 1000, rng)
+    X, Y = probes.rings(500, 500, rng)
+    Xv, Yv = probes.rings(1000, 1000, rng)
     seeds = [int(s) for s in torch.randint(0, 1000, (2,), generator=rng)]
     for seed in seeds:
         got = student(probes.ring_classifier_fit, X, Y, Xv, {"seed": seed})

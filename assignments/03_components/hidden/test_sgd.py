@@ -37,26 +37,17 @@ def test_sgd_param_groups(student, probes, rng, optimizer_race):
 
 
 @pytest.mark.points(1)
-def test_sgd_is_own_and_closure(student, probes, rng):
+def test_sgd_is_own_and_closure(student, probes, rng, optimizer_race):
     """SGD.step(closure) returns the closure's loss, like torch's"""
     init = torch.randn(4, generator=rng, dtype=torch.float64)
     got = student(probes.optimizer_run, "SGD", [init], [{"idx": [0]}], {"lr": 0.1}, [[init.clone()]])
     target = torch.randn(4, generator=rng, dtype=torch.float64)
     got = student(probes.optimizer_closure, "SGD", init, target, 3, {"lr": 0.1, "momentum": 0.5})
-    p = init.clone().requires_grad_(True)
-    opt = torch.optim.SGD([p], lr=0.1, momentum=0.5)
-    losses = []
-    for _ in range(3):
-        def closure():
-            opt.zero_grad()
-            loss = ((p - target) ** 2).sum()
-            loss.backward()
-            return loss
-        losses.append(opt.step(closure).detach())
+    param, losses = optimizer_race.torch_closure(torch.optim.SGD, init, target, 3, {"lr": 0.1, "momentum": 0.5})
     assert_equal(len(got["losses"]), 3, name="the number of losses")
     for i, (g, e) in enumerate(zip(got["losses"], losses)):
         assert_tensor(g, e, name=f"the loss returned by step(closure) number {i + 1}")
-    assert_tensor(got["param"], p.detach(), name="the parameter after three closure steps")
+    assert_tensor(got["param"], param, name="the parameter after three closure steps")
 
 
 @pytest.mark.points(1)
