@@ -5,6 +5,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from autograder.execute.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import choose_isolation
@@ -21,6 +23,17 @@ def live_runner(folder: Path, cells: list[Cell], probes_source: str) -> Iterator
     with NotebookRunner(cells, probes=probes, limits=Limits(cell_timeout=20, submission_timeout=300),
                         isolation=choose_isolation(allow_weak=True)) as r:
         yield r
+
+
+def runner_fixture(cells: list[Cell], probes_source: str):
+    """A module-scoped `runner` fixture (assign it to `runner` in the test module): one `live_runner` of `cells`
+    and `probes_source` for all the module's tests."""
+    @pytest.fixture(scope="module")
+    def runner(tmp_path_factory):
+        with live_runner(tmp_path_factory.mktemp("probes"), cells, probes_source) as r:
+            yield r
+
+    return runner
 
 
 def client(backend, probes, test: str, timeout: float) -> ProbeClient:

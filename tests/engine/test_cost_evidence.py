@@ -9,7 +9,7 @@ import torch
 
 from autograder.judge.checks import CheckFailed, LOOP_FLOOR, advise, assert_loop_free
 from autograder.notebook.parse import Cell
-from tests.engine.live import client, live_runner
+from tests.engine.live import client, runner_fixture
 
 SPIN = "def spin(s):\n    t = time.process_time()\n    while time.process_time() - t < s:\n        pass\n    return 7\n"
 CELLS = [Cell(1, "import sys, time, threading, multiprocessing, torch\n" + SPIN +
@@ -26,10 +26,7 @@ class _Probes:
     def run(ns, name, s): ...
 
 
-@pytest.fixture(scope="module")
-def runner(tmp_path_factory):
-    with live_runner(tmp_path_factory.mktemp("probes"), CELLS, PROBES) as r:
-        yield r
+runner = runner_fixture(CELLS, PROBES)
 
 
 def _client(backend):

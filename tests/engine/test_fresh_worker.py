@@ -6,7 +6,7 @@ import pytest
 from autograder.execute.runner import ProbeError
 from autograder.notebook.parse import Cell
 from autograder.probe.inprocess import InProcess
-from tests.engine.live import client, live_runner
+from tests.engine.live import client, runner_fixture
 
 CELLS = [Cell(1, "import torch\nSECRET = 'from the notebook'\n"
                  "torch.softmax = lambda *a, **k: 'patched'\nopen('planted', 'w').write('x')\n")]
@@ -25,10 +25,7 @@ class _Probes:
     def fail(ns): ...
 
 
-@pytest.fixture(scope="module")
-def runner(tmp_path_factory):
-    with live_runner(tmp_path_factory.mktemp("probes"), CELLS, PROBES) as r:
-        yield r
+runner = runner_fixture(CELLS, PROBES)
 
 
 def _client(backend):

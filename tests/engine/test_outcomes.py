@@ -1,7 +1,6 @@
 """Whose fault an outcome is: a check that raises on the value a submission returned is that submission's
 `failed`; the grader's and the host's faults stay `error` (provisional, graded again); on the master
 itself every raise is the assignment's bug (`error`), which stops grading before anyone is graded."""
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import torch
 from autograder.judge.plugin import GradingPlugin, _classify
 from autograder.judge.suite import TestSuite
 from autograder.probe.seeds import Seeds
+from tests.engine.probes_file import probes_module
 from tests.engine.test_suite import _Fixed
 
 TESTS = '''
@@ -49,10 +49,7 @@ def test_host(student, probes):
 def suite(tmp_path):
     (tmp_path / "public").mkdir()
     (tmp_path / "public" / "test_x.py").write_text(TESTS)
-    (tmp_path / "probes.py").write_text("def answer(ns):\n    return ns['x']\n")
-    spec = importlib.util.spec_from_file_location("probes_outcomes_test", tmp_path / "probes.py")
-    probes = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probes)
+    probes = probes_module(tmp_path, "def answer(ns):\n    return ns['x']\n", "probes_outcomes_test")
     plugin = GradingPlugin(student=_Fixed(None), reference=None, probes=probes, seeds=Seeds(b"k", "a"), test_timeout=10)
     with TestSuite([tmp_path / "public"], plugin, tmp_path) as s:
         yield s

@@ -3,12 +3,12 @@
 (pytest's importlib mode keys test modules by their path under the rootdir, e.g.
 `hidden.test_linear_regression`, and reuses a cached module of that name.)
 """
-import importlib.util
 from pathlib import Path
 
 from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import run_tests
 from autograder.probe.seeds import Seeds
+from tests.engine.probes_file import probes_module
 
 
 class _Echo:
@@ -22,10 +22,7 @@ def _run(root: Path, i: int) -> list[tuple[str, str]]:
         (root / kind / "test_same.py").write_text(
             f"import pytest\n\n@pytest.mark.points(1)\ndef test_{kind}(student, probes):\n"
             f"    assert student(probes.echo{i}, {i}) == {i}\n")
-    (root / "probes.py").write_text(f"def echo{i}(ns, x):\n    return x\n")
-    spec = importlib.util.spec_from_file_location(f"probes_isolation_{i}", root / "probes.py")
-    probes = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probes)
+    probes = probes_module(root, f"def echo{i}(ns, x):\n    return x\n", f"probes_isolation_{i}")
     plugin = GradingPlugin(student=_Echo(), reference=None, probes=probes, seeds=Seeds(b"k", "a"), test_timeout=10,
                            hidden_dir=root / "hidden")
     run_tests([root / "public", root / "hidden"], plugin, root)

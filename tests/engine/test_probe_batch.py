@@ -6,7 +6,7 @@ import torch
 
 from autograder.execute.runner import ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.notebook.parse import Cell
-from tests.engine.live import client, live_runner
+from tests.engine.live import client, runner_fixture
 
 CELLS = [Cell(1, "import os, torch\ndef double(x):\n    if x == 13:\n        raise ValueError('unlucky')\n"
                  "    while x == 99:\n        pass\n    if x == 66:\n        os._exit(3)\n    return x * 2\n"
@@ -15,10 +15,7 @@ PROBES = ("def double(ns, x):\n    return ns['double'](x)\n\ndef noise(ns, n):\n
           "def tamper(ns):\n    globals()['double'] = lambda ns, x: 42\n")
 
 
-@pytest.fixture(scope="module")
-def runner(tmp_path_factory):
-    with live_runner(tmp_path_factory.mktemp("probes"), CELLS, PROBES) as r:
-        yield r
+runner = runner_fixture(CELLS, PROBES)
 
 
 class _Probes:

@@ -14,6 +14,7 @@ from autograder.judge.suite import run_tests
 from autograder.judge.session import GradeOptions, close_references, grade_notebook
 from autograder.probe.seeds import Seeds, fingerprint
 from autograder.report.files import write_submission
+from tests.engine.probes_file import probes_module
 from tests.nbfactory import edit
 
 SECRET = b"course-secret-for-seed-tests"
@@ -79,11 +80,7 @@ def test_each_probe_call_gets_only_its_own_derived_seed(tmp_path):
         "    assert student(probes.echo, 1) == reference(probes.echo, 1)\n"
         "    assert student(probes.echo, 2) == reference(probes.echo, 2)\n\n"
         "@pytest.mark.points(1)\ndef test_b(student, probes):\n    assert student(probes.echo, 3) == 3\n")
-    (tmp_path / "probes.py").write_text("def echo(ns, x):\n    return x\n")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("probes_seed_test", tmp_path / "probes.py")
-    probes = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probes)
+    probes = probes_module(tmp_path, "def echo(ns, x):\n    return x\n", "probes_seed_test")
     seeds = Seeds(SECRET, "a")
     student, reference = _Recorder(), _Recorder()
     plugin = GradingPlugin(student=student, reference=reference, probes=probes, seeds=seeds, test_timeout=10,
@@ -180,17 +177,12 @@ def test_hidden_seeds_follow_the_variant_and_the_course_wide_ones_do_not_change(
 def test_a_public_and_a_hidden_test_of_one_name_get_their_own_seeds(tmp_path):
     """03_components has public and hidden tests of one file and function name: only the hidden one varies
     (and a hidden test marked `same_inputs` does not)."""
-    import importlib.util
-
     for kind in ("public", "hidden"):
         (tmp_path / kind).mkdir()
         (tmp_path / kind / "test_s.py").write_text(
             "import pytest\n\n@pytest.mark.points(1)\ndef test_a(student, probes, seed):\n"
             "    assert student(probes.echo, seed) == seed\n")
-    (tmp_path / "probes.py").write_text("def echo(ns, x):\n    return x\n")
-    spec = importlib.util.spec_from_file_location("probes_variant_test", tmp_path / "probes.py")
-    probes = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probes)
+    probes = probes_module(tmp_path, "def echo(ns, x):\n    return x\n", "probes_variant_test")
     (tmp_path / "hidden" / "test_big.py").write_text(  # inputs too large to tabulate: the same for everyone
         "import pytest\n\n@pytest.mark.points(1)\n@pytest.mark.same_inputs\ndef test_a(student, probes, seed):\n"
         "    assert student(probes.echo, seed) == seed\n")

@@ -1,12 +1,12 @@
 """An assignment's tests are collected once per process and run against one submission after another
 (`judge.suite`): nothing of one submission's run may reach the next one's results."""
-import importlib.util
 from pathlib import Path
 
 from autograder.execute.runner import ProbeError
 from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import TestSuite, close_suite, open_suite, run_tests
 from autograder.probe.seeds import Seeds
+from tests.engine.probes_file import probes_module
 
 TESTS = '''
 import pytest
@@ -54,11 +54,7 @@ class _Fixed:
 def _kit(root: Path):
     (root / "public").mkdir(parents=True)
     (root / "public" / "test_x.py").write_text(TESTS)
-    (root / "probes.py").write_text("def answer(ns, x):\n    return x\n")
-    spec = importlib.util.spec_from_file_location("probes_suite_test", root / "probes.py")
-    probes = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probes)
-    return probes
+    return probes_module(root, "def answer(ns, x):\n    return x\n", "probes_suite_test")
 
 
 def _plugin(probes, backend):
