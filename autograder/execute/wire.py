@@ -21,7 +21,8 @@ trusted side never needs it): an eager tensor, a `tf.Variable` (and a Keras 3 `k
 listed in `_DTYPES` -- decode to a `TFTensor` whose values are torch tensors of the same dtype; a
 `tf.DType` to a `TFDType`, a `tf.TensorShape` to a `TFShape`.  A string tensor, a subclass of a TF
 type, or an object that only looks like one (a class with a `numpy()` method) is `Unsupported`: a
-probe sends strings as `t.numpy().tolist()` (a list of bytes).
+probe sends strings as `t.numpy().tolist()` (a list of bytes).  A decoded `TFTensor`, `TFDType` or
+`TFShape` encodes again (on either side) to what it was decoded from: the reference cache stores them so.
 """
 from __future__ import annotations
 
@@ -195,6 +196,8 @@ def _enc(x: Any, blobs: list[bytes], depth: int) -> Any:
         return _enc_ndarray(x, blobs)
     if isinstance(x, np.generic) and x.dtype.kind in _NP_KINDS:
         return _enc(x.item(), blobs, depth)
+    if tx is TFTensor or tx is TFDType or tx is TFShape:
+        return _enc_tf_decoded(x, blobs)
     if "tensorflow" in sys.modules or "keras" in sys.modules:
         return _enc_tf(x, blobs)
     return {"t": "unsupported", "type": tx.__name__}
@@ -202,9 +205,23 @@ def _enc(x: Any, blobs: list[bytes], depth: int) -> Any:
 
 # ---------------------------------------------------------------- TensorFlow values (worker side)
 
-def _tf_types() -> tuple[dict[type, str], dict[type, str]]:
+_TFTypes = tuple[dict[type, str], dict[type, str]]
+_tf_table: tuple[tuple[bool, Any], _TFTypes] | None = None  # (what it was built from, the table)
+
+
+def _tf_types() -> _TFTypes:
     """(TF's exact types -> what they are sent as, TF's base types -> their names for a subclass), from
-    the modules the worker has already imported: encoding never imports TensorFlow itself."""
+    the modules the worker has already imported: encoding never imports TensorFlow itself.  Built on the
+    first TF value and kept while the same modules are loaded (a worker imports TensorFlow or Keras at most
+    once, but may do so after its first value): two dict lookups per value instead of a dozen imports."""
+    global _tf_table
+    source = ("tensorflow" in sys.modules, sys.modules.get("keras.src.backend"))
+    if _tf_table is None or _tf_table[0] != source:  # a module compares by identity
+        _tf_table = (source, _build_tf_types(source[1]))
+    return _tf_table[1]
+
+
+def _build_tf_types(backend: Any) -> _TFTypes:
     exact: dict[type, str] = {}
     bases: dict[type, str] = {}
     if "tensorflow" in sys.modules:
@@ -218,7 +235,6 @@ def _tf_types() -> tuple[dict[type, str], dict[type, str]]:
         bases.update({tensor.Tensor: "tf.Tensor", variables.Variable: "tf.Variable",
                       ragged_tensor.RaggedTensor: "tf.RaggedTensor", sparse_tensor.SparseTensor: "tf.SparseTensor",
                       dtypes.DType: "tf.DType", tensor_shape.TensorShape: "tf.TensorShape"})
-    backend = sys.modules.get("keras.src.backend")
     if backend is not None and getattr(backend, "backend", lambda: "")() == "tensorflow":
         exact[backend.Variable] = "Variable"
         bases[backend.Variable] = "keras.Variable"
@@ -274,6 +290,24 @@ def _enc_tf_values(a: Any, name: str, blobs: list[bytes]) -> Any:
         raise TypeError(f"values of dtype {a.dtype} for a tf.{name}")
     blobs.append(np.ascontiguousarray(a).tobytes())
     return {"t": "tensor", "dtype": name, "shape": list(a.shape), "blob": len(blobs) - 1}
+
+
+def _enc_tf_decoded(x: TFTensor | TFDType | TFShape, blobs: list[bytes]) -> Any:
+    """A TF value as decoded, encoded again (the trusted side, without TensorFlow): the reference's cached
+    answers are written so, and must read back as the worker sent them."""
+    if type(x) is TFDType:
+        return {"t": "tfdtype", "v": x.name}
+    if type(x) is TFShape:
+        return {"t": "tfshape", "v": None if x.dims is None else list(x.dims)}
+    node: dict[str, Any] = {"t": "tf", "kind": x.kind, "dtype": x.dtype, "device": x.device,
+                            "shape": None if x.shape is None else list(x.shape), "v": _enc_tensor(x.values, blobs)}
+    if x.kind == "Variable":
+        node.update(name=x.name, trainable=x.trainable)
+    if x.kind == "RaggedTensor":
+        node["splits"] = [_enc_tensor(s, blobs) for s in x.row_splits]
+    if x.indices is not None:
+        node["indices"] = _enc_tensor(x.indices, blobs)
+    return node
 
 
 def _enc_tensor(t: torch.Tensor, blobs: list[bytes]) -> Any:

@@ -99,6 +99,46 @@ def test_a_decoded_tf_value_copies_like_a_second_decode(tf):
     assert r.values.tolist() == [1.0, 2.0, 3.0] and r.row_splits[0].tolist() == [0, 1, 3]
 
 
+def test_decoded_tf_values_encode_again_as_they_came(tf):
+    """The reference's answers are cached on disk as the trusted side encodes them (probe/reference.py), without
+    TensorFlow: a second grading of the class reads them back, so they must come back as the worker sent them."""
+    import keras
+
+    layer = keras.layers.Dense(2, name="head")
+    layer.build((None, 3))
+    first = roundtrip([tf.constant([[1.5, -2.0]], tf.bfloat16), tf.Variable([1, 2], name="w", trainable=False),
+                       layer.kernel, tf.ragged.constant([[[1, 2], [3]], [[4]], []]),
+                       tf.sparse.SparseTensor(indices=[[0, 1], [2, 3]], values=[1.5, -2.0], dense_shape=[3, 4]),
+                       tf.complex(tf.ones([2]), tf.zeros([2])), tf.int64, tf.TensorShape([None, 3]), tf.TensorShape(None)])
+    again = wire.decode_message(wire.encode(first))
+    assert [type(x) for x in again] == [type(x) for x in first] and repr(again) == repr(first)
+    for a, b in zip(again[:6], first[:6]):
+        assert (a.kind, a.dtype, a.shape, a.device, a.name, a.trainable) == (b.kind, b.dtype, b.shape, b.device,
+                                                                             b.name, b.trainable)
+        assert a.values.dtype == b.values.dtype and torch.equal(a.values, b.values)
+        assert len(a.row_splits) == len(b.row_splits) and all(map(torch.equal, a.row_splits, b.row_splits))
+        assert (a.indices is None) == (b.indices is None) and (a.indices is None or torch.equal(a.indices, b.indices))
+    checks.assert_equal(again[3], first[3])
+    assert again[2].name == "head/kernel" and again[1].trainable is False and again[4].indices.tolist() == [[0, 1], [2, 3]]
+    assert again[6:] == first[6:] == [wire.TFDType("int64"), wire.TFShape((None, 3)), wire.TFShape(None)]
+
+
+def test_the_table_of_tf_types_follows_the_modules_loaded(tf, monkeypatch):
+    """The table is built once, on the first TF value, and kept while TensorFlow and Keras's backend are the
+    modules it was built from: a worker whose first value comes before it imports TensorFlow (or Keras) still
+    sends the later TF values as such."""
+    import keras
+
+    v = keras.Variable([1.0, 2.0], name="k")
+    assert roundtrip(v).kind == "Variable"
+    with monkeypatch.context() as m:
+        m.delitem(sys.modules, "keras.src.backend")
+        assert roundtrip(v) == wire.Unsupported("Variable")  # no TF type: neither sent nor named
+        m.delitem(sys.modules, "tensorflow")
+        assert roundtrip(tf.constant(1.0)) == wire.Unsupported("EagerTensor")
+    assert roundtrip(tf.constant(1.0)).kind == "Tensor" and roundtrip(v).kind == "Variable"
+
+
 # ---------------------------------------------------------------- hostile frames (no TensorFlow needed)
 
 def _frame(tree, blobs=()):

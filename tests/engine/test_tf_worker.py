@@ -34,7 +34,7 @@ def graded(tmp_path_factory):
     chatty = edit(MASTER, tmp / "subs" / "chatty.ipynb", insert={8: (
         "@tf.function\ndef square(x):\n    return x * x\n\nfor i in range(8):\n    square(float(i))  # retraces: TF warns\n"
         "tf.get_logger().warning('a warning from TF')\nprint('the student speaks')")})
-    return grade([good, bad, chatty], tmp / "out")
+    return {**grade([good, bad, chatty], tmp / "out"), "good": good, "out": tmp / "out"}
 
 
 def test_a_tensorflow_class_is_graded_with_values_compared_on_the_trusted_side(graded):
@@ -54,6 +54,15 @@ def test_a_tensorflow_class_is_graded_with_values_compared_on_the_trusted_side(g
 
 def test_the_grader_never_imports_tensorflow(graded):
     assert graded["tf_modules"] == []
+
+
+def test_a_second_grading_reads_the_references_tf_answers_from_its_cache(graded):
+    """The reference's answers were cached on disk by the first grading, TF values written by the trusted side
+    (without TensorFlow): read back, the master still scores full marks against them, and so does the student."""
+    assert list((graded["out"] / ".cache" / "reference" / "tftoy").rglob("*/*"))
+    again = grade([graded["good"]], graded["out"])
+    assert (again["results"]["good"]["status"], again["results"]["good"]["score"]) == ("graded", 10.0), again
+    assert again["tf_modules"] == []
 
 
 def test_tensorflow_logs_stay_out_of_the_feedback(graded):
