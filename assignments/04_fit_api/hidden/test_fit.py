@@ -4,17 +4,6 @@ import torch
 from autograder.judge.checks import assert_close, assert_equal, assert_history, assert_true
 
 
-def _state(rng, d, h, o):
-    return {"0.weight": torch.randn(h, d, generator=rng) * 0.6, "0.bias": torch.randn(h, generator=rng) * 0.2,
-            "2.weight": torch.randn(o, h, generator=rng) * 0.6, "2.bias": torch.randn(o, generator=rng) * 0.2}
-
-
-def _split(rng, n_train, n_val, d, o):
-    X = torch.randn(n_train + n_val, d, generator=rng)
-    Y = torch.sin(X.sum(dim=1, keepdim=True)).repeat(1, o) + 0.1 * torch.randn(n_train + n_val, o, generator=rng)
-    return X[:n_train], Y[:n_train], X[n_train:], Y[n_train:]
-
-
 def _table(rng, n):
     """A scripted validation curve: multiples of 1/4 (exact in float32), with plateaus and bumps."""
     return [float(v) / 4 for v in torch.randint(0, 24, (n,), generator=rng)]
@@ -38,10 +27,10 @@ def _same_history(got, want, what):
 
 
 @pytest.mark.points(3)
-def test_history_matches_reference(student, reference, probes, rng):
+def test_history_matches_reference(student, reference, probes, rng, draw):
     """the history (columns, order, values) and final weights agree with the reference"""
     for n_tr, n_va, d, h, o, bs, lr, mom in [(30, 11, 3, 5, 1, 8, 0.1, 0.5), (17, 9, 2, 4, 2, 4, 0.05, 0.0)]:
-        state, data = _state(rng, d, h, o), _split(rng, n_tr, n_va, d, o)
+        state, data = draw.state(rng, d, h, o), draw.split(rng, n_tr, n_va, d, o)
         args = (state, *data, bs, 4, lr, mom)
         got, want = student(probes.fit_mlp, *args), reference(probes.fit_mlp, *args)
         what = f"{n_tr} training samples in batches of {bs}"
@@ -50,9 +39,9 @@ def test_history_matches_reference(student, reference, probes, rng):
 
 
 @pytest.mark.points(2)
-def test_history_without_validation(student, reference, probes, rng):
+def test_history_without_validation(student, reference, probes, rng, draw):
     """without val_data the history has only epoch, train_*, lr columns and every epoch runs"""
-    state, (Xtr, Ytr, Xva, Yva) = _state(rng, 3, 4, 1), _split(rng, 21, 1, 3, 1)
+    state, (Xtr, Ytr, Xva, Yva) = draw.state(rng, 3, 4, 1), draw.split(rng, 21, 1, 3, 1)
     args = (state, Xtr, Ytr, Xva, Yva, 5, 5, 0.1)
     got = student(probes.fit_mlp, *args, patience=1, with_val=False)
     want = reference(probes.fit_mlp, *args, patience=1, with_val=False)
@@ -62,10 +51,10 @@ def test_history_without_validation(student, reference, probes, rng):
 
 
 @pytest.mark.points(3)
-def test_lr_schedule(student, reference, probes, rng):
+def test_lr_schedule(student, reference, probes, rng, draw):
     """the scheduler steps once per epoch and the lr column holds the rate used in that epoch"""
     for lr, gamma, epochs in [(0.1, 0.5, 4), (0.2, 0.8, 3)]:
-        state, data = _state(rng, 2, 3, 1), _split(rng, 14, 6, 2, 1)
+        state, data = draw.state(rng, 2, 3, 1), draw.split(rng, 14, 6, 2, 1)
         args = (state, *data, 3, epochs, lr, 0.0, gamma)
         got, want = student(probes.fit_mlp, *args), reference(probes.fit_mlp, *args)
         assert_history(got["table"], {"lr": [lr * gamma ** k for k in range(epochs)]}, columns_in_order=False,
@@ -138,9 +127,9 @@ def test_metrics_reset_each_epoch(student, probes):
 
 
 @pytest.mark.points(2)
-def test_resume_from_checkpoint(student, reference, probes, rng):
+def test_resume_from_checkpoint(student, reference, probes, rng, draw):
     """load_ckpt restores a checkpoint into another model, and training continues from it"""
-    state, other, data = _state(rng, 3, 4, 1), _state(rng, 3, 4, 1), _split(rng, 16, 8, 3, 1)
+    state, other, data = draw.state(rng, 3, 4, 1), draw.state(rng, 3, 4, 1), draw.split(rng, 16, 8, 3, 1)
     args = (state, other, *data, 4, 3, 2, 0.1)
     got, want = student(probes.resume, *args), reference(probes.resume, *args)
     assert_close(got["b_loaded"], got["a_state"], name="the weights loaded by load_ckpt (vs the best weights of the first model)")
@@ -149,9 +138,9 @@ def test_resume_from_checkpoint(student, reference, probes, rng):
 
 
 @pytest.mark.points(1)
-def test_gradient_clipping(student, reference, probes, rng):
+def test_gradient_clipping(student, reference, probes, rng, draw):
     """fit with clip_grad_norm agrees with the reference"""
-    state, (Xtr, Ytr, Xva, Yva) = _state(rng, 3, 5, 1), _split(rng, 20, 6, 3, 1)
+    state, (Xtr, Ytr, Xva, Yva) = draw.state(rng, 3, 5, 1), draw.split(rng, 20, 6, 3, 1)
     args = (state, Xtr, Ytr * 10, Xva, Yva * 10, 5, 3, 0.5)
     got, want = student(probes.fit_mlp, *args, clip=0.05), reference(probes.fit_mlp, *args, clip=0.05)
     _same_history(got, want, "with clip_grad_norm")
@@ -159,9 +148,9 @@ def test_gradient_clipping(student, reference, probes, rng):
 
 
 @pytest.mark.points(1)
-def test_default_optimizer(student, reference, probes, rng):
+def test_default_optimizer(student, reference, probes, rng, draw):
     """fit with the default optimizer agrees with the reference"""
-    state, data = _state(rng, 2, 4, 1), _split(rng, 12, 5, 2, 1)
+    state, data = draw.state(rng, 2, 4, 1), draw.split(rng, 12, 5, 2, 1)
     args = (state, *data, 4, 3, 0.0)
     got, want = student(probes.fit_mlp, *args, optimizer="default"), reference(probes.fit_mlp, *args, optimizer="default")
     _same_history(got, want, "with the default optimizer")
@@ -169,9 +158,9 @@ def test_default_optimizer(student, reference, probes, rng):
 
 
 @pytest.mark.points(1)
-def test_device_after_fit(student, reference, probes, rng, device):
+def test_device_after_fit(student, reference, probes, rng, device, draw):
     """after fit the net stays on the training device and predict returns CPU tensors"""
-    state = _state(rng, 3, 4, 2)
+    state = draw.state(rng, 3, 4, 2)
     X, Y = torch.randn(10, 3, generator=rng), torch.randn(10, 2, generator=rng)
     got = student(probes.fit_predict_device, state, X, Y, 4, device)
     want = reference(probes.fit_predict_device, state, X, Y, 4, "cpu")
@@ -186,9 +175,9 @@ def test_device_after_fit(student, reference, probes, rng, device):
 
 
 @pytest.mark.points(1)
-def test_progress_lines(student, reference, probes, rng):
+def test_progress_lines(student, reference, probes, rng, draw):
     """verbose=True prints one plain line per epoch; verbose=False prints nothing"""
-    state, data = _state(rng, 2, 3, 1), _split(rng, 8, 4, 2, 1)
+    state, data = draw.state(rng, 2, 3, 1), draw.split(rng, 8, 4, 2, 1)
     got = student(probes.fit_mlp, state, *data, 4, 3, 0.1, verbose=True)
     _same_history(got, reference(probes.fit_mlp, state, *data, 4, 3, 0.1, verbose=True), "with verbose=True")
     lines = [line for line in got["stdout"].splitlines() if line.startswith("epoch ")]

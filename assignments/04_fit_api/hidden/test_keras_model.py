@@ -4,11 +4,6 @@ import torch
 from autograder.judge.checks import assert_close, assert_equal, assert_true
 
 
-def _state(rng, d, h, o):
-    return {"0.weight": torch.randn(h, d, generator=rng) * 0.6, "0.bias": torch.randn(h, generator=rng) * 0.2,
-            "2.weight": torch.randn(o, h, generator=rng) * 0.6, "2.bias": torch.randn(o, generator=rng) * 0.2}
-
-
 @pytest.mark.points(2)
 def test_construction(student, reference, probes):
     """the constructor, compile() and the defaults (Adam(lr=1e-3), automatic device) agree with the reference"""
@@ -24,10 +19,10 @@ def test_construction(student, reference, probes):
 
 
 @pytest.mark.points(3)
-def test_evaluate_random(student, reference, probes, rng, device):
+def test_evaluate_random(student, reference, probes, rng, device, draw):
     """evaluate agrees with the reference, twice in a row, without touching the weights"""
     for n, d, h, bs in [(19, 3, 4, 5), (8, 2, 6, 8), (33, 5, 3, 10)]:
-        state = _state(rng, d, h, 1)
+        state = draw.state(rng, d, h, 1)
         X, Y = torch.randn(n, d, generator=rng), torch.randn(n, 1, generator=rng)
         got = student(probes.evaluate, state, X, Y, bs, device)
         want = reference(probes.evaluate, state, X, Y, bs, "cpu")
@@ -39,10 +34,10 @@ def test_evaluate_random(student, reference, probes, rng, device):
 
 
 @pytest.mark.points(3)
-def test_predict_random(student, reference, probes, rng, device):
+def test_predict_random(student, reference, probes, rng, device, draw):
     """predict agrees with the reference for every kind of batch; result detached on the CPU"""
     for n, d, h, o, bs in [(13, 3, 5, 1, 4), (6, 2, 3, 3, 6), (25, 4, 4, 2, 7)]:
-        state, X = _state(rng, d, h, o), torch.randn(n, d, generator=rng)
+        state, X = draw.state(rng, d, h, o), torch.randn(n, d, generator=rng)
         for form in ("x_loader", "xy_loader", "tensors"):
             got = student(probes.predict, state, X, bs, form, device)
             want = reference(probes.predict, state, X, bs, form, "cpu")

@@ -4,21 +4,11 @@ import torch
 from autograder.judge.checks import assert_close, assert_equal, assert_true
 
 
-def _state(rng, d, h, o):
-    return {"0.weight": torch.randn(h, d, generator=rng) * 0.6, "0.bias": torch.randn(h, generator=rng) * 0.2,
-            "2.weight": torch.randn(o, h, generator=rng) * 0.6, "2.bias": torch.randn(o, generator=rng) * 0.2}
-
-
-def _data(rng, n, d, o):
-    X = torch.randn(n, d, generator=rng)
-    return X, torch.sin(X.sum(dim=1, keepdim=True)).repeat(1, o) + 0.1 * torch.randn(n, o, generator=rng)
-
-
 @pytest.mark.points(5)
-def test_training_passes(student, reference, probes, rng, device):
+def test_training_passes(student, reference, probes, rng, device, draw):
     """two training passes agree with the reference (losses, metric, weights), uneven last batch"""
     for n, d, h, o, bs, lr, momentum in [(23, 3, 5, 1, 5, 0.1, 0.0), (40, 2, 4, 2, 8, 0.05, 0.9), (9, 4, 3, 1, 9, 0.2, 0.0)]:
-        state, (X, Y) = _state(rng, d, h, o), _data(rng, n, d, o)
+        state, (X, Y) = draw.state(rng, d, h, o), draw.data(rng, n, d, o)
         got = student(probes.run_epoch_train, state, X, Y, bs, lr, momentum, None, 2, device)
         want = reference(probes.run_epoch_train, state, X, Y, bs, lr, momentum, None, 2, "cpu")
         what = f"training on {n} samples in batches of {bs} (momentum {momentum})"
@@ -34,10 +24,10 @@ def test_training_passes(student, reference, probes, rng, device):
 
 
 @pytest.mark.points(3)
-def test_evaluation_passes(student, reference, probes, rng):
+def test_evaluation_passes(student, reference, probes, rng, draw):
     """evaluation passes agree with the reference and change nothing"""
     for n, d, h, bs in [(17, 3, 6, 4), (32, 2, 5, 32), (5, 4, 2, 2)]:
-        state, (X, Y) = _state(rng, d, h, 1), _data(rng, n, d, 1)
+        state, (X, Y) = draw.state(rng, d, h, 1), draw.data(rng, n, d, 1)
         got = student(probes.run_epoch_eval, state, X, Y, bs)
         want = reference(probes.run_epoch_eval, state, X, Y, bs)
         assert_close(got["results"], want["results"], rtol=1e-5, atol=1e-6, name=f"two evaluation passes over {n} samples")
@@ -59,10 +49,10 @@ def test_epoch_loss_uneven_batches(student, reference, probes, rng):
 
 
 @pytest.mark.points(2)
-def test_gradient_clipping(student, reference, probes, rng):
+def test_gradient_clipping(student, reference, probes, rng, draw):
     """training with clip_grad_norm agrees with the reference"""
     for clip, lr in [(0.05, 1.0), (0.5, 0.3)]:
-        state, (X, Y) = _state(rng, 3, 5, 1), _data(rng, 20, 3, 1)
+        state, (X, Y) = draw.state(rng, 3, 5, 1), draw.data(rng, 20, 3, 1)
         Y = Y * 10
         got = student(probes.run_epoch_train, state, X, Y, 6, lr, 0.0, clip, 2)
         want = reference(probes.run_epoch_train, state, X, Y, 6, lr, 0.0, clip, 2)
