@@ -19,7 +19,6 @@ import os
 import socket
 import sqlite3
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -33,43 +32,11 @@ from autograder.intake.submissions import Submission, collect
 from autograder.judge.session import GradeOptions, close_references
 from autograder.pipeline import grade_class
 from tests.attacks.corpus import Ctx, attacks
+from tests.attacks.listener import Listener
 from tests.attacks.spy import recording
 
 ATTACKS = attacks()
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class Listener:
-    """A TCP server on all addresses that would hand the answer (42) to whoever connects."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("0.0.0.0", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.peers: list = []
-        self._stop = False
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop:
-            try:
-                conn, peer = self.sock.accept()
-            except (socket.timeout, OSError):
-                continue
-            self.peers.append(peer)
-            try:
-                conn.sendall(b"42\n")
-            finally:
-                conn.close()
-
-    def close(self) -> None:
-        self._stop = True
-        self.thread.join(timeout=2)
-        self.sock.close()
 
 
 def host_ips() -> list[str]:

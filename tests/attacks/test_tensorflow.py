@@ -20,13 +20,13 @@ Bubblewrap is required: without it this module FAILS (it does not skip)."""
 from __future__ import annotations
 
 import socket
-import threading
 from pathlib import Path
 
 import pytest
 
 from autograder.execute.sandbox import Bubblewrap
 from tests.attacks.corpus import REPLY_FD
+from tests.attacks.listener import Listener
 from tests.nbfactory import edit
 from tests.tfkit import MASTER, TF_KIT, TF_LOG, grade
 
@@ -106,34 +106,6 @@ FORGED = (REPLY_FD + "from autograder.execute import wire\nimport json, struct\n
           "    body = struct.pack('>Q', len(head)) + head + bytes(16)\n"
           "    os.write(_reply_fd(), b'AGW1' + struct.pack('>Q', len(body)) + body)\n"
           "    return tf.ragged.constant(lists)")
-
-
-class Listener:
-    """A TCP server on all addresses, counting who connects."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("0.0.0.0", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port, self.peers, self.stop = self.sock.getsockname()[1], [], False
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while not self.stop:
-            try:
-                conn, peer = self.sock.accept()
-                self.peers.append(peer)
-                conn.close()
-            except OSError:
-                pass
-
-    def close(self) -> None:
-        self.stop = True
-        self.thread.join(2)
-        self.sock.close()
 
 
 @pytest.fixture(scope="module")
