@@ -111,12 +111,17 @@ def _busy_json() -> None:
         json.dumps(list(range(500)))
 
 
-def test_by_module_charges_stdlib_and_c_time_to_the_caller() -> None:
+def _busy_json_profiled() -> pstats.Stats:
+    """The profile of `_busy_json`: stdlib and C work called from this module, nothing of the engine."""
     prof = cProfile.Profile()
     prof.enable()
     _busy_json()
     prof.disable()
-    stats = pstats.Stats(prof)
+    return pstats.Stats(prof)
+
+
+def test_by_module_charges_stdlib_and_c_time_to_the_caller() -> None:
+    stats = _busy_json_profiled()
     here = profile_stages.module_of(__file__)
     modules = profile_stages.by_module(stats)
     total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
@@ -126,11 +131,7 @@ def test_by_module_charges_stdlib_and_c_time_to_the_caller() -> None:
 
 
 def test_stages_sum_to_the_total() -> None:
-    prof = cProfile.Profile()
-    prof.enable()
-    _busy_json()
-    prof.disable()
-    row = profile_stages.stages(pstats.Stats(prof), 1, 5.0)
+    row = profile_stages.stages(_busy_json_profiled(), 1, 5.0)
     assert row["other"] == pytest.approx(5.0)  # nothing of the engine ran: every stage is 0
     assert sum(row.values()) == pytest.approx(5.0)
 
