@@ -4,6 +4,9 @@ No expected values and no verdicts live here.  The nets are made by the kit (`_n
 sends, so the student's class only wraps them and every number it produces can be compared with the
 reference's (or with what a public test computes itself).  TensorFlow is imported inside the functions: the
 trusted side imports this module too, and must never import TensorFlow.
+
+The book's two data sets (`linreg_data`, `rings_data`) are drawn here too, with numpy only, from the generator a
+test passes: the public tests pass a fixed seed's, the hidden ones the secret's (`np_rng`).
 """
 from __future__ import annotations
 
@@ -136,6 +139,21 @@ def train_house_run(ns, weights, x, y, epochs, patience, lr, val_fraction=0.25):
 
 
 # ---------------------------------------------------------------- book_tasks
+
+def linreg_data(rng, n):
+    """The book's linear-regression data: n points x in [-5, 5]^2, y = 2 x1 - 3 x2 + 10 + noise (sd 2)."""
+    x = rng.uniform(-5.0, 5.0, size=(n, 2))
+    y = x @ np.array([[2.0], [-3.0]]) + 10.0 + rng.normal(0.0, 2.0, size=(n, 1))
+    return x.astype("float32"), y.astype("float32")
+
+
+def rings_data(rng, n):
+    """The book's two rings: n points around radius 5 (label 1), then n around radius 8 (label 0)."""
+    r = np.concatenate([5.0 + rng.normal(size=(n, 1)), 8.0 + rng.normal(size=(n, 1))])
+    theta = rng.uniform(0.0, 2 * np.pi, size=(2 * n, 1))
+    x = np.concatenate([r * np.cos(theta), r * np.sin(theta)], axis=1)
+    return x.astype("float32"), np.concatenate([np.ones((n, 1)), np.zeros((n, 1))]).astype("float32")
+
 
 def book_task(ns, function, x, y, x_test):
     """Train with the notebook's train_linreg / train_rings; predict x_test."""

@@ -4,19 +4,6 @@ import pytest
 from autograder.judge.checks import assert_true
 
 
-def _linreg(np_rng, n):
-    x = np_rng.uniform(-5.0, 5.0, size=(n, 2))
-    y = x @ np.array([[2.0], [-3.0]]) + 10.0 + np_rng.normal(0.0, 2.0, size=(n, 1))
-    return x.astype("float32"), y.astype("float32")
-
-
-def _rings(np_rng, n):
-    r = np.concatenate([5.0 + np_rng.normal(size=(n, 1)), 8.0 + np_rng.normal(size=(n, 1))])
-    theta = np_rng.uniform(0.0, 2 * np.pi, size=(2 * n, 1))
-    x = np.concatenate([r * np.cos(theta), r * np.sin(theta)], axis=1)
-    return x.astype("float32"), np.concatenate([np.ones((n, 1)), np.zeros((n, 1))]).astype("float32")
-
-
 def _predictions(got, n, what):
     assert_true(got["is_house"] is True, f"{what} should return a HouseModel.")
     p = got["predict"]
@@ -27,8 +14,8 @@ def _predictions(got, n, what):
 @pytest.mark.points(9)
 def test_linear_regression_fresh_data(student, probes, np_rng):
     """train_linreg on 300 fresh points from the book's distribution predicts 2000 others with MSE <= 5 (noise: 4)"""
-    x, y = _linreg(np_rng, 300)
-    x_test, y_test = _linreg(np_rng, 2000)
+    x, y = probes.linreg_data(np_rng, 300)
+    x_test, y_test = probes.linreg_data(np_rng, 2000)
     p = _predictions(student(probes.book_task, "train_linreg", x, y, x_test), 2000, "train_linreg")
     mse = float(((p - y_test) ** 2).mean())
     assert_true(mse <= 5.0, f"the mean squared error on fresh data is {mse:.3f}; it should be at most 5.0.")
@@ -39,8 +26,8 @@ def test_two_rings_fresh_data(student, probes, np_rng):
     """train_rings on 300 + 300 fresh points: probabilities, >= 85% accurate on 2000 others (a second draw if not)"""
     accs = []
     for attempt in range(2):  # a tiny net sometimes starts stuck: a failing run gets one more, independent draw
-        x, y = _rings(np_rng, 300)
-        x_test, y_test = _rings(np_rng, 1000)
+        x, y = probes.rings_data(np_rng, 300)
+        x_test, y_test = probes.rings_data(np_rng, 1000)
         p = _predictions(student(probes.book_task, "train_rings", x, y, x_test), 2000, "train_rings")
         assert_true(bool(((p >= 0) & (p <= 1)).all()), "predict should give probabilities (between 0 and 1), not logits.")
         accs.append(float(((p > 0.5) == (y_test > 0.5)).mean()))

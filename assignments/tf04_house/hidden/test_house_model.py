@@ -21,6 +21,13 @@ def _binary(np_rng, n, d):
     return x, y
 
 
+def _same_fit(got, want):
+    """house_fit's History (its keys, then its values) and trained weights, as the reference's."""
+    assert_equal(sorted(got["history"]), sorted(want["history"]), name="the keys of history.history")
+    assert_close(got["history"], want["history"], rtol=1e-4, atol=1e-5, name="history.history")
+    assert_close(got["weights"], want["weights"], rtol=1e-4, atol=1e-5, name="the weights after fit")
+
+
 @pytest.mark.points(9)
 def test_fit_regression_with_dropout(student, reference, probes, np_rng):
     """fit a 3-5-1 net with Dropout(0.3) by SGD with validation data: the History and the weights agree with the reference"""
@@ -28,10 +35,7 @@ def test_fit_regression_with_dropout(student, reference, probes, np_rng):
     x, y = _regression(np_rng, 24, 3)
     xv, yv = _regression(np_rng, 12, 3)
     args = (probes.house_fit, weights, x, y, xv, yv, 6, 3, 0.05, "regression", 0.3)
-    got, want = student(*args), reference(*args)
-    assert_equal(sorted(got["history"]), sorted(want["history"]), name="the keys of history.history")
-    assert_close(got["history"], want["history"], rtol=1e-4, atol=1e-5, name="history.history")
-    assert_close(got["weights"], want["weights"], rtol=1e-4, atol=1e-5, name="the weights after fit")
+    _same_fit(student(*args), reference(*args))
 
 
 @pytest.mark.points(7)
@@ -41,10 +45,7 @@ def test_fit_binary_classifier(student, reference, probes, np_rng):
     x, y = _binary(np_rng, 32, 2)
     xv, yv = _binary(np_rng, 16, 2)
     args = (probes.house_fit, weights, x, y, xv, yv, 8, 2, 0.2, "binary")
-    got, want = student(*args), reference(*args)
-    assert_equal(sorted(got["history"]), sorted(want["history"]), name="the keys of history.history")
-    assert_close(got["history"], want["history"], rtol=1e-4, atol=1e-5, name="history.history")
-    assert_close(got["weights"], want["weights"], rtol=1e-4, atol=1e-5, name="the weights after fit")
+    _same_fit(student(*args), reference(*args))
 
 
 @pytest.mark.points(6)

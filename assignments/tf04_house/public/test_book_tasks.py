@@ -4,21 +4,6 @@ import pytest
 from autograder.judge.checks import assert_true
 
 
-def linreg_data(n, seed):
-    rng = np.random.default_rng(seed)
-    x = rng.uniform(-5.0, 5.0, size=(n, 2))
-    y = x @ np.array([[2.0], [-3.0]]) + 10.0 + rng.normal(0.0, 2.0, size=(n, 1))
-    return x.astype("float32"), y.astype("float32")
-
-
-def rings_data(n, seed):
-    rng = np.random.default_rng(seed)
-    r = np.concatenate([5.0 + rng.normal(size=(n, 1)), 8.0 + rng.normal(size=(n, 1))])
-    theta = rng.uniform(0.0, 2 * np.pi, size=(2 * n, 1))
-    x = np.concatenate([r * np.cos(theta), r * np.sin(theta)], axis=1)
-    return x.astype("float32"), np.concatenate([np.ones((n, 1)), np.zeros((n, 1))]).astype("float32")
-
-
 def _predictions(got, n, what):
     assert_true(got["is_house"] is True, f"{what} should return a HouseModel.")
     p = got["predict"]
@@ -31,8 +16,8 @@ def _predictions(got, n, what):
                   "learning rate suits data of this scale, fit for enough epochs to approach y = 2x1 - 3x2 + 10.")
 def test_linear_regression(student, probes):
     """train_linreg on 300 of the book's points predicts 1000 fresh ones with a mean squared error <= 5 (noise: 4)"""
-    x, y = linreg_data(300, seed=0)
-    x_test, y_test = linreg_data(1000, seed=1)
+    x, y = probes.linreg_data(np.random.default_rng(0), 300)
+    x_test, y_test = probes.linreg_data(np.random.default_rng(1), 1000)
     p = _predictions(student(probes.book_task, "train_linreg", x, y, x_test), 1000, "train_linreg")
     mse = float(((p - y_test) ** 2).mean())
     assert_true(mse <= 5.0, f"the mean squared error on fresh data is {mse:.3f}; it should be at most 5.0.")
@@ -43,8 +28,8 @@ def test_linear_regression(student, probes):
                   "BinaryCrossentropy(from_logits=True); output_activation='sigmoid' makes predict return probabilities.")
 def test_two_rings(student, probes):
     """train_rings on 300 + 300 points: predict gives probabilities, >= 85% accurate on 2000 fresh points"""
-    x, y = rings_data(300, seed=0)
-    x_test, y_test = rings_data(1000, seed=1)
+    x, y = probes.rings_data(np.random.default_rng(0), 300)
+    x_test, y_test = probes.rings_data(np.random.default_rng(1), 1000)
     p = _predictions(student(probes.book_task, "train_rings", x, y, x_test), 2000, "train_rings")
     assert_true(bool(((p >= 0) & (p <= 1)).all()), "predict should give probabilities (between 0 and 1), not logits.")
     acc = float(((p > 0.5) == (y_test > 0.5)).mean())
