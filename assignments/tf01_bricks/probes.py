@@ -55,7 +55,8 @@ TRACED_FUNCS = {
     "plus_one": lambda x: x + 1,
 }
 
-DNN_NAMES = ["w1", "b1", "w2", "b2", "w3", "b3"]
+DNN_SHAPES = {"w1": [2, 4], "b1": [1, 4], "w2": [4, 8], "b2": [1, 8], "w3": [8, 1], "b3": [1, 1]}  # DNNModel's variables
+DNN_NAMES = list(DNN_SHAPES)
 
 
 def _counted(fn):

@@ -3,12 +3,8 @@ import torch
 
 from autograder.judge.checks import assert_close, assert_true
 
-NAMES = ["w1", "b1", "w2", "b2", "w3", "b3"]
-SHAPES = [(2, 4), (1, 4), (4, 8), (1, 8), (8, 1), (1, 1)]
-
-
-def random_state(rng, scale=1.0):
-    return {n: torch.randn(s, generator=rng) * (0.5 if n[0] == "b" else scale) for n, s in zip(NAMES, SHAPES)}
+def random_state(shapes, rng, scale=1.0):
+    return {n: torch.randn(s, generator=rng) * (0.5 if n[0] == "b" else scale) for n, s in shapes.items()}
 
 
 @pytest.mark.points(2)
@@ -16,7 +12,7 @@ def test_forward_and_grads_random(student, reference, probes, rng):
     """DNNModel's predictions and the gradients of its six variables agree with the reference"""
     for n in (1, 9, 64):
         X = torch.randn(n, 2, generator=rng) * 4
-        state = random_state(rng, scale=0.5)  # logits within a few units: every sigmoid formula agrees in float32
+        state = random_state(probes.DNN_SHAPES, rng, scale=0.5)  # logits within a few units: every sigmoid formula agrees in float32
         v = torch.randn(n, 1, generator=rng)
         got, want = student(probes.dnn_forward, state, X, v), reference(probes.dnn_forward, state, X, v)
         # float32: a gradient sums products of activations up to ~20, where two valid sigmoid formulas differ by ~1e-5
@@ -38,7 +34,7 @@ def test_bce_random(student, reference, probes, rng):
 def test_train_steps_random(student, reference, probes, rng):
     """three dnn_train_step calls agree with the reference (SGD and Adam)"""
     for opt, lr in (("sgd", 0.05), ("adam", 0.02)):
-        state = random_state(rng, scale=0.5)
+        state = random_state(probes.DNN_SHAPES, rng, scale=0.5)
         data = (int(torch.randint(10, 40, (), generator=rng)), int(torch.randint(10, 40, (), generator=rng)),
                 int(torch.randint(0, 10_000, (), generator=rng)))
         got = student(probes.dnn_steps, state, data, opt, lr, 3)
@@ -50,7 +46,7 @@ def test_train_steps_random(student, reference, probes, rng):
 @pytest.mark.points(3)
 def test_fit_dnn_random(student, reference, probes, rng, seed):
     """fit_dnn agrees with the reference on fresh rings, start and batch order (history and variables)"""
-    state = random_state(rng, scale=0.5)
+    state = random_state(probes.DNN_SHAPES, rng, scale=0.5)
     data = (150, 150, int(torch.randint(0, 10_000, (), generator=rng)))
     args = (state, data, "adam", 0.02, 2, 50, seed % 1000)
     got, want = student(probes.dnn_fit, *args), reference(probes.dnn_fit, *args)

@@ -3,15 +3,11 @@ import torch
 
 from autograder.judge.checks import assert_close, assert_equal, assert_true
 
-NAMES = ["w1", "b1", "w2", "b2", "w3", "b3"]
-SHAPES = [[2, 4], [1, 4], [4, 8], [1, 8], [8, 1], [1, 1]]
-
-
-def book_state(seed):
+def book_state(shapes, seed):
     """The book's start: truncated-normal weights (within 2 standard deviations), zero biases."""
     g = torch.Generator().manual_seed(seed)
     return {n: torch.zeros(s) if n[0] == "b" else torch.nn.init.trunc_normal_(torch.empty(s), a=-2.0, b=2.0, generator=g)
-            for n, s in zip(NAMES, SHAPES)}
+            for n, s in shapes.items()}
 
 
 @pytest.mark.points(1)
@@ -20,7 +16,7 @@ def test_dnn_structure(student, probes):
     """DNNModel is a tf.Module holding the six float32 variables"""
     got = student(probes.dnn_structure)
     assert_equal(got["is_module"], True, name="whether DNNModel() is a tf.Module")
-    assert_equal(got["params"], [[n, s, "float32", True] for n, s in zip(NAMES, SHAPES)],
+    assert_equal(got["params"], [[n, s, "float32", True] for n, s in probes.DNN_SHAPES.items()],
                  name="DNNModel's variables as [name, shape, dtype, is a tf.Variable]")
     assert_equal(got["n_trainable"], 6, name="the number of DNNModel().trainable_variables")
 
@@ -53,7 +49,7 @@ def test_bce_known_values(student, probes):
                   "optimizer.apply_gradients(zip(grads, model.trainable_variables)).")
 def test_fit_dnn_separates_the_rings(student, probes):
     """fit_dnn (Adam 0.05, 5 epochs of batches of 100 on 2000 points) separates fresh rings (accuracy >= 0.85)"""
-    got = student(probes.dnn_fit, book_state(0), (1000, 1000, 0), "adam", 0.05, 5, 100, 0, (500, 500, 1))
+    got = student(probes.dnn_fit, book_state(probes.DNN_SHAPES, 0), (1000, 1000, 0), "adam", 0.05, 5, 100, 0, (500, 500, 1))
     hist, pred = got["history"], got["pred"]
     assert_true(type(hist) is list and len(hist) == 5 and all(type(h) is float for h in hist),
                 "fit_dnn should return a list of 5 Python floats (one per epoch).")
