@@ -8,17 +8,10 @@ that reaches outside its language (the Python C API, torch, numpy through the in
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from autograder.assignment import load_assignment
-from autograder.intake.submissions import Submission
-from autograder.judge.session import GradeOptions
-from autograder.pipeline import grade_class
-from tests.nbfactory import edit
+from tests.attacks.evidence import assert_no_more_than_honest, grade_attacks, master_code, points
 
-KIT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "02b_kernels"
 
 # the tests whose points say "you built a C kernel / a Triton kernel"
@@ -26,16 +19,9 @@ KERNEL_TESTS = ("test_c_kernels_as_the_grader_builds_them", "test_c_kernels_rand
                 "test_triton_kernel_as_the_grader_launches_it", "test_triton_kernel_random")
 
 
-def _master_cells() -> list[str]:
-    import nbformat
-
-    nb = nbformat.read(load_assignment(ASSIGNMENT, KIT).solution, as_version=4)
-    return [c.source for c in nb.cells if c.cell_type == "code"]
-
-
 def _between(start: str, end: str) -> str:
     """The master's text from `start` up to (not including) `end`, in the one cell holding both."""
-    for src in _master_cells():
+    for src in master_code(ASSIGNMENT):
         if start in src and end in src[src.index(start):]:
             i = src.index(start)
             return src[i:src.index(end, i)]
@@ -83,25 +69,14 @@ ATTACKS = {
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    a = load_assignment(ASSIGNMENT, KIT)
-    tmp = tmp_path_factory.mktemp("kernel-evidence")
-    subs = [Submission("honest", edit(a.solution, tmp / "honest.ipynb", replace={**PLAIN, GATHER: HONEST_GATHER}),
-                       "plain torch, honestly")]
-    for i, (name, extra) in enumerate(ATTACKS.items()):
-        replace = {**PLAIN, GATHER: HONEST_GATHER, **extra}
-        subs.append(Submission(f"attack{i}", edit(a.solution, tmp / f"attack{i}.ipynb", replace=replace), name))
-    run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu"))
-    return {r.submission_id: r for r in run.results}
-
-
-def _kernel_points(r) -> float:
-    return sum(t.score for t in r.tests if t.id.split("::")[-1].split("[")[0] in KERNEL_TESTS)
+    return grade_attacks(tmp_path_factory.mktemp("kernel-evidence"), ASSIGNMENT, {**PLAIN, GATHER: HONEST_GATHER},
+                         ATTACKS)
 
 
 def test_the_plain_torch_notebook_earns_no_kernel_points(graded):
     r = graded["honest"]
     assert r.status == "graded", r.message
-    assert _kernel_points(r) == 0
+    assert points(r, KERNEL_TESTS) == 0
     assert 0 < r.score < 100  # the wrappers' contracts and the other exercises still earn their points
     missing = {t.id.split("::")[-1] for t in r.tests if t.score == 0}
     assert set(KERNEL_TESTS) <= missing
@@ -111,8 +86,4 @@ def test_the_plain_torch_notebook_earns_no_kernel_points(graded):
 
 @pytest.mark.parametrize("i", range(len(ATTACKS)), ids=list(ATTACKS))
 def test_attack_earns_no_more_than_plain_torch(graded, i):
-    honest, r = graded["honest"], graded[f"attack{i}"]
-    assert r.status in ("graded", "crashed", "timeout"), r.message
-    assert _kernel_points(r) == 0, [(t.id, t.score, t.message[:200]) for t in r.tests if t.score]
-    assert r.score <= honest.score, (r.score, honest.score)
-    assert not [t for t in r.tests if t.outcome == "error"], "an attack causes its own failures, never a grader error"
+    assert_no_more_than_honest(graded["honest"], graded[f"attack{i}"], KERNEL_TESTS)

@@ -10,18 +10,10 @@ more than the honest loops, which lose the no-loop points.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-import nbformat
 import pytest
 
-from autograder.assignment import load_assignment
-from autograder.intake.submissions import Submission
-from autograder.judge.session import GradeOptions
-from autograder.pipeline import grade_class
-from tests.nbfactory import edit
+from tests.attacks.evidence import assert_no_more_than_honest, grade_attacks, guarded, master_code, points
 
-KIT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "01_tensors"
 LOOP_TESTS = ("test_no_python_loops", "test_pairwise_distances_no_loops")
 
@@ -49,8 +41,7 @@ def _wrapped(header: str, call: str) -> str:
 
 def _recompiled() -> str:
     """A last cell that defines the looped functions again, compiled under a file name that is not a cell's."""
-    nb = nbformat.read(load_assignment(ASSIGNMENT, KIT).solution, as_version=4)
-    cells = [c.source for c in nb.cells if c.cell_type == "code"]
+    cells = master_code(ASSIGNMENT)
     sources = []
     for name in LOOPED:
         src = next(s for s in cells if f"def {name}(" in s)
@@ -84,33 +75,17 @@ ATTACKS = {
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    a = load_assignment(ASSIGNMENT, KIT)
-    tmp = tmp_path_factory.mktemp("loop-evidence")
-    n_cells = len(nbformat.read(a.solution, as_version=4).cells)
-    subs = [Submission("honest", edit(a.solution, tmp / "honest.ipynb", replace=LOOPS), "plain loops, honestly")]
-    for i, (name, cell) in enumerate(ATTACKS.items()):
-        path = edit(a.solution, tmp / f"attack{i}.ipynb", replace=LOOPS, insert={n_cells: cell()})
-        subs.append(Submission(f"attack{i}", path, name))
-    run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu"))
-    return {r.submission_id: r for r in run.results}
-
-
-def _loop_points(r) -> float:
-    return sum(t.score for t in r.tests if t.id.split("::")[-1].split("[")[0] in LOOP_TESTS)
+    return grade_attacks(tmp_path_factory.mktemp("loop-evidence"), ASSIGNMENT, LOOPS,
+                         {name: cell() for name, cell in ATTACKS.items()})
 
 
 def test_the_plain_loop_notebook_loses_the_no_loop_points(graded):
     r = graded["honest"]
     assert r.status in ("graded", "timeout"), r.message
-    assert _loop_points(r) == 0, [(t.id, t.score) for t in r.tests if t.id.split("::")[-1] in LOOP_TESTS]
+    assert points(r, LOOP_TESTS) == 0, [(t.id, t.score) for t in guarded(r, LOOP_TESTS)]
     assert 80 < r.score < 100  # the loops give the right values: only the no-loop points go
 
 
 @pytest.mark.parametrize("i", range(len(ATTACKS)), ids=list(ATTACKS))
 def test_attack_earns_no_more_than_plain_loops(graded, i):
-    honest, r = graded["honest"], graded[f"attack{i}"]
-    assert r.status in ("graded", "crashed", "timeout"), r.message
-    assert _loop_points(r) == 0, [(t.id, t.score, t.message[:200]) for t in r.tests if t.score and
-                                  t.id.split("::")[-1].split("[")[0] in LOOP_TESTS]
-    assert r.score <= honest.score, (r.score, honest.score)
-    assert not [t for t in r.tests if t.outcome == "error"], "an attack causes its own failures, never a grader error"
+    assert_no_more_than_honest(graded["honest"], graded[f"attack{i}"], LOOP_TESTS)
