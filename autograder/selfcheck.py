@@ -9,7 +9,8 @@ checks of another version than the notebook was released with are refused, not r
 grading worker (`AUTOGRADER_WORKER`) or a validation run (`AUTOGRADER_VALIDATING`) both do nothing:
 grading does not need them, and a validation runs every check once at the end.  `check()` prints and
 returns None (a notebook shows no `Out:` line); `check.passed("x")` says whether its last run passed, so a
-notebook's demo of an exercise runs only then.
+notebook's demo of an exercise runs only then.  `quiet_stderr` is here for a TensorFlow notebook's setup
+cell (`with quiet_stderr(): import tensorflow as tf`), whose one import line is this module.
 """
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ import os
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from autograder.quiet import quiet_stderr
+
+__all__ = ["Checker", "quiet_stderr"]
 
 DISTRIBUTION = "torch-course-autograder"  # what students pip install (README, "For students")
 # The one install line of README "For students": the package with the extra that brings what every

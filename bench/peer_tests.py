@@ -681,6 +681,7 @@ POINTS = 10
 # The kit's notebooks start with `from autograder.selfcheck import Checker; check = Checker(...)`;
 # in the peers' venvs a stub package provides it (check() does nothing, as in the kit's workers).
 SELFCHECK_STUB = '''"""Benchmark stub: the kit's in-notebook check() does nothing under a peer grader."""
+from autograder.quiet import quiet_stderr  # noqa: F401  (a TensorFlow notebook's setup cell imports it from here)
 
 
 class Checker:

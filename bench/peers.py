@@ -41,12 +41,25 @@ def venv_dir(name: str) -> Path:
     return BENCH / f".venv-{name}"
 
 
+def _write_stub(bin_dir: Path) -> None:
+    """The kit package as a peer's notebooks see it: `selfcheck` (a check() that does nothing) and `quiet`
+    (the real one: a TensorFlow notebook's setup cell quiets TensorFlow's load with it)."""
+    site = subprocess.run([str(bin_dir / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    stub = Path(site) / "autograder"
+    stub.mkdir(exist_ok=True)
+    (stub / "__init__.py").write_text('"""Benchmark stub of the kit package (selfcheck only)."""\n')
+    (stub / "selfcheck.py").write_text(SELFCHECK_STUB)
+    (stub / "quiet.py").write_text((KIT / "autograder" / "quiet.py").read_text(encoding="utf-8"))
+
+
 def ensure_venv(name: str, log) -> tuple[Path | None, str]:
     """(bin dir, '') or (None, why it could not be set up)."""
     venv = venv_dir(name)
     stamp = venv / ".bench-installed"
     bin_dir = venv / "bin"
     if stamp.is_file() and stamp.read_text().split() == PACKAGES[name]:
+        _write_stub(bin_dir)  # the stub follows the kit's selfcheck API, which may have grown since the install
         return bin_dir, ""
     base = sys.executable if not hasattr(sys, "base_prefix") else str(Path(sys.base_prefix) / "bin" / "python3")
     log(f"[{name}] creating {venv} and installing {' '.join(PACKAGES[name])} (once; a few minutes)")
@@ -57,12 +70,7 @@ def ensure_venv(name: str, log) -> tuple[Path | None, str]:
                            capture_output=True, text=True)
         if r.returncode != 0:
             return None, f"pip install {' '.join(PACKAGES[name])} failed: {r.stderr.strip()[-1500:]}"
-        site = subprocess.run([str(bin_dir / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                              check=True, capture_output=True, text=True).stdout.strip()
-        stub = Path(site) / "autograder"
-        stub.mkdir(exist_ok=True)
-        (stub / "__init__.py").write_text('"""Benchmark stub of the kit package (selfcheck only)."""\n')
-        (stub / "selfcheck.py").write_text(SELFCHECK_STUB)
+        _write_stub(bin_dir)
     except (subprocess.CalledProcessError, OSError) as e:
         return None, f"could not create the venv: {e}"
     stamp.write_text(" ".join(PACKAGES[name]) + "\n")

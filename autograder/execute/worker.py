@@ -87,21 +87,14 @@ def import_tensorflow() -> Any:
     set up, Python warnings) sent to /dev/null: in the zygote, once; in a cold worker, before any student
     code, where the chatter would otherwise reach the notebook's output.  Runs no TF op: TF's context (its
     thread pools, its devices) must come to be in each worker, after the fork (`start_tensorflow`)."""
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        _flush_output()
-        os.dup2(devnull, 2)
-        import warnings
+    import warnings
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            import tensorflow as tf
-            import keras  # noqa: F401
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+    from autograder.quiet import quiet_stderr
+
+    with quiet_stderr(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import tensorflow as tf
+        import keras  # noqa: F401
     tf.get_logger().setLevel("ERROR")
     try:
         from absl import logging as absl_logging
