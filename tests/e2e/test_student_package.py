@@ -119,6 +119,12 @@ def _setup_install(nb: nbformat.NotebookNode) -> str:
     return next(c.source for c in nb.cells if c.cell_type == "code").splitlines()[0].split("Install once:", 1)[1].split("  (LINK")[0].strip()
 
 
+def _python_for(nb: nbformat.NotebookNode, request: pytest.FixtureRequest) -> Path:
+    """The virtualenv of the install line the notebook's setup cell names: a TensorFlow notebook's is a
+    fresh one with the TF extra."""
+    return request.getfixturevalue("tf_student_python" if "tensorflow" in _setup_install(nb) else "student_python")
+
+
 def _torch_version() -> str:
     import torch
 
@@ -230,8 +236,7 @@ def test_setup_cell_names_the_install_line_before_any_import(kit, assignment, tm
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_each_lone_notebook_checks_itself_after_the_readme_install(kit, assignment, tmp_path, request):
     nb = nbformat.read(release(kit, assignment, tmp_path / "released")[0], as_version=4)   # = student/
-    # the virtualenv of the line its setup cell names: a TensorFlow notebook's is a fresh one with the TF extra
-    student_python = request.getfixturevalue("tf_student_python" if "tensorflow" in _setup_install(nb) else "student_python")
+    student_python = _python_for(nb, request)
     assert nb.cells[-1].source == "check.all()"
     nb.cells = nb.cells[:-2]      # check.all() runs the whole notebook again: once, below, is enough
     answered, unanswered = _answer_first(kit, nb, assignment)
@@ -246,10 +251,12 @@ def test_each_lone_notebook_checks_itself_after_the_readme_install(kit, assignme
     _assert_checks_itself(done, answered, unanswered)
 
 
-def test_nbgrader_release_checks_itself_with_the_wheel(kit, student_python, tmp_path):
+@pytest.mark.parametrize("assignment", ["01_tensors", "tf01_bricks"])
+def test_nbgrader_release_checks_itself_with_the_wheel(kit, assignment, tmp_path, request):
     """`autograder nbgrader source`, then nbgrader's own `generate_assignment`: the released notebook carries the
-    checks' version and the import guard, so the installed wheel's checks run on it."""
-    assignment, course = "01_tensors", tmp_path / "course"
+    checks' version and the import guard, so the installed wheel's checks run on it (a PyTorch and a
+    TensorFlow notebook, each in the virtualenv its setup cell's install line makes)."""
+    course = tmp_path / "course"
     r = subprocess.run([sys.executable, "-m", "autograder", "--kit", str(kit), "nbgrader", "source", assignment,
                         "--course", str(course), "--allow-weak-isolation"], capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -261,6 +268,7 @@ def test_nbgrader_release_checks_itself_with_the_wheel(kit, student_python, tmp_
     version = checks.version(kit / "assignments" / assignment)
     assert nb.metadata["autograder"] == {"assignment": assignment, "version": version}
     assert f'Checker("{assignment}", version="{version}")' in next(c.source for c in nb.cells if "Checker(" in c.source)
+    student_python = _python_for(nb, request)
     answered, unanswered = _answer_first(kit, nb, assignment)
     done = _run_alone(student_python, nb, tmp_path / "alone", f"{assignment}.ipynb")
     _assert_checks_itself(done, answered, unanswered)
