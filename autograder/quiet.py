@@ -14,16 +14,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
+def flush_output() -> None:
+    """Python's buffers of stdout and stderr written out, whatever they have been replaced with (a student's
+    notebook may have closed them or put anything there)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - replaced or closed
+            pass
+
+
 @contextmanager
 def quiet_stderr() -> Iterator[None]:
     """File descriptor 2 points at /dev/null inside the block and is given back however it ends (an
     import that fails still raises, and its traceback shows).  Python's own buffers are flushed first, so
     nothing written before the block is lost with it."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
+    flush_output()
     saved = os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:

@@ -48,7 +48,7 @@ def _write_stub(bin_dir: Path) -> None:
                           check=True, capture_output=True, text=True).stdout.strip()
     stub = Path(site) / "autograder"
     stub.mkdir(exist_ok=True)
-    (stub / "__init__.py").write_text('"""Benchmark stub of the kit package (selfcheck only)."""\n')
+    (stub / "__init__.py").write_text('"""Benchmark stub of the kit package (selfcheck and quiet only)."""\n')
     (stub / "selfcheck.py").write_text(SELFCHECK_STUB)
     (stub / "quiet.py").write_text((KIT / "autograder" / "quiet.py").read_text(encoding="utf-8"))
 

@@ -28,6 +28,7 @@ import types
 from typing import Any
 
 from autograder.execute import nvidia
+from autograder.quiet import flush_output, quiet_stderr
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 nvidia.choose_triton_mode()
@@ -88,8 +89,6 @@ def import_tensorflow() -> Any:
     code, where the chatter would otherwise reach the notebook's output.  Runs no TF op: TF's context (its
     thread pools, its devices) must come to be in each worker, after the fork (`start_tensorflow`)."""
     import warnings
-
-    from autograder.quiet import quiet_stderr
 
     with quiet_stderr(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -260,14 +259,6 @@ def _fresh_probes(code: Any) -> Any:
     return mod
 
 
-def _flush_output() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - the student may have replaced or closed it
-            pass
-
-
 def serve(inp: Any, out: Any) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -302,7 +293,7 @@ def serve(inp: Any, out: Any) -> None:
             exec(compile(source, cell_filename(index, source), "exec", dont_inherit=True), ns)
         except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt included
             error = describe_exception(exc)
-        _flush_output()
+        flush_output()
         wire.write_message(out, {"event": "cell_end", "index": index, "error": error, "notes": list(notes)})
     wire.write_message(out, {"event": "executed"})
 
@@ -323,7 +314,7 @@ def serve(inp: Any, out: Any) -> None:
                 reply = wire.encode({"id": rid, "ok": True, "value": value})
             except BaseException as exc:  # noqa: BLE001
                 reply = wire.encode({"id": rid, "ok": False, "error": describe_exception(exc)})
-            _flush_output()
+            flush_output()
             out.write(reply)
             out.flush()
 
@@ -332,7 +323,7 @@ def finish() -> None:
     """Leave once the trusted side has closed the channel: output first, so the trusted side has all of
     it without waiting for the process to be taken apart (`WorkerProcess.stop`); then without atexit
     handlers or threads the student may have registered."""
-    _flush_output()
+    flush_output()
     for fd in (1, 2):
         try:
             os.close(fd)
