@@ -25,6 +25,7 @@ $(STAMP): pyproject.toml scripts/install-system-deps
 
 test: install check-student
 	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --quiet autograder tests setup.py
+	$(VENV)/bin/lint-imports   # the layers of docs/architecture.md: no import of a later layer, no cycle
 	$(PY) -m autograder check-solutions
 	$(PY) -m pytest -q
 

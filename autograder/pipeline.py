@@ -1,20 +1,25 @@
-"""Grade a class: intake -> (per submission, in trusted judge processes) execute, probe,
-judge, score -> report.  The only place that writes results, so the only place that
-needs to care about resuming, incremental grading and parallelism.
+"""The two writers of an assignment's grades, and so the only place that cares about resuming,
+incremental grading and parallelism.
+
+`grade_class`: a class's submissions (from intake) graded in trusted judge processes (execute, probe,
+judge, score), stored (store), then grades.csv from what counts (grades, report).  `set_override`: an
+override recorded (grades.overrides) and grades.csv rewritten.  Every face (the CLI, the workspace,
+nbgrader interop) grades and overrides through these two.
 """
 from __future__ import annotations
 
+import json
 import os
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import autograder
-from autograder import judges
-from autograder.assignment import Assignment, load_assignment
+from autograder.judge import pool as judges
+from autograder.config.assignment import Assignment, load_assignment
 from autograder.execute.sandbox import close_at_exit
 from autograder.intake.roster import read_identities
 from autograder.intake.submissions import Submission, file_sha256
@@ -23,12 +28,17 @@ from autograder.judge.session import (GradeOptions, close_references, combine, e
                                       tests_to_rerun)
 from autograder.probe.inprocess import NOT_ANSWERED
 from autograder.probe.seeds import Seeds, variant_count
-from autograder.report.files import write_submission
-from autograder.report.history import keep as keep_version
-from autograder.report.gradebook import Gradebook
-from autograder.report.exports import assignment_grades
+from autograder.store.result_files import write_submission
+from autograder.store.history import keep as keep_version
+from autograder.store.gradebook import Gradebook
+from autograder.grades.rows import assignment_grades
+from autograder.report.feedback import write_class_feedback
 from autograder.report.grades_csv import write_assignment_grades_csv
+from autograder.report.instructor_report import write_report
 from autograder.score.results import SubmissionResult
+from autograder.grades.overrides import WHOLE, Override, OverrideError, change, record, resolve_test
+from autograder.grades.rows import AssignmentGrades
+from autograder.execute.scratch import Scratch
 
 REFERENCE_ID = "__reference__"
 GRADER_RETRIES = 2  # a submission whose grading hit a grader or host fault is graded again this often per run
@@ -83,17 +93,12 @@ def available_mb() -> int:
     return (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) // 2**20
 
 
-_holds_master = False  # in a judge: its share of the reference pass left the master's worker running
-
-
 def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions, rerun: Rerun | None = None,
            variant: str = "") -> dict:
     """One submission, in a judge process, under the student's `variant` of the hidden inputs; returns a
     plain record (picklable, no live objects)."""
-    global _holds_master
-    if _holds_master and not variant:  # the pass is over and its answers cached: a judge holds one worker
+    if not variant:  # one variant for the class: the master's answers are cached, its worker only costs memory
         release_reference_workers()
-        _holds_master = False
     assignment = load_assignment(assignment_id, Path(kit))
     try:
         if rerun is not None:
@@ -219,6 +224,89 @@ def variants_of(assignment: Assignment, submissions: list[Submission], out: Path
                                    count) for s in submissions}
 
 
+@dataclass
+class Tasks:
+    """What a judge needs to grade a submission of this class (picklable: it travels to judge processes
+    and Dask workers with each task): the assignment, the options, each submission's variant and partial
+    re-grade."""
+    assignment: Assignment
+    options: GradeOptions
+    variants: dict[str, str]
+    reruns: dict[str, Rerun] = field(default_factory=dict)
+
+    def args(self, sub: Submission) -> tuple:
+        """`_judge`'s arguments for `sub`."""
+        return (str(self.assignment.kit), self.assignment.id, sub, self.options, self.reruns.get(sub.id),
+                self.variants[sub.id])
+
+    def grader_error(self, sub: Submission, why: str) -> SubmissionResult:
+        return _grader_error(self.assignment, sub, self.options, why)
+
+
+@dataclass
+class _Storing:
+    """The results of a class as they come back, in this process, the only one that writes them: each
+    stored (result files, the version kept, the gradebook) and passed to `on_result`, or, when
+    provisional, queued to be graded again (`again`)."""
+    tasks: Tasks
+    out: Path
+    gradebook: Gradebook
+    on_result: Callable[[SubmissionResult, bool], None] | None
+    todo: dict[str, Submission]                      # the submissions to grade this run, by id
+    results: dict[str, SubmissionResult] = field(default_factory=dict)
+    tries: dict[str, int] = field(default_factory=dict)
+    again: list[Submission] = field(default_factory=list)
+
+    def reused(self, stored: SubmissionResult) -> None:
+        self._done(stored, reused=True)
+
+    def finish(self, record: dict) -> None:
+        """Store one submission's result; a provisional one is first graded again (`grade_again`)."""
+        sid = str(record.get("submission_id"))
+        try:
+            r = SubmissionResult.from_record(record)
+            if sid in self.todo and grade_again(r, self.tries.get(sid, 0)):
+                self.tries[sid] = self.tries.get(sid, 0) + 1
+                self.again.append(self.todo[sid])
+                return
+            write_submission(self.out, r)
+            keep_version(self.out, r, self.todo[sid].path if sid in self.todo else None)   # the history
+            self.gradebook.put(r)
+        except Exception:  # noqa: BLE001 - a host fault (disk full...) costs one submission, not the batch
+            r = self.tasks.grader_error(self.todo[sid], traceback.format_exc())
+        self._done(r, reused=False)
+
+    def failed(self, sub: Submission, why: str) -> None:
+        """`sub`'s grading failed outside the judge (a lost process, a kit unreadable mid-run): a grader error."""
+        self.finish(self.tasks.grader_error(sub, why).to_record())
+
+    def _done(self, r: SubmissionResult, reused: bool) -> None:
+        self.results[r.submission_id] = r
+        if self.on_result:
+            self.on_result(r, reused)
+
+
+def grade_again(result: SubmissionResult, tries: int) -> bool:
+    """A result a grader or host fault touched is not final: graded again, `GRADER_RETRIES` times a run."""
+    return bool(result.provisional) and tries < GRADER_RETRIES
+
+
+def stored_grade(gradebook: Gradebook, assignment_id: str, version: str, sub: Submission, variant: str,
+                 force: bool) -> tuple[SubmissionResult | None, bool]:
+    """The stored grade of `sub` that still says something, and whether it stands as it is.  Nothing for a
+    changed notebook, a provisional grade (never final) or one graded on other hidden inputs (another
+    variant count, a roster match since); it stands when the assignment and the grader are unchanged too,
+    else its unchanged test files may (`tests_to_rerun`)."""
+    if force or sub.problem:
+        return None, False
+    old = gradebook.fingerprint(assignment_id, sub.id)
+    current = file_sha256(sub.path) if sub.path.is_file() else ""
+    stored = gradebook.get(assignment_id, sub.id) if old and old[0] == current else None
+    if stored is None or stored.provisional or stored.environment.get("variant", "") != variant:
+        return None, False
+    return stored, old == (current, version, autograder.__version__)
+
+
 def grade_class(
     assignment: Assignment,
     submissions: list[Submission],
@@ -231,15 +319,14 @@ def grade_class(
     scheduler: str | None = None,
     course: Any = None,
 ) -> ClassRun:
-    """Grade `submissions`; with `scheduler` (a Dask address) each submission is a task on that cluster.
-
-    Whatever executes the judging, only this process writes results and the gradebook.
-    """
+    """Grade `submissions`: the master first (`MasterFailed` when it is short of full marks: nobody is
+    graded), then every submission whose stored grade does not stand, on this process, `jobs` local judge
+    processes, or the Dask cluster at `scheduler`; then grades.csv.  Whatever executes the judging, only
+    this process writes results and the gradebook."""
     options = options or GradeOptions()
     options.cache_dir = options.cache_dir or out / ".cache" / "reference"
-    variants = variants_of(assignment, submissions, out)
+    tasks = Tasks(assignment, options, variants_of(assignment, submissions, out))
     judge_threads()  # this process judges too with jobs=1 or a scheduler: the reference pass, and every submission
-    version = assignment.version()
     pool: ProcessPoolExecutor | None = None
     local_judges = jobs > 1 and not scheduler
     if local_judges:
@@ -259,75 +346,37 @@ def grade_class(
         except Exception as e:  # noqa: BLE001 - reported as what failed, not as a traceback
             raise MasterFailed(f"grading the master notebook failed: {type(e).__name__}: {e}") from e
         check_master(reference)
+        # 2. what the gradebook holds that still stands
         gradebook = Gradebook(out / "gradebook.sqlite")
-        results: dict[str, SubmissionResult] = {}
-        todo: list[Submission] = []
-        reruns: dict[str, Rerun] = {}
+        storing = _Storing(tasks, out, gradebook, on_result, todo={})
+        version = assignment.version()
         for sub in submissions:
-            if sub.problem:  # intake could not extract it: nothing to run
-                todo.append(sub)
+            stored, stands = stored_grade(gradebook, assignment.id, version, sub, tasks.variants[sub.id], force)
+            if stored is not None and stands:
+                storing.reused(stored)
                 continue
-            old = gradebook.fingerprint(assignment.id, sub.id) if not force else None
-            current = file_sha256(sub.path) if sub.path.is_file() else ""
-            stored = gradebook.get(assignment.id, sub.id) if old and old[0] == current else None
-            if stored is not None and stored.provisional:  # a grader or host fault: never final
-                stored = None
-            if stored is not None and stored.environment.get("variant", "") != variants[sub.id]:
-                stored = None  # graded on other hidden inputs (another variant count, a roster match since)
-            if stored is not None and old == (current, version, autograder.__version__):
-                results[sub.id] = stored
-                if on_result:
-                    on_result(stored, True)
-                continue
-            if stored is not None:  # same notebook, assignment changed: maybe only some test files
-                files = tests_to_rerun(stored, assignment)
-                if files is not None:
-                    reruns[sub.id] = (files, stored.to_record())
-            todo.append(sub)
-        reused = len(results)
-        by_id = {s.id: s for s in todo}
-        tries: dict[str, int] = {}
-        again: list[Submission] = []
-
-        def finish(record: dict) -> None:
-            """Store one submission's result; a provisional one is first graded again (GRADER_RETRIES)."""
-            sid = str(record.get("submission_id"))
-            try:
-                r = SubmissionResult.from_record(record)
-                if r.provisional and tries.get(sid, 0) < GRADER_RETRIES and sid in by_id:
-                    tries[sid] = tries.get(sid, 0) + 1
-                    again.append(by_id[sid])
-                    return
-                write_submission(out, r)
-                keep_version(out, r, by_id[sid].path if sid in by_id else None)   # the history
-                gradebook.put(r)
-            except Exception:  # noqa: BLE001 - a host fault (disk full...) costs one submission, not the batch
-                r = _grader_error(assignment, by_id[sid], options, traceback.format_exc())
-            results[r.submission_id] = r
-            if on_result:
-                on_result(r, False)
-
-        batch = _longest_first([s for s in todo if not s.problem])
-        for sub in todo:
-            if sub.problem:
-                finish(_unreadable(reference, sub).to_record())
+            files = tests_to_rerun(stored, assignment) if stored is not None else None
+            if files is not None:   # same notebook, only some test files changed
+                tasks.reruns[sub.id] = (files, stored.to_record())
+            storing.todo[sub.id] = sub
+        reused = len(storing.results)
+        # 3. the rest graded, and graded again while provisional
+        for sub in storing.todo.values():
+            if sub.problem:   # intake could not extract it: nothing to run
+                storing.finish(_unreadable(reference, sub).to_record())
+        batch = _longest_first([s for s in storing.todo.values() if not s.problem])
         while batch:
             if client is not None:
-                _run_on_dask(client, assignment, batch, reruns, options, finish, variants)
+                _run_on_dask(client, tasks, batch, storing)
             elif pool is None:
-                for sub in batch:
-                    try:
-                        record = _judge(str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id),
-                                        variants[sub.id])
-                    except Exception:  # noqa: BLE001 - e.g. the kit unreadable mid-run: a grader fault
-                        record = _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
-                    finish(record)
+                _run_here(tasks, batch, storing)
             else:
-                pool = _run_on_pool(pool, jobs, assignment, batch, reruns, options, finish, variants)
-            batch, again = again, []
-        # grades.csv as every export: the counted versions (course.toml `[course] counts`), overrides in force
+                pool = _run_on_pool(pool, jobs, tasks, batch, storing)
+            batch, storing.again = storing.again, []
+        # 4. grades.csv as every export: the counted versions (course.toml `[course] counts`), overrides in force
         write_assignment_grades_csv(assignment_grades(assignment.kit, assignment.id, out, course=course))
-        return ClassRun([results[s.id] for s in submissions], reference, reused, len(reruns), sum(tries.values()))
+        return ClassRun([storing.results[s.id] for s in submissions], reference, reused, len(tasks.reruns),
+                        sum(storing.tries.values()))
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -335,6 +384,16 @@ def grade_class(
             client.close()
         if gradebook is not None:
             gradebook.close()
+
+
+def _run_here(tasks: Tasks, batch: list[Submission], storing: _Storing) -> None:
+    """Judge `batch` in this process, one after another."""
+    for sub in batch:
+        try:
+            record = _judge(*tasks.args(sub))
+        except Exception:  # noqa: BLE001 - e.g. the kit unreadable mid-run: a grader fault
+            record = tasks.grader_error(sub, traceback.format_exc()).to_record()
+        storing.finish(record)
 
 
 def _longest_first(batch: list[Submission]) -> list[Submission]:
@@ -354,36 +413,58 @@ def _reference_pass(assignment: Assignment, options: GradeOptions, pool: Process
     the assignment (and the sandbox) sound before any student is graded.  With local judges each test
     file is a task for them, largest first: done in this process the pass was one core's work while
     the others waited (02_autograd: ~6 s of a 50 s class on 2 cores)."""
+    kept = _passed_master(assignment, options)
+    if kept is not None and kept.exists():
+        return SubmissionResult.from_record(json.loads(kept.read_text()))
     files = sorted(assignment.test_files(), key=lambda f: -(assignment.root / f).stat().st_size)
     if pool is None or len(files) < 2:
-        return grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
-                              as_reference=True)
-    shares = [pool.submit(_judge_reference, str(assignment.kit), assignment.id, options, [f]) for f in files]
-    return combine(assignment, [SubmissionResult.from_record(share.result()) for share in shares])
+        result = grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
+                                as_reference=True)
+    else:
+        shares = [pool.submit(_judge_reference, str(assignment.kit), assignment.id, options, [f]) for f in files]
+        result = combine(assignment, [SubmissionResult.from_record(share.result()) for share in shares])
+    if kept is not None:
+        try:
+            check_master(result)
+        except MasterFailed:
+            return result
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        tmp = kept.with_name(f".tmp-{os.getpid()}-{kept.name}")
+        tmp.write_text(json.dumps(result.to_record()))
+        os.replace(tmp, kept)
+    return result
+
+
+def _passed_master(assignment: Assignment, options: GradeOptions) -> Path | None:
+    """Where the reference pass that put the master through the gate is kept, beside the master's cached
+    answers (per assignment version), for this isolation, these devices and this grader: a later run on the
+    same results folder (a resubmission, a regrade of a few students) reads it instead of grading the
+    master again on answers that are all in the cache.  None without a cache."""
+    if options.cache_dir is None:
+        return None
+    how = "-".join([type(options.isolation).__qualname__, options.isolation.name, *options.devices(),
+                    autograder.__version__])
+    return options.cache_dir / assignment.id / assignment.version() / f".master-passed-{how}.json"
 
 
 def _judge_reference(kit: str, assignment_id: str, options: GradeOptions, files: list[str]) -> dict:
     """A share of the reference pass, in a judge process: the master through the reference on `files`."""
-    global _holds_master
-    _holds_master = True
     assignment = load_assignment(assignment_id, Path(kit))
     return grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
                           as_reference=True, test_files=files).to_record()
 
 
-def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, todo: list[Submission],
-                 reruns: dict[str, Rerun], options: GradeOptions, finish: Callable[[dict], None],
-                 variants: dict[str, str], restarts: int = 2) -> ProcessPoolExecutor:
-    """Judge `todo` on `pool`.  A judge process that dies (the OOM killer, a kill from outside) breaks
+def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, tasks: Tasks, batch: list[Submission], storing: _Storing,
+                 restarts: int = 2) -> ProcessPoolExecutor:
+    """Judge `batch` on `pool`.  A judge process that dies (the OOM killer, a kill from outside) breaks
     the whole pool: the submissions it had not finished go to a fresh pool, `restarts` times, and
     only then are recorded as grader errors.  Returns the pool in use at the end."""
-    left = list(todo)
+    left = list(batch)
     while left:
         pending: dict[Future, Submission] = {}
         try:
             for sub in left:
-                pending[pool.submit(_judge, str(assignment.kit), assignment.id, sub, options, reruns.get(sub.id),
-                                    variants[sub.id])] = sub
+                pending[pool.submit(_judge, *tasks.args(sub))] = sub
         except BrokenProcessPool:
             pass  # the rest is resubmitted below
         unsent = left[len(pending):]
@@ -393,26 +474,26 @@ def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, assignment: Assignment, t
             for fut in done:
                 sub = pending.pop(fut)
                 try:
-                    finish(fut.result())
+                    storing.finish(fut.result())
                 except BrokenProcessPool:
                     lost.append((sub, traceback.format_exc()))
                 except Exception:  # noqa: BLE001 - a grader bug costs one submission, not the batch
-                    finish(_grader_error(assignment, sub, options, traceback.format_exc()).to_record())
+                    storing.failed(sub, traceback.format_exc())
         left = [sub for sub, _ in lost] + unsent
         if left and restarts <= 0:
             why = {sub.id: tb for sub, tb in lost}
             for sub in left:
-                finish(_grader_error(assignment, sub, options, why.get(sub.id, "judge processes kept dying")).to_record())
+                storing.failed(sub, why.get(sub.id, "judge processes kept dying"))
             break
         if left:
             restarts -= 1
             pool.shutdown(wait=False, cancel_futures=True)
-            pool = _start_judges(jobs, assignment, options)
+            pool = _start_judges(jobs, tasks.assignment, tasks.options)
     return pool
 
 
 def _start_judges(jobs: int, assignment: Assignment, options: GradeOptions) -> ProcessPoolExecutor:
-    """`jobs` judge processes, forked from the forkserver (see judges.py); each collects the tests first."""
+    """`jobs` judge processes, forked from the forkserver (see judge/pool.py); each collects the tests first."""
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=judges.judge_context(),
                                initializer=_start_judge,
                                initargs=(str(assignment.kit), assignment.id, options, dict(os.environ)))
@@ -440,8 +521,7 @@ def _dask_client(address: str, assignment: Assignment, options: GradeOptions) ->
                     for w in client.scheduler_info()["workers"]]
 
 
-def _run_on_dask(client, assignment: Assignment, todo: list[Submission], reruns: dict[str, Rerun],
-                 options: GradeOptions, finish: Callable[[dict], None], variants: dict[str, str]) -> None:
+def _run_on_dask(client, tasks: Tasks, batch: list[Submission], storing: _Storing) -> None:  # type: ignore[no-untyped-def]
     """One task per submission on a dask.distributed cluster; records come back to this process.
 
     Workers need the kit at the same path (a shared filesystem, as on a Slurm cluster) and the
@@ -449,22 +529,93 @@ def _run_on_dask(client, assignment: Assignment, todo: list[Submission], reruns:
     """
     from dask.distributed import as_completed
 
-    futures = {client.submit(_judge_bytes, str(assignment.kit), assignment.id, sub.id, sub.source,
-                             sub.path.read_bytes(), options, reruns.get(sub.id), variants[sub.id], pure=False): sub
-               for sub in todo}
+    futures = {}
+    for sub in batch:
+        kit, assignment_id, _, options, rerun, variant = tasks.args(sub)
+        futures[client.submit(_judge_bytes, kit, assignment_id, sub.id, sub.source, sub.path.read_bytes(), options,
+                              rerun, variant, pure=False)] = sub
     for fut in as_completed(futures):
         sub = futures[fut]
         try:
-            finish(fut.result())
+            storing.finish(fut.result())
         except Exception:  # noqa: BLE001 - a lost worker costs one submission, not the batch
-            finish(_grader_error(assignment, sub, options, traceback.format_exc()).to_record())
+            storing.failed(sub, traceback.format_exc())
 
 
 def _judge_bytes(kit: str, assignment_id: str, sid: str, source: str, notebook: bytes, options: GradeOptions,
                  rerun: Rerun | None = None, variant: str = "") -> dict:
-    from autograder.execute.scratch import Scratch
-
     with Scratch("ag-task-") as tmp:
         path = tmp / "submission.ipynb"
         path.write_bytes(notebook)
         return _judge(kit, assignment_id, Submission(sid, path, source), options, rerun, variant)
+
+
+def set_override(grades: AssignmentGrades, submission_id: str, *, test: str | None, score: float, comment: str,
+                 by: str) -> Override:
+    """Making an override, as every face does it (`autograder override`, the workspace's forms): record it in
+    the audit trail (`grades.overrides`, which holds only the overrides) against the version of the
+    submission that counts (`[course] counts`), then rewrite what shows the assignment's grades so they carry
+    it at once, in the process that made it (`publish`).
+
+    Record an override of `test` (id, name or unique prefix; None: the whole score) on the counted version
+    of `submission_id` in `grades` (`rows.assignment_grades`, just read).  `grades.overrides.OverrideError`
+    when refused."""
+    o = record(grades.out / "gradebook.sqlite", _counted(grades, submission_id), test_id=test or WHOLE, score=score,
+               comment=comment, by=by)
+    publish(grades, {o.submission_id})
+    return o
+
+
+def change_override(grades: AssignmentGrades, submission_id: str, *, test: str | None, action: str,
+                    by: str) -> Override:
+    """Clear, acknowledge (`ack`) or re-apply (`reapply`) the override of `test` (None: the whole score) of
+    `submission_id` (`grades.overrides.change`), then `publish`."""
+    o = change(grades.out / "gradebook.sqlite", _counted(grades, submission_id), test=test or WHOLE, action=action,
+               by=by)
+    publish(grades, {o.submission_id})
+    return o
+
+
+def set_group(grades: AssignmentGrades, submission_ids: list[str], *, test: str, score: float | None, comment: str,
+              by: str) -> list[Override]:
+    """One override of `test` per submission in `submission_ids` (a group of students with the same answer),
+    each in the trail with its author: `score`, or each student's current score of the test when None (a
+    comment alone, shown to each next to their score); then one `publish` for all.  All or nothing: every
+    submission is checked before any is recorded."""
+    results = {r.submission_id: r for r in grades.results}
+    plan = []
+    for sid in dict.fromkeys(submission_ids):
+        counted, shown = _counted(grades, sid), results.get(sid)
+        if counted is None or shown is None:
+            raise OverrideError(f"no graded submission {sid}")
+        tid = resolve_test(test, counted)
+        now = next(t.score for t in shown.tests if t.id == tid)
+        plan.append((counted, tid, now if score is None else score))
+    db = grades.out / "gradebook.sqlite"
+    for counted, tid, new in plan:   # validated as record validates, before the first row is written
+        top = next(t.max_score for t in counted.tests if t.id == tid)
+        if not (0 <= new <= top) or counted.provisional or not comment.strip():
+            raise OverrideError(f"{counted.submission_id}: the score must be between 0 and {top:g}, the result graded "
+                                "(not provisional), and the comment given")
+    done = [record(db, counted, test_id=tid, score=new, comment=comment, by=by) for counted, tid, new in plan]
+    publish(grades, {o.submission_id for o in done})
+    return done
+
+
+def _counted(grades: AssignmentGrades, submission_id: str):
+    return next((r for r in grades.counted if r.submission_id == submission_id), None)
+
+
+def publish(grades: AssignmentGrades, submission_ids: Iterable[str]) -> AssignmentGrades:
+    """`grades` with the overrides of `submission_ids` read again (`with_overrides_of`, the other rows as they
+    are), written where the class's grades are shown: grades.csv, those students' feedback pages (when the
+    assignment's feedback folder exists) and report.html (when it exists).  Returns the new grades."""
+    ids = set(submission_ids)
+    g = grades.with_overrides_of(ids)
+    write_assignment_grades_csv(g)
+    folder = g.out / g.assignment.id
+    if (folder / "feedback").is_dir():
+        write_class_feedback(g, folder / "feedback", only=ids)
+    if (folder / "report.html").is_file():
+        write_report(folder / "report.html", g.rows, title=g.assignment.title)
+    return g

@@ -47,7 +47,7 @@ BENCH = Path(__file__).resolve().parent
 KIT = BENCH.parent
 sys.path.insert(0, str(KIT))
 
-from autograder.assignment import load_assignment  # noqa: E402
+from autograder.config.assignment import load_assignment  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
 from autograder.execute.rng import seed_all  # noqa: E402  (as the worker seeds: the floor owes no more)
 from autograder.execute.wire import copy_decoded  # noqa: E402

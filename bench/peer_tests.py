@@ -663,6 +663,45 @@ TF_HOUSE = [
     ]),
 ]
 
+TF_KERNELS: list[tuple[str, list[str]]] = [
+    ("registry", [
+        "assert 'CPU' in kernel_devices('Softmax') and kernel_devices('Softmax') == sorted(set(kernel_devices('Softmax')))",
+        "assert has_kernel('Softmax', 'CPU', tf.float32) is True and has_kernel('Softmax', 'CPU', tf.int32) is False",
+        "assert dense_strides((2, 3, 4)) == (12, 4, 1) and dense_strides((3, 0, 2)) == (2, 2, 1)",
+    ]),
+    ("custom_op", [
+        "_x = tf.constant([[1.0, 2.0, 3.0], [1000.0, 999.0, -5.0]])",
+        "assert np.allclose(kit_ops.kit_silu(_x, beta=2.0).numpy(), (_x * tf.sigmoid(2.0 * _x)).numpy())",
+        "assert np.allclose(kit_ops.kit_log_sum_exp(_x).numpy(), tf.reduce_logsumexp(_x, axis=-1).numpy())",
+        "_s = tf.function(kit_ops.kit_log_sum_exp).get_concrete_function(tf.TensorSpec([None, 4, None])).structured_outputs.shape",
+        "assert _s.as_list() == [None, 4]",
+    ]),
+    ("gradient", [
+        "_x = tf.constant([[0.5, -1.0, 2.0]], dtype=tf.float64)",
+        "_th, _nu = tf.test.compute_gradient(kit_ops.kit_log_sum_exp, [_x])",
+        "assert np.allclose(_th[0], tf.nn.softmax(_x).numpy().T.reshape(_th[0].shape), atol=1e-6)",
+        "assert max_gradient_error('silu', tf.constant([[0.5, -1.0]], tf.float64)) < 1e-4",
+    ]),
+    ("function_layer", [
+        "_f = make_lse_graph(); _a = _f(tf.ones([2, 3])); _b = _f(tf.ones([4, 5]))",
+        "assert _f.experimental_get_tracing_count() == 1 and np.allclose(_b.numpy(), np.log(5.0) + 1)",
+        "_l = KitSiluLayer(beta=2.0); _c = KitSiluLayer.from_config(_l.get_config())",
+        "assert _c.get_config()['beta'] == 2.0 and np.allclose(_l(tf.ones([1, 2])).numpy(), 1 / (1 + np.exp(-2.0)))",
+    ]),
+    ("training", [
+        "_X, _Y = make_rings(200, 200, seed=0); _m = fit_rings(_X, _Y, 0); _Xe, _Ye = make_rings(200, 200, seed=1)",
+        "assert float(np.mean(np.argmax(_m(_Xe).numpy(), -1) == _Ye.numpy())) >= 0.9",
+        "assert abs(float(logcosh_loss(tf.constant([[1.0]]), tf.constant([[0.0]]))) - np.log(np.cosh(1.0))) < 1e-5",
+    ]),
+    ("gpu", [
+        "assert 'KitSiluKernel' in op_source() and 'DEVICE_GPU' in op_source()",
+    ]),
+    ("measure", [
+        "_t = time_op(lambda _v: _v * 2, tf.ones([3]), repeat=3)",
+        "assert isinstance(_t, float) and _t >= 0",
+    ]),
+]
+
 TESTS: dict[str, list[tuple[str, list[str]]]] = {
     "00_devices": DEVICES,
     "01_tensors": TENSORS,
@@ -672,16 +711,17 @@ TESTS: dict[str, list[tuple[str, list[str]]]] = {
     "04_fit_api": FIT_API,
     "tf00_devices": TF_DEVICES,
     "tf01_bricks": TF_BRICKS,
+    "tf02b_kernels": TF_KERNELS,
     "tf03_walls": TF_WALLS,
     "tf04_house": TF_HOUSE,
 }
 
 POINTS = 10
 
-# The kit's notebooks start with `from autograder.selfcheck import Checker; check = Checker(...)`;
+# The kit's notebooks start with `from autograder.student.selfcheck import Checker; check = Checker(...)`;
 # in the peers' venvs a stub package provides it (check() does nothing, as in the kit's workers).
 SELFCHECK_STUB = '''"""Benchmark stub: the kit's in-notebook check() does nothing under a peer grader."""
-from autograder.quiet import quiet_stderr  # noqa: F401  (a TensorFlow notebook's setup cell imports it from here)
+from autograder.execute.quiet import quiet_stderr  # noqa: F401  (a TensorFlow notebook's setup cell imports it from here)
 
 
 class Checker:

@@ -4,7 +4,7 @@ Both venvs are created on first use with `pip install <grader>` plus what the ma
 (NOTEBOOK_PACKAGES: torch pinned to the CPU wheel from the local wheel folder, numpy, triton, pandas,
 matplotlib, tensorflow-cpu, pinned as the kit's pyproject pins them; neither grader depends on them; for otter also
 ipykernel, which it needs to execute a notebook but does not depend on), plus a stub
-`autograder.selfcheck` module (the notebooks' `check()` does nothing, as in the kit's own workers).
+`autograder.student.selfcheck` module (the notebooks' `check()` does nothing, as in the kit's own workers).
 
 Every function takes the assignment id; its tests are `peer_tests.TESTS[assignment]`, the source of
 its nbgrader course is the master `solutions/<id>.ipynb` with a test cell after each `check(...)` cell.
@@ -47,10 +47,11 @@ def _write_stub(bin_dir: Path) -> None:
     site = subprocess.run([str(bin_dir / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           check=True, capture_output=True, text=True).stdout.strip()
     stub = Path(site) / "autograder"
-    stub.mkdir(exist_ok=True)
-    (stub / "__init__.py").write_text('"""Benchmark stub of the kit package (selfcheck and quiet only)."""\n')
-    (stub / "selfcheck.py").write_text(SELFCHECK_STUB)
-    (stub / "quiet.py").write_text((KIT / "autograder" / "quiet.py").read_text(encoding="utf-8"))
+    for package in (stub, stub / "student", stub / "execute"):
+        package.mkdir(exist_ok=True)
+        (package / "__init__.py").write_text('"""Benchmark stub of the kit package (selfcheck and quiet only)."""\n')
+    (stub / "student" / "selfcheck.py").write_text(SELFCHECK_STUB)
+    (stub / "execute" / "quiet.py").write_text((KIT / "autograder" / "execute" / "quiet.py").read_text(encoding="utf-8"))
 
 
 def ensure_venv(name: str, log) -> tuple[Path | None, str]:
@@ -130,7 +131,7 @@ def _nbgrader_source_notebook(assignment: str) -> dict:
                 "grade_id": f"cell_{i}"}
         if c["cell_type"] == "code" and "### BEGIN SOLUTION" in src:
             meta["solution"] = True
-        elif c["cell_type"] == "code" and "from autograder.selfcheck import" in src:
+        elif c["cell_type"] == "code" and "from autograder.student.selfcheck import" in src:
             meta["locked"] = True
         else:
             meta = None  # an ordinary cell: no nbgrader metadata

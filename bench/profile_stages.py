@@ -32,10 +32,10 @@ BENCH = Path(__file__).resolve().parent
 KIT = BENCH.parent
 sys.path.insert(0, str(KIT))
 
-from autograder.assignment import load_assignment  # noqa: E402
+from autograder.config.assignment import load_assignment  # noqa: E402
 from autograder.judge.session import GradeOptions, close_references, grade_notebook  # noqa: E402
 from autograder.pipeline import judge_threads  # noqa: E402
-from autograder.report.files import write_submission  # noqa: E402
+from autograder.store.result_files import write_submission  # noqa: E402
 
 # (stage, [(file suffix, function name)]): cumulative time of the first function found that matches.
 _FUNCS = {
@@ -49,7 +49,7 @@ _FUNCS = {
     "probe_calls": [("autograder/probe/client.py", "_run")],  # student(...) and student.map(...)
     "student_round_trips": [("autograder/execute/runner.py", "call_many")],  # call() goes through it
     "reference": [("autograder/probe/reference.py", "call")],
-    "write": [("autograder/report/files.py", "write_submission")],
+    "write": [("autograder/config/files.py", "write_submission")],
     "to_record": [("autograder/score/results.py", "to_record")],
 }
 

@@ -85,7 +85,7 @@ def samples(assignment: str) -> dict[str, bytes]:
     release's stub), broken (the middle solution cell raises first), hanging (it loops first), not a
     notebook (the file cut in half) and blank (the release).  Cell counts stay the master's, so the
     peers can map cells by position."""
-    from autograder.notebook.release import BEGIN, strip_solutions
+    from autograder.student.release import BEGIN, strip_solutions
 
     raw = (KIT / "solutions" / f"{assignment}.ipynb").read_bytes()
     master = json.loads(raw)
@@ -474,18 +474,21 @@ def main(argv: list[str] | None = None) -> int:
     unknown = set(chosen) - set(SAMPLES)
     if unknown:
         ap.error(f"unknown sample(s): {', '.join(sorted(unknown))}")
-    from autograder.assignment import list_assignments
+    from autograder.config.assignment import list_assignments
 
     known = list_assignments(KIT)
     assignments = [x.strip() for x in args.assignments.split(",")] if args.assignments else known
     if set(assignments) - set(known):
         ap.error(f"unknown assignment(s): {', '.join(sorted(set(assignments) - set(known)))}")
 
+    # a course secret, as a course sets one: hidden inputs per student (`probe.seeds`), the variant proofs included
+    os.environ.setdefault("AUTOGRADER_SECRET", "bench-course-secret")
     work = Path(tempfile.mkdtemp(prefix="ag-bench-"))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=KIT, capture_output=True, text=True).stdout.strip()
     info = {"started": dt.datetime.now().isoformat(timespec="seconds"), "machine": machine(), "commit": commit,
             "command": " ".join([".venv/bin/python", "bench/run.py", *(argv if argv is not None else sys.argv[1:])]),
-            "copies": args.copies, "samples": chosen, "load_at_start": loadavg(), "peer_timeout_s": args.peer_timeout}
+            "copies": args.copies, "samples": chosen, "load_at_start": loadavg(), "peer_timeout_s": args.peer_timeout,
+            "variants": os.environ.get("AUTOGRADER_VARIANTS", "student")}
     m = info["machine"]
     print(f"machine: {m['nproc']} cpu ({m['cpu_model']}), {m['ram_gib']} GiB, python {m['python']}, torch {m['torch']}; "
           f"commit {commit}; load average at start {info['load_at_start']}")

@@ -4,20 +4,21 @@
 
 The class is synthesized (no grading): 1,000 results of the toy assignment written to a fresh gradebook,
 with identities, a roster, a deadline (a tenth late), a few provisional ones, an override and a similarity
-file.  The workspace is served on 127.0.0.1 and each page is fetched over HTTP with the session cookie.
+file.  The workspace is served on 127.0.0.1 as `autograder serve` serves it (uvicorn, `serve.server`) and
+each page is fetched over HTTP with the session cookie.
 
 - `start`: what `autograder serve` does before it prints its address (`Workspace.warm`: every assignment's
   grades read from the gradebook as `autograder export` reads them, and the report's context);
-- `pages`: each page's median of five (`ms`), the gradebook unchanged;
+- `pages`: each page's median of five (`ms`), the gradebook unchanged (grade-by-exercise pages included);
 - `after_override`: an override through the submission page's form (the POST), then the first page after it
   (the assignment page, the costliest: every row of the class); `after_cli_override`: the same after
-  `autograder override` in a terminal (`report.overrides.set_override`, the server not told);
+  `autograder override` in a terminal (`pipeline.set_override`, the server not told);
   `after_regrade`: after a student's result is stored again (a re-grade: only that row computed again);
   `after_new_submission`: after a submission the gradebook did not hold is stored (everything read again,
   as at start).
 
 Each time is the wall-clock time of the request (`ms`) and the CPU time the server's thread spent on it
-(`cpu_ms`, `time.thread_time`): on a machine shared with other work the first grows with the load, the
+(`cpu_ms`, `time.thread_time` around `App.answer`): on a machine shared with other work the first grows with the load, the
 second hardly, so it estimates the time on a quiet machine.  With `--screenshots`, headless Chromium saves
 each page as workspace-<page>.png there (docs/workspace.md shows them).
 """
@@ -34,7 +35,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -44,14 +44,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.intake.roster import Identity, write_identities  # noqa: E402
-from autograder.report import history  # noqa: E402
-from autograder.report.gradebook import Gradebook  # noqa: E402
-from autograder.report import overrides as ov  # noqa: E402
-from autograder.report.exports import assignment_grades  # noqa: E402
+from autograder.store import history  # noqa: E402
+from autograder.store.gradebook import Gradebook  # noqa: E402
+from autograder import pipeline as ov  # noqa: E402
+from autograder.grades.rows import assignment_grades  # noqa: E402
 from autograder.score.results import CellIssue  # noqa: E402
 from autograder.serve.access import Access  # noqa: E402
-from autograder.serve.app import App, make_server  # noqa: E402
+from autograder.serve.app import App  # noqa: E402
 from autograder.serve.pages import Workspace  # noqa: E402
+from autograder.serve.server import Running  # noqa: E402
 from tests.exports.factory import result  # noqa: E402
 
 KIT = ROOT / "tests" / "fixtures" / "kit"
@@ -89,12 +90,17 @@ def synthesize(out: Path, n: int, seed: int = 0) -> Path:
         "pairs": [{"a": "student0002_10002", "b": "student0005_10005", "score": 0.93, "shared": 41,
                    "spans": [{"a_cell": 3, "a_lines": [[1, 2]], "b_cell": 4, "b_lines": [[1, 2]], "prints": 41}]}]}))
     shown = out / "student0001.ipynb"   # two graded versions of one student, for the history and the diff
-    for sha, body in (("cd" * 32, "def double(x):\n    return x + x\n\nANSWER = 41\n"),
-                      ("ab" * 32, "def double(x):\n    # elementwise\n    return 2 * x\n\nANSWER = 42\n")):
+    for sha, body, answer in (("cd" * 32, "def double(x):\n    return x + x\n", "ANSWER = 41"),
+                              ("ab" * 32, "def double(x):\n    # elementwise\n    return 2 * x\n", "ANSWER = 42")):
+        error = {"output_type": "error", "ename": "AssertionError", "evalue": "ANSWER is not right",
+                 "traceback": ["AssertionError: ANSWER is not right"]}
+        cells = [("markdown", "## Exercise 1: double\n\nWrite `double(x)`: **elementwise**.", []),
+                 ("code", body, [{"output_type": "stream", "name": "stdout", "text": "tensor([2., 4.])\n"}]),
+                 ("code", 'check("double")', []), ("markdown", "## Exercise 2: the answer", []),
+                 ("code", answer, []), ("code", 'check("answer")', [error])]
         shown.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-            {"cell_type": "markdown", "metadata": {}, "source": "## Exercise 1: double"},
-            {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": body,
-             "outputs": [{"output_type": "stream", "name": "stdout", "text": "tensor([2., 4.])\n"}]}]}))
+            {"cell_type": kind, "metadata": {}, "source": src,
+             **({"execution_count": 1, "outputs": outs} if kind == "code" else {})} for kind, src, outs in cells]}))
         history.keep(out, dataclasses.replace(result("student0001_10001", (1, 1, 0.5, 0, 1)), sha256=sha), shown)
     roster = out / "roster.csv"
     roster.write_text("\n".join(lines) + "\n")
@@ -102,35 +108,40 @@ def synthesize(out: Path, n: int, seed: int = 0) -> Path:
 
 
 PAGES = {"course": "/", "assignment": "/a/toy", "assignment-filtered": "/a/toy?status=graded&late=yes&sort=score",
-         "submission": "/a/toy/s/student0001_10001", "similarity": "/a/toy/similarity"}
+         "submission": "/a/toy/s/student0001_10001", "similarity": "/a/toy/similarity",
+         "exercise": "/a/toy/e/double", "exercise-answer": "/a/toy/e/answer"}
 
 
 CPU = [0.0]   # the server thread's CPU seconds for the last request answered
 
 
 def timed(app: App) -> App:
-    """`app` whose requests record the CPU time of the thread that answers them (`CPU`)."""
-    handle = app.handle
+    """`app` whose pages record the CPU time of the thread that computes them (`CPU`)."""
+    answer = app.answer
 
-    def handle_timed(*args):
+    def answer_timed(*args):
         t = time.thread_time()
         try:
-            return handle(*args)
+            return answer(*args)
         finally:
             CPU[0] = time.thread_time() - t
 
-    app.handle = handle_timed   # type: ignore[method-assign]
+    app.answer = answer_timed   # type: ignore[method-assign]
     return app
 
 
+PREFIX = [""]   # the instance's prefix, before every page's path
+
+
 def fetch(port: int, path: str, cookie: str, method: str = "GET", body: bytes = b"") -> tuple[int, float, float, bytes]:
-    """(status, wall seconds, the server's CPU seconds, body) of one request."""
+    """(status, wall seconds, the server's CPU seconds, body) of one request, as a browser on the workspace's
+    own page sends it."""
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     headers = {"Cookie": cookie}
     if method == "POST":
-        headers["Content-Type"] = "application/x-www-form-urlencoded"
+        headers.update({"Content-Type": "application/x-www-form-urlencoded", "Origin": f"http://127.0.0.1:{port}"})
     t = time.perf_counter()
-    c.request(method, path, body=body or None, headers=headers)
+    c.request(method, PREFIX[0] + path, body=body or None, headers=headers)
     r = c.getresponse()
     content = r.read()
     wall = time.perf_counter() - t
@@ -154,7 +165,7 @@ def screenshots(base: str, folder: Path) -> None:
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     try:
         driver.get(f"{base}/?token={TOKEN}")
-        for name in ("course", "assignment", "submission", "similarity"):
+        for name in ("course", "assignment", "submission", "exercise", "similarity"):
             driver.get(base + PAGES[name] + ("?status=graded&sort=score" if name == "assignment" else ""))
             folder.mkdir(parents=True, exist_ok=True)
             driver.save_screenshot(str(folder / f"workspace-{name}.png"))
@@ -177,11 +188,12 @@ def main() -> None:
         wall, cpu = time.perf_counter(), time.process_time()
         ws.warm()   # as `autograder serve` does before printing its address
         start = ms(time.perf_counter() - wall, time.process_time() - cpu)
-        server = make_server(timed(App(ws, Access({TOKEN: "bench"}))))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        port = server.server_address[1]
+        access = Access({TOKEN: "bench"})
+        PREFIX[0] = access.prefix
+        server = Running(timed(App(ws, access)).asgi)
+        port = int(server.base.rsplit(":", 1)[1])
         c = http.client.HTTPConnection("127.0.0.1", port)
-        c.request("GET", f"/?token={TOKEN}")
+        c.request("GET", f"{access.prefix}/?token={TOKEN}")
         cookie = c.getresponse().getheader("Set-Cookie").split(";")[0]
         c.close()
         timings = {}
@@ -216,8 +228,8 @@ def main() -> None:
         status, wall, cpu, _ = fetch(port, PAGES["assignment"], cookie)
         after_new = {"assignment": ms(wall, cpu)}
         if args.screenshots:
-            screenshots(f"http://127.0.0.1:{port}", args.screenshots)
-        server.shutdown()
+            screenshots(server.base + access.prefix, args.screenshots)
+        server.stop()
     pages = [t["ms"] for t in timings.values()] + [t["ms"] for t in (after["assignment"], after_cli["assignment"])]
     print(json.dumps({"students": args.students, "start": start, "pages": timings, "after_override": after,
                       "after_cli_override": after_cli, "after_regrade": after_regrade,

@@ -19,7 +19,7 @@ TF_LOG = ("absl", "oneDNN", "cpu_feature_guard", "All log messages before", "ret
 _GRADE = textwrap.dedent("""
     import json, sys
     from pathlib import Path
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.intake.submissions import Submission
     from autograder.judge.session import GradeOptions, close_references
     from autograder.pipeline import grade_class

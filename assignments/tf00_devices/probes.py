@@ -8,6 +8,10 @@ is on "/device:CPU:0" shows a missing or hard-coded `tf.device`.
 
 `_gpus(n)` makes `tf.config` list `n` pretend GPUs (physical and logical) beside the real devices, for
 code that decides by what TensorFlow lists (`inventory`, `pick_device`); nothing is ever placed on them.
+
+Where a result *lives* is not where it was *computed*: `tf.identity` on another device moves a finished
+result.  `_watched` records, through TensorFlow's op callbacks, the device each computing op of the student's
+call ran on (`ran_on`), which the tests compare with the reference's.
 """
 from __future__ import annotations
 
@@ -37,13 +41,50 @@ def _info(t: Any) -> dict[str, Any]:
             "value": np.asarray(t.numpy())}
 
 
+# The ops that do the work of these exercises (products, reductions, activations); copies, reads and
+# assignments are left out (a variable's ops run where the variable lives).
+WORK_OPS = frozenset({"MatMul", "_MklMatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Einsum", "Sum",
+                      "Mean", "Relu", "_MklRelu", "Sigmoid"})
+
+
+def _short(device: str) -> str:
+    return "/device:" + device.rsplit("device:", 1)[-1] if "device:" in device else (device or "(no device)")
+
+
+def _watched(fn, *args) -> tuple[Any, list[str]]:
+    """fn(*args), and the devices its work ops ran on (sorted, each once): an eager op's output device; for an
+    op built into a graph (inside a tf.function), the device the graph asks for."""
+    from tensorflow.python.framework import op_callbacks
+
+    seen: set[str] = set()
+
+    def callback(op_type, inputs, attrs, outputs, op_name=None, graph=None):
+        if op_type in WORK_OPS:
+            if graph is None:
+                seen.update(_short(str(o.device)) for o in outputs)
+            else:
+                try:
+                    seen.add(_short(graph.get_operation_by_name(op_name).device))
+                except (KeyError, ValueError):
+                    seen.add("(no device)")
+        return None
+
+    op_callbacks.add_op_callback(callback)
+    try:
+        out = fn(*args)
+    finally:
+        op_callbacks.remove_op_callback(callback)
+    return out, sorted(seen)
+
+
 def _list(xs: Any) -> Any:
     return [_info(x) for x in xs] if isinstance(xs, (list, tuple)) else {"type": type(xs).__name__}
 
 
 @contextlib.contextmanager
-def _gpus(n: int | None):
-    """tf.config lists `n` GPUs (physical and logical) and the real CPUs; None: TensorFlow's own answer."""
+def _gpus(n: int | None, split: int = 1):
+    """tf.config lists `n` GPUs (physical; `split` logical GPUs each) and the real CPUs; None: TensorFlow's own
+    answer."""
     tf = _tf()
     if n is None:
         yield
@@ -57,7 +98,7 @@ def _gpus(n: int | None):
 
     def logical(device_type=None):
         cpus = [d for d in real_logical(device_type) if d.device_type != "GPU"]
-        gpus = [tf.config.LogicalDevice(f"/device:GPU:{i}", "GPU") for i in range(n)]
+        gpus = [tf.config.LogicalDevice(f"/device:GPU:{i}", "GPU") for i in range(n * split)]
         return cpus + (gpus if device_type in (None, "GPU") else [])
 
     modules = (tf.config, tf.config.experimental)
@@ -81,9 +122,9 @@ def _tensor(x: Any, device: str = "/device:CPU:0", dtype: str | None = None) -> 
 
 # ---------------------------------------------------------------- inventory, pick_device
 
-def inventory(ns, gpus=None):
-    """inventory() with `gpus` pretend GPUs (None: the machine's own devices)."""
-    with _gpus(gpus):
+def inventory(ns, gpus=None, split=1):
+    """inventory() with `gpus` pretend GPUs, each `split` logical GPUs (None: the machine's own devices)."""
+    with _gpus(gpus, split):
         return ns["inventory"]()
 
 
@@ -124,18 +165,18 @@ def copy_to(ns, x, source, target, dtype=None):
 
 def parallel_sum(ns, x, devices, source="/device:CPU:0"):
     t = _tensor(x, source)
-    out = ns["parallel_sum"](t, list(devices))
+    out, ran_on = _watched(ns["parallel_sum"], t, list(devices))
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         return {"shape_of_result": type(out).__name__}
-    return {"total": _info(out[0]), "partials": _list(out[1])}
+    return {"total": _info(out[0]), "partials": _list(out[1]), "ran_on": ran_on}
 
 
 def parallel_matmul(ns, A, B, devices, source="/device:CPU:0"):
     a, b = _tensor(A, source), _tensor(B, source)
-    out = ns["parallel_matmul"](a, b, list(devices))
+    out, ran_on = _watched(ns["parallel_matmul"], a, b, list(devices))
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         return {"shape_of_result": type(out).__name__}
-    return {"C": _info(out[0]), "parts": _list(out[1])}
+    return {"C": _info(out[0]), "parts": _list(out[1]), "ran_on": ran_on}
 
 
 # ---------------------------------------------------------------- the book's tasks
@@ -151,12 +192,14 @@ def linreg_steps(ns, X, y, w0, b0, lr, device, steps=1, source="/device:CPU:0"):
     with tf.device(source):
         w, b = tf.Variable(_tensor(w0)), tf.Variable(_tensor(b0))
     Xt, yt = _tensor(X), _tensor(y)
-    losses = [_info(ns["linreg_step"](w, b, Xt, yt, lr, device)) for _ in range(steps)]
-    return {"losses": losses, "w": _info(w), "b": _info(b)}
+    losses, ran_on = _watched(lambda: [_info(ns["linreg_step"](w, b, Xt, yt, lr, device)) for _ in range(steps)])
+    return {"losses": losses, "w": _info(w), "b": _info(b), "ran_on": ran_on}
 
 
 def ring_forward(ns, params, X, device, source="/device:CPU:0", as_arrays=False):
     """ring_forward on parameters given as tensors on `source` (or numpy arrays) and X on `source`."""
     p = {k: (np.asarray(v.numpy() if hasattr(v, "numpy") else v, np.float32) if as_arrays else _tensor(v, source))
          for k, v in params.items()}
-    return _info(ns["ring_forward"](p, _tensor(X, source), device))
+    Xt = _tensor(X, source)
+    out, ran_on = _watched(ns["ring_forward"], p, Xt, device)
+    return {**_info(out), "ran_on": ran_on}

@@ -92,6 +92,24 @@ def _optimizer(name: str, lr: float):
     return {"sgd": keras.optimizers.SGD, "adam": keras.optimizers.Adam}[name](learning_rate=lr)
 
 
+def _paced_optimizer(name: str, lr: float):
+    """An optimizer whose apply_gradients, each time its *Python* body runs, sets the learning rate to lr / (that
+    count): inside a tf.function the body runs once per trace, eagerly once per step.  A fit through one
+    tf.function traced once per fit trains as the reference's; eager steps, or a new tf.function each epoch,
+    train with other learning rates: values the trusted side compares, whatever the worker says of itself."""
+    import keras
+
+    base = {"sgd": keras.optimizers.SGD, "adam": keras.optimizers.Adam}[name]
+
+    class Paced(base):
+        def apply_gradients(self, grads_and_vars, *args, **kwargs):
+            self._python_runs = getattr(self, "_python_runs", 0) + 1
+            self.learning_rate = lr / self._python_runs
+            return super().apply_gradients(grads_and_vars, *args, **kwargs)
+
+    return Paced(learning_rate=lr)
+
+
 # ---------------------------------------------------------------- 1 tensors
 
 def scale_in_place(ns, x, factor):
@@ -138,6 +156,26 @@ def two_grads(ns, x, f_name, g_name):
     g, g_calls = _counted(SCALAR_FUNCS[g_name])
     out = ns["two_grads"](f, g, _in(x))
     return {"result": tuple(out) if type(out) in (list, tuple) else out, "calls": [f_calls[0], g_calls[0]]}
+
+
+def two_grads_linked(ns, x):
+    """two_grads with a pair whose link only one tape sees: f (x -> sum(k * x**2) on its k-th call) keeps its
+    intermediate x**2, and g (x -> sum(x**2 * x)) reuses it.  Under one tape, recording both, dg/dx = 3 x**2; a tape
+    of its own for g, which did not record f, sees x**2 as a constant (dg/dx = x**2); a second call of f changes
+    its value.  The gradients are compared with the reference's."""
+    _tf()
+    kept, calls = {}, [0]
+
+    def f(x):
+        calls[0] += 1
+        kept["sq"] = x ** 2
+        return tf.reduce_sum(calls[0] * kept["sq"])
+
+    def g(x):
+        return tf.reduce_sum(kept.get("sq", x ** 2) * x)
+
+    out = ns["two_grads"](f, g, _in(x))
+    return tuple(out) if type(out) in (list, tuple) else out
 
 
 # ---------------------------------------------------------------- 4 higher order, 5 stop_gradient
@@ -277,12 +315,13 @@ def linreg_steps(ns, X, Y, w, b, opt, lr, steps, graph=False):
     return {"losses": losses, "w": wv.read_value(), "b": bv.read_value()}
 
 
-def linreg_fit(ns, data, w, b, opt, lr, epochs, batch_size, seed):
-    """fit_linreg on the data make_linreg_data(*data) from the given start: the history and the variables."""
+def linreg_fit(ns, data, w, b, opt, lr, epochs, batch_size, seed, paced=False):
+    """fit_linreg on the data make_linreg_data(*data) from the given start: the history and the variables
+    (with `paced`, through `_paced_optimizer`, which trains as the reference's only when traced once per fit)."""
     _tf()
     X, Y = make_linreg_data(*data)
     wv, bv = tf.Variable(_in(w, "float32")), tf.Variable(_in(b, "float32"))
-    hist = ns["fit_linreg"](X, Y, wv, bv, _optimizer(opt, lr), epochs, batch_size, seed)
+    hist = ns["fit_linreg"](X, Y, wv, bv, (_paced_optimizer if paced else _optimizer)(opt, lr), epochs, batch_size, seed)
     return {"history": list(hist) if type(hist) in (list, tuple) else hist, "w": wv.read_value(), "b": bv.read_value()}
 
 
@@ -352,13 +391,23 @@ def dnn_steps(ns, state, data, opt, lr, steps):
     return {"losses": losses, "state": _state(model)}
 
 
-def dnn_fit(ns, state, data, opt, lr, epochs, batch_size, seed, eval_data=None):
+def dnn_fit(ns, state, data, opt, lr, epochs, batch_size, seed, eval_data=None, paced=False):
     """fit_dnn from `state` on make_rings(*data): the history, the variables, and the predictions on
-    make_rings(*eval_data) (its labels are n_pos ones then n_neg zeros: the trusted side scores them)."""
+    make_rings(*eval_data) (its labels are n_pos ones then n_neg zeros: the trusted side scores them); `paced`
+    as in linreg_fit."""
     model = _model(ns, state)
     X, Y = make_rings(*data)
-    hist = ns["fit_dnn"](model, X, Y, _optimizer(opt, lr), epochs, batch_size, seed)
+    hist = ns["fit_dnn"](model, X, Y, (_paced_optimizer if paced else _optimizer)(opt, lr), epochs, batch_size, seed)
     out = {"history": list(hist) if type(hist) in (list, tuple) else hist, "state": _state(model)}
     if eval_data is not None:
         out["pred"] = (model(make_rings(*eval_data)[0]))
     return out
+
+
+def dnn_init(ns, seed, n_models):
+    """The initial variables of n_models fresh DNNModels made after tf.random.set_seed(seed), name -> the values of
+    all models stacked: the trusted side tests their distribution (truncated normal weights, zero biases)."""
+    _tf()
+    tf.random.set_seed(int(seed))
+    models = [ns["DNNModel"]() for _ in range(n_models)]
+    return {name: np.stack([np.asarray(getattr(m, name).numpy()) for m in models]) for name in DNN_NAMES}

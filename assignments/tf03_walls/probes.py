@@ -52,7 +52,9 @@ def dense_run(ns, units, activation, x, kernel=None, bias=None, seed=0):
     out["out"] = _np(layer(x))
     config = layer.get_config()
     out["config"] = {k: config.get(k) for k in ("units", "activation")}
+    out["config_keys"] = sorted(str(k) for k in config) if isinstance(config, dict) else None
     clone = type(layer).from_config(config)
+    out["clone_name_kept"] = clone.name == layer.name
     clone(x)
     clone.set_weights(layer.get_weights())
     out["clone_out"] = _np(clone(x))
@@ -149,6 +151,18 @@ def linear_regression_run(ns, X, y, kwargs):
     return {"classes": _classes(model), "weights": [_np(w) for w in model.get_weights()]}
 
 
+def linear_regression_twice(ns, X, y, seed, ambient):
+    """train_linear_regression(X, y, seed=seed) once after each global seed of `ambient` (set here before the call,
+    which a function that seeds itself replaces): the weights each time."""
+    _, keras = _tf()
+    out = []
+    for a in ambient:
+        keras.utils.set_random_seed(int(a))
+        model = ns["train_linear_regression"](np.asarray(X, "float32"), np.asarray(y, "float32"), seed=seed)
+        out.append([_np(w) for w in model.get_weights()])
+    return out
+
+
 # ---------------------------------------------------------------- ring_classifier
 
 def ring_train_run(ns, X, y, X_val, kwargs):
@@ -171,3 +185,42 @@ def ring_predict_run(ns, weights, X, seed=0):
         "probs": probs,
         "logits": _np(model(tf.constant(x), training=False)),
     }
+
+
+def ring_train_twice(ns, X, y, X_val, seed, ambient):
+    """train_ring_classifier(X, y, seed=seed, epochs=2) once after each global seed of `ambient`: its
+    probabilities on X_val at inference each time."""
+    tf, keras = _tf()
+    out = []
+    for a in ambient:
+        keras.utils.set_random_seed(int(a))
+        model = ns["train_ring_classifier"](np.asarray(X, "float32"), np.asarray(y, "float32"), epochs=2, seed=seed)
+        out.append(_np(tf.sigmoid(model(tf.constant(X_val, tf.float32), training=False))))
+    return out
+
+
+def ring_train_gated(ns, X, y, seed):
+    """train_ring_classifier(X, y, epochs=1, seed=seed) with build_ring_classifier's net behind a gate that passes
+    the logits on only when the model is called with training=True (zeros, and zero gradients, otherwise): the
+    weights before and after training, and whether the model returned is the one the (gated) builder made."""
+    tf, keras = _tf()
+
+    class TrainingGate(keras.layers.Layer):
+        def call(self, x, training=None):
+            return x if training else x * 0.0
+
+    built, real = [], ns["build_ring_classifier"]
+
+    def gated():
+        model = keras.Sequential([keras.Input((2,)), real(), TrainingGate()])
+        built.append((model, [_np(w) for w in model.get_weights()]))
+        return model
+
+    ns["build_ring_classifier"] = gated
+    try:
+        model = ns["train_ring_classifier"](np.asarray(X, "float32"), np.asarray(y, "float32"), epochs=1, seed=seed)
+    finally:
+        ns["build_ring_classifier"] = real
+    if len(built) != 1 or model is not built[0][0]:
+        return {"gated": False}
+    return {"gated": True, "before": built[0][1], "after": [_np(w) for w in model.get_weights()]}

@@ -69,6 +69,21 @@ def house_fit(ns, weights, x, y, xv, yv, batch_size, epochs, lr, task="regressio
     return {**_history(h), "weights": _weights(model)}
 
 
+def house_loss_metric(ns, weights, x, y, batch_size, lr):
+    """fit one epoch with a partial last batch (no shuffling), the loss tracker read after every batch: the mean
+    of the step losses (`update_state(loss)`) differs there from a mean weighted by each batch's size."""
+    keras = _keras()
+    model = _compiled(keras, _house(ns, keras, weights, "regression"), "regression", lr)
+    seen = []
+
+    class BatchLogs(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            seen.append(float((logs or {}).get("loss", float("nan"))))
+
+    h = model.fit(x, y, batch_size=batch_size, epochs=1, shuffle=False, verbose=0, callbacks=[BatchLogs()])
+    return {**_history(h), "batch_losses": seen, "weights": _weights(model)}
+
+
 def house_evaluate(ns, weights, x, y, batch_size, task="regression", dropout=0.0):
     """evaluate twice (a dict each time) and the weights after."""
     keras = _keras()
@@ -104,6 +119,16 @@ def stop_fit(ns, weights, x, y, xv, yv, epochs, lr, monitor, threshold, mode):
     return {"attrs": attrs, "first": first, "second": {**_history(h), "stopped_epoch": cb.stopped_epoch}}
 
 
+def stop_exact(ns, weights, x, y, epochs, lr, monitor, threshold, mode):
+    """A plain Keras model fit (full batches) with the student's StopAtThreshold at `threshold`, which the test
+    takes from a first run's own history: a monitored value exactly equal to it."""
+    keras = _keras()
+    model = _compiled(keras, _net(keras, weights), "regression", lr)
+    cb = ns["StopAtThreshold"](monitor, threshold, mode)
+    h = model.fit(x, y, batch_size=len(x), epochs=epochs, shuffle=False, verbose=0, callbacks=[cb])
+    return {**_history(h), "stopped_epoch": cb.stopped_epoch}
+
+
 def stop_bad_mode(ns):
     """What StopAtThreshold(mode="average") raises (the exception's class name), or None."""
     try:
@@ -115,22 +140,30 @@ def stop_bad_mode(ns):
 
 # ---------------------------------------------------------------- fit_callbacks
 
-def train_house_run(ns, weights, x, y, epochs, patience, lr, val_fraction=0.25):
-    """train_house on a plain linear Keras model (full batches): its History, the weights of every epoch, the
-    weights it ends with and those of its checkpoint file."""
+def train_house_run(ns, weights, x, y, epochs, patience, lr, val_fraction=0.25, batches=1):
+    """train_house on a plain linear Keras model (`batches` batches per epoch: 1 is full batches): its History, the
+    weights of every epoch, the weights it ends with and those of its checkpoint file; and what the extra callback,
+    which runs after Keras's two, sees: at each epoch's end whether training is to stop and whether the checkpoint
+    file exists yet, and at the end of training the weights (the best epoch's, once EarlyStopping restored them)."""
     keras = _keras()
     model = _compiled(keras, _net(keras, weights), "regression", lr)
-    per_epoch = []
+    per_epoch, order, at_end = [], [], []
+    folder = tempfile.mkdtemp(prefix="tf04-")
+    ckpt = os.path.join(folder, "best.weights.h5")
 
     class EpochWeights(keras.callbacks.Callback):  # the extra callback: the weights after each epoch
         def on_epoch_end(self, epoch, logs=None):
             per_epoch.append(_weights(self.model))
+            order.append([bool(self.model.stop_training), os.path.exists(ckpt)])
 
-    folder = tempfile.mkdtemp(prefix="tf04-")
-    ckpt = os.path.join(folder, "best.weights.h5")
-    n_train = int(np.floor(len(x) * (1.0 - val_fraction)))  # as validation_split cuts: one full batch
-    h = ns["train_house"](model, x, y, epochs, n_train, patience, ckpt, val_fraction, [EpochWeights()])
-    out = {**_history(h), "per_epoch": per_epoch, "final": _weights(model), "ckpt": None}
+        def on_train_end(self, logs=None):
+            at_end.append(_weights(self.model))
+
+    n_train = int(np.floor(len(x) * (1.0 - val_fraction)))  # as validation_split cuts
+    batch_size = -(-n_train // batches)
+    h = ns["train_house"](model, x, y, epochs, batch_size, patience, ckpt, val_fraction, [EpochWeights()])
+    out = {**_history(h), "per_epoch": per_epoch, "final": _weights(model), "ckpt": None,
+           "seen_by_extra": order, "extra_at_end": at_end}
     if os.path.exists(ckpt):
         other = _net(keras, [np.zeros_like(np.asarray(w)) for w in weights])
         other.load_weights(ckpt)
@@ -156,7 +189,24 @@ def rings_data(rng, n):
 
 
 def book_task(ns, function, x, y, x_test):
-    """Train with the notebook's train_linreg / train_rings; predict x_test."""
+    """Train with the notebook's train_linreg / train_rings; predict x_test; and the model's raw output on x_test
+    (`model(x)`: for train_rings the net's logits, of which predict is the sigmoid)."""
     model = ns[function](x, y)
-    return {"is_house": isinstance(model, ns["HouseModel"]),
-            "predict": np.asarray(model.predict(x_test, batch_size=256, verbose=0))}
+    out = {"is_house": isinstance(model, ns["HouseModel"]),
+           "predict": np.asarray(model.predict(x_test, batch_size=256, verbose=0))}
+    try:
+        out["raw"] = np.asarray(model(x_test))
+    except Exception:  # noqa: BLE001 - no raw output: the test says what it expected
+        out["raw"] = None
+    return out
+
+
+def book_task_twice(ns, function, x, y, x_test, ambient):
+    """The notebook's train_linreg / train_rings called once after each of the global seeds `ambient` (the seeds
+    set before the call, which a seeded function replaces by its own): its predictions on x_test each time."""
+    keras = _keras()
+    out = []
+    for seed in ambient:
+        keras.utils.set_random_seed(int(seed))
+        out.append(np.asarray(ns[function](x, y).predict(x_test, batch_size=256, verbose=0)))
+    return out

@@ -55,8 +55,11 @@ def mount_disk(work: str, size_bytes: int, files: int, keep: list[str], shown: d
     they are bound again on top.  `shown`: files the worker sees, read-only, at these paths
     (its own /etc/passwd and /etc/group, `identity.accounts`), written by us on the same disk."""
     covered = [d for d in _PRIVATE if os.path.isdir(d)]
-    held = [(p, os.open(p, os.O_PATH | os.O_CLOEXEC)) for p in keep
-            if any(p.startswith(d + "/") for d in covered) and os.path.exists(p)]
+    held: list[tuple[str, int]] = []
+    for p in sorted(keep):  # a folder sorts before what it holds, which comes back with it (read-only)
+        if (any(p.startswith(d + "/") for d in covered) and os.path.exists(p)
+                and not any(p.startswith(q + "/") for q, _ in held)):
+            held.append((p, os.open(p, os.O_PATH | os.O_CLOEXEC)))
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_bytes},nr_inodes={files},mode=0755")
     os.mkdir(f"/tmp/{_LAYOUT}", 0o755)
     parts = {}

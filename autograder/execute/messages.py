@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.execute.wire import PayloadError
-from autograder.score.results import MAX_ITEMS, clip, clip_frames, clip_notes
+from autograder.config.limits import MAX_ITEMS, clip, clip_frames, clip_notes
 
 EVENTS = ("cell_start", "cell_end", "executed")
 

@@ -14,14 +14,13 @@ import select
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from autograder.execute import messages, wire
+from autograder.execute import interpreter, messages, wire
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 STOP_GRACE = 0.5  # seconds a finished worker has to close its output before it is killed (`stop`)
@@ -244,14 +243,14 @@ class WorkerProcess:
 
     @classmethod
     def launch(cls, *, argv_prefix: Sequence[str], workdir: Path, env: dict[str, str], output_cap: int,
-               limits: wire.Limits, python: str = sys.executable, pass_fds: Sequence[int] = ()) -> "WorkerProcess":
+               limits: wire.Limits, pass_fds: Sequence[int] = ()) -> "WorkerProcess":
         """Start `python -I -m autograder.execute.worker` (behind `argv_prefix`) as our child (`pass_fds`: what
         the sandbox in front of it holds besides the channel)."""
         ours, theirs = socket.socketpair()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         fd = theirs.fileno()
-        argv = [*argv_prefix, python, "-I", "-m", "autograder.execute.worker", str(fd), str(fd)]
+        argv = [*argv_prefix, *interpreter.module_argv("autograder.execute.worker"), str(fd), str(fd)]
         try:
             popen = subprocess.Popen(argv, pass_fds=(fd, *pass_fds), stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
                                      cwd=workdir, env=env, start_new_session=True)
@@ -451,7 +450,7 @@ class WorkerProcess:
                 code = self.popen.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 return describe_exit()
-            if code > 128 and (code - 128) in signal.Signals._value2member_map_ and self.popen.args[0] != sys.executable:
+            if code > 128 and (code - 128) in signal.Signals._value2member_map_ and self.popen.args[0] != interpreter.executable():
                 return describe_exit(sig=code - 128)  # bwrap and sh report a child's signal death this way
             return describe_exit(code if code >= 0 else None, -code if code < 0 else None)
         # a zygote worker whose exit report (if any) did not arrive as a whole frame

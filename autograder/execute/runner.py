@@ -8,16 +8,18 @@ per-cell or per-test deadline and by the submission's overall deadline.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from autograder.execute import messages, wire
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.process import WorkerDied, WorkerProcess, WorkerTimeout, host_short
 from autograder.execute.sandbox import Isolation
+from autograder.notebook.cells import Cell
 
 _WALL_FACTOR = 3  # a cell may take this many times its CPU budget in wall time
 _NO_WORKER = "a worker could not be started"
@@ -33,6 +35,34 @@ def host_starved(cpu: float | None, wall: float, kept_from_cpu: bool | None = No
     return cpu is not None and cpu < STARVED * wall and kept_from_cpu is not False
 
 
+START_STDERR = 4000  # characters (the last ones) kept of what a worker that could not start printed
+_MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]{1,100})'")
+
+
+def cannot_start(why: str, stderr: str) -> str:
+    """Why no worker could start, from what the last try printed, and what to do: the cause in fixed words
+    (a module's name at most, never the printed lines: this message may reach a student's results, the
+    lines only the person who runs the kit, `NotebookRunner.start_stderr`)."""
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    missing = next((m.group(1) for ln in lines if (m := _MISSING.search(ln))), None)
+    if missing:
+        cause = (f"its Python could not import `{missing}`; the worker sees only this environment's own folders "
+                 f"(not PYTHONPATH, not the current folder): install `{missing}` into the environment that runs "
+                 "this, then try again")
+    elif any(ln.startswith("bwrap:") for ln in lines):
+        cause = ("the sandbox (bubblewrap) could not set it up; check that `bwrap --unshare-all --ro-bind / / true` "
+                 "works here, or report it to your course staff with the worker's output")
+    elif any("autograder/execute/disk.py" in ln or "autograder/execute/zygote.py" in ln for ln in lines):
+        cause = ("the sandbox could not prepare the worker's own disk; report it to your course staff with the "
+                 "worker's output")
+    elif lines:
+        cause = "it stopped before running any cell; report it to your course staff with the worker's output"
+    else:
+        cause = "it printed nothing; report it to your course staff"
+    why = why if why.startswith(_NO_WORKER) else f"{_NO_WORKER}: {why}"
+    return f"{why}: {cause}"
+
+
 class ProbeError(Exception):
     """Student code raised inside a probe; `.error` is the worker's description of it."""
 
@@ -43,6 +73,16 @@ class ProbeError(Exception):
 
 class ProbeTimeout(Exception):
     """The probe did not finish before the test's (or the submission's) deadline."""
+
+
+class OverBudget(ProbeTimeout):
+    """A costed call stopped once the worker's CPU time, read from /proc by this side, passed the call's CPU
+    budget (`NotebookRunner.call_costed`): proof that the code costs more than the budget, gathered
+    outside the student's process; the worker is killed there, never waited for to the end."""
+
+    def __init__(self, cpu: float, budget: float) -> None:
+        super().__init__(f"stopped after {cpu:.2f} s of CPU time, past its budget of {budget:.2f} s")
+        self.cpu, self.budget = cpu, budget
 
 
 class ProbeCrashed(Exception):
@@ -78,10 +118,76 @@ class CellRecord:
     cpu: float | None = None  # CPU seconds of the worker's process tree meanwhile (None: not readable)
 
 
+WATCH_EVERY = 0.05  # seconds between two looks at a watched call's worker (`NotebookRunner.call_many`)
+
+
+def cpu_spent(worker: WorkerProcess) -> Callable[[], float]:
+    """A reader of the CPU seconds `worker`'s process tree has used since now, read from /proc by this side:
+    of clock ticks of the whole tree (exited threads and children included) and nanoseconds of its living
+    threads, the larger; wall time where /proc cannot tell."""
+    def read() -> tuple[float | None, float | None, float]:
+        return worker.cpu_seconds(rescan=True), worker.run_seconds(), time.monotonic()
+
+    before = read()
+
+    def spent() -> float:
+        after = read()
+        both = [b - a for a, b in zip(before[:2], after[:2]) if a is not None and b is not None]
+        return max(both) if both else after[2] - before[2]
+
+    return spent
+
+
+class _Watch:
+    """The deadlines of a watched `call_many`: a look every `WATCH_EVERY` seconds until the call's own
+    deadline, where `at_deadline` runs (and the call times out as an unwatched one would)."""
+
+    def __init__(self, watch: Callable[[], Exception | None], deadline: float, at_deadline: Callable[[], None]) -> None:
+        self.watch, self.deadline, self.at_deadline = watch, deadline, at_deadline
+        self.stopped: Exception | None = None
+
+    def next_check(self) -> float:
+        return min(self.deadline, time.monotonic() + WATCH_EVERY)
+
+    def extend(self) -> float | None:
+        if time.monotonic() >= self.deadline:
+            self.at_deadline()
+            return None
+        self.stopped = self.watch()
+        return None if self.stopped is not None else self.next_check()
+
+
 @dataclass
-class Cell:
-    index: int   # position in the notebook (1-based over all cells, as a student counts them)
-    source: str  # as the student wrote it; the worker rewrites IPython syntax under the cell's deadline
+class _CellRun:
+    """Where a worker is in the notebook, as its messages say: the worker protocol's state machine for
+    cells.  Events must follow the cells the worker was sent, in order, once each: one out of turn
+    raises `wire.PayloadError` (only student code can forge one), and is charged to the cell that
+    started last (`blamed`)."""
+    expected: Iterator[int]            # the cells still to start, in order
+    current: int | None = None         # the cell running now
+    last: int | None = None            # the cell that started last
+    started: float = 0.0               # when the current cell started (monotonic)
+    cpu0: float | None = None          # the worker's CPU time then (None: not readable)
+    starved: list[str] = field(default_factory=list)   # how the host kept the current cell from the CPU
+
+    def start(self, idx: int, cpu: float | None) -> None:
+        if self.current is not None or idx != next(self.expected, None):
+            raise wire.PayloadError(f"cell {idx} announced out of turn")
+        self.current = self.last = idx
+        self.starved.clear()
+        self.started, self.cpu0 = time.monotonic(), cpu
+
+    def end(self, idx: int) -> None:
+        if idx != self.current:
+            raise wire.PayloadError(f"cell {idx} reported as finished while cell {self.current} runs")
+
+    def executed(self) -> None:
+        if self.current is not None or next(self.expected, None) is not None:
+            raise wire.PayloadError("the notebook reported as executed before all its cells ran")
+
+    def blamed(self) -> int | None:
+        """The cell a failed worker is charged to: the one running, else the one that started last."""
+        return self.current if self.current is not None else self.last
 
 
 class NotebookRunner:
@@ -117,6 +223,7 @@ class NotebookRunner:
         self.out_of_time = False
         self.host_retries = 0      # faults of the host (a starved probe or cell, a worker that never started) retried
         self.host_fault = ""       # one that could not be retried away: the result is provisional
+        self.start_stderr = ""     # the end of what the last worker that never ran a cell printed
         self.wire_limits = wire.Limits(max_bytes=limits.payload_mb * 2**20)
         self.cell_time = 0.0       # wall seconds the notebook's cells took, replays after a hang or crash included
 
@@ -134,10 +241,10 @@ class NotebookRunner:
             self._run_cells()
 
     def _run_cells(self) -> None:
-        current: int | None = None  # the cell running now
-        last: int | None = None     # the cell that started last
-        started, cpu0 = 0.0, None   # when and at what CPU time the current cell started
-        starved: list[str] = []     # how the host kept the current cell from the CPU, if it did
+        """Execute the notebook's cells (but `skip`) in a fresh worker, each recorded as it ends.  A worker
+        that stops, hangs or sends what the protocol does not allow ends the run: `_charge` says whose
+        fault it was, and the caller replays the notebook on a fresh worker (without the cell to blame)."""
+        run = _CellRun(iter([c.index for c in self.cells if c.index not in self.skip]))
         worker: WorkerProcess | None = None
         try:
             worker = self._spawn()
@@ -149,34 +256,17 @@ class NotebookRunner:
             )
             deadline = self._bounded(self.limits.startup_timeout)
             extend = None
-            # events must follow the cells the worker was sent, in order, once each: a forged or
-            # malformed one is charged to the cell that started last (only student code can send it)
-            expected = iter([c.index for c in self.cells if c.index not in self.skip])
             while True:
                 msg = worker.recv(deadline, extend)
                 event = messages.event(msg)
                 if event == "cell_start":
-                    idx = messages.cell_index(msg)
-                    if current is not None or idx != next(expected, None):
-                        raise wire.PayloadError(f"cell {idx} announced out of turn")
-                    current = last = idx
-                    starved.clear()
-                    started, cpu0 = time.monotonic(), worker.cpu_seconds()
-                    deadline, extend = self._cell_clock(worker, cpu0, starved)
+                    run.start(messages.cell_index(msg), worker.cpu_seconds())
+                    deadline, extend = self._cell_clock(worker, run.cpu0, run.starved)
                 elif event == "cell_end":
-                    idx, err, notes = messages.cell_end(msg)
-                    if idx != current:
-                        raise wire.PayloadError(f"cell {idx} reported as finished while cell {current} runs")
-                    wall, cpu = time.monotonic() - started, worker.cpu_seconds()
-                    self.cell_time += wall
-                    if err and self._host_fault_in(worker, f"cell {idx}"):
-                        return  # replayed on a fresh worker
-                    self.records[idx] = CellRecord(idx, "error" if err else "ok", err, notes, self._original(idx),
-                                                   wall, None if cpu is None or cpu0 is None else cpu - cpu0)
-                    current = None
+                    if not self._cell_ended(worker, run, *messages.cell_end(msg)):
+                        return  # a host fault: replayed on a fresh worker
                 else:
-                    if current is not None or next(expected, None) is not None:
-                        raise wire.PayloadError("the notebook reported as executed before all its cells ran")
+                    run.executed()
                     self.worker = worker
                     return
         except (WorkerTimeout, WorkerDied, wire.PayloadError, EOFError) as exc:
@@ -184,42 +274,63 @@ class NotebookRunner:
             if worker is not None:
                 self._retire(worker)
             self.restarts += 1
-            if current is not None:
-                self.cell_time += time.monotonic() - started
-            current = current if current is not None else last
-            if current is None:
-                if isinstance(exc, WorkerTimeout) and self._budget_left() <= 0:
-                    self.out_of_time = True
-                    raise ProbeTimeout("the submission used up its time limit") from None
-                # no cell started: no student code ran in this worker, the host or the sandbox failed
-                if self.host_retries < HOST_RETRIES:
-                    self.host_retries += 1
-                    return
-                self.host_fault = why if why.startswith(_NO_WORKER) else f"{_NO_WORKER}: {why}"
-                raise HostFault(self.host_fault) from None
-            timed_out = isinstance(exc, WorkerTimeout)
-            if timed_out and self._budget_left() <= 0:
+            if run.current is not None:
+                self.cell_time += time.monotonic() - run.started
+            self._charge(exc, why, run.blamed(), run.starved, worker)
+
+    def _cell_ended(self, worker: WorkerProcess, run: _CellRun, idx: int, err: dict | None, notes: list[str]) -> bool:
+        """Record the cell that ended; False when its error was the host's (the notebook is then replayed)."""
+        run.end(idx)
+        wall, cpu = time.monotonic() - run.started, worker.cpu_seconds()
+        self.cell_time += wall
+        if err and self._host_fault_in(worker, f"cell {idx}"):
+            return False
+        self.records[idx] = CellRecord(idx, "error" if err else "ok", err, notes, self._original(idx),
+                                       wall, None if cpu is None or run.cpu0 is None else cpu - run.cpu0)
+        run.current = None
+        return True
+
+    def _charge(self, exc: Exception, why: str, cell: int | None, starved: list[str],
+                worker: WorkerProcess | None) -> None:
+        """Whose fault a failed worker was, the host's or the student's (`cell`: the one to blame, None when
+        no cell started).  Returns to replay the notebook: after recording the cell's `timeout` or
+        `crashed` (skipped in the replay), or without a record when the host is to blame and may be tried
+        again (`HOST_RETRIES`).  Raises `ProbeTimeout` when the submission's time is up and `HostFault`
+        when no worker could run any cell."""
+        if cell is None:
+            if isinstance(exc, WorkerTimeout) and self._budget_left() <= 0:
                 self.out_of_time = True
-                if starved:  # no time left to replay: charged, and the result provisional (graded again)
-                    self.host_fault = f"the submission's time ran out while cell {current} {starved[-1]}: the host may be overloaded"
-            elif timed_out and starved:
-                # the wall backstop stopped a cell the host kept from the CPU: replay it on a fresh worker
-                # before charging the student, and if it still happens charge it but keep the result
-                # provisional (graded again), as for a probe
-                if self.host_retries < HOST_RETRIES:
-                    self.host_retries += 1
-                    self.restarts -= 1  # the host's restart, not one of the notebook's
-                    return
-                self.host_fault = f"cell {current} {starved[-1]} ({HOST_RETRIES} retries): the host may be overloaded"
-            t = self.limits.cell_timeout
-            msg = (f"cell did not finish within its time limit ({t:g} s of CPU time, {_WALL_FACTOR * t:g} s "
-                   f"of wall time at most)" if timed_out else self._why(exc, worker))
-            self.records[current] = CellRecord(
-                current, "timeout" if timed_out else "crashed",
-                {"type": "Timeout" if timed_out else "Crashed", "message": msg, "frames": []}, [], self._original(current))
-            self.skip.add(current)
-            if self.out_of_time:
                 raise ProbeTimeout("the submission used up its time limit") from None
+            # no cell started: no student code ran in this worker, the host or the sandbox failed
+            self.start_stderr = worker.stderr.text()[-START_STDERR:] if worker is not None else ""
+            if self.host_retries < HOST_RETRIES:
+                self.host_retries += 1
+                return
+            self.host_fault = cannot_start(why, self.start_stderr)
+            raise HostFault(self.host_fault) from None
+        timed_out = isinstance(exc, WorkerTimeout)
+        if timed_out and self._budget_left() <= 0:
+            self.out_of_time = True
+            if starved:  # no time left to replay: charged, and the result provisional (graded again)
+                self.host_fault = f"the submission's time ran out while cell {cell} {starved[-1]}: the host may be overloaded"
+        elif timed_out and starved:
+            # the wall backstop stopped a cell the host kept from the CPU: replay it on a fresh worker
+            # before charging the student, and if it still happens charge it but keep the result
+            # provisional (graded again), as for a probe
+            if self.host_retries < HOST_RETRIES:
+                self.host_retries += 1
+                self.restarts -= 1  # the host's restart, not one of the notebook's
+                return
+            self.host_fault = f"cell {cell} {starved[-1]} ({HOST_RETRIES} retries): the host may be overloaded"
+        t = self.limits.cell_timeout
+        msg = (f"cell did not finish within its time limit ({t:g} s of CPU time, {_WALL_FACTOR * t:g} s "
+               f"of wall time at most)" if timed_out else self._why(exc, worker))
+        self.records[cell] = CellRecord(
+            cell, "timeout" if timed_out else "crashed",
+            {"type": "Timeout" if timed_out else "Crashed", "message": msg, "frames": []}, [], self._original(cell))
+        self.skip.add(cell)
+        if self.out_of_time:
+            raise ProbeTimeout("the submission used up its time limit") from None
 
     def _cell_clock(self, worker: WorkerProcess, cpu0: float | None,
                     starved: list[str]) -> tuple[float, Callable[[], float | None]]:
@@ -256,27 +367,35 @@ class NotebookRunner:
         return answer(ok, value)
 
     def call_costed(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                    timeout: float | None = None) -> tuple[Any, float]:
+                    timeout: float | None = None, budget: float | None = None) -> tuple[Any, float]:
         """`call`, and the CPU seconds the worker's process tree used meanwhile, read by this side from /proc:
         how much work the call did, which nothing in the worker can lower.  Of the two readings, clock ticks
         of the whole tree (exited threads and children included) and nanoseconds of its living threads, the
         larger; wall time where /proc cannot tell.  It includes decoding the arguments and encoding the
-        result (milliseconds for megabytes)."""
+        result (milliseconds for megabytes).  `budget`: the call is watched while it runs and stopped
+        (`OverBudget`, the worker killed; the next call gets a fresh one) as soon as it has spent that
+        many CPU seconds: a loop that would run a minute costs its budget, not its minute."""
         self.execute()
         assert self.worker is not None
-        worker = self.worker
-        before = (worker.cpu_seconds(rescan=True), worker.run_seconds(), time.monotonic())
-        value = self.call(probe, args, kwargs, seed=seed, timeout=timeout)
-        after = (worker.cpu_seconds(rescan=True), worker.run_seconds(), time.monotonic())
-        spent = [b - a for a, b in zip(before[:2], after[:2]) if a is not None and b is not None]
-        return value, max(spent) if spent else after[2] - before[2]
+        spent = cpu_spent(self.worker)
 
-    def call_many(self, calls: list[tuple[str, tuple, dict, int]], *, timeout: float | None = None) -> list[tuple[bool | None, Any]]:
+        def over_budget() -> Exception | None:
+            cpu = spent()
+            return OverBudget(cpu, budget) if budget is not None and cpu >= budget else None
+
+        [(ok, value)] = self.call_many([(probe, args, kwargs or {}, seed)], timeout=timeout,
+                                       watch=None if budget is None else over_budget)
+        return answer(ok, value), spent()
+
+    def call_many(self, calls: list[tuple[str, tuple, dict, int]], *, timeout: float | None = None,
+                  watch: Callable[[], Exception | None] | None = None) -> list[tuple[bool | None, Any]]:
         """Run each `(probe, args, kwargs, seed)` in the worker, in order, sent in one request; the worker
         answers each call as it returns.  One entry per call: (True, value), (False, the student's
         error), or (None, ProbeTimeout / ProbeCrashed) for the call the worker hung or died in and every
         call after it, whose answers never came.  The deadline covers the whole batch, as it covers
-        one test's calls made one by one (`answer` turns an entry into its value or exception)."""
+        one test's calls made one by one (`answer` turns an entry into its value or exception).  `watch`
+        (`call_costed`'s CPU budget) is asked every `WATCH_EVERY` seconds while the worker runs: an
+        exception it returns stops the batch there (the worker killed), the calls not answered failing with it."""
         self.execute()
         assert self.worker is not None
         worker = self.worker
@@ -293,12 +412,14 @@ class NotebookRunner:
             if cpu is not None and cpu0 is not None and host_starved(cpu - cpu0, wall):
                 at_deadline[1] = worker.starved(wait0, wall)
 
+        watched = _Watch(watch, deadline, read_cpu) if watch is not None else None
         try:
             worker.send({"op": "probe", "id": self._request_id,
                          "calls": [[p, list(a), k, s] for p, a, k, s in calls]},
                         deadline)
             for _ in calls:
-                reply = worker.recv(deadline, read_cpu)
+                reply = (worker.recv(watched.next_check(), watched.extend) if watched is not None
+                         else worker.recv(deadline, read_cpu))
                 try:
                     answers.append(messages.reply(reply, self._request_id))
                 except wire.PayloadError as exc:
@@ -310,6 +431,9 @@ class NotebookRunner:
                 return answers[:failed] + self.call_many(calls[failed:], timeout=timeout)
             return answers
         except WorkerTimeout:
+            if watched is not None and watched.stopped is not None:  # stopped by its watcher: the student's cost, proven
+                self._lose(worker)
+                return answers + [(None, watched.stopped)] * (len(calls) - len(answers))
             cpu, kept_from_cpu = at_deadline
             self._lose(worker)
             wall = time.monotonic() - t0
@@ -342,6 +466,8 @@ class NotebookRunner:
             self._lose(worker)
             failure = ProbeCrashed(str(exc))
         return answers + [(None, failure)] * (len(calls) - len(answers))
+
+    FRESH_PROCESS = True  # each `call_fresh` is a process of its own (`ProbeClient.fresh_once` may keep answers)
 
     def call_fresh(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
                    timeout: float | None = None) -> Any:

@@ -49,9 +49,9 @@ from pathlib import Path
 import autograder
 from typing import TYPE_CHECKING
 
-from autograder.assignment import framework_of
-from autograder.execute import identity, nvidia, scratch
-from autograder.execute.limits import Limits
+from autograder.config.assignment import framework_of
+from autograder.execute import identity, interpreter, nvidia, scratch
+from autograder.config.limits import Limits
 
 if TYPE_CHECKING:  # imported where a worker is spawned: they import torch, which the zygote is told to
     from autograder.execute import wire  # import first (`prestart`), so the grader's import overlaps it
@@ -243,7 +243,7 @@ def _bwrap() -> str | None:
 def _readonly_paths(probes: Path | None) -> list[str]:
     paths = {"/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc/ld.so.cache", "/etc/alternatives",
              "/etc/localtime", sys.prefix, sys.base_prefix, sys.exec_prefix,
-             str(Path(os.path.realpath(sys.executable)).parents[1]),
+             str(Path(os.path.realpath(sys.executable)).parents[1]), *interpreter.import_folders(),
              str(Path(autograder.__file__).resolve().parent)}
     if probes is not None:
         paths.add(str(probes.resolve()))
@@ -310,7 +310,7 @@ class Bubblewrap(Isolation):
             who = ["--unshare-all", "--uid", str(identity.NOBODY), "--gid", str(identity.NOBODY), "--cap-drop", "ALL"]
         argv = [self.bwrap, "--die-with-parent", *who, "--new-session", "--cap-add", "CAP_SYS_ADMIN", "--hostname", "grader",
                 *self._binds(probes), "--dir", str(workdir),
-                sys.executable, "-I", "-m", "autograder.execute.disk", str(limits.disk_mb * 2**20),
+                *interpreter.module_argv("autograder.execute.disk"), str(limits.disk_mb * 2**20),
                 str(limits.files), str(workdir), json.dumps(_readonly_paths(probes)),
                 *((str(lease.uid), str(lease.fd)) if lease else ("", "")), "--"]
         try:
@@ -362,7 +362,7 @@ class _Zygote:
         fds = (theirs.fileno(), listener.fileno())
         try:
             self.proc: subprocess.Popen | None = subprocess.Popen(
-                [*argv, sys.executable, "-I", "-m", "autograder.execute.zygote", *map(str, fds),
+                [*argv, *interpreter.module_argv("autograder.execute.zygote"), *map(str, fds),
                  json.dumps(_readonly_paths(probes)), str(probes.resolve()) if probes else ""],
                 pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 env=env, start_new_session=True)

@@ -28,7 +28,7 @@ import types
 from typing import Any
 
 from autograder.execute import nvidia
-from autograder.quiet import flush_output, quiet_stderr
+from autograder.execute.quiet import flush_output, quiet_stderr
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 nvidia.choose_triton_mode()

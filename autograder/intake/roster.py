@@ -24,7 +24,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
 
-from autograder.score.results import writable
+from autograder.config.files import writable
+from autograder.config.files import write_json
+from autograder.config.late import LatePolicyError, parse_time
+from autograder.intake.submissions import safe_id
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class Identity:
     lms_user_id: str = ""            # Canvas user id, Moodle participant id, Gradescope user id
     submitted_at: datetime | None = None
     late: bool | None = None         # the LMS's own late flag, when it gives one
-    time_source: str = ""            # where submitted_at came from: lms | timestamp.txt | mtime | ""
+    time_source: str = ""            # where submitted_at came from: lms | timestamp.txt | mtime | csv | ""
     lti_user_id: str = ""            # the LTI 1.3 `sub` (AGS userId): only from the roster, never guessed
 
     def __post_init__(self) -> None:
@@ -225,13 +228,15 @@ def match_roster(identities: dict[str, Identity], roster: Roster | None) -> Rost
 
 
 def match_file_names(found: Iterable[tuple[str, str, "datetime | None"]], roster: Roster
-                     ) -> tuple[dict[str, Identity], list[str]]:
+                     ) -> tuple[dict[str, Identity], list[str], list[str]]:
     """A folder of notebooks (emailed work, a JupyterHub collect) named after its students.  `found` holds
     (submission id, the name as given, file time).  A submission is a roster student's when its file name
     (`alice.ipynb`, `alice@uni.edu.ipynb`, `12345.ipynb`) or, failing that, a folder above it
     (`alice/01_tensors.ipynb`, as JupyterHub collects) is one of that student's ids: login, email, LMS
-    user id, SIS id or student id (case ignored).  Returns (identities of the matched, unmatched ids)."""
-    from autograder.intake.submissions import safe_id
+    user id, SIS id or student id (case ignored).  Failing every id, a file named by a student's full name
+    (`Ada Lovelace.ipynb`, as mailed in; `norm_name`: order, case, accents and punctuation ignored) is that
+    student's when exactly one roster student has that name, with a warning (a name is not an id); with two
+    or more it is refused, naming them.  Returns (identities of the matched, unmatched ids, warnings)."""
 
     by_safe: dict[str, list[Identity]] = {}
     for s in roster.students:
@@ -239,6 +244,8 @@ def match_file_names(found: Iterable[tuple[str, str, "datetime | None"]], roster
             by_safe.setdefault(x, []).append(s)
     identities: dict[str, Identity] = {}
     unmatched: list[str] = []
+    notes: list[str] = []
+    by_name = roster._indexes()[2]
     for sid, source, when in found:
         path = Path(source)
         names = [path.name[: -len(".ipynb")] if path.name.lower().endswith(".ipynb") else path.name,
@@ -250,16 +257,71 @@ def match_file_names(found: Iterable[tuple[str, str, "datetime | None"]], roster
             row = row or (hits[0] if len(hits) == 1 else None)
             if row is not None:
                 break
+        stem = names[0]
+        same = by_name.get(norm_name(stem), []) if row is None and norm_name(stem) else []
+        if len(same) == 1:
+            row = same[0]
+            notes.append(f"{sid}: matched to {row.name} ({row.student_id}) by the full name in its file name "
+                         f"{path.name!r}, not by an id: check it is theirs")
+        elif len(same) > 1:
+            notes.append(f"{sid}: the name in its file name {path.name!r} is that of {len(same)} roster students ("
+                         + "; ".join(f"{s.name} ({s.student_id})" for s in same) + "): not matched; rename it "
+                         "after one of their ids (login, email, LMS or SIS id)")
+            unmatched.append(sid)
+            continue
         if row is None:
             unmatched.append(sid)
         else:
             identities[sid] = replace(row, submitted_at=when, time_source="mtime" if when else "")
-    return identities, unmatched
+    return identities, unmatched, notes
+
+
+COPY_WINDOW_SECONDS = 5   # file times of a whole class this close together are a copy's, not the students'
+
+
+def copied_times(times: list["datetime"]) -> bool:
+    """True when three or more files' times all lie within COPY_WINDOW_SECONDS: the folder was copied or
+    unzipped at once, and its file times say when, not when each student submitted."""
+    return len(times) >= 3 and (max(times) - min(times)).total_seconds() <= COPY_WINDOW_SECONDS
+
+
+def read_submission_times(path: Path) -> dict[str, "datetime"]:
+    """A CSV of submission times (`--submission-times`): a `student` column (any of a student's ids, or the
+    notebook's file name) and a `submitted_at` column (ISO 8601, with its time zone).  Keys case-folded."""
+    times: dict[str, "datetime"] = {}
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        if not reader.fieldnames or not {"student", "submitted_at"} <= {h.strip() for h in reader.fieldnames}:
+            raise ValueError(f"{path}: needs the columns student and submitted_at")
+        for n, row in enumerate(reader, start=2):
+            row = {k.strip(): (v or "").strip() for k, v in row.items() if k}
+            if not row.get("student"):
+                continue
+            try:
+                times[row["student"].casefold()] = parse_time(row["submitted_at"])
+            except LatePolicyError as e:
+                raise ValueError(f"{path}, line {n}: {e}") from None
+    return times
+
+
+def with_times(found: dict[str, Identity], sources: dict[str, str], times: dict[str, "datetime"]
+               ) -> tuple[dict[str, Identity], list[str]]:
+    """`found` (submission id -> identity) with each submission time the CSV gives (by any of the student's
+    ids, the submission id or the file name), and the submissions it has no time for."""
+    out, missing = {}, []
+    for sid, who in found.items():
+        keys = [*who.ids(), sid, Path(sources.get(sid, "")).name]
+        when = next((times[k.casefold()] for k in keys if k and k.casefold() in times), None)
+        if when is None:
+            missing.append(sid)
+            out[sid] = who
+        else:
+            out[sid] = replace(who, submitted_at=when, time_source="csv")
+    return out, missing
 
 
 def write_identities(path: Path, identities: dict[str, Identity]) -> None:
     """identities.json next to the results: what exports and passback read to know who is who."""
-    from autograder.report.files import write_json
 
     write_json(path, {sid: who.to_json() for sid, who in identities.items()})
 

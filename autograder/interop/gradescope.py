@@ -33,7 +33,7 @@ the reference answers and proves the master scores full marks in this container;
 
 The results follow Gradescope's schema exactly: its own keys at the top and in each test,
 everything else of the kit's (status, versions, isolation, late penalty) under `extra_data`.
-The late policy is the one every export applies (`score.late.assignment_policy`: the manifest's
+The late policy is the one every export applies (`config.late.assignment_policy`: the manifest's
 `[deadline]` with course.toml's deadline and extensions over it), resolved when the zip is built and
 kept in `gradescope.json`; an extension keyed by any id the roster holds for a student is kept under
 each of their ids, so the sid, email or Gradescope id in `submission_metadata.json` finds it.  It is
@@ -55,6 +55,15 @@ from pathlib import Path
 
 import autograder
 from autograder.report.escape import terminal
+from autograder.config.assignment import load_assignment
+from autograder.config.compat import tomllib
+from autograder.config.course import VARIANTS_ENV, parse_variants
+from autograder.config.files import write_json
+from autograder.config.late import LatePolicyError, apply_late_policy, parse_time
+from autograder.execute.sandbox import RlimitsOnly
+from autograder.intake.downloads import gradescope_student, read_metadata
+from autograder.notebook.imports import assignment_imports
+from autograder.probe.seeds import Seeds, variant_count
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once when it builds the autograder image (Ubuntu; {python} must be among its
@@ -114,7 +123,6 @@ def requirements(assignment) -> list[str]:  # type: ignore[no-untyped-def]
 
     owners = metadata.packages_distributions()
     dists = set(GRADER_RUNTIME) | ({"tomli"} if sys.version_info < (3, 11) else set())
-    from autograder.notebook.imports import assignment_imports
 
     framework = {"tensorflow", "keras"} if assignment.framework.name == "tensorflow" else set()
     for module in sorted((set(assignment_imports(assignment)) | framework) - {"autograder", "torch"}):
@@ -135,7 +143,6 @@ def requirements(assignment) -> list[str]:  # type: ignore[no-untyped-def]
 def _deadline(assignment, course, roster) -> dict | None:  # type: ignore[no-untyped-def]
     """The late policy's table (manifest, then course.toml), JSON-ready, with each extension also kept
     under every id the roster holds for its student (Gradescope knows students by sid, email, id)."""
-    from autograder.compat import tomllib
 
     manifest = tomllib.loads((assignment.root / "manifest.toml").read_text(encoding="utf-8")).get("deadline")
     table = course.deadline(assignment.id, manifest) if course is not None else manifest
@@ -162,7 +169,6 @@ def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes
     the kit could precompute them: refused unless `allow_public_seeds` says the instructor knows.
     `allow_weak_isolation`: grade where bubblewrap cannot run (see the module's docstring).  `course`
     (`course.Course`) and `roster` (`intake.roster.Roster`): the deadline and extensions to apply."""
-    from autograder.assignment import load_assignment
 
     if not secret and not allow_public_seeds:
         raise MissingSecret("no course secret: hidden test inputs would come from the kit's public default seed. "
@@ -173,7 +179,6 @@ def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes
     setup = (SETUP_SH.replace("{torch_spec}", torch_spec).replace("{assignment}", a.id)
              .replace("{python}", f"python{sys.version_info.major}.{sys.version_info.minor}")
              .replace("{requirements}", " \\\n    ".join(f'"{r}"' for r in requirements(a))))
-    from autograder.probe.seeds import VARIANTS_ENV, variant_count
 
     variant_count()  # a bad course setting is refused here, not in Gradescope
     settings = {"assignment": a.id, "version": a.version(), "grader_version": autograder.__version__,
@@ -261,7 +266,6 @@ def to_gradescope_schema(data: dict) -> dict:
 
 def submission_identity(metadata: dict) -> tuple[datetime | None, list[str]]:
     """The submission time and the submitter's ids (sid, email, Gradescope id) from submission_metadata.json."""
-    from autograder.score.late import LatePolicyError, parse_time
 
     try:
         when = parse_time(metadata["created_at"]) if metadata.get("created_at") else None
@@ -276,10 +280,9 @@ def submission_identity(metadata: dict) -> tuple[datetime | None, list[str]]:
 
 
 def apply_late(data: dict, policy, metadata: dict | None) -> dict:  # type: ignore[no-untyped-def]
-    """The late policy (`score.late.LatePolicy`, or None) on a results.json, the submitter's extension
+    """The late policy (`config.late.LatePolicy`, or None) on a results.json, the submitter's extension
     included (keyed by any of their sid, email or Gradescope id); the raw score and the explanation
     are kept for the student to read."""
-    from autograder.score.late import apply_late_policy
 
     if policy is None or not metadata:
         return data
@@ -297,8 +300,6 @@ def apply_late(data: dict, policy, metadata: dict | None) -> dict:  # type: igno
 
 
 def _read_metadata(root: Path) -> dict | None:
-    from autograder.intake.lms import read_metadata
-
     return read_metadata(root / "submission_metadata.json") or None
 
 
@@ -309,7 +310,6 @@ class OtherUser:
 
 def weak_isolation(uid: int):  # type: ignore[no-untyped-def]
     """`RlimitsOnly` whose workers drop to `uid` (and its group, no others) before the worker starts."""
-    from autograder.execute.sandbox import RlimitsOnly
 
     class _OtherUser(RlimitsOnly, OtherUser):
         name = "rlimits-other-user"
@@ -320,9 +320,10 @@ def weak_isolation(uid: int):  # type: ignore[no-untyped-def]
             return workdir
 
         def spawn(self, workdir, probes, limits, env, wire_limits):  # type: ignore[no-untyped-def]
+            from autograder.execute import interpreter
             from autograder.execute.process import WorkerProcess
 
-            return WorkerProcess.launch(argv_prefix=[sys.executable, "-I", "-c", _DROP, str(uid)], workdir=workdir,
+            return WorkerProcess.launch(argv_prefix=[interpreter.executable(), "-I", "-c", _DROP, str(uid)], workdir=workdir,
                                         env=env, output_cap=limits.output_kb * 1024, limits=wire_limits)
 
     return _OtherUser()
@@ -351,15 +352,14 @@ def protect(root: Path, assignment: str) -> None:
 
 def run(root: Path) -> dict:
     """Grade /autograder/submission; write /autograder/results/results.json; return what was written."""
-    from autograder.report.files import write_json
 
     t0 = time.monotonic()
     results_path = root / "results" / "results.json"
     try:
-        from autograder.assignment import load_assignment
+        from autograder.config.assignment import load_assignment
         from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
         from autograder.judge.session import GradeOptions, close_references, grade_notebook, release_reference_workers
-        from autograder.score.late import LatePolicy, load_policy
+        from autograder.config.late import LatePolicy, load_policy
 
         kit = root / "source"
         meta = json.loads((kit / "gradescope.json").read_text(encoding="utf-8"))
@@ -423,8 +423,6 @@ def run(root: Path) -> dict:
 def _variant(assignment: str, metadata: dict | None, variants: str) -> str:
     """The submitter's variant of the hidden inputs (course.toml's `variants`, kept in gradescope.json), keyed
     by the student id the Gradescope intake gives them: the same inputs on every resubmission."""
-    from autograder.intake.lms import gradescope_student
-    from autograder.probe.seeds import Seeds, parse_variants
 
     users = (metadata or {}).get("users")
     user = users[0] if type(users) is list and users and type(users[0]) is dict else {}
@@ -433,7 +431,6 @@ def _variant(assignment: str, metadata: dict | None, variants: str) -> str:
 
 def _refuse(why: str, t0: float, results_path: Path) -> dict:
     """Not graded, for a reason of the grader's (never a score the student earned): said so to the student."""
-    from autograder.report.files import write_json
 
     data = _failure(f"Your submission was not graded: {why}. This is not your fault and your instructor "
                     "has been told; you do not need to resubmit.", t0)

@@ -35,7 +35,13 @@ from typing import Any, Callable
 
 import nbformat
 
-from autograder.notebook.release import BEGIN, self_checking
+from autograder.student.release import BEGIN, self_checking
+from autograder.config.assignment import load_assignment
+from autograder.grades.rows import assignment_grades
+from autograder.intake.downloads import unpack
+from autograder.intake.roster import record_identities
+from autograder.notebook.parse import InvalidNotebook, read_notebook
+from autograder.student import public_checks as checks
 
 TASK_PREFIX = "autograder-"
 CONFIG = """c = get_config()  # noqa: F821
@@ -61,8 +67,6 @@ def exercise_points(assignment, options=None) -> dict[str, float]:
 
 
 def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbformat.NotebookNode:
-    from autograder.assignment import load_assignment
-
     a = load_assignment(assignment, kit)
     nb = nbformat.read(a.solution, as_version=4)
     for i, cell in enumerate(nb.cells):
@@ -83,7 +87,6 @@ def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbf
                                       "grade_id": TASK_PREFIX + exercise, "points": pts, "schema_version": 3}}
         nb.cells.append(task)
     # what students run checks itself as a kit release does: the public checks' version, the import guard
-    from autograder import checks
 
     version = checks.version(a.root)
     self_checking(nb, a.id, version)
@@ -95,7 +98,6 @@ def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbf
 def write_source_notebook(kit: Path, assignment: str, course: Path, nb_assignment: str | None = None,
                           options=None) -> Path:
     """course/source/<nb_assignment>/<assignment>.ipynb (+ a minimal nbgrader_config.py if the course has none)."""
-    from autograder.assignment import load_assignment
 
     name = nb_assignment or assignment
     dest = course / "source" / name / f"{assignment}.ipynb"
@@ -118,14 +120,10 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
     """Grade every submission of the course; write the scores into its gradebook.db; return
     {student: score after the late penalty}, as nbgrader computes it.  Who is who, the late policy with
     its extensions (the manifest's, then `settings`, a `course.Course`), instructor overrides and the
-    warnings for what names nobody come from `exports.assignment_grades`, as in every other export."""
+    warnings for what names nobody come from `rows.assignment_grades`, as in every other export."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    from autograder.assignment import load_assignment
-    from autograder.intake.lms import unpack
-    from autograder.intake.roster import record_identities
     from autograder.pipeline import grade_class
-    from autograder.report.exports import assignment_grades
 
     a = load_assignment(assignment, kit)
     name = nb_assignment or assignment
@@ -190,7 +188,6 @@ def _write_autograded(submitted: Path, dest: Path, submitted_at) -> None:  # typ
     notebook: the submission (read with the kit's limits) with its outputs cleared, and its time."""
     import json
 
-    from autograder.notebook.parse import InvalidNotebook, read_notebook
 
     try:
         nb = nbformat.reads(json.dumps(read_notebook(submitted)), as_version=4)

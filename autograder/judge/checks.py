@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import torch
 
-from autograder.execute.runner import ProbeTimeout
+from autograder.execute.runner import OverBudget, ProbeTimeout
 from autograder.execute.wire import TFDType, TFShape, TFTensor, Unsupported
 from autograder.probe.inprocess import not_answered
 
@@ -40,6 +40,16 @@ _TOL: dict[torch.dtype, tuple[float, float]] = {
 
 class CheckFailed(AssertionError):
     """A check that did not hold; its message is meant for the student."""
+
+
+class TooCostly(CheckFailed):
+    """A cost check that did not hold (`assert_loop_free`).  `reason` says why in the student's words and
+    names no input, so the feedback shows it even for a hidden test whose messages the policy withholds
+    (`TestResult.reason`)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def tolerance(dtype: torch.dtype) -> tuple[float, float]:
@@ -352,34 +362,49 @@ def assert_true(condition: bool, message: str) -> None:
 # "No Python loops" is judged by CPU time the grader reads from outside the worker (`ProbeClient.cost`), on
 # inputs where the cheapest Python loop (a comprehension over `.tolist()`) costs 0.5 s or more and vectorised
 # code a few hundredths: a call passes under LOOP_FLOOR seconds, or under LOOP_RATIO times the reference's own
-# cost (a slower machine), and a call over it is measured once more (the cheaper of the two counts), so an
-# unlucky moment (a page-fault storm, a collection of Python's garbage) never costs a correct answer its point.
-# A call still running after LOOP_WALL seconds is stopped: a loop over these inputs may take a minute, and
-# vectorised code, whose megabytes of input cross to the worker first, takes seconds of wall time only on a
-# host loaded 20 times over (seen: 3 s for a correct scatter_sum at a load average of 22 on 2 cores), where the
-# runner's starvation check retries it rather than charging it.
+# cost (a slower machine).  The call is watched while it runs and stopped as soon as it has spent LOOP_MARGIN
+# times that limit (`OverBudget`): proof enough, so a loop that would run a minute costs a fraction of a
+# second, and the proof is kept for the submission (`CostLedger`), never bought twice.  A call that finishes
+# over the limit (under that budget, or on a backend that cannot stop it: wall time in process) is measured once more (the cheaper of the two counts), so an unlucky
+# moment (a page-fault storm, a collection of Python's garbage) never costs a correct answer its point.
+# A call still running after LOOP_WALL seconds of wall time is stopped too (one that sleeps, or a worker the
+# host starves, which the runner's starvation check retries rather than charging it: seen, 3 s for a correct
+# scatter_sum at a load average of 22 on 2 cores).
 LOOP_FLOOR = 0.15
 LOOP_RATIO = 10
+LOOP_MARGIN = 2
 LOOP_WALL = 15.0
 
 
 def assert_loop_free(student: Any, probe: Any, *args: Any, reference_cpu: float | None = None,
-                     name: str, advice: str) -> Any:
-    """The value of `student.cost(probe, *args)`, once its CPU time is that of vectorised code."""
+                     name: str, advice: str, function: str | None = None) -> Any:
+    """The value of `student.cost(probe, *args)`, once its CPU time is that of vectorised code.  Fails with
+    `TooCostly`, whose reason names `function` (default `name`) and not the inputs."""
     limit = max(LOOP_FLOOR, LOOP_RATIO * (reference_cpu or 0.0))
     within = max(LOOP_WALL, 20 * limit)
+    who, budget = function or name, LOOP_MARGIN * limit
     spent: list[float] = []
+    stopped = False
     for _ in range(2):
         try:
-            got = student.cost(probe, *args, within=within)
+            got = student.cost(probe, *args, within=within, budget=budget)
+        except OverBudget as exc:
+            spent.append(exc.cpu)
+            stopped = len(spent) == 1
+            break
         except ProbeTimeout:
-            raise CheckFailed(f"{name} did not finish within {within:g} s, where vectorised code takes under {limit:.2f} s "
-                              f"of CPU time: {advice}") from None
+            raise TooCostly(f"{name} did not finish within {within:g} s, where vectorised code takes under {limit:.2f} s "
+                            f"of CPU time: {advice}",
+                            f"{who} did not finish within {within:g} s, where vectorised code takes under "
+                            f"{limit:.2f} s of CPU time: {advice}") from None
         if got.cpu is None or got.cpu <= limit:  # None: the master's own answers, nothing ran to measure
             return got.value
-        spent.append(got.cpu)
-    raise CheckFailed(f"{name} took {min(spent):.2f} s of CPU time, where vectorised code takes under {limit:.2f} s "
-                      f"(the reference: {reference_cpu or 0.0:.3f} s): {advice}")
+        spent.append(got.cpu)  # finished over the limit (a backend that cannot stop a call: however far over)
+    cpu = min(spent)
+    took = f"took more than {cpu:.2f} s of CPU time (stopped there)" if stopped else f"took {cpu:.2f} s of CPU time"
+    ref = f" (the reference: {reference_cpu:.3f} s)" if reference_cpu is not None else ""
+    raise TooCostly(f"{name} {took}, where vectorised code takes under {limit:.2f} s{ref}: {advice}",
+                    f"{who} {took}, where vectorised code takes under {limit:.2f} s: {advice}")
 
 
 def advise(condition: bool, advice: str) -> None:

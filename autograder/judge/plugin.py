@@ -23,8 +23,10 @@ import pytest
 import torch
 
 from autograder.execute.runner import HostFault, ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.judge.checks import TooCostly
 from autograder.probe.client import Backend, ProbeClient, TestContext
 from autograder.probe.inprocess import NOT_ANSWERED, not_answered
+from autograder.probe.ledger import CostLedger
 from autograder.probe.reference import ReferenceFailed
 from autograder.notebook.cells import cell_name
 from autograder.probe.seeds import Seeds
@@ -77,6 +79,8 @@ class GradingPlugin:
         self._item: pytest.Item | None = None  # the test running now (`pytest_runtest_protocol`)
         self.host_fault = ""  # a test met a worker (student's or master's) that could not be started
         self.problems: list[str] = []  # collection problems: a broken assignment, reported with every result
+        self.ledger = CostLedger()  # what this submission's costed calls proved (`bind`: one per submission)
+        self.kept: dict[str, Any] = {}  # its `ProbeClient.fresh_once` answers (`bind`: one per submission)
 
     def bind(self, student: Backend, reference: Backend | None, seeds: Seeds, *, master: bool = False) -> None:
         """Start a new submission's run on the same collected tests (`judge.suite`); `master` when the
@@ -85,6 +89,8 @@ class GradingPlugin:
         self.master = master
         self.results = []
         self.host_fault = ""
+        self.ledger = CostLedger()
+        self.kept = {}
 
     # -- configuration -------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -130,7 +136,7 @@ class GradingPlugin:
     @pytest.fixture
     def _grading_context(self) -> TestContext:
         seeds = self.seeds.scope(self._varies(self._item))  # a hidden test's vary per student
-        return TestContext(seeds, _test_id(self._item), self.test_timeout)
+        return TestContext(seeds, _test_id(self._item), self.test_timeout, self.ledger, self.kept)
 
     @pytest.fixture
     def student(self, _grading_context: TestContext) -> ProbeClient:
@@ -212,7 +218,7 @@ class GradingPlugin:
     def _result(self, item: pytest.Item, call: pytest.CallInfo, rep: pytest.TestReport) -> TestResult:
         points = item.stash.get(_POINTS, 0.0)
         credit: Credit | None = item.stash.get(_CREDIT, None)
-        fraction, message, outcome = 0.0, "", "failed"
+        fraction, message, outcome, reason = 0.0, "", "failed", ""
         if rep.skipped:
             outcome = "skipped"
             message = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
@@ -223,6 +229,7 @@ class GradingPlugin:
         else:
             exc = call.excinfo.value if call.excinfo else None
             outcome, message = _classify(exc, self.master)
+            reason = exc.reason if isinstance(exc, TooCostly) else ""
             if isinstance(exc, HostFault):
                 self.host_fault = str(exc)
             if credit and credit.fraction:
@@ -244,6 +251,7 @@ class GradingPlugin:
             score=round(points * fraction, 6),
             outcome=outcome,
             message=message[:4000],
+            reason=reason,
             hint=str(hint.args[0]) if hint and hint.args else "",
             duration=round(rep.duration, 4),
             device=device,

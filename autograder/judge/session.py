@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 import autograder
-from autograder.assignment import Assignment
+from autograder.config.assignment import Assignment
 from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.execute.sandbox import Isolation, choose_isolation
 from autograder.intake.submissions import file_sha256

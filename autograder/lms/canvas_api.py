@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from autograder.report.exports import GradeRow
+from autograder.grades.rows import GradeRow
 
 POLL_SECONDS = 1.0      # between two reads of the bulk job's Progress
 POLL_LIMIT = 600.0      # give up waiting (the job may still finish in Canvas) after this long

@@ -96,7 +96,7 @@ class AgsReport:
 
 def publish_scores(tool: LtiTool, lineitem: str, rows, *, dry_run: bool = False,
                    timestamp: datetime | None = None, missing: str = "blank") -> AgsReport:
-    """One score per row (`exports.GradeRow`) the export policy gives a grade (`GradeRow.export_score`).
+    """One score per row (`rows.GradeRow`) the export policy gives a grade (`GradeRow.export_score`).
     `userId` is the identity's `lti_user_id` (the platform's `sub`, from the roster): a row without one is
     skipped, never sent under another id."""
     report = AgsReport()

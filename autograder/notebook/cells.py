@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +45,24 @@ def exercise_order(notebook: Path) -> list[str]:
                 if m.group(1) not in order:
                     order.append(m.group(1))
     return order
+
+
+def exercise_of_cells(sources: list[str]) -> list[str]:
+    """The exercise each cell belongs to: a notebook is read as sections, each ending at the code cell that
+    calls `check("name")` (the student's answer cells and the exercise's text come before it); cells after
+    the last check belong to none ("")."""
+    out, pending = [""] * len(sources), []
+    for i, source in enumerate(sources):
+        pending.append(i)
+        name = next(iter(_CHECK_CALL.findall(source)), "")
+        if name:
+            for j in pending:
+                out[j] = name
+            pending = []
+    return out
+
+
+@dataclass
+class Cell:
+    index: int   # position in the notebook (1-based over all cells, as a student counts them)
+    source: str  # as the student wrote it; the worker rewrites IPython syntax under the cell's deadline

@@ -1,5 +1,5 @@
 """What a notebook or an assignment imports, read (never run) with `ast`: one scan for the released
-setup cell's import guard (notebook.release) and the Gradescope zip's pinned installs (interop.gradescope),
+setup cell's import guard (student.release) and the Gradescope zip's pinned installs (interop.gradescope),
 so a student is told to install exactly what the grader installs."""
 from __future__ import annotations
 
@@ -13,6 +13,12 @@ from autograder.notebook.parse import load_cells
 _MAGIC = re.compile(r"^([ \t]*)([%!])", re.M)   # IPython lines (%magic, !shell): they import nothing
 
 
+def without_ipython(src: str) -> str:
+    """The cell with its IPython lines (`%magic`, `!shell`) made comments, line numbers kept: Python that
+    `ast` reads without running anything (the worker's IPython transformer is not for the trusted side)."""
+    return _MAGIC.sub(r"\1#\2", src)
+
+
 def imported_modules(sources: Iterable[str]) -> list[str]:
     """The top-level modules `sources` import that the standard library does not provide, sorted.
     Relative imports and `__future__` are left out; a source that is not Python even without its
@@ -23,7 +29,7 @@ def imported_modules(sources: Iterable[str]) -> list[str]:
             tree = ast.parse(src)
         except SyntaxError:
             try:
-                tree = ast.parse(_MAGIC.sub(r"\1#\2", src))
+                tree = ast.parse(without_ipython(src))
             except SyntaxError:
                 continue
         for node in ast.walk(tree):

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from autograder.execute.runner import Cell
+from autograder.notebook.cells import Cell
 
 MAX_NOTEBOOK_BYTES = 20 * 2**20   # the whole file, outputs included
 MAX_CELLS = 2000                  # cells of any type

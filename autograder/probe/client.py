@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Iterable, Protocol
 
-from autograder.execute.runner import ProbeCrashed, ProbeError, ProbeTimeout, answer
+from autograder.execute.runner import OverBudget, ProbeCrashed, ProbeError, ProbeTimeout, answer
+from autograder.probe.ledger import CostLedger
 from autograder.probe.seeds import Seeds
 
 
@@ -30,9 +31,12 @@ class TestContext:
 
     __test__ = False  # not a test class
 
-    def __init__(self, seeds: Seeds, test_id: str, time_limit: float) -> None:
+    def __init__(self, seeds: Seeds, test_id: str, time_limit: float, ledger: CostLedger | None = None,
+                 kept: dict[str, Any] | None = None) -> None:
         self.seeds, self.test_id = seeds, test_id
         self.time_limit = time_limit
+        self.ledger = ledger if ledger is not None else CostLedger()  # the submission's (`GradingPlugin.bind`)
+        self.kept = kept if kept is not None else {}  # the submission's `fresh_once` answers (`GradingPlugin.bind`)
         self.student_time = 0.0
         self._calls: dict[str, int] = {}
 
@@ -66,6 +70,23 @@ class ProbeClient:
             return fresh(name, args, kwargs, seed=seed, timeout=None)
         return self._timed(lambda: fresh(name, args, kwargs, seed=seed, timeout=self.context.time_left()))
 
+    def fresh_once(self, probe: Callable | str, *args: Any) -> Any:
+        """`fresh(probe, *args)`, answered once per submission: the answer is kept for the rest of the
+        submission's grading (never another's), and the same probe on the same arguments in a later test gets
+        it without a worker.  Only for the kit's own code that runs nothing of the student's and answers from
+        its arguments alone (a kernel's source text compiled: every test's compile of it is the same, and the
+        library is loaded only in a later, separate worker).  An error is not kept.  A backend whose fresh
+        calls share one process (a self-check in the student's kernel) runs it every time."""
+        if self.role != "student" or not getattr(self.backend, "FRESH_PROCESS", False):
+            return self.fresh(probe, *args)
+        key = CostLedger.key(self._name(probe), args)
+        if key in self.context.kept:
+            self.context.next_seed(self.role)  # the seeds of the test's later calls stay those of a run without it
+            return self.context.kept[key]
+        value = self.fresh(probe, *args)
+        self.context.kept[key] = value
+        return value
+
     def map(self, probe: Callable | str, arg_tuples: Iterable[tuple]) -> Sequence[Any]:
         """`[client(probe, *args) for args in arg_tuples]` in one round trip to the worker instead of one
         each (a call's fixed cost is ~0.5 ms): the same seeds and values.  Reading an item whose call
@@ -73,13 +94,17 @@ class ProbeClient:
         order fails where the loop would have (an earlier item's wrong value first)."""
         return self._run(self._name(probe), [(tuple(a), {}) for a in arg_tuples])
 
-    def cost(self, probe: Callable | str, *args: Any, within: float | None = None) -> "Cost":
+    def cost(self, probe: Callable | str, *args: Any, within: float | None = None,
+             budget: float | None = None) -> "Cost":
         """`client(probe, *args)` with the CPU time the call cost, measured by the trusted side from /proc
         for a worker (`NotebookRunner.call_costed`): evidence of how much work the code did that nothing
         in the notebook can lower; for a backend that cannot tell, the call's wall time on this side.  `cpu`
         is None for the master's cached answers (`CachedReference.call_costed`: no student code ran) and the
         reference role: the reference's own cost comes from its (trusted) probe.  `within`: at most that
-        many seconds for the call (ProbeTimeout past it), besides the test's time left."""
+        many seconds for the call (ProbeTimeout past it), besides the test's time left.  `budget`: CPU
+        seconds at which a worker's call is stopped, watched while it runs (`OverBudget`: the proof that the
+        code costs more); the proof is kept for the submission (`CostLedger`), so the same call in a later
+        test raises it again at once instead of running again."""
         name = self._name(probe)
         seed = self.context.next_seed(self.role)
         measure = getattr(self.backend, "call_costed", None) if self.role == "student" else None
@@ -87,8 +112,19 @@ class ProbeClient:
             if self.role != "student":
                 return Cost(self.backend.call(name, args, {}, seed=seed, timeout=None), None)
             measure = self._wall_timed
-        return Cost(*self._timed(lambda: measure(name, args, {}, seed=seed,
-                                                 timeout=min(self.context.time_left(), within or float("inf")))))
+        ledger, key, watch = self.context.ledger, "", {}
+        if budget is not None and getattr(self.backend, "call_costed", None) is not None:  # a backend that stops
+            key, watch = ledger.key(name, args), {"budget": budget}
+            proven = ledger.proven_over(key, budget)
+            if proven is not None:
+                raise OverBudget(proven, budget)
+        try:
+            return Cost(*self._timed(lambda: measure(name, args, {}, seed=seed, **watch,
+                                                     timeout=min(self.context.time_left(), within or float("inf")))))
+        except OverBudget as exc:
+            if key:
+                ledger.record_over(key, exc.cpu)
+            raise
 
     def _wall_timed(self, *args: Any, **kwargs: Any) -> tuple[Any, float]:
         t0 = time.monotonic()

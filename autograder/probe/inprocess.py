@@ -35,7 +35,7 @@ def not_answered(names: list[str]) -> str:
     what = ", ".join(names) or "this exercise"
     return (f"{NOT_ANSWERED}: {what} still {'raise' if len(names) > 1 else 'raises'} NotImplementedError "
             "(replace the `# YOUR CODE HERE` stub with your code)")
-# What autograder.notebook.release leaves in place of a solution block.
+# What autograder.student.release leaves in place of a solution block.
 _STUB = re.compile(r"^[ \t]*# YOUR CODE HERE[ \t]*\n[ \t]*raise NotImplementedError\(\)", re.M)
 
 
@@ -86,11 +86,12 @@ class InProcess:
         self.namespace, self.probes = namespace, probes
 
     def call_costed(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                    timeout: float | None = None) -> tuple[Any, float]:
+                    timeout: float | None = None, budget: float | None = None) -> tuple[Any, float]:
         """`call` and the CPU seconds of this thread meanwhile: in the student's own kernel, a self-check's hint,
         never evidence for a grade (grading measures its worker's process tree from outside).  This thread's
         only: a loop runs here, while torch's worker threads, spinning as they wait for work, would count
-        against vectorised code, and a busy machine would stretch wall time."""
+        against vectorised code, and a busy machine would stretch wall time.  The call runs to its end (no
+        `budget` stop: a self-check has no second process to watch it from); its cost says it is over."""
         t0 = time.thread_time()
         value = self.call(probe, args, kwargs, seed=seed, timeout=timeout)
         return value, time.thread_time() - t0

@@ -99,12 +99,20 @@ class CachedReference:
         than the calls did.  Entries as `NotebookRunner.call_many`'s; a probe the master raised in is a
         `ReferenceFailed` entry."""
         memory, folder = self._memory[self.variant], self.folder(self.variant)
+        # a key names the call whole (probe, arguments, seed): the course-wide answer to it is this variant's
+        # too (a `same_inputs` test's large calls, asked again by each student's variant proof)
+        shared, shared_folder = self._memory[""], self.folder("")
         out: list[tuple[bool | None, Any]] = [(None, None)] * len(calls)
         missed: dict[str, list[int]] = {}  # key -> positions (one call asked twice in a batch runs once)
         for i, (probe, args, kwargs, seed) in enumerate(calls):
             key = hashlib.sha256(wire.encode([probe, list(args), kwargs or {}, seed])).hexdigest()
-            if key not in memory and key not in missed and folder is not None and (folder / key).is_file():
-                memory[key] = wire.decode_message((folder / key).read_bytes())
+            if key not in memory and key not in missed:
+                if key in shared:
+                    memory[key] = shared[key]
+                elif folder is not None and (folder / key).is_file():
+                    memory[key] = wire.decode_message((folder / key).read_bytes())
+                elif shared_folder is not None and shared_folder != folder and (shared_folder / key).is_file():
+                    memory[key] = wire.decode_message((shared_folder / key).read_bytes())
             if key in memory:
                 self.hits += 1
                 out[i] = (True, wire.copy_decoded(memory[key]))
@@ -143,9 +151,10 @@ class CachedReference:
         return self._runner
 
     def call_costed(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                    timeout: float | None = None) -> tuple[Any, None]:
+                    timeout: float | None = None, budget: float | None = None) -> tuple[Any, None]:
         """`call`, with no cost: the master's answers (cached, or from its worker) ran no student code, so there
-        is nothing to judge (`ProbeClient.cost` gives None; a test then takes the reference's own word)."""
+        is nothing to judge (`ProbeClient.cost` gives None; a test then takes the reference's own word), and
+        no budget to stop it at."""
         return self.call(probe, args, kwargs, seed=seed, timeout=timeout), None
 
     def close(self) -> None:

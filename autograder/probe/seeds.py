@@ -29,9 +29,9 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from autograder.config.course import PER_STUDENT, VARIANTS_ENV, parse_variants
+
 _DEFAULT = b"autograder-public-default-secret"
-PER_STUDENT = None  # `variant_count()` when every student has a variant of their own (the default)
-VARIANTS_ENV = "AUTOGRADER_VARIANTS"  # course.toml's `[course] variants`, set by `course.apply_course`
 
 
 def course_secret() -> tuple[bytes, str]:
@@ -42,17 +42,6 @@ def course_secret() -> tuple[bytes, str]:
         if path and Path(path).is_file():
             return Path(path).read_bytes().strip(), "file"
     return _DEFAULT, "default"
-
-
-def parse_variants(value: object) -> int | None:
-    """A course's `variants` setting: "student" (one per student: `PER_STUDENT`) or a whole number N >= 1."""
-    text = str(value).strip().lower()
-    if text == "student":
-        return PER_STUDENT
-    if text.isascii() and text.isdigit() and int(text) >= 1:
-        return int(text)
-    raise ValueError(f"variants = {value!r}: give \"student\" (hidden inputs of their own for each student) "
-                     "or a whole number of variants, at least 1")
 
 
 def variant_count() -> int | None:

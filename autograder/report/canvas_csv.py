@@ -6,7 +6,7 @@ row `Points Possible` with the assignment's points under its column, then one ro
 student.  Canvas matches students by `ID` (its user id), else `SIS User ID`, else
 `SIS Login ID`; `Student` and `Section` are informational.  A header without `(<id>)`
 creates a new assignment, whose points come from the `Points Possible` row.  A blank grade
-cell changes nothing: grades follow the one export policy of `exports.GradeRow.export_score`
+cell changes nothing: grades follow the one export policy of `rows.GradeRow.export_score`
 (ungradable and provisional always blank, missing blank unless `missing="zero"`); the format has no
 comment column, so `blanks` lists the reasons for the caller to show.
 """
@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.report.exports import GradeRow, write_csv
+from autograder.grades.rows import GradeRow
+from autograder.report.escape import write_csv
 
 IDENTITY_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 

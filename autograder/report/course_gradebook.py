@@ -1,6 +1,6 @@
 """The course gradebook: every roster student against every graded assignment, in one table.
 
-Built from each assignment's export rows (`exports.GradeRow`: roster matched, late policy and
+Built from each assignment's export rows (`rows.GradeRow`: roster matched, late policy and
 overrides applied), so a cell follows the one export policy: a score, or blank with the reason
 (`missing`, `not graded`, `provisional`).  Printed as a table, written as a CSV, or as one Canvas
 or Moodle import file carrying every assignment at once (one column per assignment), each column
@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from autograder.intake.roster import Identity
 from autograder.report.canvas_csv import IDENTITY_COLUMNS, canvas_table
 from autograder.report.escape import terminal
-from autograder.report.exports import GradeRow
+from autograder.grades.rows import GradeRow
 from autograder.report.moodle_csv import moodle_table
+from autograder.grades.rows import assignment_grades
+from autograder.report.escape import write_csv
 
 
 @dataclass
@@ -143,8 +145,7 @@ COURSE_FILES = {"csv": "course_gradebook.csv", "canvas": "course_canvas.csv", "m
 
 def course_columns(kit, out, names: list[str], *, roster_csv=None, course=None) -> tuple[list[Column], list[str]]:
     """One column per assignment in `names` that has grades in `out`, as every export computes them
-    (`exports.assignment_grades`), with its Canvas id from the course file; and the warnings to show."""
-    from autograder.report.exports import assignment_grades
+    (`rows.assignment_grades`), with its Canvas id from the course file; and the warnings to show."""
 
     columns, warnings = [], []
     for name in names:
@@ -158,7 +159,6 @@ def course_columns(kit, out, names: list[str], *, roster_csv=None, course=None) 
 def write_course_file(book: "CourseGradebook", fmt: str, dest, *, missing: str = "blank",
                       moodle_identity: str = "email") -> list[str]:
     """The course gradebook as one CSV (`fmt`: csv, canvas or moodle); returns the notes to show."""
-    from autograder.report.exports import write_csv
 
     notes: list[str] = []
     if fmt == "canvas":

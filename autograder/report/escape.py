@@ -11,14 +11,20 @@ dangerous:
 | rich renderables (score table, progress bar) | `rich_text` | the above, plus rich markup and emoji codes (a `Text` is never parsed) |
 | CSV (grades.csv, LMS imports) | `csv_cell` | spreadsheet formulas (`=`, `+`, `-`, `@`, tab, CR first), NUL; the `csv` module quotes |
 | HTML (feedback, instructor report) | `html_environment` | Jinja2 autoescape on for every template (no HTML is built outside one) |
+| a notebook's Markdown and HTML outputs (workspace) | `markdown_html`, `clean_html` | rendered, then nh3 (a maintained allow-list sanitiser): no script, handler, style, form, frame, SVG; no image; links only http(s)/mailto/# |
 | plot labels (matplotlib, instructor report) | `plot_label` | mathtext (`$`), control glyphs; long labels wrapped |
 | Markdown (feedback .md) | `md_block`, `md_inline`, `md_cell` | raw HTML, links, images, emphasis: student text only inside code fences/spans |
 """
 from __future__ import annotations
 
+import csv
+import io
 import re
 import unicodedata
+from pathlib import Path
 from typing import Any
+
+from autograder.config.files import write_atomic
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -95,6 +101,40 @@ def html_environment(package: str = "autograder.report", folder: str = "template
     return env
 
 
+# -- a notebook's own HTML (the workspace's rendered notebook) ---------------------------
+
+_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2",
+         "h3", "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub",
+         "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul"}
+_ATTRIBUTES = {"a": {"href", "title"}, "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan"}, "ol": {"start"}}
+
+
+def _attribute(tag: str, name: str, value: str) -> str | None:
+    """nh3's attribute filter: a link goes to http(s), mailto or an anchor only (no `javascript:`, no `data:`).
+    No image is kept: a notebook's images are its outputs' PNG and JPEG (`serve.notebook_view`)."""
+    if tag == "a" and name == "href":
+        return value if value.startswith(("http://", "https://", "mailto:", "#")) else None
+    return value
+
+
+def clean_html(html: str) -> Any:
+    """A notebook's HTML (a `text/html` output, rendered Markdown) sanitised for a page: `Markup`, the one kind
+    of student HTML a template shows unescaped."""
+    import nh3
+    from markupsafe import Markup
+
+    return Markup(nh3.clean(html, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"http", "https", "mailto"},
+                            attribute_filter=_attribute, link_rel="noopener noreferrer nofollow",
+                            strip_comments=True))
+
+
+def markdown_html(text: str) -> Any:
+    """A Markdown cell as Jupyter shows it (CommonMark, tables, the raw HTML in it), through `clean_html`."""
+    from markdown_it import MarkdownIt
+
+    return clean_html(MarkdownIt("commonmark", {"html": True}).enable("table").enable("strikethrough").render(text))
+
+
 # -- plots -------------------------------------------------------------------------
 
 def plot_label(text: Any, width: int = 28, lines: int = 2) -> str:
@@ -149,3 +189,12 @@ def md_cell(text: Any) -> str:
     """`md_inline` for a GFM table cell: a `|` would split the cell even inside a code span (and
     `\\|` can be defeated by a backslash before it), so it is shown as the look-alike `│`."""
     return md_inline(str(text).replace("|", "\u2502"))
+
+
+def write_csv(path: Path, header: list[str], body: list[list[str]], *, bom: bool = False) -> None:
+    """Every field, header included, goes through `escape.csv_cell` here, not in the callers."""
+    buf = io.StringIO()
+    w = csv.writer(buf, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+    w.writerow(csv_row(header))
+    w.writerows(csv_row(line) for line in body)
+    write_atomic(path, ("\ufeff" if bom else "") + buf.getvalue())

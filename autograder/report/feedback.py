@@ -19,10 +19,10 @@ from typing import Any
 from jinja2 import Environment
 
 from autograder.intake.roster import Identity
-from autograder.notebook.cells import cell_name
+from autograder.notebook.cells import cell_name, exercise_order
 from autograder.report.escape import html_environment, md_block, md_cell, md_inline, md_text
-from autograder.report.files import write_atomic
-from autograder.score.late import LateResult
+from autograder.config.files import write_atomic
+from autograder.config.late import LateResult
 from autograder.score.results import SubmissionResult
 
 
@@ -190,3 +190,17 @@ def write_feedback(folder: Path, result: SubmissionResult, identity: Identity | 
     write_atomic(html, render_html(result, identity, late, title, order))
     write_atomic(md, render_markdown(result, identity, late, title, order))
     return html, md
+
+
+def write_class_feedback(grades: Any, folder: Path, only: set[str] | None = None) -> int:
+    """Every graded student's pages of `grades` (`grades.rows.AssignmentGrades`), or those of the submissions in
+    `only`, in `folder`, the exercises in the order the student meets them: what `autograder feedback` writes
+    and what an override rewrites.  Returns how many students' pages were written."""
+    a = grades.assignment
+    order = exercise_order(a.solution)
+    n = 0
+    for row in grades.rows:
+        if row.result is not None and (only is None or row.submission_id in only):
+            write_feedback(folder, row.result, row.identity, row.late, title=a.title, order=order)
+            n += 1
+    return n

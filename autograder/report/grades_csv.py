@@ -1,6 +1,6 @@
 """grades.csv: one row per submission, one column per test, properly quoted.
 
-OUT/ASSIGNMENT/grades.csv is written by `write_assignment_grades_csv` from `exports.assignment_grades`,
+OUT/ASSIGNMENT/grades.csv is written by `write_assignment_grades_csv` from `rows.assignment_grades`,
 as every export is: the version the course counts (`[course] counts`), with the overrides in force."""
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.report.escape import csv_row
-from autograder.report.files import write_atomic
+from autograder.config.files import write_atomic
 from autograder.score.results import SubmissionResult
 
 if TYPE_CHECKING:
-    from autograder.report.exports import AssignmentGrades
+    from autograder.grades.rows import AssignmentGrades
 
 
 def grades_table(results: list[SubmissionResult]) -> tuple[list[str], list[list[object]]]:

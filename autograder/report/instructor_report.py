@@ -1,6 +1,6 @@
 """Per-assignment instructor report: one self-contained HTML file (plots embedded as base64 PNG).
 
-Built from the export rows (`exports.grade_rows`) so it shows what the gradebook will: roster names,
+Built from the export rows (`rows.grade_rows`) so it shows what the gradebook will: roster names,
 students without a submission, scores after the manifest's late policy.  Sections: statuses counted,
 score distribution, pass rate per exercise (hardest first), the tests failed most often with an example
 message, tests that errored (likely assignment bugs), lateness, time per submission, submissions that
@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from autograder.intake.roster import Identity
 from autograder.report.escape import plot_label
-from autograder.report.exports import GradeRow, grade_rows
+from autograder.grades.rows import GradeRow, grade_rows
 from autograder.report.feedback import NOT_ANSWERED, environment
-from autograder.report.files import write_atomic
-from autograder.score.late import LatePolicy
-from autograder.score.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult, clip
+from autograder.config.files import write_atomic
+from autograder.config.late import LatePolicy
+from autograder.score.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult
+from autograder.config.limits import clip
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

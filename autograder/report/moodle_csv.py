@@ -4,7 +4,7 @@ A header row, one identity column that the import maps to a user field (`Email a
 by default; `ID number` or `Username` also work), a `Full name` column for people to read
 (the import ignores unmapped columns), one grade column named after the grade item, and a
 feedback column mapped at import to "Feedback for <item>".  UTF-8, comma separated.
-Grades follow the one export policy of `exports.GradeRow.export_score`: a blank grade (ungradable,
+Grades follow the one export policy of `rows.GradeRow.export_score`: a blank grade (ungradable,
 provisional, missing unless `missing="zero"`) leaves the row out of the file (Moodle would otherwise
 overwrite a grade); `skipped` lists them with the reason.
 """
@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.report.exports import GradeRow, write_csv
+from autograder.grades.rows import GradeRow
+from autograder.report.escape import write_csv
 
 IDENTITY_FIELDS = {"email": "Email address", "sis_id": "ID number", "login_id": "Username"}
 

@@ -17,8 +17,10 @@ MESSAGE_CHARS = 160   # room for a cell named with its first line (notebook.cell
 
 
 def rows(results: list[SubmissionResult]) -> list[tuple[str, str, str, str, str]]:
-    return [tuple(terminal(c) for c in (r.submission_id, f"{r.score:g}/{r.max_score:g}", r.status,
-                                         f"{r.execution_time:.1f}s", _cut(r.message)))  # type: ignore[misc]
+    return [tuple(terminal(c) for c in (r.submission_id, f"{r.score:g}/{r.max_score:g}",
+                                         r.status + (" (provisional)" if r.provisional else ""),
+                                         f"{r.execution_time:.1f}s",
+                                         _cut((f"provisional: {r.provisional}. " if r.provisional else "") + r.message)))  # type: ignore[misc]
             for r in results]
 
 

@@ -10,61 +10,18 @@ full messages go to the instructor-only record.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any
 
-# What one result may hold.  Every string that comes from a submission or its worker is cut to
-# these sizes where results are built (`SubmissionResult.__post_init__`, and `execute.messages` for
-# the worker's reports), never in the writers, so results.json, instructor.json, the gradebook row
-# and both feedback pages stay bounded whatever a notebook sends.  A cut says what it cut.  The same
-# step makes each string writable (`writable`): no writer has to survive text no file can hold.
-MAX_TEXT = 2000                # characters of a message, note, frame line, name, hint or type
-MAX_LONG_TEXT = 4000           # characters of a test's message, a cell's source, a problem report
-MAX_ITEMS = 20                 # notes, and frames, kept per cell
-MAX_OUTPUT = 64 * 1024         # characters of captured stdout, and of stderr
-MAX_RESULT_BYTES = 4 * 2**20   # the whole record as JSON; cell reports past it keep only their status
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def writable(text: str) -> str:
-    """`text` with every lone surrogate replaced by U+FFFD.  A notebook's JSON (`"\\ud800"`), a worker's
-    string and a file name read from a non-UTF-8 disk can all carry one, and no UTF-8 file, database or
-    web page can: the first writer to meet it raised, and the submission became a grader error."""
-    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
-
-
-def clip(text: str, cap: int = MAX_TEXT) -> str:
-    """`text` cut to at most `cap` characters, saying how many were cut (clipping twice changes nothing),
-    and `writable`."""
-    text = writable(text)
-    if len(text) <= cap:
-        return text
-    keep = cap - 40
-    return text[:keep] + f"... [cut: {len(text) - keep} more characters]"
-
-
-def clip_notes(notes: list[str]) -> list[str]:
-    """At most MAX_ITEMS notes, each clipped, the last saying how many were cut if any were."""
-    if len(notes) <= MAX_ITEMS:
-        return [clip(n) for n in notes]
-    return [clip(n) for n in notes[: MAX_ITEMS - 1]] + [f"[cut: {len(notes) - MAX_ITEMS + 1} more notes]"]
-
-
-def clip_frames(frames: list[dict]) -> tuple[list[dict], int]:
-    """The innermost MAX_ITEMS frames (cell, line, code clipped) and how many outer ones were cut."""
-    kept = [{"cell": f.get("cell"), "line": f.get("line"), "code": clip(str(f.get("code", "")))}
-            for f in frames[-MAX_ITEMS:]]
-    return kept, max(0, len(frames) - MAX_ITEMS)
+from autograder.config.files import writable
+from autograder.config.limits import MAX_LONG_TEXT, MAX_OUTPUT, MAX_RESULT_BYTES, clip, clip_frames, clip_notes
 
 
 def _json_size(x: Any) -> int:
     return len(json.dumps(x, indent=2, default=str))  # ASCII: characters are bytes, as the files hold them at most
 
 
-OVERRIDE_LINE_ID = "override::whole-submission"   # the line a whole-submission override adds (`score.overrides`)
+OVERRIDE_LINE_ID = "override::whole-submission"   # the line a whole-submission override adds (`grades.overrides`)
 SUBMISSION_STATUSES = ("graded", "invalid", "timeout", "crashed")
 TEST_OUTCOMES = ("passed", "partial", "failed", "error", "timeout", "crashed", "skipped")
 
@@ -82,6 +39,7 @@ class TestResult:
     hint: str = ""
     duration: float = 0.0
     device: str | None = None
+    reason: str = ""   # why it failed, naming no input (a cost check's): shown whatever the policy
 
     @property
     def is_override(self) -> bool:
@@ -97,7 +55,8 @@ class TestResult:
         if self.outcome in ("passed", "skipped") and not self.message:
             return self.message
         if self.kind == "hidden" and hidden_policy == "summary":
-            return {"passed": "", "skipped": self.message}.get(self.outcome, self.outcome)
+            said = {"passed": "", "skipped": self.message}.get(self.outcome, self.outcome)
+            return f"{said}: {self.reason}" if self.reason and said == self.outcome else said
         text = self.message
         if self.hint and self.outcome not in ("passed", "skipped"):
             text += f"\nHint: {self.hint}"
@@ -152,7 +111,8 @@ class SubmissionResult:
         self.submission_id, self.source, self.message = writable(self.submission_id), clip(self.source), clip(self.message)
         self.stdout, self.stderr = clip(self.stdout, MAX_OUTPUT), clip(self.stderr, MAX_OUTPUT)
         self.problems = [clip(p, MAX_LONG_TEXT) for p in self.problems]
-        self.tests = [replace(t, name=clip(t.name), message=clip(t.message, MAX_LONG_TEXT), hint=clip(t.hint))
+        self.tests = [replace(t, name=clip(t.name), message=clip(t.message, MAX_LONG_TEXT), hint=clip(t.hint),
+                              reason=clip(t.reason))
                       for t in self.tests]
         # every cell keeps at least its summary; details are kept in order while the whole fits
         full = [c.bounded() for c in self.cells]

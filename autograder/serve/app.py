@@ -1,39 +1,53 @@
-"""The workspace's HTTP face: the standard library's threading server, Jinja2 templates (autoescaped:
-every field from a submission is shown escaped), no script at all.
+"""The workspace's HTTP face: Starlette (routing, requests) under uvicorn (`serve.server`: connections and
+their limits), Jinja2 templates (autoescaped: every field from a submission is shown escaped; a notebook's own
+Markdown and HTML only as `escape.clean_html` sanitised it), one static script (the keys; no inline script runs).
 
-Every response carries a strict Content-Security-Policy (nothing but this server's stylesheet, data: PNG
-images and forms back to this server), and pages are never cached or framed.  A request without a valid
-session gets 403 with an empty body; so does a POST without its session's CSRF token.
+Every response carries a strict Content-Security-Policy (nothing but this server's stylesheet and script,
+data: images and forms back to this server), and pages are never cached or framed.  Before any page, `_Body`
+caps the request body while reading it and `_Guard` applies `access` (the Host, the fetch's origin, the
+session, the form's origin): a request that fails gets 403 (413 for a body over the cap) with an empty body;
+so does a POST without its session's CSRF token (each POST page checks it).  Every page lives under this
+instance's random prefix; `PAGES` routes it to an `App` method that returns (status, headers, body), run on a
+pool of PAGE_THREADS threads.
 """
 from __future__ import annotations
 
-import http.server
 import re
 import sys
 import threading
 import time
 import traceback
-from http import HTTPStatus
-from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, urlencode
 
 from autograder.report.escape import html_environment
 from autograder.serve import pages
-from autograder.serve.access import COOKIE, Access
+from autograder.serve.access import Access
+from autograder.grades.overrides import OverrideError
 
-CSP = ("default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; "
+CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; "
        "frame-ancestors 'none'")
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-           "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
+           "X-Frame-Options": "DENY", "Cache-Control": "no-store", "Cross-Origin-Resource-Policy": "same-origin",
+           "Cross-Origin-Opener-Policy": "same-origin"}
 MAX_FORM_BYTES = 64 * 1024   # an override form is a few hundred bytes
-_CSS = (Path(__file__).parent / "static" / "workspace.css").read_bytes()
-_ID = r"([A-Za-z0-9_.\-]+)"
-ROUTES = [(re.compile(p + r"\Z"), name) for p, name in (
-    (r"/", "course"), (rf"/a/{_ID}", "assignment"), (rf"/a/{_ID}/similarity", "similarity"),
-    (rf"/a/{_ID}/s/{_ID}", "submission"), (rf"/a/{_ID}/s/{_ID}/override", "override"),
-    (r"/static/workspace\.css", "css"))]
+PAGE_THREADS = 4             # pages computed at once; more requests wait their turn (no thread per connection)
+_STATIC = {name: (Path(__file__).parent / "static" / name).read_bytes() for name in ("workspace.css", "workspace.js")}
+_ID = re.compile(r"[A-Za-z0-9_.\-]+")
+PAGES = [   # path under the instance's prefix, method, the `App` method that answers it
+    ("/", "GET", "_course"),
+    ("/a/{assignment}", "GET", "_assignment"),
+    ("/a/{assignment}/similarity", "GET", "_similarity"),
+    ("/a/{assignment}/s/{sid}", "GET", "_submission"),
+    ("/a/{assignment}/s/{sid}/override", "POST", "_override"),
+    ("/a/{assignment}/export", "POST", "_export"),
+    ("/a/{assignment}/e/{exercise}", "GET", "_exercise"),
+    ("/a/{assignment}/e/{exercise}/apply", "POST", "_group"),
+    ("/static/workspace.css", "GET", "_css"),
+    ("/static/workspace.js", "GET", "_js"),
+]
+Answer = tuple[int, dict[str, str], bytes]
 
 
 def _url(*parts: str, **query: str) -> str:
@@ -43,41 +57,28 @@ def _url(*parts: str, **query: str) -> str:
 
 
 class App:
-    """Routes a request to its page; `handle` is the whole application (the server only moves bytes)."""
+    """The pages: each `PAGES` method takes (path parameters, query, who, session, form) and returns
+    (status, headers, body); `asgi` is the whole application, guards included."""
 
     def __init__(self, ws: pages.Workspace, access: Access) -> None:
         self.ws, self.access = ws, access
-        self.env = html_environment("autograder.serve", "templates", url=lambda parts: _url(*parts))
-        self.env.globals["url"] = _url
+        prefix = access.prefix
+        self.env = html_environment("autograder.serve", "templates", url=lambda parts: prefix + _url(*parts))
+        self.env.globals["url"] = lambda *parts, **query: prefix + _url(*parts, **query)
+        self.env.globals["course_title"] = pages.course_title(ws)
         self.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
         self.lock = threading.Lock()   # one override at a time; pages read while none is written
+        self.asgi = _asgi(self)
 
-    def handle(self, method: str, target: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], bytes]:
-        split = urlsplit(target)
-        query = {k: v[0] for k, v in parse_qs(split.query).items()}
-        session = _cookie(headers.get("cookie", ""))
-        who = self.access.who(session)
-        if "token" in query and method == "GET":
-            sid = self.access.login(query["token"])
-            if sid is None:
-                return _forbidden()
-            rest = urlencode({k: v for k, v in query.items() if k != "token"})
-            return 303, {"Location": split.path + ("?" + rest if rest else ""),
-                         "Set-Cookie": f"{COOKIE}={sid}; HttpOnly; SameSite=Strict; Path=/"}, b""
-        if who is None or session is None:
-            return _forbidden()
-        for pattern, name in ROUTES:
-            m = pattern.match(split.path)
-            if m:
-                break
-        else:
+    def answer(self, name: str, params: dict[str, str], query: dict[str, str], who: str, session: str,
+               form: Form) -> Answer:
+        """The page `name` (a `PAGES` method), or the error page for an id that is not one."""
+        if not all(_ID.fullmatch(v) for v in params.values()):
             return self._page(404, "error.html.j2", who, session, message="No such page.")
-        if (name == "override") != (method == "POST") or method not in ("GET", "POST"):
-            return 405, {"Content-Type": "text/plain; charset=utf-8"}, b"method not allowed"
         try:
-            return getattr(self, "_" + name)(m.groups(), query, who, session, body)
+            return getattr(self, name)(tuple(params.values()), query, who, session, form)
         except Exception as e:  # noqa: BLE001 - an assignment that cannot be read: say so on the page
-            from autograder.assignment import AssignmentError
+            from autograder.config.assignment import AssignmentError
 
             if isinstance(e, AssignmentError):
                 return self._page(404, "error.html.j2", who, session, message=str(e))
@@ -87,109 +88,205 @@ class App:
         html = self.env.get_template(template).render(who=who, csrf=self.access.csrf(session), **ctx)
         return status, {"Content-Type": "text/html; charset=utf-8"}, html.encode("utf-8")
 
-    def _css(self, groups, query, who, session, body):
-        return 200, {"Content-Type": "text/css; charset=utf-8"}, _CSS
+    def _css(self, groups, query, who, session, form):
+        return 200, {"Content-Type": "text/css; charset=utf-8"}, _STATIC["workspace.css"]
 
-    def _course(self, groups, query, who, session, body):
+    def _js(self, groups, query, who, session, form):
+        return 200, {"Content-Type": "text/javascript; charset=utf-8"}, _STATIC["workspace.js"]
+
+    def _course(self, groups, query, who, session, form):
         return self._page(200, "course.html.j2", who, session, **pages.course_page(self.ws))
 
-    def _assignment(self, groups, query, who, session, body):
+    def _assignment(self, groups, query, who, session, form):
         return self._page(200, "assignment.html.j2", who, session, **pages.assignment_page(self.ws, groups[0], query))
 
-    def _similarity(self, groups, query, who, session, body):
+    def _similarity(self, groups, query, who, session, form):
         return self._page(200, "similarity.html.j2", who, session, **pages.similarity_page(self.ws, groups[0]))
 
-    def _submission(self, groups, query, who, session, body, error: str = "", status: int = 200):
+    def _submission(self, groups, query, who, session, form, error: str = "", status: int = 200):
         ctx = pages.submission_page(self.ws, groups[0], groups[1], query)
         if ctx is None:
             return self._page(404, "error.html.j2", who, session, message="No such submission.")
         return self._page(status, "submission.html.j2", who, session, error=error, **ctx)
 
-    def _override(self, groups, query, who, session, body):
-        from autograder.score.overrides import OverrideError
-
-        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
+    def _override(self, groups, query, who, session, form):
         if not self.access.csrf_ok(session, form.get("csrf")):
             return _forbidden()
         try:
             with self.lock:
                 pages.override(self.ws, groups[0], groups[1], form, who)
         except OverrideError as e:
-            return self._submission(groups, query, who, session, body, error=str(e), status=400)
-        return 303, {"Location": _url("a", groups[0], "s", groups[1])}, b""
+            return self._submission(groups, query, who, session, form, error=str(e), status=400)
+        return 303, {"Location": self.access.prefix + _url("a", groups[0], "s", groups[1])}, b""
+
+    def _exercise(self, groups, query, who, session, form, error: str = "", status: int = 200):
+        ctx = pages.exercise_page(self.ws, groups[0], groups[1])
+        if ctx is None:
+            return self._page(404, "error.html.j2", who, session, message="No such exercise.")
+        return self._page(status, "exercise.html.j2", who, session, error=error,
+                          done=query.get("done", "") if query.get("done", "").isdigit() else "", **ctx)
+
+    def _group(self, groups, query, who, session, form):
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                n = pages.group_override(self.ws, groups[0], groups[1], form, form.every("sid"), who)
+        except OverrideError as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
+        return 303, {"Location": self.access.prefix + _url("a", groups[0], "e", groups[1], done=str(n))}, b""
+
+    def _export(self, groups, query, who, session, form):
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                notice = pages.export(self.ws, groups[0], form.get("format", ""))
+        except OverrideError as e:
+            return self._page(400, "assignment.html.j2", who, session,
+                              **{**pages.assignment_page(self.ws, groups[0], {}), "notice": "error: " + str(e)})
+        return self._page(200, "assignment.html.j2", who, session,
+                          **{**pages.assignment_page(self.ws, groups[0], {}), "notice": notice})
 
 
-def _forbidden() -> tuple[int, dict[str, str], bytes]:
+def _forbidden() -> Answer:
     return 403, {"Content-Type": "text/plain; charset=utf-8"}, b""
 
 
-def _cookie(header: str) -> str | None:
-    try:
-        c = SimpleCookie(header)
-    except CookieError:
-        return None
-    return c[COOKIE].value if COOKIE in c else None
+def _query(raw: bytes) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(raw.decode("latin-1")).items()}
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    app: App
-    server_version = "autograder"
-    sys_version = ""
+class Form(dict):
+    """A POSTed form: each field's first value, as `_query` reads a query; `every(name)` gives all the values
+    of a field the form repeats (the grade-by-exercise form's `sid`, one per student of the group)."""
 
-    def _serve(self, method: str) -> None:
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = MAX_FORM_BYTES + 1
-        if length > MAX_FORM_BYTES or length < 0:
-            self.send_response(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
-            self.end_headers()
-            return
-        body = self.rfile.read(length) if length > 0 else b""
-        try:
-            status, headers, content = self.app.handle(method, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-        except Exception:  # noqa: BLE001 - a fault of this server: said on its terminal, not to the browser
-            traceback.print_exc()
-            status, headers, content = 500, {"Content-Type": "text/plain; charset=utf-8"}, b"internal error"
-        self.send_response(status)
-        for k, v in {**HEADERS, **headers}.items():
-            self.send_header(k, v)
-        self.send_header("Content-Length", str(len(content)))
-        self.end_headers()
-        self.wfile.write(content)
+    def __init__(self, raw: bytes = b"") -> None:
+        self._all = parse_qs(raw.decode("latin-1"))
+        super().__init__({k: v[0] for k, v in self._all.items()})
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's names
-        self._serve("GET")
-
-    def do_POST(self) -> None:  # noqa: N802
-        self._serve("POST")
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass   # the token must not reach a log; requests are not logged
+    def every(self, name: str) -> list[str]:
+        return list(self._all.get(name, []))
 
 
-def make_server(app: App, host: str = "127.0.0.1", port: int = 0) -> http.server.ThreadingHTTPServer:
-    handler = type("Handler", (_Handler,), {"app": app})
-    server = http.server.ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
+async def _send(send: Any, answer: Answer) -> None:
+    status, headers, body = answer
+    raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in {**HEADERS, **headers}.items()]
+    await send({"type": "http.response.start", "status": status,
+                "headers": raw + [(b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class _Body:
+    """The request body, read whole before any page and refused with 413 past MAX_FORM_BYTES: a declared
+    length over it is refused before a byte is read, a chunked body as soon as it passes it."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and not (length.isdigit() and int(length) <= MAX_FORM_BYTES):
+            return await _send(send, (413, {"Content-Type": "text/plain; charset=utf-8", "Connection": "close"}, b""))
+        body, more = b"", True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > MAX_FORM_BYTES:
+                return await _send(send, (413, {"Content-Type": "text/plain; charset=utf-8", "Connection": "close"}, b""))
+        scope.setdefault("state", {})["body"] = body
+        await self.app(scope, receive, send)   # the body is read: `receive` now waits for a disconnect
+
+
+class _Guard:
+    """`Access` on every request before any page: the Host, the fetch's origin, the token traded for a
+    session, the session, and a form's origin.  Anything refused: 403 and an empty body."""
+
+    def __init__(self, app: Any, access: Access) -> None:
+        self.app, self.access = app, access
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        method, path, query = scope["method"], scope["path"], _query(scope["query_string"])
+        a = self.access
+        if not (a.host_ok(headers.get("host")) and a.fetch_ok(headers) and (path + "/").startswith(a.prefix + "/")):
+            return await _send(send, _forbidden())
+        if path == a.prefix:   # the address typed without its last slash
+            q = scope["query_string"].decode("latin-1")
+            return await _send(send, (308, {"Location": path + "/" + ("?" + q if q else "")}, b""))
+        if "token" in query and method == "GET":
+            sid = a.login(query["token"])
+            if sid is None:
+                return await _send(send, _forbidden())
+            rest = urlencode({k: v for k, v in query.items() if k != "token"})
+            return await _send(send, (303, {"Location": path + ("?" + rest if rest else ""),
+                                            "Set-Cookie": a.set_cookie(sid)}, b""))
+        session = a.session(headers.get("cookie", ""))
+        who = a.who(session)
+        if who is None or session is None or (method != "GET" and not a.origin_ok(headers)):
+            return await _send(send, _forbidden())
+        scope["state"].update(who=who, session=session, query=query)
+        await self.app(scope, receive, send)
+
+
+def _asgi(app: App) -> Any:
+    """The ASGI application: `_Body`, then `_Guard`, then Starlette's router over `PAGES`."""
+    import anyio
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Match, Mount, Route
+
+    limiter = anyio.CapacityLimiter(PAGE_THREADS)
+
+    def endpoint(name: str) -> Any:
+        async def answer(request: Request) -> Response:
+            st = request.scope["state"]
+            form = Form(st["body"] if request.method == "POST" else b"")
+            try:
+                status, headers, body = await anyio.to_thread.run_sync(
+                    app.answer, name, dict(request.path_params), st["query"], st["who"], st["session"], form,
+                    limiter=limiter)
+            except Exception:  # noqa: BLE001 - a fault of this server: said on its terminal, not to the browser
+                traceback.print_exc()
+                status, headers, body = 500, {"Content-Type": "text/plain; charset=utf-8"}, b"internal error"
+            return Response(body, status, {**HEADERS, **headers})
+        return answer
+
+    async def missing(request: Request) -> Response:
+        st = request.scope["state"]
+        allowed = [m for r in routes if r.matches(request.scope)[0] == Match.PARTIAL for m in sorted(r.methods or ())]
+        if allowed:   # a page asked for with another method (a GET of a form's address): 405, as Starlette says it
+            return Response(b"method not allowed", 405, {**HEADERS, "Content-Type": "text/plain; charset=utf-8",
+                                                          "Allow": ", ".join(dict.fromkeys(allowed))})
+        status, headers, body = await anyio.to_thread.run_sync(
+            lambda: app._page(404, "error.html.j2", st["who"], st["session"], message="No such page."), limiter=limiter)
+        return Response(body, status, {**HEADERS, **headers})
+
+    routes = [Route(path, endpoint(name), methods=[method]) for path, method, name in PAGES]
+    router = Starlette(routes=[Mount(app.access.prefix, routes=[*routes, Route("/{rest:path}", missing)])])
+    return _Body(_Guard(router, app.access))
 
 
 def serve(kit: Path, out: Path, *, host: str, port: int, roster: Path | None, course: Any, who: str) -> int:
     """Start the workspace and print its address (with the token to open it, when one was generated)."""
+    from autograder.serve import server
+
     ws = pages.Workspace(kit, out.resolve(), roster, course)
     ws.warm()
     named = course.table("serve").get("tokens") if course else None
-    access, token = Access.create(named, who)
-    server = make_server(App(ws, access), host, port)
-    h, p = server.server_address[:2]
-    base = f"http://{'[' + h + ']' if ':' in str(h) else h}:{p}/"
+    access, token = Access.create(named, who, host=host)
+    sock = server.listen(host, port)
+    base = server.base_url(sock) + access.prefix + "/"
     print(f"autograder workspace: {base}" + (f"?token={token}" if token else "  (log in with your [serve.tokens] token: ?token=...)"))
     sys.stdout.flush()
     try:
-        server.serve_forever()
+        server.server(App(ws, access).asgi).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
+        sock.close()
     return 0

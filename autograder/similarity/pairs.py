@@ -18,7 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from autograder.notebook.parse import InvalidNotebook, code_cells, read_notebook
-from autograder.similarity.winnow import MAX_TOKENS, Print, kgrams, tokens, winnow
+from autograder.similarity.syntax import notebook_tokens
+from autograder.similarity.winnow import Print, kgrams, winnow
+from autograder.config.assignment import load_assignment
+from autograder.intake.roster import read_identities
+from autograder.intake.submissions import collect
+from autograder.store.history import versions
 
 THRESHOLD = 0.5     # share of the smaller notebook's fingerprints found in the other one
 MIN_SHARED = 8      # fingerprints in common, below which a pair is not flagged whatever its share
@@ -51,16 +56,8 @@ class Pair:
 
 def notebook_grams(path: Path) -> tuple[list[list[Print]], dict[int, str]]:
     """Each code cell's k-grams, and the cells' sources; raises `InvalidNotebook` (a capped read)."""
-    cells = code_cells(read_notebook(path))
-    out, budget, sources = [], MAX_TOKENS, {}
-    for c in cells:
-        toks = tokens(c.source, c.index, budget)
-        budget -= len(toks)
-        sources[c.index] = c.source
-        out.append(kgrams(toks))
-        if budget <= 0:
-            break
-    return out, sources
+    sources = {c.index: c.source for c in code_cells(read_notebook(path))}
+    return [kgrams(toks) for toks in notebook_tokens(list(sources.items())).values()], sources
 
 
 def boilerplate(released: Path | None) -> frozenset[int]:
@@ -174,9 +171,8 @@ def read_result(path: Path) -> dict[str, Any]:
 
 
 def kept_versions(out: Path, assignment: str, known: dict, skip: frozenset[int]) -> list[Notebook]:
-    """Every kept graded version of every submission (`report.history`), keyed SUBMISSION, or SUBMISSION@SHA
+    """Every kept graded version of every submission (`store.history`), keyed SUBMISSION, or SUBMISSION@SHA
     for all but the version graded last; a student's versions are one student's (never a pair)."""
-    from autograder.report.history import versions
 
     found = []
     root = out / assignment
@@ -192,13 +188,10 @@ def kept_versions(out: Path, assignment: str, known: dict, skip: frozenset[int])
 def assignment_similarity(kit: Path, assignment: str, submissions: list[Path], out: Path, *,
                           archive: Path | None = None, threshold: float = THRESHOLD) -> tuple[list[Notebook], list[Pair], Path]:
     """Fingerprint the submissions (notebooks, folders, zips, as `grade` takes them; none: every graded
-    version kept in the results folder, `report.history`) and the archive's notebooks, compare, and write OUT/ASSIGNMENT/similarity.json.  Who a submission is comes from the
+    version kept in the results folder, `store.history`) and the archive's notebooks, compare, and write OUT/ASSIGNMENT/similarity.json.  Who a submission is comes from the
     identities intake recorded when grading (`identities.json`), else its submission id."""
     import tempfile
 
-    from autograder.assignment import load_assignment
-    from autograder.intake.roster import read_identities
-    from autograder.intake.submissions import collect
 
     a = load_assignment(assignment, kit)
     skip = boilerplate(kit / "student" / f"{a.id}.ipynb")

@@ -106,8 +106,11 @@ def kgram_hash(gram: list[Token]) -> int:
 
 def kgrams(toks: list[Token], k: int = K) -> list[Print]:
     """Every k-gram of one cell's tokens, hashed, with the lines it spans."""
-    return [Print(kgram_hash(toks[i:i + k]), toks[i].cell, toks[i].line, toks[i + k - 1].line)
-            for i in range(len(toks) - k + 1)]
+    out = []
+    for i in range(len(toks) - k + 1):
+        lines = [t.line for t in toks[i:i + k]]   # not in order where operands were put in one order
+        out.append(Print(kgram_hash(toks[i:i + k]), toks[i].cell, min(lines), max(lines)))
+    return out
 
 
 def winnow(grams: list[Print], window: int = WINDOW) -> list[Print]:

@@ -6,7 +6,7 @@ huge notes and exception messages repeated over several cells, a malformed probe
 forged exit report and a malformed notebook header.  Each must leave the grader bounded (the
 wire refuses before building anything: see tests/engine/test_wire.py for the memory measured),
 cost only the forging cell or test (honest credit stays), end as the submission's own status
-with a clear message, and keep every result file under `score.results.MAX_RESULT_BYTES`.
+with a clear message, and keep every result file under `config.limits.MAX_RESULT_BYTES`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from autograder.notebook.parse import load_cells
-from autograder.score.results import MAX_ITEMS, MAX_LONG_TEXT, MAX_RESULT_BYTES, MAX_TEXT
+from autograder.config.limits import MAX_ITEMS, MAX_LONG_TEXT, MAX_RESULT_BYTES, MAX_TEXT
 from tests.attacks.corpus import FULL, REPLY_FD, Attack, Ctx, cell_statuses, nb, test_message, test_outcomes, write_bytes
 
 

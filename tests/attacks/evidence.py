@@ -6,7 +6,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.assignment import load_assignment
+from autograder.config.assignment import load_assignment
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
 from autograder.pipeline import grade_class
@@ -20,6 +20,15 @@ def master_code(assignment: str) -> list[str]:
     """The sources of the code cells of `assignment`'s master notebook."""
     nb = nbformat.read(load_assignment(assignment, KIT).solution, as_version=4)
     return [c.source for c in nb.cells if c.cell_type == "code"]
+
+
+def master_between(assignment: str, start: str, end: str) -> str:
+    """`assignment`'s master text from `start` up to (not including) `end`, in the one cell holding both."""
+    for src in master_code(assignment):
+        if start in src and end in src[src.index(start):]:
+            i = src.index(start)
+            return src[i:src.index(end, i)]
+    raise AssertionError(f"{start!r}...{end!r} not in the master")
 
 
 def grade_attacks(tmp: Path, assignment: str, honest: dict[str, str],

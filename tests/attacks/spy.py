@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from autograder.execute import sandbox
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 
 
 def _record(log: str, workdir: Path, worker) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.intake.lms import unpack
+from autograder.intake.downloads import unpack
 
 T0 = (2026, 10, 1, 20, 0, 0)
 T1 = (2026, 10, 2, 9, 30, 0)   # later: a spoofing file uploaded after the victim's
@@ -172,7 +172,7 @@ import sys  # noqa: E402
 
 import pytest  # noqa: E402
 
-from autograder import checks  # noqa: E402
+from autograder.student import public_checks as checks  # noqa: E402
 from autograder.execute.sandbox import Bubblewrap  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -195,7 +195,7 @@ def _master_with(tmp_path: Path, *cells: str, at: str | None = None) -> Path:
 
 
 def _validate(path: Path) -> tuple[int, str]:
-    from autograder.validate import validate
+    from autograder.student.validate import validate
 
     lines: list[str] = []
     return validate(path, out=lines.append), "\n".join(lines)
@@ -239,7 +239,7 @@ def test_validate_runs_the_notebook_sandboxed_without_the_callers_secret(tmp_pat
 
 @pytest.mark.slow
 def test_validate_without_bubblewrap_says_so_and_still_passes_no_secret(tmp_path, secret_env, monkeypatch):
-    from autograder import validate as v
+    from autograder.student import validate as v
     from autograder.execute.sandbox import RlimitsOnly
 
     monkeypatch.setattr(v, "_isolation", lambda: (RlimitsOnly(), False))
@@ -251,8 +251,8 @@ def test_validate_without_bubblewrap_says_so_and_still_passes_no_secret(tmp_path
 
 PATCH_CHECKER = '''
 import json, builtins
-import autograder.selfcheck as sc
-import autograder.validate as v
+import autograder.student.selfcheck as sc
+import autograder.student.validate as v
 passing = [{"name": "forged", "outcome": "passed", "message": "", "hint": ""}]
 sc.Checker.results = lambda self, exercise, namespace=None: passing
 sc.Checker.report = lambda self, namespace: json.dumps({"exercises": {e: passing for e in self.exercises()}})
@@ -266,7 +266,7 @@ print("Ready: all 10 exercises answered, every public check passes")
 @pytest.mark.slow
 def test_validate_decides_outside_the_notebook_a_patched_checker_changes_nothing(tmp_path):
     """A blank notebook whose cell patched Checker.results made validate say "Ready" and exit 0."""
-    from autograder.notebook.release import release
+    from autograder.student.release import release
 
     blank = release(ROOT, A, tmp_path / "released")[0]
     nb = nbformat.read(blank, as_version=4)

@@ -26,7 +26,7 @@ import nbformat
 import pytest
 import torch
 
-from autograder.assignment import load_assignment
+from autograder.config.assignment import load_assignment
 from autograder.execute.sandbox import Bubblewrap
 from autograder.intake.submissions import Submission, collect
 from autograder.judge.session import GradeOptions, close_references

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.attacks.evidence import assert_no_more_than_honest, grade_attacks, master_code, points
+from tests.attacks.evidence import assert_no_more_than_honest, grade_attacks, master_between, points
 
 ASSIGNMENT = "02b_kernels"
 
@@ -20,12 +20,7 @@ KERNEL_TESTS = ("test_c_kernels_as_the_grader_builds_them", "test_c_kernels_rand
 
 
 def _between(start: str, end: str) -> str:
-    """The master's text from `start` up to (not including) `end`, in the one cell holding both."""
-    for src in master_code(ASSIGNMENT):
-        if start in src and end in src[src.index(start):]:
-            i = src.index(start)
-            return src[i:src.index(end, i)]
-    raise AssertionError(f"{start!r}...{end!r} not in the master")
+    return master_between(ASSIGNMENT, start, end)
 
 
 PLAIN = {

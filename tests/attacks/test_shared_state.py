@@ -22,7 +22,7 @@ import time
 import pytest
 
 from autograder.execute import identity
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.notebook.parse import Cell
 

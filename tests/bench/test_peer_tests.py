@@ -49,7 +49,7 @@ def test_one_peer_test_per_checked_exercise_in_notebook_order(assignment: str) -
 def test_check_cells_alone_or_after_demo_code() -> None:
     assert peer_tests.exercise_of_check_cell('check("views")') == "views"
     assert peer_tests.exercise_of_check_cell('net = make()\nprint(net)\ncheck("linear")\n') == "linear"
-    assert peer_tests.exercise_of_check_cell('from autograder.selfcheck import Checker\ncheck = Checker("x")') is None
+    assert peer_tests.exercise_of_check_cell('from autograder.student.selfcheck import Checker\ncheck = Checker("x")') is None
     assert peer_tests.exercise_of_check_cell('# check("views") later') is None
 
 
@@ -106,6 +106,6 @@ def test_peer_venvs_have_what_the_master_imports(assignment: str) -> None:
                 [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
             for mod in mods:
                 top = mod.split(".")[0]
-                if top in sys.stdlib_module_names or top == "autograder":  # the stub provides autograder.selfcheck
+                if top in sys.stdlib_module_names or top == "autograder":  # the stub provides autograder.student.selfcheck
                     continue
                 assert DISTRIBUTIONS.get(top) in installed, f"{assignment} imports {mod}: not in the peers' venvs"

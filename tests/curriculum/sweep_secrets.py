@@ -20,7 +20,7 @@ from pathlib import Path
 KIT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(KIT))
 
-from autograder.assignment import load_assignment  # noqa: E402
+from autograder.config.assignment import load_assignment  # noqa: E402
 from autograder.judge.session import GradeOptions, close_references, grade_notebook  # noqa: E402
 
 ALTERNATIVES = Path(__file__).parent / "alternatives"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.assignment import load_assignment
+from autograder.config.assignment import load_assignment
 from autograder.execute import wire
 from autograder.judge.session import GradeOptions, close_references, prepare_tests, reference_for
 from autograder.probe.seeds import Seeds

@@ -3,7 +3,7 @@
 TensorFlow 2.21 writes C++ notices to the process's stderr while it loads ("oneDNN custom operations are on",
 cpu_feature_guard's list of CPU instructions), the first before it reads TF_CPP_MIN_LOG_LEVEL, and Jupyter shows
 that stderr under the cell that imported it.  So the setup cell imports TensorFlow inside the kit's
-`quiet_stderr()` (autograder/quiet.py).  In a grading worker TensorFlow is already imported, quietly, before
+`quiet_stderr()` (autograder/execute/quiet.py).  In a grading worker TensorFlow is already imported, quietly, before
 the notebook runs: there the cell changes nothing.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.assignment import list_assignments, load_assignment
+from autograder.config.assignment import list_assignments, load_assignment
 from tests.tfkit import TF_LOG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,9 +58,9 @@ def test_setup_cell_imports_tensorflow_inside_quiet_stderr(assignment):
     assert _quieted(first), f"{assignment}: the setup cell imports TensorFlow outside `with quiet_stderr():`"
     assert any(isinstance(s, ast.Import) and [a.name for a in s.names] == ["tensorflow"] for s in first.body), \
         f"{assignment}: `with quiet_stderr():` should hold `import tensorflow as tf`"
-    assert any(isinstance(s, ast.ImportFrom) and s.module == "autograder.selfcheck"
+    assert any(isinstance(s, ast.ImportFrom) and s.module == "autograder.student.selfcheck"
                and "quiet_stderr" in [a.name for a in s.names] for s in stmts[:stmts.index(first)]), \
-        f"{assignment}: quiet_stderr should come from autograder.selfcheck, before the import"
+        f"{assignment}: quiet_stderr should come from autograder.student.selfcheck, before the import"
 
 
 def test_setup_cell_prints_nothing_on_stderr():

@@ -5,7 +5,7 @@ the kit does not have: an `autograder` command or option (the real argparse pars
 a `bench/*.py` option or `--only`/`--samples`/`--assignments` value (the scripts' own `add_argument`
 calls and constants), a `make` target (the Makefile), a file (the tree; git-ignored paths, which a run
 creates, are let through), a `tests/...::name` test, a relative link, an `AUTOGRADER_*` variable, or a
-`course.toml` table or key (`autograder.course.KEYS`, the declaration `load_course` enforces).
+`course.toml` table or key (`autograder.config.course.KEYS`, the declaration `load_course` enforces).
 """
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def bench_run():
 
 @functools.lru_cache(maxsize=None)
 def assignments() -> frozenset[str]:
-    from autograder.assignment import list_assignments
+    from autograder.config.assignment import list_assignments
 
     return frozenset(list_assignments(ROOT))
 
@@ -294,7 +294,7 @@ def environment_names() -> frozenset[str]:
 def course_path_known(parts: list[str]) -> bool:
     """Whether a table path (`["assignments", "01_tensors", "deadline"]`) or a key at its end is one a
     course file may hold, by `course.KEYS`; tables KEYS does not list (extensions) are free-form."""
-    from autograder.course import KEYS
+    from autograder.config.course import KEYS
 
     path = ""
     for p in parts:
@@ -317,8 +317,8 @@ COURSE_TABLES = {"course", "canvas", "lti", "assignments"}
 def course_key_problems(text: str, doc: str) -> list[str]:
     """TOML blocks that are course files must load (`load_course`'s own checks); a manifest's `[deadline]`
     must hold only deadline keys; an inline mention `[table] key` must name a table and key of KEYS."""
-    from autograder.compat import tomllib
-    from autograder.course import CourseError, _refuse_secrets, _refuse_unknown
+    from autograder.config.compat import tomllib
+    from autograder.config.course import CourseError, _refuse_secrets, _refuse_unknown
 
     problems = []
     for n, lang, code in segments(text):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.course import KEYS, CourseError, load_course
+from autograder.config.course import KEYS, CourseError, load_course
 
 
 def _load(tmp_path, text: str):

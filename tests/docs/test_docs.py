@@ -8,7 +8,7 @@ import shlex
 
 import pytest
 
-from autograder.course import _FROM_COURSE, _PER_ASSIGNMENT, KEYS
+from autograder.config.course import _FROM_COURSE, _PER_ASSIGNMENT, KEYS
 from tests.docs import checks
 from tests.docs.checks import ROOT
 
@@ -147,7 +147,7 @@ def test_the_checks_let_what_the_kit_has_through():
         "make bench BENCH_ARGS='--assignments 01_tensors --only ours,floor --samples perfect,blank'",
         "make install TORCH_SPEC=\"torch==2.13.0\"",
         "```",
-        "`autograder/course.py`, `execute/wire.py`, `bench/out/latest.json`, `assignments/<id>/manifest.toml`,",
+        "`autograder/config/course.py`, `execute/wire.py`, `bench/out/latest.json`, `assignments/<id>/manifest.toml`,",
         "[the CLI](cli.md), `AUTOGRADER_SECRET_FILE`, `[assignments.ID.deadline.extensions]`, `[lti] kid`,",
         "`--memory-budget`, `--dev-bind` (bwrap's, which the sandbox passes).",
     ])

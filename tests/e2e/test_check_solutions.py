@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.execute.limits import CELL_TIMEOUT_MARGIN
+from autograder.config.limits import CELL_TIMEOUT_MARGIN
 
 SPIN = "import time\n_t = time.process_time()\nwhile time.process_time() - _t < 0.4:\n    pass"
 

@@ -1,10 +1,10 @@
 """Grading on a real dask.distributed cluster (LocalCluster on loopback) gives the local results."""
 import pytest
 
-from autograder.assignment import load_assignment
+from autograder.config.assignment import load_assignment
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
-from autograder.notebook.release import release
+from autograder.student.release import release
 from autograder.pipeline import grade_class
 
 distributed = pytest.importorskip("dask.distributed")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.notebook.release import release
+from autograder.student.release import release
 
 
 def _class(toy_kit: Path, folder: Path, n: int) -> Path:
@@ -125,7 +125,7 @@ def test_killed_judge_process_loses_nothing(toy_kit, tmp_path):
     Under warm isolation all judges share the one zygote the grader started."""
     import multiprocessing
 
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.execute.sandbox import WarmBubblewrap
     from autograder.intake.submissions import Submission
     from autograder.judge.session import GradeOptions
@@ -242,7 +242,7 @@ def test_scratch_of_a_killed_grader_is_pruned_by_the_next_run(toy_kit, tmp_path)
 # ------------------------------------------------------------------ faults of the grader, the host, one file
 
 def _toy(toy_kit: Path, tmp_path: Path, names: list[str]) -> tuple:
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.intake.submissions import Submission
 
     subs = [Submission(n, toy_kit / "solutions" / "toy.ipynb", f"{n}.ipynb") for n in names]
@@ -262,7 +262,7 @@ def test_grader_fault_is_retried_then_provisional_and_never_reused(toy_kit, tmp_
     failing ends as a grader error (no points, provisional), the others are graded, and the next
     run grades it again without --force while reusing the rest."""
     from autograder import pipeline
-    from autograder.report.gradebook import Gradebook
+    from autograder.store.gradebook import Gradebook
 
     assignment, subs = _toy(toy_kit, tmp_path, ["alice", "bob", "carol"])
     real = pipeline.grade_notebook
@@ -289,7 +289,7 @@ def test_grader_fault_is_retried_then_provisional_and_never_reused(toy_kit, tmp_
     from dataclasses import replace
 
     from autograder.intake.roster import Identity
-    from autograder.report.exports import GradeRow
+    from autograder.grades.rows import GradeRow
 
     row = GradeRow(Identity("b"), "bob", res["bob"], None, "graded")
     assert row.score == 10
@@ -327,7 +327,7 @@ def test_a_result_that_cannot_be_written_costs_only_its_submission(toy_kit, tmp_
 def test_unreadable_zip_members_are_invalid_and_the_class_is_graded(toy_kit, tmp_path):
     import zipfile
 
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.intake.submissions import collect
     from autograder.pipeline import grade_class
 
@@ -353,7 +353,7 @@ def test_unreadable_zip_members_are_invalid_and_the_class_is_graded(toy_kit, tmp
 
 
 def _runner(toy_kit: Path, source: str):
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.execute.runner import NotebookRunner
     from autograder.execute.sandbox import RlimitsOnly
     from autograder.notebook.parse import load_cells
@@ -451,7 +451,7 @@ def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
 
     import torch
 
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.execute.runner import NotebookRunner, ProbeTimeout
     from autograder.notebook.parse import load_cells
 
@@ -507,7 +507,7 @@ def test_a_cell_the_host_starves_is_replayed_not_charged():
     """A cell that needs 0.5 s of CPU, kept from the CPU until its wall backstop (3 x its 1 s of CPU),
     is the host's doing: the notebook is replayed on a fresh worker and the cell runs, uncharged.  It
     used to be a timeout, final.  A cell that sleeps to its backstop is still charged (test_cell_clock)."""
-    from autograder.execute.limits import Limits
+    from autograder.config.limits import Limits
     from autograder.execute.runner import NotebookRunner
     from autograder.notebook.parse import Cell
 
@@ -529,7 +529,7 @@ def test_a_cell_the_host_starves_is_replayed_not_charged():
 def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provisional(starved):
     """The submission's whole budget ends in a cell: charged as out of time, and provisional (graded again)
     when other work kept the cell from the CPU, final when it slept."""
-    from autograder.execute.limits import Limits
+    from autograder.config.limits import Limits
     from autograder.execute.runner import NotebookRunner, ProbeTimeout
     from autograder.execute.sandbox import RlimitsOnly
     from autograder.notebook.parse import Cell
@@ -555,7 +555,7 @@ def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provision
 def test_a_cell_that_sleeps_to_its_backstop_is_charged_at_once(how):
     """Not kept from the CPU by other work, a cell stopped by its wall backstop is the student's timeout:
     no replay, final."""
-    from autograder.execute.limits import Limits
+    from autograder.config.limits import Limits
     from autograder.execute.runner import NotebookRunner
     from autograder.execute.sandbox import RlimitsOnly
     from autograder.notebook.parse import Cell
@@ -674,7 +674,7 @@ def test_a_worker_that_never_starts_is_the_hosts_fault_in_every_test(toy_kit, tm
 def test_judges_are_forked_from_a_forkserver_that_imported_torch(toy_kit):
     """Judges come from one process that imported torch once (judges.py): not the grader itself (its
     threads and handlers must not leak into judges), and not one fresh import per judge."""
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.judge.session import GradeOptions
     from autograder.pipeline import _start_judges
 
@@ -695,8 +695,8 @@ def test_judges_take_the_graders_environment_of_now_not_the_forkservers(toy_kit,
     process that grades twice (the test suite, a notebook of an instructor) changes it in between."""
     import tempfile
 
-    from autograder import judges
-    from autograder.assignment import load_assignment
+    from autograder.judge import pool as judges
+    from autograder.config.assignment import load_assignment
     from autograder.judge.session import GradeOptions
     from autograder.pipeline import _start_judges
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assignment import load_assignment
+from autograder.config.assignment import load_assignment
 from autograder.execute.process import WorkerProcess
 from autograder.execute.sandbox import RlimitsOnly
 from autograder.intake.submissions import Submission
@@ -212,3 +212,37 @@ def _worker_cgroups() -> set[Path]:
     """The per-worker cgroups the sandbox made (cgroup v1 controllers or v2), as they are now."""
     root = Path("/sys/fs/cgroup")
     return {p for pattern in ("*/autograder/*", "autograder/*") for p in root.glob(pattern) if p.is_dir()}
+
+
+def test_a_master_passed_for_this_version_is_not_graded_again(toy_kit, tmp_path, monkeypatch):
+    """A later run on the same results folder (a resubmission, a regrade) reads the kept reference pass of
+    this assignment version, isolation and grader instead of grading the master again; a change of the
+    assignment (a new version) grades it again, and a master that fails is never kept."""
+    from autograder import pipeline
+
+    kit = _kit_copy(toy_kit, tmp_path)
+    subs = [Submission("alice", kit / "solutions" / "toy.ipynb", "alice.ipynb")]
+    passes = []
+    real = pipeline.grade_notebook
+
+    def counted(*args, **kwargs):
+        if kwargs.get("as_reference"):
+            passes.append(kwargs.get("test_files"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "grade_notebook", counted)
+    options = lambda: GradeOptions(isolation=RlimitsOnly())  # noqa: E731
+    try:
+        first = grade_class(load_assignment("toy", kit), subs, out=tmp_path / "out", options=options(), force=True)
+        assert len(passes) == 1
+        again = grade_class(load_assignment("toy", kit), subs, out=tmp_path / "out", options=options(), force=True)
+        assert len(passes) == 1 and again.reference.score == first.reference.score == first.reference.max_score
+        assert again.results[0].score == 10
+        nb = kit / "solutions" / "toy.ipynb"   # a new version: the master is graded, and fails, and is not kept
+        edit(nb, nb, insert={0: "raise RuntimeError('broken')"})
+        for _ in range(2):
+            with pytest.raises(MasterFailed):
+                grade_class(load_assignment("toy", kit), subs, out=tmp_path / "out", options=options(), force=True)
+        assert len(passes) == 3
+    finally:
+        close_references()

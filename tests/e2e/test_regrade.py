@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assignment import load_assignment
+from autograder.config.assignment import load_assignment
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
-from autograder.notebook.release import release
+from autograder.student.release import release
 from autograder.pipeline import grade_class
 from tests.nbfactory import edit
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assignment import load_assignment
+from autograder.config.assignment import load_assignment
 from autograder.intake.submissions import collect
 from autograder.judge.session import GradeOptions
 from autograder.pipeline import grade_class

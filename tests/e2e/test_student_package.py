@@ -30,10 +30,10 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from autograder import checks
+from autograder.student import public_checks as checks
 from autograder.notebook.imports import imported_modules
-from autograder.notebook.release import BEGIN, install_line, release
-from autograder.selfcheck import INSTALL
+from autograder.student.release import BEGIN, install_line, release
+from autograder.student.checking import INSTALL
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -199,9 +199,9 @@ def test_wheel_has_the_public_checks_and_no_secrets(kit, wheel):
     assert not [n for n in names if "hidden/" in n or "solutions/" in n or n.startswith("assignments/")
                 or "/.cache/" in n or n.endswith((".ipynb", ".pt", ".bin", ".sqlite"))]
     for a in sorted(p.parent for p in (kit / "assignments").glob("*/manifest.toml")):
-        packaged = {n for n in names if n.startswith(f"autograder/checks/{a.name}/")}
-        expected = {f"autograder/checks/{a.name}/{f.relative_to(a).as_posix()}" for f in checks.files(a)}
-        assert packaged == expected | {f"autograder/checks/{a.name}/manifest.toml"}
+        packaged = {n for n in names if n.startswith(f"autograder/student/public_checks/{a.name}/")}
+        expected = {f"autograder/student/public_checks/{a.name}/{f.relative_to(a).as_posix()}" for f in checks.files(a)}
+        assert packaged == expected | {f"autograder/student/public_checks/{a.name}/manifest.toml"}
     requires = [Requirement(r) for r in _requirements(wheel)]
     core = {canonicalize_name(r.name) for r in requires if not r.marker or "extra" not in str(r.marker)}
     assert core <= {"torch", "numpy", "nbformat", "nbclient", "ipykernel", "ipython", "pytest", "tomli"}, core

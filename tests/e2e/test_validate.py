@@ -12,15 +12,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import checks
+from autograder.student import public_checks as checks
 from autograder.cli import main
 from autograder.execute.runner import ProbeError
 from autograder.judge.checks import CheckFailed, assert_equal
 from autograder.judge.plugin import _classify
-from autograder.notebook.release import release
+from autograder.student.release import release
 from autograder.probe.inprocess import not_answered
-from autograder.selfcheck import Checker
-from autograder.validate import validate
+from autograder.student.selfcheck import Checker
+from autograder.student.validate import validate
 
 ROOT = Path(__file__).resolve().parents[2]
 A = "01_tensors"
@@ -123,7 +123,7 @@ def test_a_cell_that_kills_the_kernel_is_named(tmp_path):
 
 
 def test_check_all_finds_the_notebook_it_runs_in(tmp_path, monkeypatch):
-    from autograder.selfcheck import _this_notebook
+    from autograder.student.selfcheck import _this_notebook
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assignment import load_assignment
+from autograder.config.assignment import load_assignment
 from autograder.execute.sandbox import RlimitsOnly
 from autograder.intake.roster import Identity, write_identities
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions, close_references
 from autograder.pipeline import grade_class
-from autograder.probe.seeds import VARIANTS_ENV, Seeds
+from autograder.config.course import VARIANTS_ENV
+from autograder.probe.seeds import Seeds
 from tests.nbfactory import edit
 
 SECRET = "course-secret-for-variant-tests"

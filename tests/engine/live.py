@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import choose_isolation
 from autograder.notebook.parse import Cell

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import _WALL_FACTOR, NotebookRunner
 from autograder.execute.sandbox import Bubblewrap, RlimitsOnly, choose_isolation
 from autograder.notebook.parse import Cell

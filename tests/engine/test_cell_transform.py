@@ -1,8 +1,9 @@
 """The worker runs a cell as IPython would (`worker._python`): IPython's transformer where the cell may
 hold IPython syntax, and for plain Python the same text without tokenizing the cell (what IPython
 would leave of it: the cell dedented, a newline at its end).  Held equal to IPython's own
-`TransformerManager` on every code cell of the kit's notebooks, on cells made to be tricky, and on
-cells made of random lines; and cells compile as in Jupyter, not under the worker's own `__future__`."""
+`TransformerManager` (or, for a cell IPython cannot tokenize, the same syntax error: `_runs_alike`) on every
+code cell of the kit's notebooks, on cells made to be tricky, and on cells made of random lines; and cells
+compile as in Jupyter, not under the worker's own `__future__`."""
 from __future__ import annotations
 
 import glob
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from IPython.core.inputtransformer2 import TransformerManager
 
 from autograder.execute import worker
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import choose_isolation
 from autograder.notebook.parse import Cell
@@ -28,6 +29,24 @@ def _ipython(source: str) -> str:
         return TransformerManager().transform_cell(source)
     except Exception:  # noqa: BLE001 - as the worker: the source as written
         return source
+
+
+def _syntax_error(source: str) -> tuple | None:
+    try:
+        compile(source, "<cell>", "exec")
+    except SyntaxError as e:
+        return type(e), e.msg, e.lineno, e.offset
+    return None
+
+
+def _runs_alike(ours: str, theirs: str) -> bool:
+    """The same text; or, where IPython hands back a cell it cannot tokenize as it was written (no newline added,
+    e.g. a line indented to no enclosing level), that text plus the newline the worker adds: the same syntax
+    error either way, at the same place."""
+    if ours == theirs:
+        return True
+    error = _syntax_error(theirs)
+    return ours == theirs + "\n" and error is not None and _syntax_error(ours) == error
 
 
 def _kit_cells() -> list[str]:
@@ -60,14 +79,14 @@ TRICKY = [
 @pytest.mark.filterwarnings("ignore::UserWarning")  # IPython on a cell whose lines break at U+2028
 @pytest.mark.parametrize("source", TRICKY)
 def test_tricky_cells_run_as_ipython_would(source):
-    assert worker._python(source) == _ipython(source)
+    assert _runs_alike(worker._python(source), _ipython(source)), source
 
 
 def test_every_cell_of_the_kit_runs_as_ipython_would_and_most_skip_the_tokenizer():
     cells = _kit_cells()
     assert len(cells) > 100
     for source in cells:
-        assert worker._python(source) == _ipython(source), source
+        assert _runs_alike(worker._python(source), _ipython(source)), source
     plain = [s for s in cells if worker._plain(s if s.endswith("\n") else s + "\n")]
     assert len(plain) > len(cells) // 2  # the fast path is the common one
 
@@ -84,7 +103,16 @@ _LINES = st.one_of(
 @given(st.lists(_LINES, min_size=1, max_size=6), st.booleans())
 def test_random_cells_run_as_ipython_would(lines, newline_at_end):
     source = "\n".join(lines) + ("\n" if newline_at_end else "")
-    assert worker._python(source) == _ipython(source)
+    assert _runs_alike(worker._python(source), _ipython(source)), source
+
+
+def test_a_cell_ipython_cannot_tokenize_fails_alike():
+    """Found by the property above: IPython returns `x = 1\\n    pass\\n 1` as written (its tokenizer
+    refuses the last line's indent), the worker with a newline: the same IndentationError at line 2."""
+    source = "x = 1\n    pass\n 1"
+    assert _ipython(source) == source and worker._python(source) == source + "\n"
+    assert _runs_alike(worker._python(source), _ipython(source))
+    assert not _runs_alike("x = 2\n", "x = 1\n") and not _runs_alike("x = 1\n\n", "x = 1\n")  # a cell that compiles: equal text
 
 
 def test_cells_compile_as_in_jupyter_not_under_the_workers_future_imports(tmp_path):

@@ -2,18 +2,25 @@
 notebook cannot lower: not by switching the trace or torch's function modes off, not by doing the work in a
 thread or a child process that is gone when the call returns.  And the verdicts built on it
 (`assert_loop_free`, `advise`)."""
+import re
 import time
 
 import pytest
 import torch
 
-from autograder.judge.checks import CheckFailed, LOOP_FLOOR, advise, assert_loop_free
+from autograder.execute.runner import OverBudget
+from autograder.judge import checks
+from autograder.judge.checks import LOOP_FLOOR, LOOP_MARGIN, CheckFailed, TooCostly, advise, assert_loop_free
+from autograder.probe.client import ProbeClient, TestContext
+from autograder.probe.ledger import CostLedger
+from autograder.probe.seeds import Seeds
 from autograder.notebook.parse import Cell
 from tests.engine.live import client, runner_fixture
 
 SPIN = "def spin(s):\n    t = time.process_time()\n    while time.process_time() - t < s:\n        pass\n    return 7\n"
 CELLS = [Cell(1, "import sys, time, threading, multiprocessing, torch\n" + SPIN +
                  "def quick(s):\n    return 7\n"
+                 "def nap(s):\n    time.sleep(s)\n    return 7\n"
                  "def hidden(s):\n    sys.settrace(None)\n    with torch._C.DisableTorchFunction():\n        return spin(s)\n"
                  "def in_thread(s):\n    t = threading.Thread(target=spin, args=(s,))\n    t.start()\n    t.join()\n    return 7\n"
                  "def in_child(s):\n    p = multiprocessing.get_context('fork').Process(target=spin, args=(s,))\n"
@@ -60,8 +67,12 @@ class _Fixed:
 
 def test_assert_loop_free_passes_cheap_calls_and_measures_again_once():
     assert assert_loop_free(_client(_Fixed([0.01])), _Probes.run, "f", 0, name="f", advice="") == "value"
-    # one unlucky measure is forgiven: the cheaper of two counts
-    assert assert_loop_free(_client(_Fixed([5.0, 0.01])), _Probes.run, "f", 0, name="f", advice="") == "value"
+    # one unlucky measure under the budget is forgiven: the cheaper of two counts
+    assert assert_loop_free(_client(_Fixed([0.2, 0.01])), _Probes.run, "f", 0, name="f", advice="") == "value"
+    with pytest.raises(CheckFailed, match="took 0.20 s of CPU time"):
+        assert_loop_free(_client(_Fixed([0.2, 0.25])), _Probes.run, "f", 0, name="f", advice="it loops")
+    # a backend that cannot stop a call past its budget: measured again, as any finished call over the limit
+    assert assert_loop_free(_client(_Fixed([1.0, 0.01])), _Probes.run, "f", 0, name="f", advice="") == "value"
     with pytest.raises(CheckFailed, match="took 1.00 s of CPU time"):
         assert_loop_free(_client(_Fixed([1.0, 2.0])), _Probes.run, "f", 0, name="f", advice="it loops")
     # a slow machine: the reference's own cost raises the limit
@@ -95,7 +106,48 @@ def test_infinities_are_compared_exactly():
             assert_tensor(torch.tensor(got), torch.tensor([1.0, inf, -inf]))
 
 
-def test_a_call_past_the_wall_cap_is_a_loop(runner):
-    with pytest.raises(CheckFailed, match="did not finish within 15 s"):
-        assert_loop_free(_client(runner), _Probes.run, "spin", 60.0, name="spin", advice="it loops")
+def test_a_call_past_the_wall_cap_is_a_loop(runner, monkeypatch):
+    monkeypatch.setattr(checks, "LOOP_WALL", 1.0)  # one that sleeps spends no CPU: the wall cap (here 20 x 0.15 s) stops it
+    with pytest.raises(CheckFailed, match="did not finish within 3 s"):
+        assert_loop_free(_client(runner), _Probes.run, "nap", 60.0, name="nap", advice="it loops")
     assert _client(runner).cost(_Probes.run, "quick", 0.0).value == 7  # a fresh worker answers the next call
+
+
+@pytest.mark.parametrize("name", ["spin", "in_child"])
+def test_a_loop_is_stopped_once_it_passes_its_budget(runner, name):
+    """A minute's loop costs its CPU budget, not its minute, wherever it hides its work; the reason says why
+    in words that name the function and no input; the next call gets a fresh worker."""
+    t0 = time.monotonic()
+    with pytest.raises(TooCostly, match=r"stopped there.*vectorised code takes under 0\.15 s") as failed:
+        assert_loop_free(_client(runner), _Probes.run, name, 60.0, name=f"{name} of 200000 rows", function=name,
+                         advice="it loops")
+    budget = LOOP_MARGIN * LOOP_FLOOR
+    assert failed.value.reason.startswith(f"{name} took more than ") and "200000" not in failed.value.reason
+    cpu = float(re.search(r"took more than ([0-9.]+) s", failed.value.reason).group(1))
+    assert budget <= cpu < budget + 0.5  # stopped within a few looks of its budget, not after its 60 s
+    assert time.monotonic() - t0 < 30  # wall time, loosely: a host loaded 15 times over stretches it
+    assert _client(runner).cost(_Probes.run, "quick", 0.0).value == 7
+    assert 0.0 < budget < 1.0
+
+
+def test_a_stopped_call_is_never_run_again_for_the_submission(runner):
+    """Two tests of one submission make the same costed call: the second is answered by the first's proof
+    (`CostLedger`), without a call; another submission (another ledger) measures for itself."""
+    ledger = CostLedger()
+
+    def test_client(test):
+        return ProbeClient(runner, _Probes, TestContext(Seeds(b"secret", "a"), test, 60, ledger), "student")
+
+    with pytest.raises(OverBudget) as first:
+        test_client("test_one").cost(_Probes.run, "spin", 60.0, budget=0.3)
+    assert first.value.cpu >= 0.3
+    t0 = time.process_time(), time.monotonic()
+    with pytest.raises(OverBudget) as again:
+        test_client("test_two").cost(_Probes.run, "spin", 60.0, budget=0.2)
+    assert again.value.cpu == first.value.cpu and time.monotonic() - t0[1] < 0.2
+    assert test_client("test_three").cost(_Probes.run, "spin", 0.01, budget=0.3).value == 7  # other arguments: run
+    with pytest.raises(OverBudget):  # a larger budget than the proof: measured again
+        test_client("test_four").cost(_Probes.run, "spin", 60.0, budget=first.value.cpu + 0.2)
+    with pytest.raises(OverBudget) as elsewhere:  # another submission's ledger knows nothing of it
+        _client(runner).cost(_Probes.run, "spin", 60.0, budget=0.3)
+    assert elsewhere.value.cpu != first.value.cpu

@@ -65,3 +65,62 @@ def test_a_self_check_runs_it_on_an_empty_namespace():
     exec(PROBES, probes.__dict__)
     got = _client(InProcess({"SECRET": 1}, probes)).fresh(_Probes.look)
     assert "SECRET" not in got["names"]
+
+
+class _Counting:
+    """A backend whose fresh calls are processes of their own (as `NotebookRunner`'s), counting them."""
+    FRESH_PROCESS = True
+
+    def __init__(self) -> None:
+        self.fresh_calls: list[tuple] = []
+
+    def call(self, probe, args=(), kwargs=None, *, seed=0, timeout=None):
+        return {"seed": seed}
+
+    def call_fresh(self, probe, args=(), kwargs=None, *, seed=0, timeout=None):
+        self.fresh_calls.append((probe, args))
+        if probe == "fail":
+            raise ProbeError({"type": "ValueError", "message": "from the kit", "frames": []})
+        return {"built": args, "seed": seed}
+
+
+def _test_client(backend, test_id, kept):
+    from autograder.probe.client import ProbeClient, TestContext
+    from autograder.probe.seeds import Seeds
+
+    return ProbeClient(backend, _Probes, TestContext(Seeds(b"secret", "a"), test_id, 60, kept=kept), "student")
+
+
+def test_fresh_once_answers_once_per_submission():
+    """The same probe on the same arguments in another test of the submission: the kept answer, no worker;
+    other arguments, or another submission (another `kept`), run again; an error is never kept."""
+    backend, kept = _Counting(), {}
+    first = _test_client(backend, "test_a", kept).fresh_once(_Probes.look, "source", True)
+    assert _test_client(backend, "test_b", kept).fresh_once(_Probes.look, "source", True) == first
+    _test_client(backend, "test_b", kept).fresh_once(_Probes.look, "source", False)
+    _test_client(backend, "test_a", {}).fresh_once(_Probes.look, "source", True)
+    assert backend.fresh_calls == [("look", ("source", True)), ("look", ("source", False)), ("look", ("source", True))]
+    for _ in range(2):
+        with pytest.raises(ProbeError):
+            _test_client(backend, "test_c", kept).fresh_once(_Probes.fail)
+    assert backend.fresh_calls[-2:] == [("fail", ()), ("fail", ())]
+
+
+def test_fresh_once_keeps_the_tests_later_seeds():
+    """A kept answer still takes its place in the test's seeds: the call after it runs under the seed it would have."""
+    backend, kept = _Counting(), {}
+    _test_client(backend, "test_a", kept).fresh_once(_Probes.look, "x")
+    again, fresh = _test_client(backend, "test_b", kept), _test_client(backend, "test_b", {})
+    again.fresh_once(_Probes.look, "x")
+    fresh.fresh_once(_Probes.look, "x")
+    assert again(_Probes.look)["seed"] == fresh(_Probes.look)["seed"]
+
+
+def test_fresh_once_in_one_process_runs_every_time():
+    """A self-check's fresh calls share the student's process (a library loaded twice there registers nothing
+    new): nothing is kept."""
+    backend, kept = _Counting(), {}
+    backend.FRESH_PROCESS = False
+    for test in ("test_a", "test_b"):
+        _test_client(backend, test, kept).fresh_once(_Probes.look, "x")
+    assert len(backend.fresh_calls) == 2 and kept == {}

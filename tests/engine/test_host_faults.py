@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder.execute import process, runner as runner_module
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import HOST_RETRIES, NotebookRunner
 from autograder.notebook.parse import Cell
 

@@ -6,9 +6,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.assignment import load_assignment
+from autograder.config.assignment import load_assignment
 from autograder.interop import gradescope
-from autograder.notebook import imports, release
+from autograder.notebook import imports
+from autograder.student import release
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,13 +8,13 @@ import nbformat
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import choose_isolation
 from autograder.intake.submissions import IntakeError, collect, safe_id
 from autograder.notebook.parse import InvalidNotebook, load_cells, read_notebook
-from autograder import checks
-from autograder.notebook.release import ReleaseError, release, strip_solutions
+from autograder.student import public_checks as checks
+from autograder.student.release import ReleaseError, release, strip_solutions
 
 
 def _nb(path, *sources):

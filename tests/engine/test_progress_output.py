@@ -9,7 +9,7 @@ import time
 
 import nbformat
 
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.process import CappedStream
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import choose_isolation

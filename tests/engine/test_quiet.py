@@ -7,7 +7,7 @@ import sys
 
 SCRIPT = r'''
 import os, sys
-from autograder.quiet import quiet_stderr
+from autograder.execute.quiet import quiet_stderr
 sys.stderr.write("buffered before\n")          # still in Python's buffer when the block starts
 with quiet_stderr():
     os.write(2, b"native inside\n")              # what a C library's fprintf(stderr) does

@@ -16,14 +16,14 @@ import nbformat
 import pytest
 
 from autograder.execute import messages, wire
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.process import WorkerDied, WorkerProcess
 from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError
 from autograder.execute.sandbox import RlimitsOnly
 from autograder.notebook.parse import load_cells
 from autograder.score import results
-from autograder.score.results import (MAX_ITEMS, MAX_LONG_TEXT, MAX_OUTPUT, MAX_RESULT_BYTES, MAX_TEXT, CellIssue,
-                                      SubmissionResult, clip)
+from autograder.config.limits import MAX_ITEMS, MAX_LONG_TEXT, MAX_OUTPUT, MAX_RESULT_BYTES, MAX_TEXT, clip
+from autograder.score.results import CellIssue, SubmissionResult
 
 
 # ---------------------------------------------------------------- caps of score.results

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.report import history
-from autograder.report.gradebook import Gradebook
+from autograder.store import history
+from autograder.store.gradebook import Gradebook
 from autograder.score import results as res
-from autograder.score.results import MAX_OUTPUT, CellIssue, SubmissionResult
+from autograder.config.limits import MAX_OUTPUT
+from autograder.score.results import CellIssue, SubmissionResult
 from tests.exports.factory import result
 
 

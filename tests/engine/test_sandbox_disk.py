@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import Bubblewrap, SandboxUnavailable, WarmBubblewrap
 from autograder.notebook.parse import Cell

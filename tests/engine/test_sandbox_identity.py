@@ -5,7 +5,7 @@ import ast
 
 import pytest
 
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.notebook.parse import Cell
 

@@ -4,7 +4,7 @@ address-space cap made every CUDA test fail with "cudaGetDeviceCount(): out of m
 notebook that allocates past `memory_mb` fails in that cell, and the next cell runs."""
 import pytest
 
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.notebook.parse import Cell
 

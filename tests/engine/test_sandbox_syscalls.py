@@ -7,7 +7,7 @@ the CPU by itself, it would be taken for a starved host, retried and left provis
 import pytest
 
 from autograder.execute import syscalls
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.notebook.parse import Cell
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assignment import load_assignment
+from autograder.config.assignment import load_assignment
 from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import run_tests
 from autograder.judge.session import GradeOptions, close_references, grade_notebook
 from autograder.probe.seeds import Seeds, fingerprint
-from autograder.report.files import write_submission
+from autograder.store.result_files import write_submission
 from tests.engine.probes_file import probes_module
 from tests.nbfactory import edit
 
@@ -199,7 +199,7 @@ def test_a_public_and_a_hidden_test_of_one_name_get_their_own_seeds(tmp_path):
 
 @pytest.mark.parametrize("value, count", [("student", None), (" Student ", None), (1, 1), (8, 8), ("3", 3)])
 def test_the_variants_setting(value, count):
-    from autograder.probe.seeds import parse_variants
+    from autograder.config.course import parse_variants
 
     assert parse_variants(value) == count
 
@@ -208,8 +208,8 @@ def test_the_variants_setting(value, count):
 def test_a_bad_variants_setting_is_a_clear_error(value, tmp_path, monkeypatch):
     import argparse
 
-    from autograder.course import CourseError, apply_course, load_course
-    from autograder.probe.seeds import VARIANTS_ENV, parse_variants
+    from autograder.config.course import CourseError, apply_course, load_course
+    from autograder.config.course import VARIANTS_ENV, parse_variants
 
     with pytest.raises(ValueError, match="whole number of variants"):
         parse_variants(value)
@@ -223,8 +223,9 @@ def test_a_bad_variants_setting_is_a_clear_error(value, tmp_path, monkeypatch):
 def test_course_toml_chooses_the_number_of_variants(tmp_path, monkeypatch):
     import argparse
 
-    from autograder.course import apply_course, load_course
-    from autograder.probe.seeds import VARIANTS_ENV, variant_count
+    from autograder.config.course import apply_course, load_course
+    from autograder.config.course import VARIANTS_ENV
+    from autograder.probe.seeds import variant_count
 
     monkeypatch.setenv(VARIANTS_ENV, "")  # recorded, so what apply_course sets is undone after the test
     monkeypatch.delenv(VARIANTS_ENV)

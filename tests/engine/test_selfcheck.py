@@ -10,11 +10,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import checks, selfcheck
+from autograder.student import public_checks as checks, selfcheck
 from autograder.interop.nbgrader import source_notebook
 from autograder.notebook.imports import imported_modules
-from autograder.notebook.release import install_line, release
-from autograder.selfcheck import INSTALL, Checker
+from autograder.student.release import install_line, release
+from autograder.student.checking import INSTALL
+from autograder.student.selfcheck import Checker
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "tests" / "fixtures" / "kit" / "assignments" / "toy"
@@ -127,7 +128,7 @@ def test_released_setup_cell_guards_the_imports_first(tmp_path):
 
 def test_only_a_tensorflow_notebook_names_the_tensorflow_extra(tmp_path):
     """TensorFlow is a large download: the install line names its extra (a pyproject extra) only where it is imported."""
-    from autograder.compat import tomllib
+    from autograder.config.compat import tomllib
 
     assert install_line(["autograder", "torch", "triton"]) == INSTALL
     assert install_line(["keras", "numpy"]) == install_line(["tensorflow"]) == INSTALL.replace("[course]", "[course,tensorflow]")

@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from autograder.execute import process
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import _Standby
 from autograder.notebook.parse import Cell

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from autograder.assignment import AssignmentError, Framework, framework_of, list_assignments, load_assignment
-from autograder.execute.limits import Limits
+from autograder.config.assignment import AssignmentError, Framework, framework_of, list_assignments, load_assignment
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import Bubblewrap, RlimitsOnly
 from autograder.notebook.parse import load_cells

@@ -51,6 +51,24 @@ def test_answers_are_cached_per_variant(tmp_path):
     assert fresh.misses == 0
 
 
+def test_a_course_wide_answer_serves_every_variant(tmp_path):
+    """The same call (probe, arguments, seed: a `same_inputs` test's) under a student's variant is answered
+    from the course-wide answers, in memory or on disk, without the master's worker."""
+    master = _Master()
+    ref = CachedReference(lambda: master, tmp_path)
+    ref.new_submission()
+    ref.call("p", (1,), seed=1)
+    ref.new_submission("s0123456789abcdef")
+    assert torch.equal(ref.call("p", (1,), seed=1), torch.full((2,), 1.0)) and master.calls == 1
+    fresh = CachedReference(lambda: _Master(), tmp_path)  # another judge: the course-wide answer from disk
+    for v in ("s0123456789abcdef", "v1"):
+        fresh.new_submission(v)
+        assert torch.equal(fresh.call("p", (1,), seed=1), torch.full((2,), 1.0))
+    assert fresh.misses == 0
+    fresh.call("p", (1,), seed=5)  # another call: the master's
+    assert fresh.misses == 1
+
+
 def test_misses_go_to_the_master_in_one_batch(tmp_path):
     """A `map` of the proof's (or the reference pass's) calls is one round trip to the master's worker."""
     master = _Master()

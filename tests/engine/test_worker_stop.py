@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.execute import process
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import Isolation, _Cgroups, choose_isolation
 from autograder.notebook.parse import Cell

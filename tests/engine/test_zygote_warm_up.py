@@ -8,7 +8,7 @@ cold sandboxes with a warning that names the hook.
 """
 import pytest
 
-from autograder.execute.limits import Limits
+from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.notebook.parse import Cell
 

@@ -10,7 +10,7 @@ import pytest
 
 from autograder.intake.roster import Identity
 from autograder.lms.canvas_api import passback, plan
-from autograder.report.exports import grade_rows
+from autograder.grades.rows import grade_rows
 from tests.exports.factory import grader_failure, result
 
 TOKEN = "test-token-123"

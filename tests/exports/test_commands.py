@@ -7,17 +7,21 @@ from datetime import datetime, timezone
 
 import pytest
 
-from autograder.course import apply_course
-from autograder.interop.commands import register
+from autograder.config.course import apply_course
+from autograder.cli import _parser
 from autograder.intake.roster import Identity, write_identities
-from autograder.report.gradebook import Gradebook
+from autograder.store.gradebook import Gradebook
 from tests.exports.factory import result
 
 
+EXPORTS = {"export", "passback", "feedback", "report", "gradescope", "nbgrader", "override", "gradebook"}
+
+
 def parser():
-    p = argparse.ArgumentParser(prog="autograder")
-    handlers = register(p.add_subparsers(dest="command", required=True))
-    return p, handlers
+    """The CLI's parser, and each command's handler (`run` of its module in autograder/cli/)."""
+    p = _parser()
+    sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+    return p, {name: sp.get_default("run") for name, sp in sub.choices.items()}
 
 
 def setup_out(tmp_path):
@@ -40,7 +44,7 @@ def run(argv, kit, course=None):
     p, handlers = parser()
     args = p.parse_args(argv)
     apply_course(args, course)
-    return handlers[args.command](args, kit)
+    return args.run(args, kit)
 
 
 def test_register_names():
@@ -49,10 +53,11 @@ def test_register_names():
     p, handlers = parser()
     sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
     assert set(sub.choices) == set(handlers)
-    assert {"export", "passback", "feedback", "report", "gradescope", "nbgrader", "override", "gradebook"} <= set(handlers)
+    assert EXPORTS <= set(handlers)
     helped = {a.dest for a in sub._choices_actions if a.help}
-    for name, handler in handlers.items():
-        assert callable(handler) and handler.__name__ == f"cmd_{name}" and name in helped, name
+    for name, handler in handlers.items():   # one module per command: autograder/cli/<command>.py
+        assert callable(handler) and handler.__module__ == f"autograder.cli.{name.replace('-', '_')}".replace(
+            ".list", ".listing") and name in helped, name
         with pytest.raises(SystemExit) as e:
             p.parse_args([name, "--help"])
         assert e.value.code == 0

@@ -6,7 +6,7 @@ import io
 import pytest
 
 from autograder.cli import main
-from autograder.course import CourseError, find_course, load_course
+from autograder.config.course import CourseError, find_course, load_course
 from tests.exports.test_commands import setup_out
 
 COURSE = """
@@ -75,7 +75,7 @@ def test_named_course_file_and_extensions_in_exports(tmp_path, toy_kit, monkeypa
 def test_merge_course_wins_over_manifest():
     from pathlib import Path
 
-    from autograder.course import Course
+    from autograder.config.course import Course
 
     c = Course(Path("/c/course.toml"), {"deadline": {"penalty_percent": 5},
                                         "assignments": {"x": {"deadline": {"extensions": {"bob": 1}}}}})
@@ -120,7 +120,7 @@ def test_passback_settings_come_from_the_file_and_nbgraders_course_is_left_alone
     assert main(["--kit", str(toy_kit), "passback", "toy", "--dry-run"]) == 0     # url, course, assignment: file
     assert "would send: user 12345 (smithjohn_12345)" in capsys.readouterr().out
     from autograder.cli import _parser
-    from autograder.course import apply_course, find_course
+    from autograder.config.course import apply_course, find_course
 
     args = _parser().parse_args(["nbgrader", "grade", "toy", "--course", "/srv/nbgrader-course"])
     apply_course(args, find_course())

@@ -5,7 +5,7 @@ import io
 import shutil
 from dataclasses import replace
 
-from autograder.report.gradebook import Gradebook
+from autograder.store.gradebook import Gradebook
 from tests.exports.factory import grader_failure, result
 from tests.exports.test_commands import run, setup_out
 from tests.exports.test_exports import canvas_import
@@ -59,7 +59,7 @@ def test_canvas_all_assignments(toy_kit, tmp_path, capsys):
     assert "canvas_assignment" in capsys.readouterr().err and not (out / "course_canvas.csv").exists()
     (tmp_path / "course.toml").write_text("[assignments.toy]\ncanvas_assignment = 11\n"
                                           "[assignments.toy2]\ncanvas_assignment = 12\n")
-    from autograder.course import load_course
+    from autograder.config.course import load_course
 
     assert run(["gradebook", "--out", str(out), "--roster", roster, "--format", "canvas"], kit,
                load_course(tmp_path / "course.toml")) == 0

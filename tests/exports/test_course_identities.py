@@ -4,14 +4,14 @@ from datetime import datetime, timezone
 
 import pytest
 
-from autograder.course import load_course
+from autograder.config.course import load_course
 from autograder.intake.roster import Identity, Roster, match_file_names
 from autograder.lms import targets
-from autograder.report.exports import grade_rows
+from autograder.grades.rows import grade_rows
 from autograder.report.feedback import render_markdown, student_view
 from autograder.report.instructor_report import report_context
-from autograder.score.late import LatePolicy
-from autograder.score.overrides import OverrideError, apply, resolve_submission, resolve_test, Override
+from autograder.config.late import LatePolicy
+from autograder.grades.overrides import OverrideError, apply, resolve_submission, resolve_test, Override
 from tests.exports.factory import result
 from tests.exports.test_commands import run, setup_out
 
@@ -55,12 +55,25 @@ def test_a_folder_of_notebooks_is_matched_by_file_name(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text(ROSTER)
     when = datetime(2026, 10, 1, tzinfo=timezone.utc)
-    found, unmatched = match_file_names([("js", "js.ipynb", when), ("jd_u.edu", "jd@u.edu.ipynb", when),
+    found, unmatched, _ = match_file_names([("js", "js.ipynb", when), ("jd_u.edu", "jd@u.edu.ipynb", when),
                                          ("hw1", "zm/hw1.ipynb", when), ("34567-x", "34567.ipynb", None),
                                          ("stranger", "stranger.ipynb", when)], Roster.read_csv(roster))
     assert {k: v.name for k, v in found.items()} == {"js": "Smith, John", "jd_u.edu": "Doe, Jane",
                                                      "hw1": "Müller, Zoë", "34567-x": "Müller, Zoë"}
     assert unmatched == ["stranger"] and found["js"].submitted_at == when and found["js"].lms_user_id == "12345"
+
+
+def test_a_notebook_named_by_full_name_matches_a_unique_roster_name_and_is_refused_when_two_share_it(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n\"Lovelace, Ada\",101,S1,al,A\n"
+                      "\"Smith, John\",102,S2,js1,A\n\"Smith, John\",103,S3,js2,B\n")
+    when = datetime(2026, 10, 1, tzinfo=timezone.utc)
+    found, unmatched, notes = match_file_names([("Ada_Lovelace", "Ada Lovelace.ipynb", when),
+                                                ("John_Smith", "John Smith.ipynb", when)], Roster.read_csv(roster))
+    assert {k: v.student_id for k, v in found.items()} == {"Ada_Lovelace": "101"}
+    assert unmatched == ["John_Smith"]
+    assert "matched to Lovelace, Ada (101) by the full name" in notes[0]
+    assert "Smith, John (102)" in notes[1] and "Smith, John (103)" in notes[1] and "not matched" in notes[1]
 
 
 def test_passback_never_chooses_silently(tmp_path):
@@ -157,3 +170,37 @@ def test_grade_without_a_course_secret_warns_in_one_line(toy_kit, tmp_path, monk
     assert main(["--kit", str(toy_kit), "grade", "toy", str(tmp_path / "none.ipynb"), "--out", str(tmp_path / "r"),
                  "--allow-weak-isolation"]) == 2
     assert "course secret" not in capsys.readouterr().err
+
+
+def test_a_copied_folder_warns_that_file_times_would_decide_lateness_and_a_csv_gives_the_times(tmp_path, capsys):
+    import argparse
+    import os
+
+    from autograder.cli.grade import _intake
+    from autograder.intake.roster import read_identities
+
+    folder = tmp_path / "mailed"
+    folder.mkdir()
+    for i, name in enumerate(("al", "js1", "js2")):
+        nb = folder / f"{name}.ipynb"
+        nb.write_text('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []}')
+        os.utime(nb, (1_790_000_000 + i, 1_790_000_000 + i))     # copied: within 2 s
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n\"Lovelace, Ada\",101,S1,al,A\n"
+                      "\"Smith, John\",102,S2,js1,A\n\"Smith, Jo\",103,S3,js2,B\n")
+    out, scratch = tmp_path / "results", tmp_path / "scratch"
+    scratch.mkdir()
+    args = argparse.Namespace(format="auto", submissions=[folder], roster=roster, submission_times=None,
+                              nb_assignment=None)
+    _intake(args, "toy", out, scratch)
+    err = capsys.readouterr().err
+    assert "file times lie within 5 s of each other" in err and "--submission-times" in err
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at\nal,2026-10-01T10:00:00+00:00\njs1.ipynb,2026-10-02T09:30:00+02:00\n")
+    _intake(argparse.Namespace(**{**vars(args), "submission_times": times}), "toy", out, scratch)
+    err = capsys.readouterr().err
+    assert "within 5 s" not in err and "js2: no time in" in err
+    who = {w.student_id: w for w in read_identities(out / "toy" / "identities.json").values()}
+    assert who["101"].submitted_at == datetime(2026, 10, 1, 10, tzinfo=timezone.utc) and who["101"].time_source == "csv"
+    assert who["102"].submitted_at == datetime(2026, 10, 2, 7, 30, tzinfo=timezone.utc)
+    assert who["103"].time_source == "mtime"

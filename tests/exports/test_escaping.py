@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from autograder.intake.roster import Identity
 from autograder.report import escape
 from autograder.report.canvas_csv import canvas_table, write_canvas_csv
-from autograder.report.exports import grade_rows, write_generic_csv
+from autograder.grades.rows import grade_rows
+from autograder.report.exports import write_generic_csv
 from autograder.report.feedback import render_html, render_markdown
 from autograder.report.grades_csv import write_grades_csv
 from autograder.report.instructor_report import render_report
@@ -51,7 +52,7 @@ shown = hostile.filter(lambda s: s.strip() != "")
 
 def as_written(s: str) -> str:
     """How a field holding `s` reads back from a CSV: lone surrogates and NUL as U+FFFD."""
-    from autograder.score.results import writable
+    from autograder.config.files import writable
 
     return writable(s).replace("\0", "\ufffd")
 
@@ -311,8 +312,9 @@ def test_lone_surrogates_reach_every_writer_as_replacement_characters(s, tmp_pat
     """A lone surrogate (a notebook's "\\ud800", a non-UTF-8 file name) fits no UTF-8 file: the first
     writer to meet one raised, and the submission became a grader error, graded again forever.  Every
     writer now gets U+FFFD in its place, and every file it writes is strict UTF-8."""
-    from autograder.report.files import write_atomic, write_submission
-    from autograder.report.gradebook import Gradebook
+    from autograder.config.files import write_atomic
+    from autograder.store.result_files import write_submission
+    from autograder.store.gradebook import Gradebook
     from autograder.report.feedback import write_feedback
 
     r, who = hostile_result(s, sid="s1"), hostile_identity(s)

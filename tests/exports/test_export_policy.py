@@ -11,8 +11,9 @@ from autograder.intake.roster import Identity
 from autograder.lms.canvas_api import plan
 from autograder.lms.lti import LtiTool, publish_scores
 from autograder.report.canvas_csv import canvas_table
-from autograder.report.exports import generic_json, generic_table, grade_rows
-from autograder.report.gradebook import Gradebook
+from autograder.report.exports import generic_json, generic_table
+from autograder.grades.rows import grade_rows
+from autograder.store.gradebook import Gradebook
 from autograder.report.moodle_csv import moodle_table
 from tests.exports.factory import grader_failure, result
 from tests.exports.test_commands import run, setup_out

@@ -11,9 +11,10 @@ import pytest
 from autograder.intake.roster import Identity
 from autograder.report.canvas_csv import write_canvas_csv
 from autograder.report.escape import csv_cell
-from autograder.report.exports import grade_rows, write_generic_csv, write_generic_json
+from autograder.grades.rows import grade_rows
+from autograder.report.exports import write_generic_csv, write_generic_json
 from autograder.report.moodle_csv import write_moodle_csv
-from autograder.score.late import LatePolicy
+from autograder.config.late import LatePolicy
 from tests.exports.factory import grader_failure, result
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]

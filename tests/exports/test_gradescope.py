@@ -10,7 +10,7 @@ import torch
 from autograder.interop.gradescope import (TEST_KEYS, TOP_KEYS, MissingSecret, apply_late, build_autograder_zip,
                                            simulate, to_gradescope_schema)
 from autograder.probe.seeds import fingerprint
-from autograder.score.late import load_policy
+from autograder.config.late import load_policy
 from tests.nbfactory import edit
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_setup_installs_what_the_assignment_imports_pinned(kit_root, tmp_path, a
     import sys
     from importlib import metadata
 
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.notebook.imports import assignment_imports
 
     z = build_autograder_zip(kit_root, assignment, tmp_path / "a.zip", secret=b"s")
@@ -143,9 +143,9 @@ alice = 2
 def test_course_deadline_and_extensions_reach_gradescope(toy_kit, tmp_path):
     """Gradescope ignored course.toml: a submission two days late kept its full score; an extension keyed
     by login reaches the student through the email Gradescope knows them by."""
-    from autograder.course import load_course
+    from autograder.config.course import load_course
     from autograder.intake.roster import Roster
-    from autograder.score.late import LatePolicy
+    from autograder.config.late import LatePolicy
 
     (tmp_path / "course.toml").write_text(COURSE)
     (tmp_path / "roster.csv").write_text("student_id,name,email,login_id\n77,Alice A,alice@uni.edu,alice\n")
@@ -162,7 +162,7 @@ def test_course_deadline_and_extensions_reach_gradescope(toy_kit, tmp_path):
 def test_master_scores_full_marks_in_a_gradescope_layout(kit_root, tmp_path, assignment="02b_kernels"):
     """02b_kernels' zip run as Gradescope runs it, on the master: full marks (it scored 59/100 there
     without triton; what setup.sh installs is tested above)."""
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
 
     a = load_assignment(assignment, kit_root)
     z = build_autograder_zip(kit_root, assignment, tmp_path / "autograder.zip", secret=b"s3cret")

@@ -10,10 +10,10 @@ import pytest
 
 from autograder.intake.roster import Identity
 from autograder.report.escape import plot_label
-from autograder.report.exports import grade_rows
+from autograder.grades.rows import grade_rows
 from autograder.report.instructor_report import (EXAMPLE_MESSAGE_CHARS, exercise_figure, histogram_figure,
                                                  render_report, write_report)
-from autograder.score.late import LatePolicy
+from autograder.config.late import LatePolicy
 from tests.chromium import needs_chromium, render
 from tests.exports.factory import grader_failure, result
 

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import nbformat
 import pytest
 
-from autograder.intake.lms import detect, unpack
+from autograder.intake.downloads import detect, unpack
 from autograder.intake.roster import Identity, Roster, read_identities, write_identities
 from autograder.intake.submissions import IntakeError
 

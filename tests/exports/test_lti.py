@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from autograder.intake.roster import Identity
 from autograder.lms.lti import LtiTool, publish_scores, scores_url
-from autograder.report.exports import grade_rows
+from autograder.grades.rows import grade_rows
 from tests.exports.factory import grader_failure, result
 
 

@@ -40,7 +40,7 @@ def kit(late_toy_kit):
 
 
 def test_exercise_points_come_from_the_reference(toy_kit):
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.interop.nbgrader import exercise_points
 
     assert exercise_points(load_assignment("toy", toy_kit), options()) == POINTS
@@ -100,7 +100,7 @@ def test_released_notebook_passes_nbgrader_validate(course, toy_kit, tmp_path):
     assert "return x * 2" not in text and "raise NotImplementedError()" in text      # solutions stripped
     r = nbg(course, "validate", str(released))
     assert "Success! Your notebook passes all the tests." in r.stdout + r.stderr
-    from autograder.notebook.release import release
+    from autograder.student.release import release
     kit_nb = release(toy_kit, "toy", tmp_path / "student")[0]
     r = nbg(course, "validate", str(kit_nb))
     assert "Success!" in r.stdout + r.stderr
@@ -138,8 +138,8 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
     alice = (course / "feedback" / "alice" / "toy" / "toy.html").read_text()
     assert "10.0 / 10.0" in alice or "10 / 10" in alice
     # an instructor's override of carol's total (autograder override) reaches nbgrader too, as extra credit
-    from autograder.report.gradebook import Gradebook as KitGradebook
-    from autograder.score.overrides import record
+    from autograder.store.gradebook import Gradebook as KitGradebook
+    from autograder.grades.overrides import record
 
     db = results / "gradebook.sqlite"
     kit_gb = KitGradebook(db)
@@ -185,7 +185,7 @@ def test_an_extension_keyed_by_email_reaches_nbgraders_gradebook(course, kit, tm
     which nbgrader's folders never name; a key that names nobody is a warning."""
     from nbgrader.api import Gradebook
 
-    from autograder.course import load_course
+    from autograder.config.course import load_course
 
     mine = tmp_path / "course"
     shutil.copytree(course, mine)   # this test's own gradebook.db (nbgrader's config still names the fixture's root)

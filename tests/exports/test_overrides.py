@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from autograder.report.gradebook import Gradebook
-from autograder.score import overrides as ov
+from autograder.store.gradebook import Gradebook
+from autograder.grades import overrides as ov
 from tests.exports.factory import grader_failure, result
 from tests.exports.test_commands import run, setup_out
 
@@ -99,7 +99,7 @@ def test_refused_overrides(toy_kit, tmp_path, capsys):
 
 def test_grade_writes_grades_csv_with_overrides_in_force(toy_kit, tmp_path):
     """The pipeline's grades.csv, after a real (sandboxed) re-grade of the same notebook: the override holds."""
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.intake.submissions import Submission
     from autograder.judge.session import GradeOptions
     from autograder.pipeline import grade_class
@@ -117,3 +117,100 @@ def test_grade_writes_grades_csv_with_overrides_in_force(toy_kit, tmp_path):
     assert run.results[0].sha256 == stored.sha256
     grades = list(csv.DictReader(io.StringIO((out / "toy" / "grades.csv").read_text())))
     assert [(g["submission_id"], float(g["score"])) for g in grades] == [("master", stored.max_score - 1)]
+
+
+def _resubmit(out, sid):
+    gb = Gradebook(out / "gradebook.sqlite")
+    gb.put(replace(result(sid), sha256="cd" * 32))   # the student resubmitted: the override made before is stale
+    gb.close()
+
+
+def test_clear_reapply_and_ack_in_the_trail_with_their_author(toy_kit, tmp_path, capsys):
+    out = setup_out(tmp_path)
+    db = out / "gradebook.sqlite"
+    argv = ["--out", str(out)]
+    assert run(["override", "toy", "doejane_23456", "--test", HIDDEN, "--score", "1.5", "--comment", "dtype by hand",
+                "--by", "TA Kim", *argv], toy_kit) == 0
+    assert run(["override", "toy", "smithjohn_12345", "--score", "7", "--comment", "copied part 3", "--by", "Prof",
+                *argv], toy_kit) == 0
+    assert export_json(toy_kit, out)["smithjohn_12345"]["score"] == 7
+    _resubmit(out, "smithjohn_12345")
+    _resubmit(out, "doejane_23456")
+    assert export_json(toy_kit, out)["smithjohn_12345"]["score"] == 10          # stale: not applied
+    capsys.readouterr()
+    # re-apply the whole-score one to the version that counts; acknowledge the test one
+    assert run(["override", "toy", "smithjohn_12345", "--reapply", "--by", "TA Lee", *argv], toy_kit) == 0
+    assert "re-applied: smithjohn_12345 whole submission: 10 -> 7" in capsys.readouterr().out
+    assert export_json(toy_kit, out)["smithjohn_12345"]["score"] == 7
+    assert run(["override", "toy", "doejane_23456", "--test", "double() keeps the dtype", "--ack", "--by", "TA Lee",
+                *argv], toy_kit) == 0
+    capsys.readouterr()
+    export_json(toy_kit, out)
+    assert "is stale" not in capsys.readouterr().err        # acknowledged: no longer warned about
+    assert run(["override", "toy", "doejane_23456", "--test", HIDDEN, "--reapply", "--by", "x", *argv], toy_kit) == 2
+    assert "no such override" in capsys.readouterr().err     # an acknowledged one is not stale any more
+    # clear the re-applied one: the grader's score counts again
+    assert run(["override", "toy", "smithjohn_12345", "--clear", "--by", "Prof", *argv], toy_kit) == 0
+    assert export_json(toy_kit, out)["smithjohn_12345"]["score"] == 10
+    assert run(["override", "toy", "smithjohn_12345", "--clear", "--by", "Prof", *argv], toy_kit) == 2
+    assert run(["override", "toy", "smithjohn_12345", "--clear", "--score", "3", *argv], toy_kit) == 2
+    capsys.readouterr()
+    assert run(["override", "toy", "--list", *argv], toy_kit) == 0
+    listing = capsys.readouterr().out
+    assert "TA Lee: smithjohn_12345 whole submission: 10 -> 7 [superseded] re-applied: copied part 3" in listing
+    assert "TA Lee: doejane_23456 " + HIDDEN + ": 2 -> 2 [ack] acknowledged stale #1, not applied" in listing
+    assert "Prof: smithjohn_12345 whole submission: 7 -> 10 [clear] cleared #3" in listing
+    assert [o.action for o in ov.history(db, "toy")] == ["set", "set", "reapply", "ack", "clear"]
+
+
+def test_an_override_rewrites_feedback_and_report_and_reaches_moodle_comments(toy_kit, tmp_path, capsys):
+    out = setup_out(tmp_path)
+    argv = ["--out", str(out)]
+    assert run(["feedback", "toy", *argv], toy_kit) == 0 and run(["report", "toy", *argv], toy_kit) == 0
+    other = (out / "toy" / "feedback" / "smithjohn_12345.md").stat().st_mtime_ns
+    assert run(["override", "toy", "doejane_23456", "--test", HIDDEN, "--score", "1.5", "--comment",
+                "dtype kept, checked by hand", "--by", "TA Kim", *argv], toy_kit) == 0
+    page = (out / "toy" / "feedback" / "doejane_23456.md").read_text()
+    assert "dtype kept, checked by hand" in page and "4.5" in page        # rewritten by the override itself
+    assert (out / "toy" / "feedback" / "smithjohn_12345.md").stat().st_mtime_ns == other   # others untouched
+    report = (out / "toy" / "report.html").read_text()
+    assert "4.5" in report
+    assert run(["override", "toy", "doejane_23456", "--test", HIDDEN, "--clear", "--by", "TA Kim", *argv],
+               toy_kit) == 0
+    assert "dtype kept" not in (out / "toy" / "feedback" / "doejane_23456.md").read_text()
+    assert run(["override", "toy", "doejane_23456", "--test", HIDDEN, "--score", "2", "--comment",
+                "right idea, checked by hand", "--by", "TA Kim", *argv], toy_kit) == 0
+    from autograder.grades.rows import assignment_grades
+    from autograder.report.moodle_csv import moodle_table
+
+    rows = [replace(r, identity=replace(r.identity, email=f"{r.submission_id}@uni.example"))
+            for r in assignment_grades(toy_kit, "toy", out).rows]
+    jane = next(line for line in moodle_table(rows, item_name="Toy").rows if line[0].startswith("doejane"))
+    assert "right idea, checked by hand" in jane[-1] and "TA Kim" in jane[-1]   # the feedback column says why
+
+
+def test_a_whole_score_override_is_an_override_in_the_json_not_a_test(toy_kit, tmp_path):
+    out = setup_out(tmp_path)
+    assert run(["override", "toy", "smithjohn_12345", "--score", "7", "--comment", "copied part 3", "--by", "Prof",
+                "--out", str(out)], toy_kit) == 0
+    s = export_json(toy_kit, out)["smithjohn_12345"]
+    assert s["score"] == 7 and all(t["id"] != "override::whole-submission" for t in s["tests"])
+    assert sum(t["score"] for t in s["tests"]) == 10 and s["override"]["adjustment"] == -3
+    assert "Total set to 7 by Prof: copied part 3" in s["override"]["note"]
+    assert export_json(toy_kit, out)["doejane_23456"]["override"] is None
+
+
+def test_a_provisional_result_says_why_in_the_table_and_the_exports(toy_kit, tmp_path, capsys):
+    from autograder.report.table import rows
+
+    out = setup_out(tmp_path)
+    gb = Gradebook(out / "gradebook.sqlite")
+    gb.put(replace(result("prov_2"), provisional="the worker was killed by the host (OOM)"))
+    gb.close()
+    capsys.readouterr()
+    s = export_json(toy_kit, out)["prov_2"]
+    assert s["score"] is None and s["provisional"] == "the worker was killed by the host (OOM)"
+    assert "1 submission is provisional (the worker was killed by the host (OOM)): prov_2; left blank" in \
+        capsys.readouterr().err
+    line = rows([replace(result("prov_2"), provisional="the worker was killed by the host (OOM)")])[0]
+    assert line[2] == "graded (provisional)" and line[4].startswith("provisional: the worker was killed")

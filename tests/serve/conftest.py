@@ -1,24 +1,24 @@
 """A results folder of the toy assignment written directly (no grading), a hostile submission in it, and
-the workspace served on a free port of 127.0.0.1 in a thread."""
+the workspace served on a free port of 127.0.0.1 in a thread (uvicorn, as `autograder serve` runs it)."""
 from __future__ import annotations
 
 import dataclasses
 import json
 import time
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 from autograder.intake.roster import Identity, write_identities
-from autograder.report.files import write_submission
-from autograder.report.gradebook import Gradebook
-from autograder.report.history import keep
+from autograder.store.result_files import write_submission
+from autograder.store.gradebook import Gradebook
+from autograder.store.history import keep
 from autograder.score.results import CellIssue
 from autograder.serve.access import Access
-from autograder.serve.app import App, make_server
+from autograder.serve.app import App
 from autograder.serve.pages import Workspace
+from autograder.serve.server import Running
 from tests.exports.factory import result
 
 HOSTILE = ('<script>document.title="PWNED"</script><img src=x onerror="document.title=\'PWNED\'">'
@@ -82,19 +82,16 @@ def write_results(out: Path) -> None:
 
 @pytest.fixture
 def workspace(toy_kit, tmp_path):
-    """(base URL, the instructor's token, the results folder, the toy kit, the roster CSV)."""
+    """(base URL (the instance's prefix included), the instructor's token, the results folder, the toy kit,
+    the roster CSV)."""
     out = tmp_path / "results"
     write_results(out)
     roster = tmp_path / "roster.csv"
     roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n" + "".join(
         f"\"Student {i}\",{1000 + i},S{i},s{i},A\n" for i in range(4)) + "Hostile,666,S6,h,A\n")
     access = Access({TOKEN: "TA Kim"})
-    server = make_server(App(Workspace(toy_kit, out, roster), access))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
+    running = Running(App(Workspace(toy_kit, out, roster), access).asgi)
     try:
-        yield f"http://{host}:{port}", TOKEN, out, toy_kit, roster
+        yield running.base + access.prefix, TOKEN, out, toy_kit, roster
     finally:
-        server.shutdown()
-        server.server_close()
+        running.stop()

@@ -11,12 +11,12 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from autograder.intake.roster import Identity, write_identities
-from autograder.report.exports import assignment_grades
-from autograder.report.gradebook import Gradebook
+from autograder.grades.rows import assignment_grades
+from autograder.store.gradebook import Gradebook
 from autograder.report.grades_csv import grades_table
 from autograder.report.instructor_report import report_context
-from autograder.report.overrides import set_override
-from autograder.score import overrides as ov
+from autograder.pipeline import set_override
+from autograder.grades import overrides as ov
 from autograder.serve import pages
 from autograder.serve.pages import Workspace
 from tests.exports.factory import result
@@ -127,8 +127,8 @@ def test_after_overrides_only_the_overridden_rows_are_computed_and_the_grades_ar
 def test_a_regrade_under_counts_best_keeps_the_best_version(course, tmp_path, monkeypatch):
     """`[course] counts = "best"`: a worse result stored again leaves the kept better version counting,
     as a full read decides it."""
-    from autograder.course import load_course
-    from autograder.report.history import keep
+    from autograder.config.course import load_course
+    from autograder.store.history import keep
 
     kit, out, roster = course
     (tmp_path / "course.toml").write_text('[course]\ncounts = "best"\n')

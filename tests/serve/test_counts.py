@@ -6,16 +6,17 @@ import csv
 import json
 import shutil
 
-from autograder.assignment import load_assignment
-from autograder.course import load_course
+from autograder.config.assignment import load_assignment
+from autograder.config.course import load_course
 from autograder.intake.roster import Identity, write_identities
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
 from autograder.pipeline import grade_class
 from autograder.report import course_gradebook as cg
-from autograder.report.exports import assignment_grades, write_export
-from autograder.report.overrides import set_override
-from autograder.score import overrides as ov
+from autograder.grades.rows import assignment_grades
+from autograder.report.exports import write_export
+from autograder.pipeline import set_override
+from autograder.grades import overrides as ov
 
 
 def _course(tmp_path, counts):

@@ -1,11 +1,11 @@
-"""Every graded version kept (report.history), by the pipeline itself, and the diff of two versions' code."""
+"""Every graded version kept (store.history), by the pipeline itself, and the diff of two versions' code."""
 from __future__ import annotations
 
 import dataclasses
 import json
 import shutil
 
-from autograder.report import history
+from autograder.store import history
 from tests.exports.factory import result
 from tests.serve.conftest import notebook
 
@@ -38,7 +38,7 @@ def test_over_the_cap_keeps_the_record_not_the_file(tmp_path, monkeypatch):
 
 
 def test_the_pipeline_keeps_each_graded_version(toy_kit, tmp_path):
-    from autograder.assignment import load_assignment
+    from autograder.config.assignment import load_assignment
     from autograder.intake.submissions import Submission
     from autograder.judge.session import GradeOptions
     from autograder.pipeline import grade_class
@@ -63,11 +63,11 @@ def test_which_version_counts_is_the_course_policy_in_every_export(toy_kit, tmp_
     reads the counted version, and an override applies to the version it was made on."""
     import pytest
 
-    from autograder.course import CourseError, load_course
+    from autograder.config.course import CourseError, load_course
     from autograder.intake.roster import Identity, write_identities
-    from autograder.report.exports import assignment_grades
-    from autograder.report.gradebook import Gradebook
-    from autograder.score import overrides as ov
+    from autograder.grades.rows import assignment_grades
+    from autograder.store.gradebook import Gradebook
+    from autograder.grades import overrides as ov
 
     kit = tmp_path / "kit"
     shutil.copytree(toy_kit, kit)
@@ -94,3 +94,45 @@ def test_which_version_counts_is_the_course_policy_in_every_export(toy_kit, tmp_
     assert score("latest_before_deadline") == 9.0     # the on-time version
     with pytest.raises(CourseError):
         score("first")
+
+
+def test_a_diff_is_bounded_whatever_the_versions_hold(tmp_path):
+    """Two versions whose lines alternate between shared and new (difflib's quadratic case): the diff stops
+    at its budget and says so; past DIFF_LINES_IN lines, the rest is named, not compared."""
+    import time
+
+    from autograder.config.limits import DIFF_LINES_IN
+
+    lines = [f"x{i} = {i}" for i in range(DIFF_LINES_IN)]
+    a, b = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
+    a.write_text(notebook([("code", "\n".join(lines), [])]))
+    b.write_text(notebook([("code", "\n".join(x if i % 2 else "y" + x for i, x in enumerate(lines)), [])]))
+    t = time.monotonic()
+    diff = history.code_diff(a, b, seconds=0.05)
+    assert time.monotonic() - t < 0.5 and "differ too much" in diff[-1]
+    big = tmp_path / "big.ipynb"
+    big.write_text(notebook([("code", "\n".join(lines + ["z = 1"] * 10), [])]))
+    diff = history.code_diff(a, big)
+    assert "only the first" in diff[-1] and "+z = 1" not in diff
+
+
+def test_a_page_reads_only_the_versions_it_lists(tmp_path):
+    r = result("s3")
+    for i in range(5):
+        history.keep(tmp_path, dataclasses.replace(r, sha256=f"{i:02d}" * 32), None)
+    assert [v.sha256[:2] for v in history.versions(tmp_path, "toy", "s3", latest=2)] == ["03", "04"]
+    assert len(history.versions(tmp_path, "toy", "s3")) == 5
+
+
+def test_a_rendered_notebook_is_bounded_in_all(tmp_path):
+    """400 cells of 20,000 characters and an output as long (16 M characters): the page shows SHOWN_PAGE_TEXT, names
+    the rest."""
+    from autograder.config.limits import SHOWN_PAGE_TEXT, SHOWN_TEXT
+    from autograder.serve import notebook_view as shown
+
+    nb = tmp_path / "wide.ipynb"
+    nb.write_text(notebook([("code", "x" * (SHOWN_TEXT - 10), [{"output_type": "stream", "name": "stdout",
+                                                               "text": "y" * SHOWN_TEXT}])] * 400))
+    cells, _ = shown.render(nb, set())
+    text = sum(len(c["source"]) + sum(len(o["text"]) for o in c["outputs"]) for c in cells)
+    assert len(cells) == 400 and text < SHOWN_PAGE_TEXT + 3 * SHOWN_TEXT and "not shown" in cells[-1]["source"]

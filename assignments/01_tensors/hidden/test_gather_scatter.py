@@ -65,6 +65,6 @@ def test_no_python_loops(student, reference, probes, rng):
     for name, args in calls.items():
         rows = n if name != "scatter_sum" else m
         want = reference(probes.timed, name, args)
-        got = assert_loop_free(student, probes.timed, name, args, reference_cpu=want["cpu"], name=f"{name} of {rows} rows",
+        got = assert_loop_free(student, probes.timed, name, args, reference_cpu=want["cpu"], name=f"{name} of {rows} rows", function=name,
                                advice="it loops in Python (a for/while loop or a comprehension). Use one vectorised operation.")
         assert_close(got["out"], want["out"], name=f"{name} of {rows} rows")

@@ -48,7 +48,7 @@ def test_no_python_loops(student, reference, probes, rng):
         what = f"{n} points against {m} in {d}-d"
         for name in ("pairwise_distances", "nearest_neighbor"):
             want = reference(probes.timed, name, (A, B))
-            got = assert_loop_free(student, probes.timed, name, (A, B), reference_cpu=want["cpu"], name=f"{name} of {what}",
+            got = assert_loop_free(student, probes.timed, name, (A, B), reference_cpu=want["cpu"], name=f"{name} of {what}", function=name,
                                    advice="it loops in Python (a for/while loop or a comprehension). Let broadcasting do the loop.")
             if name == "pairwise_distances":
                 assert_close(got["out"], want["out"], rtol=1e-4, atol=1e-4, name=f"pairwise_distances of {what}")

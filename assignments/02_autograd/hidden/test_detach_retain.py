@@ -50,7 +50,7 @@ def test_backward_twice_runs_f_once(student, reference, probes, rng):
     x = torch.randn(3, 4, generator=rng, dtype=torch.float64)
     want = reference(probes.backward_twice_costly, x, "poly", WORK)
     spent, once = [], []
-    for _ in range(2):  # the cheaper of two tries: an unlucky moment costs a correct answer nothing
+    for _ in range(2):  # the cheaper of two tries where the first is in doubt: an unlucky moment costs a correct answer nothing
         # one evaluation of f (and a backward), measured in the same worker right before and after: the yardstick
         before = student.cost(probes.costly_once, x, "poly", WORK)
         got = student.cost(probes.backward_twice_costly, x, "poly", WORK)
@@ -62,6 +62,8 @@ def test_backward_twice_runs_f_once(student, reference, probes, rng):
         once.append((before.cpu + after.cpu) / 2)
         if got.cpu <= 1.45 * once[-1]:  # f once: about 1x (0.9-1.2 seen on a busy machine); twice: 2x (1.6-2.0)
             return
+        if got.cpu >= 1.8 * once[-1]:  # twice, plainly: measured once more only in between (an unlucky moment)
+            break
     assert_true(False, f"backward_twice took {min(spent):.2f} s of CPU time with an f that costs {min(once):.2f} s per call "
                        "(and its backward): it calls f more than once. Keep the graph with retain_graph=True instead of "
                        "building it again.")

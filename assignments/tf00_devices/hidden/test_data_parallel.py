@@ -39,7 +39,7 @@ def _draws(rng):
             (int(torch.randint(3, 30, (1,), generator=rng)), [CPUS[0], CPUS[2], CPUS[1]])]
 
 
-@pytest.mark.points(6)
+@pytest.mark.points(5)
 def test_parallel_sum(student, reference, probes, rng):
     """parallel_sum over logical CPUs: each partial on its device, the total on the first, equal to one device's sum"""
     for n, devices in _draws(rng):
@@ -49,7 +49,7 @@ def test_parallel_sum(student, reference, probes, rng):
                x, "total", "partials", x.numpy().astype(np.float64).sum(axis=0), devices, call)
 
 
-@pytest.mark.points(6)
+@pytest.mark.points(4)
 def test_parallel_matmul(student, reference, probes, rng):
     """parallel_matmul over logical CPUs: each part on its device, C on the first, equal to A @ B"""
     for n, devices in _draws(rng):
@@ -77,3 +77,21 @@ def test_inputs_elsewhere(student, reference, probes, rng):
     x = torch.randn(9, 2, generator=rng)
     _check(student(probes.parallel_sum, x, devices, "/device:CPU:2"), reference(probes.parallel_sum, x, devices, "/device:CPU:2"),
            x, "total", "partials", x.numpy().astype(np.float64).sum(axis=0), devices, f"parallel_sum(x of 9 rows on CPU:2, {devices})")
+
+
+@pytest.mark.points(3)
+def test_work_runs_on_the_devices(student, reference, probes, rng):
+    """each chunk's reduction and product are computed on their devices (TensorFlow's record of the devices its ops
+    ran on), not computed elsewhere and copied there"""
+    for devices in ([CPUS[1], CPUS[2]], [CPUS[2], CPUS[1]]):
+        x, A, B = torch.randn(9, 3, generator=rng), torch.randn(7, 4, generator=rng), torch.randn(4, 2, generator=rng)
+        sums = x.numpy().astype(np.float64).sum(axis=0)
+        products = A.numpy().astype(np.float64) @ B.numpy().astype(np.float64)
+        for probe, args, call, keys in (
+                (probes.parallel_sum, (x, devices), f"parallel_sum(x of 9 rows, {devices})", (x, "total", "partials", sums)),
+                (probes.parallel_matmul, (A, B, devices), f"parallel_matmul(A of 7 rows, B, {devices})", (A, "C", "parts", products))):
+            got, exp = student(probe, *args), reference(probe, *args)
+            _check(got, exp, *keys, devices, call)  # the values and where they live first: no points for "how" alone
+            assert_equal(got["ran_on"], exp["ran_on"],
+                         name=f"the devices the sums and products of {call} ran on (compute each piece inside "
+                              "`with tf.device(devices[i]):`, not elsewhere with a copy to it afterwards)")

@@ -25,7 +25,7 @@ def _variables(got, exp, call):
         assert_equal(tf_device(v["device"]), tf_device(e["device"]), name=f"the device of {name} of {call}")
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(3)
 def test_make_linear(student, reference, probes, device):
     """make_linear on each logical CPU and on the device of this variant"""
     for where in ("/device:CPU:2", "cpu:0", TARGET[device]):
@@ -45,7 +45,7 @@ def _steps(got, exp, call, steps):
         assert_close(got[name]["value"], exp[name]["value"], name=f"{name} after {steps} steps of {call}", rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(3)
 def test_steps_match_reference(student, reference, probes, rng):
     """several steps from a random start on the book's data, on the logical CPUs, agree with the reference"""
     for where, lr, steps in (("/device:CPU:2", 0.01, 3), ("/device:CPU:1", 0.003, 2), ("CPU:0", 0.02, 1)):
@@ -83,3 +83,18 @@ def test_converges(student, probes, rng):
                 "300 steps of lr 0.01 from zeros should bring w to the least-squares fit of the data (close to "
                 "(2, -3)) and b towards 3; check the loss, the sign of the update and that the variables are "
                 "updated in place.")
+
+
+@pytest.mark.points(2)
+def test_step_work_runs_on_the_device(student, reference, probes, rng):
+    """the step's products and reductions (loss and gradients) run on the device (TensorFlow's record of the devices
+    its ops ran on), not elsewhere with the loss copied there"""
+    X, y = _data(rng, 32)
+    w0, b0 = torch.randn(2, 1, generator=rng), torch.randn(1, generator=rng)
+    for where in ("/device:CPU:1", "/device:CPU:2"):
+        call = f"linreg_step(w, b, X on CPU:0, y, 0.01, {where!r})"
+        got = student(probes.linreg_steps, X, y, w0, b0, 0.01, where, 1)
+        exp = reference(probes.linreg_steps, X, y, w0, b0, 0.01, where, 1)
+        _steps(got, exp, call, 1)
+        assert_equal(got["ran_on"], exp["ran_on"], name=f"the devices the loss and gradients of {call} ran on "
+                                                          "(compute them inside `with tf.device(device):`)")

@@ -26,7 +26,7 @@ def _check(got, exp, call):
     assert_equal(tf_device(got["device"]), tf_device(exp["device"]), name=f"the device of {call}")
 
 
-@pytest.mark.points(5)
+@pytest.mark.points(4)
 def test_matches_reference(student, reference, probes, rng):
     """random parameters and points on the logical CPUs, as tensors and as numpy arrays"""
     for where, as_arrays in (("/device:CPU:2", False), ("CPU:1", True), ("/device:CPU:0", False)):
@@ -36,7 +36,7 @@ def test_matches_reference(student, reference, probes, rng):
                reference(probes.ring_forward, params, X, where, "/device:CPU:0", as_arrays), call)
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(3)
 def test_on_device(student, reference, probes, rng, device):
     """the forward pass runs on the device of this variant, the parameters and points living on another CPU"""
     where = TARGET[device]
@@ -53,3 +53,15 @@ def test_saturated_logits(student, reference, probes, rng):
     X = _rings(rng, 6)
     _check(student(probes.ring_forward, params, X, "/device:CPU:1"),
            reference(probes.ring_forward, params, X, "/device:CPU:1"), "ring_forward(params with large weights, X, '/device:CPU:1')")
+
+
+@pytest.mark.points(2)
+def test_work_runs_on_the_device(student, reference, probes, rng):
+    """the products and activations of the forward pass run on the device (TensorFlow's record of the devices its
+    ops ran on), not elsewhere with the result copied there"""
+    for where in ("/device:CPU:1", "/device:CPU:2"):
+        params, X = _params(rng), _rings(rng, 8)
+        call = f"ring_forward(params, X on CPU:0, {where!r})"
+        got, exp = student(probes.ring_forward, params, X, where), reference(probes.ring_forward, params, X, where)
+        _check(got, exp, call)
+        assert_equal(got["ran_on"], exp["ran_on"], name=f"the devices the products and activations of {call} ran on")

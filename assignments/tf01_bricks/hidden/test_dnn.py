@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 
@@ -30,7 +31,7 @@ def test_bce_random(student, reference, probes, rng):
                      rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_train_steps_random(student, reference, probes, rng):
     """three dnn_train_step calls agree with the reference (SGD and Adam)"""
     for opt, lr in (("sgd", 0.05), ("adam", 0.02)):
@@ -43,7 +44,7 @@ def test_train_steps_random(student, reference, probes, rng):
                                      "(losses, variables)", rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_fit_dnn_random(student, reference, probes, rng, seed):
     """fit_dnn agrees with the reference on fresh rings, start and batch order (history and variables)"""
     state = random_state(probes.DNN_SHAPES, rng, scale=0.5)
@@ -52,3 +53,32 @@ def test_fit_dnn_random(student, reference, probes, rng, seed):
     got, want = student(probes.dnn_fit, *args), reference(probes.dnn_fit, *args)
     assert_close(got, want, name="fit_dnn: two epochs of batches of 50 on 300 fresh ring points (history, variables)",
                  rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.points(1)
+def test_fit_dnn_one_function_per_fit(student, reference, probes, rng, seed):
+    """fit_dnn steps through one tf.function traced for the fit (an optimizer that sees how often Python runs)"""
+    state = random_state(probes.DNN_SHAPES, rng, scale=0.25)  # small logits: no prediction near the clipping, where
+    # two valid sigmoid and clipping formulas differ
+    data = (100, 100, int(torch.randint(0, 10_000, (), generator=rng)))
+    args = (state, data, "adam", 0.02, 2, 50, seed % 1000, None, True)
+    got, want = student(probes.dnn_fit, *args), reference(probes.dnn_fit, *args)
+    assert_close(got, want, rtol=1e-4, atol=1e-4,
+                 name="fit_dnn: two epochs (history, variables) with an optimizer that sees how often Python runs; make "
+                      "one tf.function(dnn_train_step) before the epochs and call it for every batch")
+
+
+@pytest.mark.points(1)
+def test_initial_variables(student, probes, seed):
+    """DNNModel's initial variables: weights drawn by tf.random.truncated_normal (within 2 of 0, standard deviation
+    0.88), biases zeros"""
+    got = student(probes.dnn_init, seed % 100_000, 40)
+    assert_true(isinstance(got, dict) and all(isinstance(got.get(n), np.ndarray) for n in probes.DNN_SHAPES),
+                "DNNModel should hold the six variables w1, b1, w2, b2, w3, b3.")
+    for name in ("b1", "b2", "b3"):
+        assert_true(bool((got[name] == 0).all()), f"{name} should start at zeros.")
+    w = np.concatenate([got[n].ravel().astype("float64") for n in ("w1", "w2", "w3")])
+    assert_true(w.size == 40 * 48, "the weights should have the shapes w1 [2, 4], w2 [4, 8], w3 [8, 1].")
+    assert_true(bool(np.abs(w).max() <= 2.0) and 0.82 <= float(w.std()) <= 0.94,
+                f"the initial weights (largest |w| {np.abs(w).max():.2f}, standard deviation {w.std():.3f} over 40 models) "
+                "are not those of tf.random.truncated_normal (within 2 of 0, standard deviation about 0.88).")

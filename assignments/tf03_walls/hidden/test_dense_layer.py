@@ -17,7 +17,7 @@ def dense(x, kernel, bias, activation):
     return y.astype("float32")
 
 
-@pytest.mark.points(5)
+@pytest.mark.points(4)
 def test_dense_random(student, probes, np_rng):
     """MyDense with every activation on inputs of random width and rank, with random weights"""
     for k, activation in enumerate(ACTIVATIONS):
@@ -52,3 +52,14 @@ def test_config_round_trip_random(student, probes, np_rng):
     got = student(probes.dense_run, units, "tanh", x, kernel, bias)
     assert_equal(got["config"], {"units": units, "activation": "tanh"}, name="the layer's config")
     assert_close(got["clone_out"], dense(x, kernel, bias, "tanh"), name="the layer made from the config, with the same weights")
+
+
+@pytest.mark.points(1)
+def test_config_keeps_the_base_config(student, reference, probes, np_rng):
+    """get_config() holds the base Layer's config (name, trainable, dtype, ...) beside units and activation: the
+    same keys as the reference's, and from_config keeps the layer's name"""
+    units, width = int(np_rng.integers(1, 9)), int(np_rng.integers(1, 6))
+    x = np_rng.normal(size=(2, width)).astype("float32")
+    got, want = student(probes.dense_run, units, "relu", x), reference(probes.dense_run, units, "relu", x)
+    assert_equal(got["config_keys"], want["config_keys"], name="the keys of get_config() (start from super().get_config())")
+    assert_equal(got["clone_name_kept"], True, name="MyDense.from_config(layer.get_config()).name == layer.name")

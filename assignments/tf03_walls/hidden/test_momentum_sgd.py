@@ -13,7 +13,7 @@ def problem(np_rng, dtype, steps=5):
     return inits, grads
 
 
-@pytest.mark.points(6)
+@pytest.mark.points(5)
 def test_sgd_random(student, reference, probes, np_rng):
     """MomentumSGD on four float32 / float64 variables (one without a gradient every other step), random rates"""
     for dtype in ("float32", "float64"):

@@ -11,7 +11,7 @@ def _predictions(got, n, what):
     return p.astype("float64")
 
 
-@pytest.mark.points(9)
+@pytest.mark.points(6)
 def test_linear_regression_fresh_data(student, probes, np_rng):
     """train_linreg on 300 fresh points from the book's distribution predicts 2000 others with MSE <= 5 (noise: 4)"""
     x, y = probes.linreg_data(np_rng, 300)
@@ -21,7 +21,7 @@ def test_linear_regression_fresh_data(student, probes, np_rng):
     assert_true(mse <= 5.0, f"the mean squared error on fresh data is {mse:.3f}; it should be at most 5.0.")
 
 
-@pytest.mark.points(10)
+@pytest.mark.points(7)
 def test_two_rings_fresh_data(student, probes, np_rng):
     """train_rings on 300 + 300 fresh points: probabilities, >= 85% accurate on 2000 others (a second draw if not)"""
     accs = []
@@ -35,3 +35,37 @@ def test_two_rings_fresh_data(student, probes, np_rng):
             return
     assert_true(False, f"the accuracy on fresh data is {accs[0]:.3f}, then {accs[1]:.3f} on another draw; "
                        "it should be at least 0.85.")
+
+
+@pytest.mark.points(3)
+def test_rings_net_gives_logits(student, probes, np_rng):
+    """train_rings' net produces logits: predict(x) is the sigmoid of the model's raw output model(x)"""
+    x, y = probes.rings_data(np_rng, 150)
+    x_test, _ = probes.rings_data(np_rng, 100)
+    got = student(probes.book_task, "train_rings", x, y, x_test)
+    p = _predictions(got, 200, "train_rings")
+    raw = got["raw"]
+    assert_true(type(raw) is np.ndarray and raw.shape == (200, 1), "model(x) should give one raw output per point (200, 1).")
+    sig = 1.0 / (1.0 + np.exp(-raw.astype("float64")))
+    assert_true(bool(np.allclose(p, sig, rtol=1e-4, atol=1e-5)),
+                "predict(x) should be the sigmoid of model(x): the net ends with Dense(1) producing logits (no "
+                "sigmoid), trained with BinaryCrossentropy(from_logits=True), and output_activation='sigmoid'.")
+
+
+@pytest.mark.points(3)
+def test_seeded_reproducible(student, probes, np_rng):
+    """train_linreg and train_rings seed themselves: the same predictions whatever global seed was set before the call"""
+    ambient = [int(s) for s in np_rng.integers(0, 2**31, size=2)]
+    for function, data in (("train_linreg", probes.linreg_data), ("train_rings", probes.rings_data)):
+        x, y = data(np_rng, 150)
+        x_test, y_test = data(np_rng, 100)
+        runs = student(probes.book_task_twice, function, x, y, x_test, ambient)
+        assert_true(type(runs) is list and len(runs) == 2
+                    and all(type(p) is np.ndarray and p.shape == y_test.shape for p in runs),
+                    f"{function}'s model should predict one value per point ({list(y_test.shape)}).")
+        if function == "train_linreg":
+            mse = float(((runs[0].astype("float64") - y_test) ** 2).mean())
+            assert_true(mse <= 5.0, f"train_linreg: the mean squared error on fresh data is {mse:.3f}; it should be at most 5.0.")
+        assert_true(bool(np.allclose(runs[0], runs[1], rtol=1e-5, atol=1e-6)),
+                    f"{function} trained twice on the same data gives other predictions when another global seed was set "
+                    "before it: seed it yourself (keras.utils.set_random_seed) so that its result is reproducible.")

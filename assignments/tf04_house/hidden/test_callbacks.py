@@ -40,13 +40,30 @@ def _run(student, reference, probes, np_rng, mode, val_sign, val_noise):
         assert_close(got[run]["history"], want[run]["history"], rtol=1e-4, atol=1e-6, name=f"the history of the {run} fit ({what})")
 
 
-@pytest.mark.points(7)
+@pytest.mark.points(5)
 def test_stops_on_val_loss(student, reference, probes, np_rng):
     """StopAtThreshold('val_loss', t, 'min') stops where the reference does; val_loss is far above the training loss"""
     _run(student, reference, probes, np_rng, "min", 1.0, 1.5)
 
 
-@pytest.mark.points(4)
+@pytest.mark.points(3)
 def test_mode_max(student, reference, probes, np_rng):
     """StopAtThreshold('val_loss', t, 'max') on a val_loss that grows (the validation targets have the other sign)"""
     _run(student, reference, probes, np_rng, "max", -1.0, 0.1)
+
+
+@pytest.mark.points(3)
+def test_value_exactly_at_threshold(student, reference, probes, np_rng):
+    """a monitored value exactly equal to the threshold has reached it (<= in mode 'min', >= in mode 'max')"""
+    x, y, _, _ = _data(np_rng, 1.0, 1.5)
+    start = [np.zeros((3, 1), dtype="float32"), np.zeros(1, dtype="float32")]
+    for mode, unreachable in (("min", float("-inf")), ("max", float("inf"))):
+        lr = 0.1 if mode == "min" else -0.02  # gradient ascent: the loss grows epoch after epoch
+        free = reference(probes.stop_exact, start, x, y, 8, lr, "loss", unreachable, mode)
+        at = 2 + int(np_rng.integers(0, 4))
+        threshold = free["history"]["loss"][at]  # the value logged after epoch `at`, exactly
+        args = (probes.stop_exact, start, x, y, 8, lr, "loss", threshold, mode)
+        got, want = student(*args), reference(*args)
+        what = f"mode {mode!r}, a threshold equal to the loss of epoch {at}"
+        assert_equal(got["epoch"], want["epoch"], name=f"the epochs of the fit ({what})")
+        assert_equal(got["stopped_epoch"], want["stopped_epoch"], name=f"stopped_epoch ({what})")

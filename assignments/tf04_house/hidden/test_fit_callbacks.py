@@ -16,11 +16,11 @@ def _data(np_rng, n):
     return start, x, y.astype("float32")
 
 
-def _check(student, reference, probes, np_rng, n, patience):
+def _check(student, reference, probes, np_rng, n, patience, batches=1):
     start, x, y = _data(np_rng, n)
-    args = (probes.train_house_run, start, x, y, 25, patience, 0.08)
+    args = (probes.train_house_run, start, x, y, 25, patience, 0.08 / batches, 0.25, batches)
     got, want = student(*args), reference(*args)
-    what = f"{n} samples, patience {patience}"
+    what = f"{n} samples, patience {patience}" + (f", {batches} batches an epoch" if batches > 1 else "")
     assert_equal(got["type"], want["type"], name="the type of what train_house returns")
     assert_equal(got["epoch"], want["epoch"], name=f"history.epoch ({what})")
     assert_close(got["history"], want["history"], rtol=1e-4, atol=1e-6, name=f"history.history ({what})")
@@ -28,16 +28,35 @@ def _check(student, reference, probes, np_rng, n, patience):
                  name=f"the weights after each epoch, as the extra callback saw them ({what})")
     assert_close(got["final"], want["final"], rtol=1e-4, atol=1e-6, name=f"the weights after train_house ({what})")
     assert_close(got["ckpt"], want["ckpt"], rtol=1e-4, atol=1e-6, name=f"the weights in the checkpoint file ({what})")
+    return got, want
 
 
-@pytest.mark.points(9)
+@pytest.mark.points(6)
 def test_history_best_weights_and_checkpoint(student, reference, probes, np_rng):
     """40 samples, patience 2: the History, the weights it ends with (the best epoch's) and the checkpoint's (the
     best epoch's) agree with the reference"""
     _check(student, reference, probes, np_rng, 40, 2)
 
 
-@pytest.mark.points(8)
+@pytest.mark.points(6)
 def test_patience_one(student, reference, probes, np_rng):
     """52 samples, patience 1: History, final weights and checkpoint agree with the reference"""
     _check(student, reference, probes, np_rng, 52, 1)
+
+
+@pytest.mark.points(3)
+def test_shuffled_batches(student, reference, probes, np_rng):
+    """48 samples in 4 batches an epoch, patience 2: the training samples shuffled every epoch (as the reference's,
+    under the grader's seed), History, weights and checkpoint as the reference's"""
+    _check(student, reference, probes, np_rng, 48, 2, batches=4)
+
+
+@pytest.mark.points(2)
+def test_extra_callbacks_run_last(student, reference, probes, np_rng):
+    """the extra callback runs after EarlyStopping and ModelCheckpoint: at each epoch's end it sees their decisions
+    (stop, the file written), and at the end the restored best weights"""
+    got, want = _check(student, reference, probes, np_rng, 40, 2)
+    assert_equal(got["seen_by_extra"], want["seen_by_extra"],
+                 name="[stop_training, checkpoint file exists] as the extra callback sees them at each epoch's end")
+    assert_close(got["extra_at_end"], want["extra_at_end"], rtol=1e-4, atol=1e-6,
+                 name="the weights the extra callback sees at the end of training")

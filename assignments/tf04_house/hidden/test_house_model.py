@@ -28,7 +28,7 @@ def _same_fit(got, want):
     assert_close(got["weights"], want["weights"], rtol=1e-4, atol=1e-5, name="the weights after fit")
 
 
-@pytest.mark.points(9)
+@pytest.mark.points(7)
 def test_fit_regression_with_dropout(student, reference, probes, np_rng):
     """fit a 3-5-1 net with Dropout(0.3) by SGD with validation data: the History and the weights agree with the reference"""
     weights = _mlp_weights(np_rng, 3, 5)
@@ -38,7 +38,7 @@ def test_fit_regression_with_dropout(student, reference, probes, np_rng):
     _same_fit(student(*args), reference(*args))
 
 
-@pytest.mark.points(7)
+@pytest.mark.points(6)
 def test_fit_binary_classifier(student, reference, probes, np_rng):
     """fit a 2-4-1 classifier on logits (BinaryCrossentropy(from_logits=True), BinaryAccuracy): History and weights"""
     weights = _mlp_weights(np_rng, 2, 4)
@@ -69,3 +69,17 @@ def test_predict(student, reference, probes, np_rng):
         args = (probes.house_predict, weights, x, task, 0.5)
         got, want = student(*args), reference(*args)
         assert_close(got, want, rtol=1e-5, atol=1e-6, name=f"predict and model(x) of a {task} model")
+
+
+@pytest.mark.points(3)
+def test_loss_metric_is_the_mean_of_step_losses(student, reference, probes, np_rng):
+    """fit one epoch of 5 batches whose last is smaller: the loss logged after each batch is the mean of the
+    step losses so far (update_state(loss)), as the reference's"""
+    weights = _mlp_weights(np_rng, 3, 4)
+    x, y = _regression(np_rng, 4 * 6 + int(np_rng.integers(1, 4)), 3)
+    y[-1] += 5.0  # a large error in the small last batch: weighting it by its size shows
+    args = (probes.house_loss_metric, weights, x, y, 6, 0.05)
+    got, want = student(*args), reference(*args)
+    assert_close(got["batch_losses"], want["batch_losses"], rtol=1e-4, atol=1e-5,
+                 name=f"the loss in the logs after each batch ({len(x)} samples in batches of 6)")
+    _same_fit(got, want)

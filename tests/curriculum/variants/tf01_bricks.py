@@ -58,4 +58,25 @@ MUTANTS = [
      "old": "    p = tf.clip_by_value(y_pred, eps, 1.0 - eps)\n", "new": "    p = y_pred\n"},
     {"name": "dnn forward with the second layer's bias left out", "exercise": "dnn",
      "old": "        x = tf.nn.relu(x @ self.w2 + self.b2)\n", "new": "        x = tf.nn.relu(x @ self.w2)\n"},
+    # the stated rules nothing else observes (issue 41): each loses points on its own exercise
+    {"name": "two_grads with a tape for each function (g's tape never saw f's work)", "exercise": "tape",
+     "old": ("    with tf.GradientTape(persistent=True) as tape:\n        tape.watch(x)\n        y = f(x)\n        z = g(x)\n"
+             "    dy = tape.gradient(y, x)\n    dz = tape.gradient(z, x)\n"),
+     "new": ("    with tf.GradientTape() as tape:\n        tape.watch(x)\n        y = f(x)\n"
+             "    with tf.GradientTape() as tape2:\n        tape2.watch(x)\n        z = g(x)\n"
+             "    dy = tape.gradient(y, x)\n    dz = tape2.gradient(z, x)\n")},
+    {"name": "two_grads runs f a second time under the tape", "exercise": "tape",
+     "old": "        y = f(x)\n        z = g(x)\n    dy = tape.gradient(y, x)\n",
+     "new": "        y = f(x)\n        z = g(x)\n        y = f(x)\n    dy = tape.gradient(y, x)\n"},
+    {"name": "fit_linreg steps eagerly (no tf.function)", "exercise": "linreg",
+     "old": "    step = tf.function(linreg_train_step)\n", "new": "    step = linreg_train_step\n"},
+    {"name": "fit_linreg makes a new tf.function every epoch", "exercise": "linreg",
+     "old": "    step = tf.function(linreg_train_step)\n    history = []\n    for e in range(epochs):\n",
+     "new": "    history = []\n    for e in range(epochs):\n        step = tf.function(linreg_train_step)\n"},
+    {"name": "fit_dnn steps eagerly (no tf.function)", "exercise": "dnn",
+     "old": "    step = tf.function(dnn_train_step)\n", "new": "    step = dnn_train_step\n"},
+    {"name": "DNNModel's weights drawn from a plain normal (not truncated)", "exercise": "dnn",
+     "old": "tf.Variable(tf.random.truncated_normal(", "new": "tf.Variable(tf.random.normal("},
+    {"name": "DNNModel's weights from Glorot's uniform initialiser", "exercise": "dnn",
+     "old": "tf.Variable(tf.random.truncated_normal(", "new": "tf.Variable(tf.keras.initializers.GlorotUniform()("},
 ]

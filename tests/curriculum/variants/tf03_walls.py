@@ -166,4 +166,41 @@ MUTANTS = [
         "old": "return tf.sigmoid(model(tf.constant(X, tf.float32), training=False))",
         "new": "return model(tf.constant(X, tf.float32), training=False)",
     },
+    # the stated rules nothing else observes (issue 41): each loses points on its own exercise
+    {
+        "name": "get_config without the base layer's config",
+        "exercise": "dense_layer",
+        "old": "        config = super().get_config()\n",
+        "new": "        config = {}\n",
+    },
+    {
+        "name": "a prediction equal to the threshold counts as label 1 (>=)",
+        "exercise": "accuracy_metric",
+        "old": "tf.cast(y_pred > self.threshold, tf.float32)",
+        "new": "tf.cast(y_pred >= self.threshold, tf.float32)",
+    },
+    {
+        "name": "the ring net ends with a sigmoid (probabilities, from_logits=False) and predict_rings passes them on",
+        "exercise": "ring_classifier",
+        "old": '        keras.layers.Dense(1),\n    ])\n    ### END SOLUTION\n\n\ndef train_ring_classifier(X, y, epochs=10, batch_size=32, learning_rate=0.01, seed=0):\n    ### BEGIN SOLUTION\n    keras.utils.set_random_seed(seed)\n    model = build_ring_classifier()\n    ds = make_dataset(X, y, batch_size=batch_size, seed=seed)\n    loss_fn = keras.losses.BinaryCrossentropy(from_logits=True)\n    optimizer = keras.optimizers.Adam(learning_rate=learning_rate)\n\n    @tf.function\n    def train_step(xb, yb):\n        with tf.GradientTape() as tape:\n            loss = loss_fn(yb, model(xb, training=True))\n        grads = tape.gradient(loss, model.trainable_variables)\n        optimizer.apply_gradients(zip(grads, model.trainable_variables))\n        return loss\n\n    for _ in range(epochs):\n        for xb, yb in ds:\n            train_step(xb, yb)\n    return model\n    ### END SOLUTION\n\n\ndef predict_rings(model, X):\n    ### BEGIN SOLUTION\n    return tf.sigmoid(model(tf.constant(X, tf.float32), training=False))',
+        "new": '        keras.layers.Dense(1, activation="sigmoid"),\n    ])\n    ### END SOLUTION\n\n\ndef train_ring_classifier(X, y, epochs=10, batch_size=32, learning_rate=0.01, seed=0):\n    ### BEGIN SOLUTION\n    keras.utils.set_random_seed(seed)\n    model = build_ring_classifier()\n    ds = make_dataset(X, y, batch_size=batch_size, seed=seed)\n    loss_fn = keras.losses.BinaryCrossentropy()\n    optimizer = keras.optimizers.Adam(learning_rate=learning_rate)\n\n    @tf.function\n    def train_step(xb, yb):\n        with tf.GradientTape() as tape:\n            loss = loss_fn(yb, model(xb, training=True))\n        grads = tape.gradient(loss, model.trainable_variables)\n        optimizer.apply_gradients(zip(grads, model.trainable_variables))\n        return loss\n\n    for _ in range(epochs):\n        for xb, yb in ds:\n            train_step(xb, yb)\n    return model\n    ### END SOLUTION\n\n\ndef predict_rings(model, X):\n    ### BEGIN SOLUTION\n    return model(tf.constant(X, tf.float32), training=False)',
+    },
+    {
+        "name": "the training step calls the model without training=True (dropout never runs)",
+        "exercise": "ring_classifier",
+        "old": "loss = loss_fn(yb, model(xb, training=True))",
+        "new": "loss = loss_fn(yb, model(xb))",
+    },
+    {
+        "name": "train_ring_classifier does not seed",
+        "exercise": "ring_classifier",
+        "old": "    keras.utils.set_random_seed(seed)\n    model = build_ring_classifier()\n",
+        "new": "    model = build_ring_classifier()\n",
+    },
+    {
+        "name": "train_linear_regression does not seed",
+        "exercise": "linear_regression",
+        "old": "    keras.utils.set_random_seed(seed)\n    model = keras.layers.Dense(1)\n",
+        "new": "    model = keras.layers.Dense(1)\n",
+    },
 ]

@@ -70,4 +70,67 @@ MUTANTS = [
         "old": "model = HouseModel(net, output_activation=\"sigmoid\")",
         "new": "model = HouseModel(net)",
     },
+    # the stated rules nothing else observes (issue 41): each loses points on its own exercise
+    {
+        "name": "the loss tracker weighted by the batch size (differs on a partial last batch)",
+        "exercise": "house_model",
+        "old": ("        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
+                "        for metric in self.metrics:\n"
+                "            if metric.name == \"loss\":\n"
+                "                metric.update_state(loss)\n"),
+        "new": ("        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
+                "        for metric in self.metrics:\n"
+                "            if metric.name == \"loss\":\n"
+                "                metric.update_state(loss, sample_weight=tf.shape(x)[0])\n"),
+    },
+    {
+        "name": "StopAtThreshold in mode 'min' needs a value strictly below the threshold",
+        "exercise": "callbacks",
+        "old": "reached = value <= self.threshold if",
+        "new": "reached = value < self.threshold if",
+    },
+    {
+        "name": "StopAtThreshold in mode 'max' needs a value strictly above the threshold",
+        "exercise": "callbacks",
+        "old": "else value >= self.threshold",
+        "new": "else value > self.threshold",
+    },
+    {
+        "name": "train_house fits without shuffling (shuffle=False)",
+        "exercise": "fit_callbacks",
+        "old": "validation_split=val_fraction, shuffle=True,",
+        "new": "validation_split=val_fraction, shuffle=False,",
+    },
+    {
+        "name": "the extra callbacks run before EarlyStopping and ModelCheckpoint",
+        "exercise": "fit_callbacks",
+        "old": ("    callbacks = [\n"
+                "        keras.callbacks.EarlyStopping(monitor=\"val_loss\", patience=patience, restore_best_weights=True),\n"
+                "        keras.callbacks.ModelCheckpoint(ckpt_path, monitor=\"val_loss\", save_best_only=True, save_weights_only=True),\n"
+                "        *extra_callbacks,\n"),
+        "new": ("    callbacks = [\n"
+                "        *extra_callbacks,\n"
+                "        keras.callbacks.EarlyStopping(monitor=\"val_loss\", patience=patience, restore_best_weights=True),\n"
+                "        keras.callbacks.ModelCheckpoint(ckpt_path, monitor=\"val_loss\", save_best_only=True, save_weights_only=True),\n"),
+    },
+    {
+        "name": "train_rings' net ends with a sigmoid (probabilities, from_logits=False) and predict passes them on",
+        "exercise": "book_tasks",
+        "old": ("                            layers.Dense(8, activation=\"relu\"), layers.Dense(1)])\n"
+                "    model = HouseModel(net, output_activation=\"sigmoid\")\n"
+                "    model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.05),\n"
+                "                  loss=keras.losses.BinaryCrossentropy(from_logits=True),\n"
+                "                  metrics=[keras.metrics.BinaryAccuracy(threshold=0.0)])\n"),
+        "new": ("                            layers.Dense(8, activation=\"relu\"), layers.Dense(1, activation=\"sigmoid\")])\n"
+                "    model = HouseModel(net)\n"
+                "    model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.05),\n"
+                "                  loss=keras.losses.BinaryCrossentropy(),\n"
+                "                  metrics=[keras.metrics.BinaryAccuracy()])\n"),
+    },
+    {
+        "name": "train_linreg does not seed (another global seed, other results)",
+        "exercise": "book_tasks",
+        "old": "    keras.utils.set_random_seed(0)\n    model = HouseModel(",
+        "new": "    model = HouseModel(",
+    },
 ]

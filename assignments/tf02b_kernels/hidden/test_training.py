@@ -1,0 +1,43 @@
+import math
+
+import pytest
+import torch
+
+from autograder.judge.checks import assert_close, assert_true
+
+
+@pytest.mark.points(3)
+def test_losses_random(student, probes, rng, helpers):
+    """logcosh_loss and ring_loss equal their formulas on random batches, residuals far from 0 included"""
+    for _ in range(2):
+        n = helpers.randint(rng, 1, 30)
+        yp, yt = torch.randn(n, 1, generator=rng) * 30, torch.randn(n, 1, generator=rng) * 30
+        r = (yp - yt).double()
+        want = (r.abs() + torch.log1p(torch.exp(-2 * r.abs())) - math.log(2.0)).mean().float()
+        assert_close(student(probes.logcosh_loss, yp, yt), want, name=f"logcosh_loss on a batch of {n}", rtol=1e-4, atol=1e-4)
+        logits, labels = torch.randn(n, 2, generator=rng) * 20, torch.randint(0, 2, (n,), generator=rng)
+        want = torch.nn.functional.cross_entropy(logits, labels)
+        assert_close(student(probes.ring_loss, logits, labels), want, name=f"ring_loss on a batch of {n}", rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.points(4)
+def test_linreg_steps_random(student, reference, probes, rng, helpers):
+    """five linreg_train_step calls agree with the reference on fresh data and start"""
+    data = (helpers.randint(rng, 50, 150), helpers.randint(rng, 0, 10_000))
+    w, b = torch.randn(2, 1, generator=rng), torch.randn(1, 1, generator=rng)
+    args = (data, w, b, 0.01, 5)
+    assert_close(student(probes.linreg_steps, *args), reference(probes.linreg_steps, *args),
+                 name=f"five SGD(learning_rate=0.01) steps of linreg_train_step on {data[0]} fresh points", rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.points(4)
+def test_fit_rings_random(student, probes, rng, helpers):
+    """fit_rings classifies fresh rings with at least 90 % accuracy"""
+    data = (helpers.randint(rng, 150, 250), helpers.randint(rng, 150, 250), helpers.randint(rng, 0, 10_000))
+    held = (200, 200, data[2] + 1)
+    pred = student(probes.rings_fit, data, held, helpers.randint(rng, 0, 1000))
+    labels = torch.cat([torch.ones(200, dtype=torch.int32), torch.zeros(200, dtype=torch.int32)])
+    assert_true(type(pred) is torch.Tensor and pred.shape == labels.shape,
+                f"fit_rings' model should give two logits per point: its argmax has shape {getattr(pred, 'shape', pred)!r}.")
+    acc = float((pred == labels).float().mean())
+    assert_true(acc >= 0.9, f"fit_rings' model classifies {acc:.1%} of 400 fresh ring points right (at least 90 % expected).")

@@ -1,0 +1,499 @@
+"""Probes for tf02b_kernels: call the student's TensorFlow code and return plain data (no verdicts).
+
+TensorFlow is imported only inside the probes (`_tf()`), in a worker: the trusted side imports this module to
+name the probes and to check a kernel's source (`op_source_problem`), never to run TensorFlow.  Inputs arrive
+as torch tensors and become TensorFlow tensors here; results go back as torch tensors (`_out`), failures the
+contract asks for as the exception's class name.
+
+Points for the kernels come from evidence no code of the notebook can reach, as in 02b_kernels: `op_source`
+hands the C++ source text to the trusted side, which checks it (`op_source_problem`: bounded, in the judge,
+never in a worker) and has it compiled with the kit's own flags (`KIT_FLAGS`), loaded and called by this
+module's harness in a worker that never ran the notebook (`student.fresh(kit_ops_run, ...)`).  The compile is its own
+fresh worker (`kit_compile`, where nothing of the student's runs: g++ reads the text), answered once per submission
+(`student.fresh_once`): the public and hidden tests of the CPU ops share one build, those of the GPU kernel another.  The GPU kernel
+(`KitSiluKernel`, a `__global__` function) runs there too, on the CPU: the harness compiles the source with a
+prelude that makes `__global__` a plain function and `threadIdx`/`blockIdx`/`blockDim`/`gridDim` variables
+(`_GPU_PRELUDE`), and its own launcher (`_GPU_EPILOGUE`) calls the kernel once per thread of a grid it
+chooses, so a kernel that covers only its first grid's worth of elements, or writes past `n`, shows.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import statistics
+import subprocess
+import tempfile
+import time
+
+import torch
+
+tf = None  # tensorflow, imported by the first probe that runs (in the worker only)
+
+SOURCE_CAP = 64_000  # characters of C++ source the trusted side reads (a probe's string is capped at 1 MiB)
+OPS = ("KitSilu", "KitLogSumExp")  # the ops op_source() registers; the library's functions kit_silu, kit_log_sum_exp
+
+
+def _tf():
+    global tf
+    if tf is None:
+        import tensorflow
+
+        tf = tensorflow
+    return tf
+
+
+def _in(x, dtype: str | None = None):
+    """A torch tensor (or a Python value) from the trusted side as a TensorFlow tensor."""
+    _tf()
+    a = x.numpy() if isinstance(x, torch.Tensor) else x
+    return tf.constant(a) if dtype is None else tf.constant(a, dtype=getattr(tf, dtype))
+
+
+def _out(y):
+    """A TensorFlow tensor as a torch tensor (anything else as it is: the trusted side's check says what it is)."""
+    _tf()
+    if isinstance(y, (tf.Tensor, tf.Variable)):
+        import numpy as np
+
+        return torch.from_numpy(np.array(y.numpy()))  # a 0-d tensor's numpy() is a numpy scalar
+    return y
+
+
+def _outcome(fn, *args, **kwargs):
+    """{"value": result} or {"error": exception class name}."""
+    try:
+        return {"value": _out(fn(*args, **kwargs))}
+    except Exception as e:  # noqa: BLE001 - the name is the data
+        return {"error": type(e).__name__}
+
+
+# ---------------------------------------------------------------- 1 registry
+
+def registry(ns, op_name, device_type, dtype):
+    """kernel_devices, has_kernel and dense_strides on the given names (the trusted side compares with the reference)."""
+    _tf()
+    from tensorflow.python.framework import kernels
+
+    devices = ns["kernel_devices"](op_name)
+    has = ns["has_kernel"](op_name, device_type, getattr(tf, dtype))
+    registered = kernels.get_registered_kernels_for_op(op_name).kernel  # read after the student's answer, as the registry is then
+    enum = getattr(tf, dtype).as_datatype_enum
+    truth = any(k.device_type == device_type and all(enum in c.allowed_values.list.type for c in k.constraint if c.name == "T")
+                for k in registered)
+    return {"devices": list(devices) if type(devices) in (list, tuple) else devices, "has": has,
+            "registry_devices": sorted({k.device_type for k in registered}), "registry_has": truth}
+
+
+def dense_strides(ns, shape):
+    return ns["dense_strides"](tuple(shape))
+
+
+# ---------------------------------------------------------------- 2 the custom op, built by the kit
+
+def op_source(ns):
+    """What the notebook's op_source() returns, as text (data: the trusted side checks it and has the kit
+    compile it, `kit_ops_run`)."""
+    source = ns["op_source"]()
+    return source[:SOURCE_CAP + 1] if type(source) is str else None
+
+
+_STD_HEADERS = {"algorithm", "array", "cfloat", "climits", "cmath", "cstddef", "cstdint", "limits",
+                "type_traits", "utility", "vector"}
+_TF_HEADER = re.compile(r"tensorflow/core/framework/[a-z0-9_]+\.h|tensorflow/core/util/gpu_kernel_helper\.h")
+_DIRECTIVES = {"include", "define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "error", "warning"}
+# literals and comments, in the order the compiler reads them (raw strings and trigraphs are refused first)
+_LEXEME = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(\w*)(.*)$", re.M)
+_INCLUDE = re.compile(r'^[ \t]*(?:<([^<>"\n]+)>|"([^<>"\n]+)")[ \t]*$')
+_FORBIDDEN = re.compile(r'\b(?:asm|__asm|__asm__|_Pragma|__has_include|__has_include_next)\b|\b(?:u8|u|U|L)?R"|\?\?')
+# what a kernel never calls: the dynamic loader, the Python C API (the fresh worker is a Python process: a kernel
+# calling into it could compute with TensorFlow's built-in ops), other processes; -Wl,-z,defs keeps every other
+# symbol to the libraries the kit links (TensorFlow's framework, the C++ runtime, libm, libc)
+_CALLS = re.compile(r'\b(?:dl(?:open|sym|vsym|mopen|info|addr)|_?Py[A-Za-z_]\w*|syscall|popen|system|v?fork|'
+                    r'exec[lv]\w*|posix_spawn\w*|clone)\b')
+
+
+def op_source_problem(source):
+    """Trusted side (a test calls it; never a worker): why the kit will not compile `source`, or ''.
+    #include lines name TensorFlow's framework headers (and its GPU helper) or a few standard headers only;
+    no other directive reaches outside the text (#pragma, #include_next, #embed, #line), and no asm."""
+    if type(source) is not str:
+        return "op_source() should return a string holding the C++ source of the ops"
+    if len(source) > SOURCE_CAP:
+        return f"op_source() returns more than {SOURCE_CAP} characters"
+    if "\x00" in source:
+        return "op_source() returns a source with a NUL character"
+    text = source.replace("\\\r\n", "").replace("\\\n", "")  # line splices first, as the compiler does
+    m = _FORBIDDEN.search(text)
+    if m:
+        return f"op_source() returns a source with {m.group(0)!r}, which the grader does not compile (no asm, raw strings, trigraphs or _Pragma)"
+    text = _LEXEME.sub(lambda m: m.group(0) if m.group(0)[0] in "\"'" else " ", text)
+    m = _CALLS.search(_LEXEME.sub(" ", text))  # names in code, not in strings or comments
+    if m:
+        return f"op_source() returns a source that names {m.group(0)!r}: a kernel computes with its inputs only (no loader, Python or processes)"
+    for m in _DIRECTIVE.finditer(text):
+        name, rest = m.group(1), m.group(2)
+        if name not in _DIRECTIVES:
+            return f"op_source() returns a source with the directive #{name}, which the grader does not compile"
+        if name != "include":
+            continue
+        inc = _INCLUDE.match(rest)
+        header = inc and (inc.group(1) or inc.group(2))
+        if not header or not (header in _STD_HEADERS or _TF_HEADER.fullmatch(header)):
+            return ("op_source() includes " + (f"<{header}>" if header else "a header named by a macro") + ": the grader "
+                    "compiles TensorFlow's framework headers (tensorflow/core/framework/...) and <"
+                    + ">, <".join(sorted(_STD_HEADERS)) + "> only")
+    return ""
+
+
+def kit_build(student, cases=(), errors=(), shapes=(), gpu_cases=()):
+    """Trusted side (a test calls it with its `student`): op_source()'s text checked here, then compiled and its ops
+    called by `kit_ops_run` in a worker that never ran the notebook."""
+    source = student(op_source)
+    problem = op_source_problem(source)
+    if problem:
+        return {"error": problem}
+    built = student.fresh_once(kit_compile, source, bool(gpu_cases))
+    if not (isinstance(built, dict) and isinstance(built.get("lib"), bytes) and isinstance(built.get("tag"), str)):
+        return built if not isinstance(built, dict) or "error" in built else {"error": "the kit's build returned no library"}
+    return student.fresh(kit_ops_run, built, list(cases), list(errors), list(shapes), list(gpu_cases))
+
+
+def compile_flags() -> list[str]:
+    """The kit's build: the installed TensorFlow's own compile and link flags, -O0 (a kernel's speed is the
+    notebook's business; the grader needs its values, and -O0 keeps a compile near 7 s of CPU), no warnings, and
+    -z defs: every symbol resolved at link time, none left for the Python process to supply."""
+    _tf()
+    return ["-shared", "-fPIC", "-O0", "-w", *tf.sysconfig.get_compile_flags()], [*tf.sysconfig.get_link_flags(), "-Wl,-z,defs"]
+
+
+_GPU_PRELUDE = """\
+#define KIT_GPU_EMULATION 1
+struct KitDim3 { unsigned x, y, z; };
+static thread_local KitDim3 threadIdx, blockIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+"""
+_GPU_EPILOGUE = """
+#define KIT_LAUNCH(NAME, T)                                                                          \\
+extern "C" void NAME(long blocks, long threads, long n, float beta, const T* x, T* y) {               \\
+  gridDim = {(unsigned)blocks, 1, 1}; blockDim = {(unsigned)threads, 1, 1};                          \\
+  for (long b = 0; b < blocks; ++b)                                                                   \\
+    for (long t = 0; t < threads; ++t) {                                                              \\
+      blockIdx = {(unsigned)b, 0, 0}; threadIdx = {(unsigned)t, 0, 0};                                \\
+      KitSiluKernel<T>(n, beta, x, y);                                                                \\
+    }                                                                                                 \\
+}
+KIT_LAUNCH(kit_launch_silu_f32, float)
+KIT_LAUNCH(kit_launch_silu_f64, double)
+"""
+
+
+def _compile(folder, source, gpu):
+    cflags, lflags = compile_flags()
+    src, lib, prelude = (os.path.join(folder, n) for n in ("ops.cc", "ops.so", "prelude.h"))
+    with open(prelude, "w") as f:
+        f.write(_GPU_PRELUDE)
+    with open(src, "w") as f:
+        f.write(source + ("\n" + _GPU_EPILOGUE if gpu else ""))
+    done = subprocess.run(["g++", *cflags, "-include", prelude, "-o", lib, src, *lflags],
+                          capture_output=True, text=True, timeout=120)
+    return lib, done
+
+
+def _run_case(lib, case):
+    """One call of the library's op: ("silu", x, beta) / ("lse", x) -> value or error name;
+    ("shape", op, static_shape) -> the output's static shape in a graph traced with that input shape."""
+    kind = case[0]
+    with tf.device("/CPU:0"):
+        if kind == "silu":
+            return _outcome(lib.kit_silu, _in(case[1]), beta=float(case[2]))
+        if kind == "lse":
+            return _outcome(lib.kit_log_sum_exp, _in(case[1]))
+        if kind == "shape":
+            op = lib.kit_silu if case[1] == "silu" else lib.kit_log_sum_exp
+            spec = tf.TensorSpec([None if d is None else int(d) for d in case[2]], tf.float32)
+            try:
+                out = tf.function(op, input_signature=[spec]).get_concrete_function().structured_outputs
+                return {"value": None if out.shape.rank is None else out.shape.as_list()}
+            except Exception as e:  # noqa: BLE001 - the shape function refused the input: the name is the data
+                return {"error": type(e).__name__}
+    raise ValueError(kind)
+
+
+def _run_gpu_case(path, case):
+    """KitSiluKernel launched on the CPU by the kit's launcher: (blocks, threads, x, beta) -> y, and whether the
+    guard elements past n kept their value."""
+    import ctypes
+
+    import numpy as np
+
+    blocks, threads, x, beta = case
+    a = x.numpy()
+    y = np.full(a.size + 16, 7.25, dtype=a.dtype)  # 16 guard elements after the output
+    fn = getattr(ctypes.CDLL(path), "kit_launch_silu_f32" if a.dtype == np.float32 else "kit_launch_silu_f64")
+    ptr = ctypes.c_float if a.dtype == np.float32 else ctypes.c_double
+    fn.restype = None
+    fn.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_long, ctypes.c_float,
+                   ctypes.POINTER(ptr), ctypes.POINTER(ptr)]
+    src = np.ascontiguousarray(a)
+    fn(blocks, threads, a.size, beta, src.ctypes.data_as(ctypes.POINTER(ptr)), y.ctypes.data_as(ctypes.POINTER(ptr)))
+    return {"y": torch.from_numpy(y[:a.size].copy()), "guard": bool((y[a.size:] == 7.25).all())}
+
+
+def _isolated(fn, timeout=30.0):
+    """fn() in a forked child of this fresh worker: its value, or {"crashed": why} when the student's kernel kills
+    the process (a division by zero on an empty row, a read far outside its input) or runs past `timeout`, so
+    one crashing case costs that case only.  The child writes a pickle to a pipe; this process reads at most
+    64 MiB of it (the child runs the student's kernel: what it sends is as hostile as the rest of the worker)."""
+    import pickle
+    import select
+    import signal
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 0
+        try:
+            os.close(r)
+            data = pickle.dumps(fn())
+            view = memoryview(data)
+            while view:
+                view = view[os.write(w, view):]
+        except BaseException:  # noqa: BLE001 - a child that cannot answer says so by its exit status
+            code = 3
+        os._exit(code)
+    os.close(w)
+    chunks, size, deadline = [], 0, time.monotonic() + timeout
+    try:
+        while size <= 64 << 20:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([r], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return {"crashed": f"no answer within {timeout:g} s"}
+            chunk = os.read(r, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(r)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        return {"crashed": f"killed by signal {signal.Signals(sig).name}" if sig else f"exit status {os.WEXITSTATUS(status)}"}
+    return pickle.loads(b"".join(chunks))
+
+
+def kit_compile(ns, source, gpu):
+    """Run in a fresh worker only (`student.fresh_once`): compile `source` with the kit's flags (with the GPU prelude
+    and launcher when `gpu`), its ops renamed to names of this build's own (a process that registered KitSilu
+    before, the notebook's when a self-check runs this in the student's kernel, would load a library with no new
+    op).  Nothing is loaded here: {"lib": the library's bytes, "tag": the names' suffix} or {"error": why not}."""
+    import uuid
+
+    tag = f"R{uuid.uuid4().int % 10**9}"
+    source = re.sub(r'"(KitSilu|KitLogSumExp)"', lambda m: f'"{m.group(1)}{tag}"', source)
+    folder = tempfile.mkdtemp(prefix="kit-ops-")
+    path, done = _compile(folder, source, gpu=gpu)
+    if done.returncode != 0:
+        what = "the source with the kit's launcher of KitSiluKernel<T>(n, beta, x, y) appended" if gpu else "the source"
+        return {"error": f"g++ failed on {what}: {done.stderr[-1500:]}"}
+    with open(path, "rb") as f:
+        return {"lib": f.read(), "tag": tag}
+
+
+def kit_ops_run(ns, built, cases, errors=(), shapes=(), gpu_cases=()):
+    """Run in a fresh worker only (`student.fresh`): load the library `kit_compile` built with tf.load_op_library
+    and call its ops through this harness, each group in a forked child (`_isolated`): `cases` (values), `shapes`
+    (static shapes of traced graphs), each of `errors` on its own (inputs the kernel must refuse), `gpu_cases`
+    (KitSiluKernel on the CPU, through the launcher `kit_compile` appended).
+    {"error": why it could not be loaded} or {"out": [...], "shapes": [...], "errors": [...], "gpu": [...]}, a
+    group that crashed as {"crashed": why}."""
+    _tf()
+    tag = built["tag"]
+    path = os.path.join(tempfile.mkdtemp(prefix="kit-ops-"), "ops.so")
+    with open(path, "wb") as f:
+        f.write(built["lib"])
+    try:
+        lib = tf.load_op_library(path)
+    except Exception as e:  # noqa: BLE001 - a library TensorFlow refuses: why, for the student
+        return {"error": f"tf.load_op_library failed: {type(e).__name__}: {str(e)[:600]}"}
+    fns = {n: getattr(lib, f"{n}_{tag.lower()}", None) for n in ("kit_silu", "kit_log_sum_exp")}
+    missing = [n for n, fn in fns.items() if fn is None]
+    if missing:
+        return {"error": f"the library has no op for {', '.join(missing)} (REGISTER_OP(\"KitSilu\"), REGISTER_OP(\"KitLogSumExp\"))"}
+    lib = type("Ops", (), {n: staticmethod(fn) for n, fn in fns.items()})
+    return {"out": _isolated(lambda: [_run_case(lib, c) for c in cases]) if cases else [],
+            "shapes": _isolated(lambda: [_run_case(lib, c) for c in shapes]) if shapes else [],
+            "errors": [_isolated(lambda c=c: _run_case(lib, c)) for c in errors],
+            "gpu": _isolated(lambda: [_run_gpu_case(path, c) for c in gpu_cases]) if gpu_cases else []}
+
+
+# ---------------------------------------------------------------- 3 gradients (in the notebook's worker)
+
+def _lib(ns):
+    """The library the notebook built from its op_source() (None while op_source or build_op_library is the stub)."""
+    lib = ns.get("kit_ops")
+    if lib is None:
+        raise NotImplementedError("op_source")
+    return lib
+
+
+def notebook_ops(ns, x, beta):
+    """The notebook's own library (build_op_library(op_source())): kit_silu and kit_log_sum_exp of x."""
+    lib = _lib(ns)
+    return {"silu": _out(lib.kit_silu(_in(x), beta=float(beta))), "lse": _out(lib.kit_log_sum_exp(_in(x)))}
+
+
+def op_grads(ns, x, beta, v, w):
+    """d(sum(silu(x) * v))/dx and d(sum(lse(x) * w))/dx through the notebook's ops and registered gradients."""
+    _tf()
+    lib = _lib(ns)
+    xt = tf.Variable(_in(x))
+    with tf.GradientTape(persistent=True) as tape:
+        s = tf.reduce_sum(lib.kit_silu(xt, beta=float(beta)) * _in(v))
+        l = tf.reduce_sum(lib.kit_log_sum_exp(xt) * _in(w))
+    gs, gl = tape.gradient(s, xt), tape.gradient(l, xt)
+    return {"silu": _out(gs), "lse": _out(gl)}
+
+
+def gradient_error(ns, x, which):
+    """The notebook's max_gradient_error (tf.test.compute_gradient) for one op: a number it reports (advice)."""
+    return float(ns["max_gradient_error"](which, _in(x)))
+
+
+# ---------------------------------------------------------------- 4 tf.function and Keras
+
+def lse_graph(ns, xs):
+    """make_lse_graph()'s function on inputs of several shapes: values, its traced output shape, how often it traced."""
+    f = ns["make_lse_graph"]()
+    before = f.experimental_get_tracing_count() if hasattr(f, "experimental_get_tracing_count") else None
+    values = [_out(f(_in(x))) for x in xs]
+    after = f.experimental_get_tracing_count() if hasattr(f, "experimental_get_tracing_count") else None
+    try:
+        shape = f.get_concrete_function(tf.TensorSpec([None, None], tf.float32)).structured_outputs.shape
+        static = None if shape.rank is None else shape.as_list()
+    except Exception as e:  # noqa: BLE001 - no such trace: the name is the data
+        static = type(e).__name__
+    return {"values": values, "traces": None if before is None else after - before, "static": static}
+
+
+def silu_layer(ns, beta, x):
+    """KitSiluLayer(beta) on x, its config's beta, and a copy from its config on x."""
+    layer = ns["KitSiluLayer"](beta=float(beta))
+    y = _out(layer(_in(x)))
+    config = layer.get_config()
+    copy = type(layer).from_config(config)
+    return {"y": y, "beta": config.get("beta") if isinstance(config, dict) else None, "copy": _out(copy(_in(x)))}
+
+
+# ---------------------------------------------------------------- 5 the book's two tasks
+
+def make_linreg_data(n, seed):
+    """The notebook's make_linreg_data (a copy, so tests do not depend on the student's)."""
+    _tf()
+    X = tf.random.stateless_uniform([n, 2], seed=[seed, 1], minval=-10.0, maxval=10.0)
+    Y = X @ tf.constant([[2.0], [-3.0]]) + tf.constant([[3.0]]) + tf.random.stateless_normal([n, 1], seed=[seed, 2], stddev=2.0)
+    return X, Y
+
+
+def make_rings(n_pos, n_neg, seed):
+    """The notebook's make_rings (a copy): n_pos points near radius 5 (label 1), n_neg near radius 8 (label 0)."""
+    _tf()
+    r_p = 5.0 + tf.random.stateless_normal([n_pos, 1], seed=[seed, 1])
+    t_p = tf.random.stateless_uniform([n_pos, 1], seed=[seed, 2], maxval=2 * math.pi)
+    r_n = 8.0 + tf.random.stateless_normal([n_neg, 1], seed=[seed, 3])
+    t_n = tf.random.stateless_uniform([n_neg, 1], seed=[seed, 4], maxval=2 * math.pi)
+    Xp = tf.concat([r_p * tf.cos(t_p), r_p * tf.sin(t_p)], axis=1)
+    Xn = tf.concat([r_n * tf.cos(t_n), r_n * tf.sin(t_n)], axis=1)
+    Y = tf.concat([tf.ones([n_pos], tf.int32), tf.zeros([n_neg], tf.int32)], axis=0)
+    return tf.concat([Xp, Xn], axis=0), Y
+
+
+def logcosh_loss(ns, y_pred, y_true):
+    return _out(ns["logcosh_loss"](_in(y_pred), _in(y_true)))
+
+
+def ring_loss(ns, logits, labels):
+    return _out(ns["ring_loss"](_in(logits), _in(labels, "int32")))
+
+
+def linreg_steps(ns, data, w, b, lr, steps):
+    """`steps` calls of linreg_train_step (SGD) on make_linreg_data(*data): the losses and the variables after."""
+    _tf()
+    X, Y = make_linreg_data(*data)
+    wv, bv = tf.Variable(_in(w)), tf.Variable(_in(b))
+    opt = tf.keras.optimizers.SGD(learning_rate=lr)
+    losses = [_out(ns["linreg_train_step"](X, Y, wv, bv, opt)) for _ in range(steps)]
+    return {"losses": losses, "w": _out(wv.read_value()), "b": _out(bv.read_value())}
+
+
+def rings_fit(ns, data, eval_data, seed):
+    """fit_rings on make_rings(*data), then its predicted labels on make_rings(*eval_data) (n_pos ones, then zeros)."""
+    _tf()
+    X, Y = make_rings(*data)
+    model = ns["fit_rings"](X, Y, seed)
+    Xe, _ = make_rings(*eval_data)
+    logits = model(Xe)
+    return _out(tf.argmax(logits, axis=-1, output_type=tf.int32))
+
+
+# ---------------------------------------------------------------- 6 measure
+
+def time_sleeps(ns, sleeps, repeat):
+    """time_op on a function whose k-th call sleeps sleeps[k] seconds; also how often it was called."""
+    calls = [0]
+
+    def fn(x):
+        k = calls[0]
+        calls[0] += 1
+        time.sleep(sleeps[k] if k < len(sleeps) else sleeps[-1])
+        return x
+
+    t = ns["time_op"](fn, _in(torch.zeros(3)), repeat)
+    return {"t": t, "calls": calls[0]}
+
+
+def time_result_used(ns, repeat):
+    """time_op on a function returning a tensor that says when its value was read: time_op must wait for each
+    result (`.numpy()`, as for an asynchronous GPU op) inside the timed region: the order of calls and reads."""
+    _tf()
+    events: list[str] = []
+
+    class Pending:
+        def numpy(self):
+            events.append("read")
+            return 0.0
+
+        def __array__(self, *args, **kwargs):
+            events.append("read")
+            import numpy as np
+
+            return np.zeros(())
+
+    def fn(x):
+        events.append("call")
+        return Pending()
+
+    ns["time_op"](fn, _in(torch.zeros(3)), repeat)
+    return events
+
+
+def kernel_speed(ns, x, repeat=5):
+    """Median seconds of the notebook's kit_log_sum_exp and of tf.reduce_logsumexp on x, timed here (advice)."""
+    _tf()
+    lib, xt = _lib(ns), _in(x)
+
+    def median(fn):
+        fn(xt).numpy()
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn(xt).numpy()
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    return {"kit": median(lib.kit_log_sum_exp), "tf": median(lambda t: tf.reduce_logsumexp(t, axis=-1))}

@@ -1,0 +1,50 @@
+"""`autograder`: grade a class, release student notebooks, check an assignment's solutions.
+
+One command per module of this package (`add` declares its arguments, `run` does it), each thin over the
+layers (docs/architecture.md).  A command imports the layers it uses inside `run`, when it runs: with
+them all imported at start, `autograder --help` and `autograder validate` would start as slowly as
+grading does (measured with `python -X importtime -m autograder --help`: docs/architecture.md).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import autograder
+from autograder.cli import (check_solutions, export, feedback, gradebook, gradescope, grade, listing, nbgrader,
+                            override, passback, release, report, serve, similarity, validate)
+from autograder.cli.common import UsageError
+from autograder.config.assignment import AssignmentError, find_kit
+from autograder.config.course import CourseError, apply_course, find_course, load_course
+from autograder.config.late import LatePolicyError
+from autograder.intake.submissions import IntakeError
+from autograder.report.escape import terminal
+
+COMMANDS = (grade, release, check_solutions, listing, validate, export, passback, feedback, report, gradescope,
+            nbgrader, override, gradebook, similarity, serve)   # in the order `--help` lists them
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="autograder", description=__doc__.split("\n", 1)[0])
+    p.add_argument("--version", action="version", version=f"%(prog)s {autograder.__version__}",
+                   help="print the kit's version and exit")
+    p.add_argument("--kit", type=Path, help="kit root (default: found from the current directory)")
+    p.add_argument("--course-file", type=Path,
+                   help="course settings (default: the nearest course.toml at or above the current directory); "
+                        "flags on the command line win over it")
+    sub = p.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.add(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        apply_course(args, load_course(args.course_file) if args.course_file else find_course())
+        kit = (args.kit or find_kit()).resolve()
+        return args.run(args, kit)
+    except (UsageError, AssignmentError, IntakeError, LatePolicyError, CourseError) as e:
+        print(terminal(f"autograder: error: {e}"), file=sys.stderr)
+        return 2

@@ -1,0 +1,217 @@
+"""course.toml: a course's settings in one file, so that no command needs its flags typed again.
+
+Found the way git finds `.git` (the current folder, then each parent), or named by the global
+`--course-file`.  Paths in it are relative to the file's folder.  A flag given on the command line
+always wins over the file.  Example::
+
+    [course]
+    title = "Deep learning with PyTorch"
+    roster = "roster.csv"
+    secret_file = "~/.config/autograder/secret"   # the course secret: the file's *path*, never its value
+    variants = "student"                          # hidden inputs per student (the default), or a number N
+    results = "results"
+
+    [canvas]
+    url = "https://canvas.example.edu"
+    course = 42
+    token_env = "CANVAS_API_TOKEN"                # or token_file = "~/.canvas-token"
+
+    [lti]
+    token_url = "https://lms.example/token"
+    client_id = "tool-123"
+    key_file = "lti-private.pem"
+    kid = "key-1"
+
+    [deadline]                                    # defaults for every assignment that has a due date
+    penalty_percent = 10
+
+    [assignments.01_tensors]
+    canvas_assignment = 1234
+    lti_lineitem = "https://lms.example/lineitems/5"
+    [assignments.01_tensors.deadline]             # merged over the manifest's [deadline]: this file wins
+    due = "2026-10-01T23:59:00+00:00"
+    [assignments.01_tensors.deadline.extensions]
+    alice = 2
+
+Tokens, keys and secrets never live in the file (it is shared, and often committed): a key that
+would hold one (`token`, `api_key`, `secret`, `password`, ...) is refused; name an environment
+variable (`*_env`) or a file (`*_file`) instead.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autograder.config.compat import tomllib
+
+COURSE_FILE = "course.toml"
+_SECRET_WORD = re.compile(r"token|secret|password|passwd|api_?key|private_?key|credential|^key$|pem", re.I)
+_SECRET_OK = re.compile(r"(_env|_file|_url)$")   # where a secret is, never what it is
+
+
+class CourseError(ValueError):
+    """A course file that cannot be used."""
+
+
+# Every table and key a course file may hold, by table path ("*": any assignment id; a table not listed
+# here, such as `extensions`, is free-form).  load_course refuses any other key, so a misspelt one is an
+# error rather than a silent default; docs/course-toml.md documents each (tests/docs/test_docs.py).
+_DEADLINE_KEYS = ("due", "grace_minutes", "penalty_percent", "period", "max_penalty_percent", "of",
+                  "cutoff_days", "extensions")   # read by config/late.py, LatePolicy.from_table
+KEYS: dict[str, tuple[str, ...]] = {
+    "": ("course", "canvas", "lti", "deadline", "assignments", "serve"),
+    "serve": ("host", "port", "tokens"),     # read by cli/serve.py; tokens: name = token
+    "course": ("title", "roster", "results", "secret_file", "variants", "counts"),
+    "canvas": ("url", "course", "token_env", "token_file"),
+    "lti": ("token_url", "client_id", "key_file", "kid"),
+    "deadline": _DEADLINE_KEYS,
+    "assignments": ("*",),
+    "assignments.*": ("canvas_assignment", "lti_lineitem", "deadline"),
+    "assignments.*.deadline": _DEADLINE_KEYS,
+}
+
+
+def _refuse_unknown(table: dict[str, Any], path: str = "", shown: str = "") -> None:
+    allowed = KEYS[path]
+    for key, value in table.items():
+        name = f"{shown}.{key}" if shown else key
+        if "*" not in allowed and key not in allowed:
+            raise CourseError(f"{name}: not a key of a course file here (known: {', '.join(allowed)}; "
+                              f"docs/course-toml.md)")
+        sub = f"{path}.*" if "*" in allowed else f"{path}.{key}".lstrip(".")
+        if sub in KEYS:
+            if not isinstance(value, dict):
+                raise CourseError(f"{name}: must be a table ([{name}])")
+            _refuse_unknown(value, sub, name)
+
+
+@dataclass
+class Course:
+    path: Path
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent
+
+    def _path(self, value: Any) -> Path | None:
+        return None if value in (None, "") else (self.root / Path(str(value)).expanduser())
+
+    def table(self, name: str) -> dict[str, Any]:
+        return dict(self.data.get(name) or {})
+
+    def assignment(self, assignment: str) -> dict[str, Any]:
+        return dict((self.data.get("assignments") or {}).get(assignment) or {})
+
+    def deadline(self, assignment: str, manifest: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The manifest's `[deadline]`, then the course defaults, then the assignment's own table: the
+        last one wins, extensions merged per student.  None when no due date results."""
+        merged: dict[str, Any] = {}
+        extensions: dict[str, Any] = {}
+        for t in (manifest or {}, self.table("deadline"), self.assignment(assignment).get("deadline") or {}):
+            merged.update({k: v for k, v in t.items() if k != "extensions"})
+            extensions.update(t.get("extensions") or {})
+        if "due" not in merged:
+            return None
+        return {**merged, "extensions": extensions} if extensions else merged
+
+
+def _refuse_secrets(table: dict[str, Any], where: str) -> None:
+    for key, value in table.items():
+        if isinstance(value, dict):
+            _refuse_secrets(value, f"{where}{key}.")
+        elif _SECRET_WORD.search(key) and not _SECRET_OK.search(key):
+            raise CourseError(f"{where}{key}: a course file never holds a token, key or secret; "
+                              f"name an environment variable ({key}_env) or a file ({key}_file) instead")
+
+
+def load_course(path: Path) -> Course:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise CourseError(f"{path}: {e}") from None
+    _refuse_secrets(data, "")
+    _refuse_unknown(data)
+    return Course(path.resolve(), data)
+
+
+def find_course(start: Path | None = None) -> Course | None:
+    """The nearest `course.toml` at or above `start` (default: the current folder), as git finds `.git`."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / COURSE_FILE).is_file():
+            return load_course(folder / COURSE_FILE)
+    return None
+
+
+# (command or "*", argparse dest) -> where the value comes from in the course file
+_FROM_COURSE: list[tuple[str, str, str, str, bool]] = [   # command, dest, table, key, is a path
+    ("*", "out", "course", "results", True),
+    ("*", "roster", "course", "roster", True),
+    ("gradescope", "secret_file", "course", "secret_file", True),
+    ("passback", "canvas_url", "canvas", "url", False),
+    ("passback", "course", "canvas", "course", False),
+    ("passback", "token_env", "canvas", "token_env", False),
+    ("passback", "token_file", "canvas", "token_file", True),
+    ("passback", "lti_token_url", "lti", "token_url", False),
+    ("passback", "lti_client_id", "lti", "client_id", False),
+    ("passback", "lti_key", "lti", "key_file", True),
+    ("passback", "lti_kid", "lti", "kid", False),
+]
+_PER_ASSIGNMENT: list[tuple[str, str, str]] = [   # command, dest, key of [assignments.ID]
+    ("export", "assignment_id", "canvas_assignment"),
+    ("passback", "canvas_assignment", "canvas_assignment"),
+    ("passback", "lti_lineitem", "lti_lineitem"),
+]
+DEFAULTS = {"out": Path("results"), "token_env": "CANVAS_API_TOKEN"}   # when neither flag nor file says
+
+
+def apply_course(args: argparse.Namespace, course: Course | None) -> None:
+    """Fill every option the command line left unset (None) from the course file, then from DEFAULTS."""
+    args.course_filled = set()   # dests the file gave: e.g. a course roster is no error on a folder intake
+    if course is not None:
+        cmd = getattr(args, "command", "")
+        for command, dest, table, key, is_path in _FROM_COURSE:
+            if command in ("*", cmd) and hasattr(args, dest) and getattr(args, dest) is None:
+                value = course.table(table).get(key)
+                if value not in (None, ""):
+                    setattr(args, dest, course._path(value) if is_path else str(value))
+                    args.course_filled.add(dest)
+        per = course.assignment(getattr(args, "assignment", "") or "")
+        for command, dest, key in _PER_ASSIGNMENT:
+            if command == cmd and getattr(args, dest, 0) is None and per.get(key) not in (None, ""):
+                setattr(args, dest, str(per[key]))
+                args.course_filled.add(dest)
+        secret = course._path(course.table("course").get("secret_file"))
+        if secret is not None:
+            os.environ.setdefault("AUTOGRADER_SECRET_FILE", str(secret))   # the path only; flags/env win
+        variants = course.table("course").get("variants")   # hidden-input variants: "student" or N (probe/seeds.py)
+        if variants is not None:
+            try:
+                parse_variants(variants)
+            except ValueError as e:
+                raise CourseError(f"course.{e}") from None
+            os.environ.setdefault(VARIANTS_ENV, str(variants))   # as the secret's path: the judges inherit it
+        args.course_settings = course
+    for dest, value in DEFAULTS.items():
+        if hasattr(args, dest) and getattr(args, dest) is None:
+            setattr(args, dest, value)
+
+
+PER_STUDENT = None  # `variant_count()` when every student has a variant of their own (the default)
+VARIANTS_ENV = "AUTOGRADER_VARIANTS"  # course.toml's `[course] variants`, set by `course.apply_course`
+
+
+def parse_variants(value: object) -> int | None:
+    """A course's `variants` setting: "student" (one per student: `PER_STUDENT`) or a whole number N >= 1."""
+    text = str(value).strip().lower()
+    if text == "student":
+        return PER_STUDENT
+    if text.isascii() and text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise ValueError(f"variants = {value!r}: give \"student\" (hidden inputs of their own for each student) "
+                     "or a whole number of variants, at least 1")

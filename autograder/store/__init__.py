@@ -1,0 +1,1 @@
+"""What the kit keeps of a grading run: per-submission result files, the SQLite gradebook, every graded version."""

@@ -1,0 +1,206 @@
+"""The evasion corpus: ways a copier disguises a notebook's code (`OBFUSCATIONS`, each taking and giving
+the code cells' sources), alone or together (`disguise`, `COMBOS`).  Used by tests/similarity and by
+bench/similarity_corpus.py, which measures detection on every assignment's master.  All but "reordered
+statements", "split cells", "merged cells" and "padding cell" leave the syntax-tree fingerprint unchanged by
+construction (`SAME_TREE`: the property test holds the normaliser to that)."""
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from typing import Callable
+
+Cells = list[str]   # a notebook's code cells
+_KEEP = set(dir(__import__("builtins"))) | {"self", "cls"}
+
+
+def _per_cell(f: Callable[[str], str]) -> Callable[[Cells], Cells]:
+    def apply(cells: Cells) -> Cells:
+        out = []
+        for c in cells:
+            try:
+                out.append(f(c))
+            except SyntaxError:      # not Python (IPython lines): left as it is
+                out.append(c)
+        return out
+    return apply
+
+
+def _statements(tree: ast.AST) -> list[ast.stmt]:
+    return [s for n in ast.walk(tree) for f in ("body", "orelse", "finalbody")
+            if isinstance(getattr(n, f, None), list) for s in getattr(n, f)]
+
+
+def _insert_after_each(line_of: Callable[[str], str]) -> Callable[[str], str]:
+    """A line after every simple statement, at its indentation."""
+    def f(src: str) -> str:
+        lines = src.splitlines()
+        after: dict[int, str] = {}
+        for s in _statements(ast.parse(src)):
+            if not hasattr(s, "body"):
+                after[s.end_lineno] = " " * s.col_offset + line_of(" " * s.col_offset)
+        return "\n".join(x for i, line in enumerate(lines, 1) for x in ([line, after[i]] if i in after else [line]))
+    return f
+
+
+def _edit_tokens(kind: int, new: Callable[[str], str | None]) -> Callable[[str], str]:
+    def f(src: str) -> str:
+        lines = src.splitlines(keepends=True)
+        for t in reversed(list(tokenize.generate_tokens(io.StringIO(src).readline))):
+            if t.type == kind and t.start[0] == t.end[0] and (text := new(t.string)) is not None:
+                row = lines[t.start[0] - 1]
+                lines[t.start[0] - 1] = row[:t.start[1]] + text + row[t.end[1]:]
+        return "".join(lines)
+    return f
+
+
+def _number(text: str) -> str | None:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+    if isinstance(value, int):
+        return hex(value)
+    if not isinstance(value, float):
+        return None
+    mantissa, _, exponent = repr(value).partition("e")       # 2.0 -> 2.00e0, 1e-06 -> 1.0e-06
+    return mantissa + ("0" if "." in mantissa else ".0") + "e" + (exponent or "0")
+
+
+def _string(text: str) -> str | None:
+    m = re.match(r"(?i)([rbuf]*)('''|\"\"\"|'|\")", text)
+    return text[:m.end()] + "~" + text[m.end():] if m and "b" not in m.group(1).lower() else None
+
+
+def _parens(src: str) -> str:
+    """Every assigned or returned value in parentheses: `a = (b)`, `return (x)`."""
+    edits = [s.value for s in _statements(ast.parse(src)) if isinstance(s, (ast.Assign, ast.Return, ast.AugAssign))
+             and s.value is not None and s.value.lineno == s.value.end_lineno]
+    lines = src.splitlines(keepends=True)
+    for v in sorted(edits, key=lambda v: (v.lineno, v.col_offset), reverse=True):
+        row = lines[v.lineno - 1].encode()
+        lines[v.lineno - 1] = (row[:v.col_offset] + b"(" + row[v.col_offset:v.end_col_offset] + b")"
+                               + row[v.end_col_offset:]).decode()
+    return "".join(lines)
+
+
+def _rename(cells: Cells) -> Cells:
+    """Every name the notebook binds renamed (variables, functions, parameters, import aliases, keyword
+    arguments of its own functions), consistently across cells: the program still runs the same."""
+    trees = [ast.parse(c) for c in cells]
+    bound: set[str] = set()
+    for t in trees:
+        for n in ast.walk(t):
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) or isinstance(n, ast.arg):
+                bound.add(n.id if isinstance(n, ast.Name) else n.arg)
+            elif isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n in t.body:   # not methods: they
+                bound.add(n.name)                                                 # override a library's
+            elif isinstance(n, ast.alias) and n.asname:
+                bound.add(n.asname)
+    bound -= _KEEP
+    new = {b: f"my_{b}_x" for b in bound}
+    for t in trees:
+        for n in ast.walk(t):
+            if isinstance(n, ast.Name) and n.id in new:
+                n.id = new[n.id]
+            elif isinstance(n, ast.arg) and n.arg in new:
+                n.arg = new[n.arg]
+            elif isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name in new:
+                n.name = new[n.name]
+            elif isinstance(n, ast.alias) and n.asname in new:
+                n.asname = new[n.asname]
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in new.values():
+                for k in n.keywords:
+                    k.arg = new.get(k.arg, k.arg)
+    return [ast.unparse(t) for t in trees]
+
+
+def _reorder(src: str) -> str:
+    """Independent neighbours swapped: top-level definitions in reverse order, and each pair of adjacent
+    assignments where neither reads or writes a name the other writes."""
+    tree = ast.parse(src)
+    defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.ClassDef))]
+    if len(defs) == len(tree.body):
+        tree.body.reverse()
+
+    def names(s: ast.AST, store: bool) -> set[str]:
+        return {n.id for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) != store}
+
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            continue
+        i = 0
+        while i + 1 < len(body):
+            a, b = body[i], body[i + 1]
+            if isinstance(a, ast.Assign) and isinstance(b, ast.Assign) and \
+                    not (names(a, True) & (names(b, False) | names(b, True))) and not (names(b, True) & names(a, False)):
+                body[i], body[i + 1] = b, a
+                i += 2
+            else:
+                i += 1
+    return ast.unparse(tree)
+
+
+class _Swap(ast.NodeTransformer):
+    def visit_BinOp(self, node: ast.BinOp) -> ast.BinOp:
+        self.generic_visit(node)
+        if isinstance(node.op, (ast.Add, ast.Mult)):
+            node.left, node.right = node.right, node.left
+        return node
+
+
+def _split(cells: Cells) -> Cells:
+    out = []
+    for c in cells:
+        try:
+            tree = ast.parse(c)
+        except SyntaxError:
+            out.append(c)
+            continue
+        out += [ast.get_source_segment(c, s, padded=True) or "" for s in tree.body] or [c]
+    return out
+
+
+def _comments(src: str) -> str:
+    with_docs = ast.parse(src)
+    for n in ast.walk(with_docs):
+        if isinstance(n, ast.FunctionDef):
+            n.body.insert(0, ast.Expr(ast.Constant("My own implementation, written from scratch.")))
+    return "\n".join(x for line in ast.unparse(with_docs).splitlines() for x in (line, "# " + "thinking " * 3))
+
+
+PAD = "PADDING = [" + "0, " * 100_000 + "]\n"   # 200,000 tokens
+
+OBFUSCATIONS: dict[str, Callable[[Cells], Cells]] = {
+    "reformat": _per_cell(lambda c: ast.unparse(ast.parse(c))),
+    "parens": _per_cell(_parens),
+    "dead statements": _per_cell(_insert_after_each(lambda ind: "_ = None")),
+    "no-op calls": _per_cell(_insert_after_each(lambda ind: 'print(end="")')),
+    "renames": _rename,
+    "respelled numbers": _per_cell(_edit_tokens(tokenize.NUMBER, _number)),
+    "changed strings": _per_cell(_edit_tokens(tokenize.STRING, _string)),
+    "reordered statements": _per_cell(_reorder),
+    "swapped operands": _per_cell(lambda c: ast.unparse(_Swap().visit(ast.parse(c)))),
+    "comments and docstrings": _per_cell(_comments),
+    "extra imports": _per_cell(lambda c: "import os, sys, math, json, re, itertools\n" + c),
+    "split cells": _split,
+    "merged cells": lambda cells: ["\n".join(cells)],
+    "padding cell": lambda cells: [PAD, *cells],
+}
+COMBOS = {
+    "renames + numbers + dead": ["renames", "respelled numbers", "dead statements"],
+    "parens + no-op + comments + imports + strings": ["parens", "no-op calls", "comments and docstrings",
+                                                      "extra imports", "changed strings"],
+    "all but merge": [n for n in OBFUSCATIONS if n not in ("reformat", "merged cells")],
+}
+
+
+def disguise(cells: Cells, names: list[str]) -> Cells:
+    order = [n for n in OBFUSCATIONS if n in names]          # syntax-tree rewrites first, cell layout last
+    order.sort(key=lambda n: n in ("split cells", "merged cells", "padding cell"))
+    for n in order:
+        cells = OBFUSCATIONS[n](cells)
+    return cells
+SAME_TREE = [n for n in OBFUSCATIONS if n not in ("reordered statements", "split cells", "merged cells", "padding cell")]
