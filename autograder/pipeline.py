@@ -31,7 +31,7 @@ from autograder.probe.seeds import Seeds, variant_count
 from autograder.store.result_files import write_submission
 from autograder.store.history import keep as keep_version
 from autograder.store.gradebook import Gradebook
-from autograder.grades.rows import assignment_grades
+from autograder.store.folder import assignment_grades
 from autograder.report.feedback import write_class_feedback
 from autograder.report.grades_csv import write_assignment_grades_csv
 from autograder.report.instructor_report import write_report
@@ -558,7 +558,7 @@ def set_override(grades: AssignmentGrades, submission_id: str, *, test: str | No
     it at once, in the process that made it (`publish`).
 
     Record an override of `test` (id, name or unique prefix; None: the whole score) on the counted version
-    of `submission_id` in `grades` (`rows.assignment_grades`, just read).  `grades.overrides.OverrideError`
+    of `submission_id` in `grades` (`store.folder.assignment_grades`, just read).  `grades.overrides.OverrideError`
     when refused."""
     o = record(grades.out / "gradebook.sqlite", _counted(grades, submission_id), test_id=test or WHOLE, score=score,
                comment=comment, by=by)

@@ -1,5 +1,5 @@
 """What more than one command shares: the flags of the commands that read an assignment's grades, the grades
-they read (`grades.rows.assignment_grades`, warnings printed), the grading options, `UsageError`."""
+they read (`store.folder.assignment_grades`, warnings printed), the grading options, `UsageError`."""
 from __future__ import annotations
 
 import argparse
@@ -64,8 +64,8 @@ def add_missing(p: argparse.ArgumentParser) -> None:
 
 
 def grades_of(args: argparse.Namespace, kit: Path, assignment: str | None = None):
-    """`rows.assignment_grades` for this command's flags and course file, its warnings printed."""
-    from autograder.grades.rows import assignment_grades
+    """`store.folder.assignment_grades` for this command's flags and course file, its warnings printed."""
+    from autograder.store.folder import assignment_grades
 
     g = assignment_grades(kit, assignment or args.assignment, args.out, roster_csv=getattr(args, "roster", None),
                           course=getattr(args, "course_settings", None))

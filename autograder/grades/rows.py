@@ -13,17 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol
 
-from autograder.config.late import LatePolicy, LateResult, apply_late_policy
-from autograder.intake.roster import Identity
-from autograder.score.results import SubmissionResult
-from autograder.config.assignment import load_assignment
-from autograder.config.late import assignment_policy
-from autograder.grades.counting import counting
+from autograder.config.late import LatePolicy, LateResult, apply_late_policy, assignment_policy
+from autograder.grades.counting import Version, counting
 from autograder.grades.overrides import apply, effective, history, in_force
-from autograder.intake.roster import Roster, identities_for, match_roster, read_identities
-from autograder.store.gradebook import Gradebook
+from autograder.intake.roster import Identity, Roster, identities_for, match_roster
+from autograder.score.results import SubmissionResult
 
 
 MISSING_POLICIES = ("blank", "zero")   # what an export gives a roster student with no submission
@@ -142,9 +138,28 @@ def grade_rows(
     return rows
 
 
+class Stored(Protocol):
+    """What grades are computed from: one results folder as the store keeps it (`store.folder.ResultsFolder`).
+    Grades come before the store in the pipeline, so they name what they read and the store provides it."""
+
+    out: Path
+
+    def results(self, assignment: str) -> list[SubmissionResult]:
+        """The gradebook's results, each submission's graded last."""
+
+    def identities(self, assignment: str) -> dict[str, Identity]:
+        """Who each submission is, as the LMS wrote it at intake (`identities.json`)."""
+
+    def versions(self, assignment: str, submission_id: str) -> list[Version]:
+        """Every kept graded version of a submission, oldest first."""
+
+    def record(self, assignment: str, submission_id: str, sha256: str) -> SubmissionResult:
+        """The stored record of one kept version (OSError/ValueError/KeyError when it cannot be read)."""
+
+
 @dataclass
 class AssignmentGrades:
-    """One assignment's grades as every command shows and exports them (see `assignment_grades`)."""
+    """One assignment's grades as every command shows and exports them (`read_grades`)."""
 
     assignment: Any                    # autograder.config.assignment.Assignment
     out: Path                          # the results folder
@@ -155,6 +170,7 @@ class AssignmentGrades:
     counted: list[SubmissionResult] = field(default_factory=list)   # the counted versions, before overrides
     course: Any = None                 # what these grades were computed with (`again`)
     roster_csv: Path | None = None
+    stored: Stored | None = None       # where they were read from (`again`, `with_results`)
     identities: dict[str, Identity] = field(default_factory=dict)   # submission id -> who, matched to the roster
     policy: LatePolicy | None = None
     stale: dict[str, list[Any]] = field(default_factory=dict)       # submission id -> its stale overrides
@@ -162,14 +178,14 @@ class AssignmentGrades:
 
     def again(self) -> "AssignmentGrades":
         """The same assignment's grades read again (after an override, a regrade)."""
-        return assignment_grades(self.assignment.kit, self.assignment.id, self.out, roster_csv=self.roster_csv,
-                                 course=self.course)
+        assert self.stored is not None
+        return read_grades(self.assignment, self.stored, roster_csv=self.roster_csv, course=self.course)
 
     def with_overrides_of(self, submission_ids: Iterable[str]) -> "AssignmentGrades":
         """These grades with the overrides of `submission_ids` read again from the audit trail, every other row
         as it is: what `again()` gives when only those submissions' overrides changed (the gradebook's
         results, identities, roster and policies unchanged), at the cost of those rows.  Each changed row
-        goes through the steps `assignment_grades` takes (`grades.overrides.in_force` and `apply`,
+        goes through the steps `read_grades` takes (`grades.overrides.in_force` and `apply`,
         `grade_rows`)."""
 
         changed = set(submission_ids)
@@ -191,12 +207,13 @@ class AssignmentGrades:
         """These grades with `stored` (results stored again, a re-grade, of submissions they hold) in place of
         the gradebook's they were read from: what `again()` gives when nothing else changed (no submission
         added, identities, roster and policies unchanged), at the cost of those rows.  The version that
-        counts is chosen as `assignment_grades` chooses it (`_counting`), then `with_overrides_of`."""
+        counts is chosen as `read_grades` chooses it (`_counting`), then `with_overrides_of`."""
+        assert self.stored is not None
         ids = {r.submission_id for r in self.counted}
         if any(r.submission_id not in ids for r in stored):
             raise ValueError("with_results takes results of submissions these grades hold: read them again")
-        now = {r.submission_id: r for r in _counting(self.out, self.assignment.id, stored, self.course, self.policy,
-                                                      self.identities)}
+        now = {r.submission_id: r for r in _counting(self.stored, self.assignment.id, stored, self.course,
+                                                      self.policy, self.identities)}
         counted = [now.get(r.submission_id, r) for r in self.counted]
         return replace(self, counted=counted).with_overrides_of(now)
 
@@ -218,8 +235,8 @@ def _warnings(assignment: str, notes: tuple[list[str], list[str]], stale: dict[s
         for old in stale.values() for o in old] + notes[1]
 
 
-def _counting(out: Path, assignment: str, results: list[SubmissionResult], course: Any, policy: LatePolicy | None,
-              identities: dict[str, Identity]) -> list[SubmissionResult]:
+def _counting(stored: Stored, assignment: str, results: list[SubmissionResult], course: Any,
+              policy: LatePolicy | None, identities: dict[str, Identity]) -> list[SubmissionResult]:
     """`results` (the gradebook's) with each replaced by the graded version `[course] counts` chooses
     (`grades.counting.counting`; a student's own due date, extensions included)."""
     counts = course.table("course").get("counts", "latest") if course else "latest"
@@ -227,32 +244,27 @@ def _counting(out: Path, assignment: str, results: list[SubmissionResult], cours
         return results
 
     due = (lambda sid: policy.due_for(identities[sid].ids()) if policy and sid in identities else None)
-    return counting(out, assignment, results, counts, due)[0]
+    return counting(results, counts, due, lambda sid: stored.versions(assignment, sid),
+                    lambda sid, sha: stored.record(assignment, sid, sha))[0]
 
 
-def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path | None = None,
-                      course: Any = None) -> AssignmentGrades:
+def read_grades(a: Any, stored: Stored, *, roster_csv: Path | None = None, course: Any = None) -> AssignmentGrades:
     """Everything a command needs to show or send one assignment's grades, decided once, here: the graded
-    results (`OUT/gradebook.sqlite`) with the instructor overrides in force, who is who (`identities.json`
-    written at intake, matched to the roster), the late policy (manifest, then the course file), and
-    warnings for whatever names nobody (a stale override, an extension key, a submission off the roster).
-    The CLI and any other face call this and print or show `warnings`."""
+    results (the gradebook's) with the instructor overrides in force, who is who (as the LMS wrote it at
+    intake, matched to the roster), the late policy (manifest, then the course file), and warnings for
+    whatever names nobody (a stale override, an extension key, a submission off the roster).  The faces read
+    it through `store.folder.assignment_grades` and print or show `warnings`."""
 
-    a = load_assignment(assignment, kit)
-    out = out.resolve()
-    gb = Gradebook(out / "gradebook.sqlite")
-    try:
-        results = gb.all(a.id)
-    finally:
-        gb.close()
+    out = stored.out
+    results = stored.results(a.id)
     unmatched: list[str] = []
-    identities = identities_for([r.submission_id for r in results], read_identities(out / a.id / "identities.json"))
+    identities = identities_for([r.submission_id for r in results], stored.identities(a.id))
     roster = Roster.read_csv(roster_csv) if roster_csv else None
     match = match_roster(identities, roster)
     for sid in match.unmatched:
         unmatched.append(f"submission {sid} is not on the roster")
     policy = assignment_policy(a.root / "manifest.toml", course, a.id)
-    counted = _counting(out, a.id, results, course, policy, match.matched)
+    counted = _counting(stored, a.id, results, course, policy, match.matched)
     # An override belongs to the version it was made on (its sha256): on any other version, the counted one
     # included, it is stale, listed and never applied.
     results, stale = effective(out / "gradebook.sqlite", counted)
@@ -268,5 +280,5 @@ def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path
     for o in stale:
         by_sid.setdefault(o.submission_id, []).append(o)
     notes = (unmatched, extensions)
-    return AssignmentGrades(a, out, results, rows, roster, _warnings(a.id, notes, by_sid, counted), counted, course, roster_csv,
-                            match.matched, policy, by_sid, notes)
+    return AssignmentGrades(a, out, results, rows, roster, _warnings(a.id, notes, by_sid, counted), counted, course,
+                            roster_csv, stored, match.matched, policy, by_sid, notes)

@@ -37,7 +37,7 @@ import nbformat
 
 from autograder.student.release import BEGIN, self_checking
 from autograder.config.assignment import load_assignment
-from autograder.grades.rows import assignment_grades
+from autograder.store.folder import assignment_grades
 from autograder.intake.downloads import unpack
 from autograder.intake.roster import record_identities
 from autograder.notebook.parse import InvalidNotebook, read_notebook
@@ -120,7 +120,7 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
     """Grade every submission of the course; write the scores into its gradebook.db; return
     {student: score after the late penalty}, as nbgrader computes it.  Who is who, the late policy with
     its extensions (the manifest's, then `settings`, a `course.Course`), instructor overrides and the
-    warnings for what names nobody come from `rows.assignment_grades`, as in every other export."""
+    warnings for what names nobody come from `store.folder.assignment_grades`, as in every other export."""
     from nbgrader.api import Gradebook, MissingEntry
 
     from autograder.pipeline import grade_class

@@ -15,7 +15,7 @@ from autograder.report.canvas_csv import IDENTITY_COLUMNS, canvas_table
 from autograder.report.escape import terminal
 from autograder.grades.rows import GradeRow
 from autograder.report.moodle_csv import moodle_table
-from autograder.grades.rows import assignment_grades
+from autograder.store.folder import assignment_grades
 from autograder.report.escape import write_csv
 
 
@@ -145,7 +145,7 @@ COURSE_FILES = {"csv": "course_gradebook.csv", "canvas": "course_canvas.csv", "m
 
 def course_columns(kit, out, names: list[str], *, roster_csv=None, course=None) -> tuple[list[Column], list[str]]:
     """One column per assignment in `names` that has grades in `out`, as every export computes them
-    (`rows.assignment_grades`), with its Canvas id from the course file; and the warnings to show."""
+    (`store.folder.assignment_grades`), with its Canvas id from the course file; and the warnings to show."""
 
     columns, warnings = [], []
     for name in names:

@@ -1,6 +1,6 @@
 """grades.csv: one row per submission, one column per test, properly quoted.
 
-OUT/ASSIGNMENT/grades.csv is written by `write_assignment_grades_csv` from `rows.assignment_grades`,
+OUT/ASSIGNMENT/grades.csv is written by `write_assignment_grades_csv` from `store.folder.assignment_grades`,
 as every export is: the version the course counts (`[course] counts`), with the overrides in force."""
 from __future__ import annotations
 

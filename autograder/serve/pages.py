@@ -1,4 +1,4 @@
-"""What each workspace page shows, computed by the functions the CLI's commands call: `exports.
+"""What each workspace page shows, computed by the functions the CLI's commands call: `store.folder.
 assignment_grades` (results with overrides in force, identities, roster, late policy), the instructor
 report's `report_context`, `grades.overrides` (trail), `pipeline.set_override` and the similarity
 file.  Nothing is stored here; a cache keeps one assignment's grades until a file they come from changes, and
@@ -12,7 +12,8 @@ from typing import Any
 
 from autograder.config.limits import (SHOWN_PAGE_TEXT, SHOWN_TEXT, SHOWN_VERSIONS, SIMILAR_PAIRS, SIMILAR_RANGES,
                                       SIMILAR_SPANS)
-from autograder.grades.rows import AssignmentGrades, assignment_grades
+from autograder.grades.rows import AssignmentGrades
+from autograder.store.folder import assignment_grades
 from autograder.report.exports import EXPORT_FILES, write_export
 from autograder.report.instructor_report import report_context
 from autograder.config.assignment import list_assignments, load_assignment

@@ -4,7 +4,7 @@ submitted) and <sha256>.json (its instructor record, with when it was graded).
 The gradebook holds the version graded last; this folder holds all of them, so the workspace can show a
 student's history and the diff of the code cells between two versions, and `counting` can apply the
 course's rule for which version counts (course.toml `[course] counts`: latest, best, latest before the
-deadline) wherever grades are read (`grades.rows.assignment_grades`, so every export alike).  A version is named by its content
+deadline) wherever grades are read (`store.folder.assignment_grades`, so every export alike).  A version is named by its content
 hash: the same notebook submitted again is one version.  The copy is bounded by the notebook size cap.
 """
 from __future__ import annotations
@@ -12,24 +12,13 @@ from __future__ import annotations
 import difflib
 import json
 import time
-from dataclasses import dataclass
 from typing import Any
 from pathlib import Path
 
 from autograder.config.limits import DIFF_LINE_CHARS, DIFF_LINES, DIFF_LINES_IN, DIFF_SECONDS
+from autograder.grades.counting import Version
 from autograder.notebook.parse import MAX_NOTEBOOK_BYTES, InvalidNotebook, code_cells, read_notebook
 from autograder.score.results import SubmissionResult
-
-
-@dataclass(frozen=True)
-class Version:
-    sha256: str
-    graded_at: float
-    submitted_at: str       # ISO time the LMS gave at intake ("" unknown)
-    score: float
-    max_score: float
-    status: str
-    notebook: Path | None   # None when the file was not kept (unreadable at intake, over the cap)
 
 
 def folder(out: Path, assignment: str, submission_id: str) -> Path:

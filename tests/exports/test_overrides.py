@@ -180,7 +180,7 @@ def test_an_override_rewrites_feedback_and_report_and_reaches_moodle_comments(to
     assert "dtype kept" not in (out / "toy" / "feedback" / "doejane_23456.md").read_text()
     assert run(["override", "toy", "doejane_23456", "--test", HIDDEN, "--score", "2", "--comment",
                 "right idea, checked by hand", "--by", "TA Kim", *argv], toy_kit) == 0
-    from autograder.grades.rows import assignment_grades
+    from autograder.store.folder import assignment_grades
     from autograder.report.moodle_csv import moodle_table
 
     rows = [replace(r, identity=replace(r.identity, email=f"{r.submission_id}@uni.example"))

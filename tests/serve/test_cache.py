@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from autograder.intake.roster import Identity, write_identities
-from autograder.grades.rows import assignment_grades
+from autograder.store.folder import assignment_grades
 from autograder.store.gradebook import Gradebook
 from autograder.report.grades_csv import grades_table
 from autograder.report.instructor_report import report_context

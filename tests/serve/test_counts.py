@@ -13,7 +13,7 @@ from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
 from autograder.pipeline import grade_class
 from autograder.report import course_gradebook as cg
-from autograder.grades.rows import assignment_grades
+from autograder.store.folder import assignment_grades
 from autograder.report.exports import write_export
 from autograder.pipeline import set_override
 from autograder.grades import overrides as ov

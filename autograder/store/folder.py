@@ -1,0 +1,50 @@
+"""OUT, the results folder, read back as grades: the gradebook's results, the identities the LMS wrote at
+intake and every kept version (`store.history`), offered to `grades.rows.read_grades` as its `Stored`.
+
+Grades come before the store in the pipeline (what counts is decided without knowing how it is kept); this
+is where the two meet, so every face reads one assignment's grades with `assignment_grades` and nothing
+else opens the folder's files to compute them."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from autograder.config.assignment import load_assignment
+from autograder.grades.counting import Version
+from autograder.grades.rows import AssignmentGrades, read_grades
+from autograder.intake.roster import Identity, read_identities
+from autograder.score.results import SubmissionResult
+from autograder.store.gradebook import Gradebook
+from autograder.store.history import folder, versions
+
+
+class ResultsFolder:
+    """One results folder, as `grades.rows.Stored`."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out.resolve()
+
+    def results(self, assignment: str) -> list[SubmissionResult]:
+        gb = Gradebook(self.out / "gradebook.sqlite")
+        try:
+            return gb.all(assignment)
+        finally:
+            gb.close()
+
+    def identities(self, assignment: str) -> dict[str, Identity]:
+        return read_identities(self.out / assignment / "identities.json")
+
+    def versions(self, assignment: str, submission_id: str) -> list[Version]:
+        return versions(self.out, assignment, submission_id)
+
+    def record(self, assignment: str, submission_id: str, sha256: str) -> SubmissionResult:
+        d = json.loads((folder(self.out, assignment, submission_id) / f"{sha256}.json").read_text(encoding="utf-8"))
+        return SubmissionResult.from_stored(d["record"])
+
+
+def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path | None = None,
+                      course: Any = None) -> AssignmentGrades:
+    """One assignment's grades as every command shows and exports them (`grades.rows.read_grades`), read
+    from the results folder `out`."""
+    return read_grades(load_assignment(assignment, kit), ResultsFolder(out), roster_csv=roster_csv, course=course)
