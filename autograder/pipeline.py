@@ -35,7 +35,7 @@ from autograder.store.folder import assignment_grades
 from autograder.report.feedback import write_class_feedback
 from autograder.report.grades_csv import write_assignment_grades_csv
 from autograder.report.instructor_report import write_report
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 from autograder.grades.overrides import WHOLE, Override, OverrideError, change, record, resolve_test
 from autograder.grades.rows import AssignmentGrades
 from autograder.execute.scratch import Scratch

@@ -48,7 +48,7 @@ from autograder.store import history  # noqa: E402
 from autograder.store.gradebook import Gradebook  # noqa: E402
 from autograder import pipeline as ov  # noqa: E402
 from autograder.store.folder import assignment_grades  # noqa: E402
-from autograder.score.results import CellIssue  # noqa: E402
+from autograder.judge.results import CellIssue  # noqa: E402
 from autograder.serve.access import Access  # noqa: E402
 from autograder.serve.app import App  # noqa: E402
 from autograder.serve.pages import Workspace  # noqa: E402

@@ -31,7 +31,7 @@ from autograder.execute import wire  # noqa: E402
 from autograder.intake.submissions import file_sha256  # noqa: E402
 from autograder.notebook.parse import (  # noqa: E402
     MAX_CELL_SOURCE, MAX_CELLS, MAX_JSON_CONTAINERS, MAX_NOTEBOOK_BYTES, InvalidNotebook, load_cells)
-from autograder.score.results import CellIssue, SubmissionResult  # noqa: E402
+from autograder.judge.results import CellIssue, SubmissionResult  # noqa: E402
 
 SIZES = {"10K": 10_000, "100K": 100_000, "1M": 2**20, "5M": 5 * 2**20, "limit": MAX_NOTEBOOK_BYTES}
 _CELL = {"metadata": {}, "outputs": [], "execution_count": None}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from autograder.config.course import CourseError
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 
 
 COUNTS = ("latest", "best", "latest_before_deadline")

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.score.results import OVERRIDE_LINE_ID, SubmissionResult, TestResult
+from autograder.judge.results import OVERRIDE_LINE_ID, SubmissionResult, TestResult
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS overrides (

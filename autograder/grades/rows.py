@@ -15,11 +15,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Protocol
 
-from autograder.config.late import LatePolicy, LateResult, apply_late_policy, assignment_policy
+from autograder.config.late import LatePolicy, assignment_policy
 from autograder.grades.counting import Version, counting
+from autograder.grades.late import LateResult, apply_late_policy
 from autograder.grades.overrides import apply, effective, history, in_force
 from autograder.intake.roster import Identity, Roster, identities_for, match_roster
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 
 
 MISSING_POLICIES = ("blank", "zero")   # what an export gives a roster student with no submission

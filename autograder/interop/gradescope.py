@@ -59,7 +59,8 @@ from autograder.config.assignment import load_assignment
 from autograder.config.compat import tomllib
 from autograder.config.course import VARIANTS_ENV, parse_variants
 from autograder.config.files import write_json
-from autograder.config.late import LatePolicyError, apply_late_policy, parse_time
+from autograder.config.late import LatePolicyError, parse_time
+from autograder.grades.late import apply_late_policy
 from autograder.execute.sandbox import RlimitsOnly
 from autograder.intake.downloads import gradescope_student, read_metadata
 from autograder.notebook.imports import assignment_imports

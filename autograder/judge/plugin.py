@@ -30,7 +30,7 @@ from autograder.probe.ledger import CostLedger
 from autograder.probe.reference import ReferenceFailed
 from autograder.notebook.cells import cell_name
 from autograder.probe.seeds import Seeds
-from autograder.score.results import TestResult
+from autograder.judge.results import TestResult
 
 _POINTS = pytest.StashKey[float]()
 CUDA_MISSING = "CUDA is not available on this grading machine"

@@ -31,7 +31,7 @@ from autograder.notebook.cells import cell_name
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
 from autograder.probe.seeds import Seeds, course_secret, fingerprint
-from autograder.score.results import CellIssue, SubmissionResult, TestResult, submission_status
+from autograder.judge.results import CellIssue, SubmissionResult, TestResult, submission_status
 
 
 @dataclass

@@ -22,8 +22,8 @@ from autograder.intake.roster import Identity
 from autograder.notebook.cells import cell_name, exercise_order
 from autograder.report.escape import html_environment, md_block, md_cell, md_inline, md_text
 from autograder.config.files import write_atomic
-from autograder.config.late import LateResult
-from autograder.score.results import SubmissionResult
+from autograder.grades.late import LateResult
+from autograder.judge.results import SubmissionResult
 
 
 def fmt(x: Any) -> str:

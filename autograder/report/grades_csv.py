@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from autograder.report.escape import csv_row
 from autograder.config.files import write_atomic
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 
 if TYPE_CHECKING:
     from autograder.grades.rows import AssignmentGrades

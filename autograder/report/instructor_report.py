@@ -22,7 +22,7 @@ from autograder.grades.rows import GradeRow, grade_rows
 from autograder.report.feedback import NOT_ANSWERED, environment
 from autograder.config.files import write_atomic
 from autograder.config.late import LatePolicy
-from autograder.score.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult
+from autograder.judge.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult
 from autograder.config.limits import clip
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from autograder.report.escape import terminal
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 
 Callback = Callable[[SubmissionResult, bool], None]
 

@@ -10,7 +10,7 @@ import sys
 from typing import TextIO
 
 from autograder.report.escape import rich_text, terminal
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 
 
 MESSAGE_CHARS = 160   # room for a cell named with its first line (notebook.cells.cell_name) and what happened in it

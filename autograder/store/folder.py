@@ -14,7 +14,7 @@ from autograder.config.assignment import load_assignment
 from autograder.grades.counting import Version
 from autograder.grades.rows import AssignmentGrades, read_grades
 from autograder.intake.roster import Identity, read_identities
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 from autograder.store.gradebook import Gradebook
 from autograder.store.history import folder, versions
 

@@ -10,7 +10,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (

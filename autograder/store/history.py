@@ -18,7 +18,7 @@ from pathlib import Path
 from autograder.config.limits import DIFF_LINE_CHARS, DIFF_LINES, DIFF_LINES_IN, DIFF_SECONDS
 from autograder.grades.counting import Version
 from autograder.notebook.parse import MAX_NOTEBOOK_BYTES, InvalidNotebook, code_cells, read_notebook
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 
 
 def folder(out: Path, assignment: str, submission_id: str) -> Path:

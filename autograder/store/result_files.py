@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.config.files import write_json
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 
 
 def write_submission(out: Path, result: SubmissionResult) -> Path:

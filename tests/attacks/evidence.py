@@ -10,7 +10,7 @@ from autograder.config.assignment import load_assignment
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
 from autograder.pipeline import grade_class
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 from tests.nbfactory import edit
 
 KIT = Path(__file__).resolve().parents[2]

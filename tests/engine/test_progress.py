@@ -1,5 +1,5 @@
 from autograder.report.progress import progress
-from autograder.score.results import SubmissionResult
+from autograder.judge.results import SubmissionResult
 
 
 def _result(sid: str) -> SubmissionResult:

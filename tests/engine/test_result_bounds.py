@@ -1,6 +1,6 @@
 """Results stay bounded and statuses stay the submission's own, whatever its worker sends.
 
-Unit level: `score.results` caps every string and the whole record; `execute.messages` checks
+Unit level: `judge.results` caps every string and the whole record; `execute.messages` checks
 every field of every worker message.  Engine level: real (rlimits-only) workers running cells
 that forge and garble protocol messages, against `NotebookRunner`.
 """
@@ -21,12 +21,12 @@ from autograder.execute.process import WorkerDied, WorkerProcess
 from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError
 from autograder.execute.sandbox import RlimitsOnly
 from autograder.notebook.parse import load_cells
-from autograder.score import results
+from autograder.judge import results
 from autograder.config.limits import MAX_ITEMS, MAX_LONG_TEXT, MAX_OUTPUT, MAX_RESULT_BYTES, MAX_TEXT, clip
-from autograder.score.results import CellIssue, SubmissionResult
+from autograder.judge.results import CellIssue, SubmissionResult
 
 
-# ---------------------------------------------------------------- caps of score.results
+# ---------------------------------------------------------------- caps of judge.results
 
 def test_clip_says_what_it_cut_and_is_idempotent():
     assert clip("short") == "short"

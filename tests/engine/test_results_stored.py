@@ -6,9 +6,9 @@ import pytest
 
 from autograder.store import history
 from autograder.store.gradebook import Gradebook
-from autograder.score import results as res
+from autograder.judge import results as res
 from autograder.config.limits import MAX_OUTPUT
-from autograder.score.results import CellIssue, SubmissionResult
+from autograder.judge.results import CellIssue, SubmissionResult
 from tests.exports.factory import result
 
 

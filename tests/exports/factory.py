@@ -1,7 +1,7 @@
 """SubmissionResult objects built directly (no grading), for the export/feedback/passback tests."""
 from __future__ import annotations
 
-from autograder.score.results import CellIssue, SubmissionResult, TestResult
+from autograder.judge.results import CellIssue, SubmissionResult, TestResult
 
 ENV = {"assignment_version": "3e0d9b0c7f1a2b44", "grader_version": "0.1.0", "device": "cpu",
        "seed_source": "env", "secret_fingerprint": "0123456789abcdef", "torch_version": "2.13.0+cpu",

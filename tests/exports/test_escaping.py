@@ -26,7 +26,7 @@ from autograder.report.instructor_report import render_report
 from autograder.report.moodle_csv import write_moodle_csv
 from autograder.report.progress import progress
 from autograder.report.table import print_table
-from autograder.score.results import CellIssue
+from autograder.judge.results import CellIssue
 from tests.exports.factory import result
 
 PAYLOADS = [

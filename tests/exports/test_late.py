@@ -3,7 +3,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from autograder.config.late import LatePolicy, LatePolicyError, apply_late_policy, load_policy, parse_time
+from autograder.config.late import LatePolicy, LatePolicyError, load_policy, parse_time
+from autograder.grades.late import apply_late_policy
 
 DUE = "2026-10-01T23:59:00+00:00"
 POLICY = LatePolicy.from_table({"due": DUE, "grace_minutes": 15, "penalty_percent": 10, "max_penalty_percent": 30,

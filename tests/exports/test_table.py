@@ -5,7 +5,7 @@ from autograder.judge.session import _status_message
 from autograder.notebook.cells import cell_name
 from autograder.report.feedback import student_view
 from autograder.report.table import print_table, rows
-from autograder.score.results import CellIssue, SubmissionResult
+from autograder.judge.results import CellIssue, SubmissionResult
 
 LOOP = "while True:  # wait for the data\n    pass\n"
 

@@ -14,7 +14,7 @@ from autograder.intake.roster import Identity, write_identities
 from autograder.store.result_files import write_submission
 from autograder.store.gradebook import Gradebook
 from autograder.store.history import keep
-from autograder.score.results import CellIssue
+from autograder.judge.results import CellIssue
 from autograder.serve.access import Access
 from autograder.serve.app import App
 from autograder.serve.pages import Workspace

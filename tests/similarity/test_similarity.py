@@ -140,7 +140,7 @@ def test_cli_writes_table_and_json(tmp_path, capsys):
 def test_kept_versions_are_compared_by_default(tmp_path, capsys):
     """No SUBMISSIONS: every graded version kept in the results folder; a student's own versions never pair."""
     from autograder.store.history import keep
-    from autograder.score.results import SubmissionResult
+    from autograder.judge.results import SubmissionResult
 
     a = "01_tensors"
     out = tmp_path / "results"

@@ -1,1 +1,0 @@
-"""Scores, statuses and their result schemas."""
