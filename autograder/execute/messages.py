@@ -4,8 +4,8 @@ A compromised worker can put any value in any field of any message.  Code furthe
 runner's bookkeeping, the judge's test messages, the reports) would raise on a list where a
 string belongs, and store whatever size it is given; so each message is checked here, once,
 against its schema, and turned into fresh plain values holding only the known fields, every
-string cut to the caps of `config.limits` (the ones `judge.results` holds a result to).  A message that does not fit its schema raises
-`wire.PayloadError`: the worker that sent it is retired and the cell or probe it was running is
+string cut to the caps of `config.limits` (those `judge.results` holds a result to).  A message that
+does not fit its schema raises `wire.PayloadError`: the worker that sent it is retired and the cell or probe it was running is
 charged with it (`crashed`), never the grader.
 
     {"event": "cell_start", "index": int}
