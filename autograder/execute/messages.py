@@ -5,8 +5,8 @@ runner's bookkeeping, the judge's test messages, the reports) would raise on a l
 string belongs, and store whatever size it is given; so each message is checked here, once,
 against its schema, and turned into fresh plain values holding only the known fields, every
 string cut to the caps of `config.limits` (those `judge.results` holds a result to).  A message that
-does not fit its schema raises `wire.PayloadError`: the worker that sent it is retired and the cell or probe it was running is
-charged with it (`crashed`), never the grader.
+does not fit its schema raises `wire.PayloadError`: the worker that sent it is retired and the cell or
+probe it was running is charged with it (`crashed`), never the grader.
 
     {"event": "cell_start", "index": int}
     {"event": "cell_end", "index": int, "error": None | ERROR, "notes": [str]}
