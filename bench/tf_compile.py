@@ -1,8 +1,8 @@
 """What one tf02b_kernels submission's C++ costs to compile, as the kit builds it and as the notebook does.
 
-The kit compiles op_source()'s text in a fresh worker for each of the two kernel tests (custom_op, gpu) with
-`probes.compile_flags()` (-O0, TensorFlow's own flags, -z defs; the gpu test appends the kit's launcher of
-KitSiluKernel), and the notebook compiles it once more with its own flags (-O2).  This script compiles the
+The kit compiles op_source()'s text once per submission in a fresh worker, for both kernel tests (custom_op, gpu),
+with `probes.compile_flags()` (-O0, TensorFlow's own flags, -z defs) and the kit's launcher of KitSiluKernel
+appended (the source alone only when that fails), and the notebook compiles it once more with its own flags (-O2).  This script compiles the
 master's source those ways, plus a minimal op (one REGISTER_OP and one kernel), and prints the compiler's CPU
 time (user + sys of the child, from getrusage) and wall time, with the machine's load beside them.
 
@@ -78,8 +78,8 @@ def main() -> None:
     prelude.write_text(probes._GPU_PRELUDE)
     builds = {
         "minimal op, kit flags": (MINIMAL, cflags, lflags),
-        "master, kit flags (custom_op test)": (master, cflags, lflags),
-        "master + launcher, kit flags (gpu test)": (master + "\n" + probes._GPU_EPILOGUE, cflags, lflags),
+        "master, kit flags (the source alone: a GPU kernel that does not build)": (master, cflags, lflags),
+        "master + launcher, kit flags (the kit's build)": (master + "\n" + probes._GPU_EPILOGUE, cflags, lflags),
         "master, notebook flags (-O2)": (master, ["-shared", "-fPIC", "-O2", *tf.sysconfig.get_compile_flags()],
                                          list(tf.sysconfig.get_link_flags())),
     }

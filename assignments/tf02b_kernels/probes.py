@@ -10,7 +10,9 @@ hands the C++ source text to the trusted side, which checks it (`op_source_probl
 never in a worker) and has it compiled with the kit's own flags (`KIT_FLAGS`), loaded and called by this
 module's harness in a worker that never ran the notebook (`student.fresh(kit_ops_run, ...)`).  The compile is its own
 fresh worker (`kit_compile`, where nothing of the student's runs: g++ reads the text), answered once per submission
-(`student.fresh_once`): the public and hidden tests of the CPU ops share one build, those of the GPU kernel another.  The GPU kernel
+(`student.fresh_once`): the public and hidden tests of the CPU ops and of the GPU kernel share one build (the source
+with the GPU launcher appended; only when that fails, a second build of the source alone serves the CPU ops, so a
+broken GPU kernel costs the GPU exercise only).  The GPU kernel
 (`KitSiluKernel`, a `__global__` function) runs there too, on the CPU: the harness compiles the source with a
 prelude that makes `__global__` a plain function and `threadIdx`/`blockIdx`/`blockDim`/`gridDim` variables
 (`_GPU_PRELUDE`), and its own launcher (`_GPU_EPILOGUE`) calls the kernel once per thread of a grid it
@@ -154,9 +156,11 @@ def kit_build(student, cases=(), errors=(), shapes=(), gpu_cases=()):
     problem = op_source_problem(source)
     if problem:
         return {"error": problem}
-    built = student.fresh_once(kit_compile, source, bool(gpu_cases))
+    built = student.fresh_once(kit_compile, source)
     if not (isinstance(built, dict) and isinstance(built.get("lib"), bytes) and isinstance(built.get("tag"), str)):
         return built if not isinstance(built, dict) or "error" in built else {"error": "the kit's build returned no library"}
+    if gpu_cases and built.get("gpu_error"):
+        return {"error": str(built["gpu_error"])}
     return student.fresh(kit_ops_run, built, list(cases), list(errors), list(shapes), list(gpu_cases))
 
 
@@ -287,22 +291,28 @@ def _isolated(fn, timeout=30.0):
     return pickle.loads(b"".join(chunks))
 
 
-def kit_compile(ns, source, gpu):
-    """Run in a fresh worker only (`student.fresh_once`): compile `source` with the kit's flags (with the GPU prelude
-    and launcher when `gpu`), its ops renamed to names of this build's own (a process that registered KitSilu
-    before, the notebook's when a self-check runs this in the student's kernel, would load a library with no new
-    op).  Nothing is loaded here: {"lib": the library's bytes, "tag": the names' suffix} or {"error": why not}."""
+def kit_compile(ns, source):
+    """Run in a fresh worker only (`student.fresh_once`): compile `source` with the kit's flags, the GPU prelude and
+    launcher appended (one build for the CPU ops and the GPU kernel; when that fails, the source alone, and why the
+    launcher did not build), its ops renamed to names of this build's own (a process that registered KitSilu before,
+    the notebook's when a self-check runs this in the student's kernel, would load a library with no new op).
+    Nothing is loaded here: {"lib": the library's bytes, "tag": the names' suffix, "gpu_error": "" or why the
+    launcher did not build} or {"error": why not}."""
     import uuid
 
     tag = f"R{uuid.uuid4().int % 10**9}"
     source = re.sub(r'"(KitSilu|KitLogSumExp)"', lambda m: f'"{m.group(1)}{tag}"', source)
     folder = tempfile.mkdtemp(prefix="kit-ops-")
-    path, done = _compile(folder, source, gpu=gpu)
+    path, done = _compile(folder, source, gpu=True)
+    gpu_error = ""
     if done.returncode != 0:
-        what = "the source with the kit's launcher of KitSiluKernel<T>(n, beta, x, y) appended" if gpu else "the source"
-        return {"error": f"g++ failed on {what}: {done.stderr[-1500:]}"}
+        gpu_error = ("g++ failed on the source with the kit's launcher of KitSiluKernel<T>(n, beta, x, y) appended: "
+                     + done.stderr[-1500:])
+        path, done = _compile(folder, source, gpu=False)
+        if done.returncode != 0:
+            return {"error": f"g++ failed on the source: {done.stderr[-1500:]}"}
     with open(path, "rb") as f:
-        return {"lib": f.read(), "tag": tag}
+        return {"lib": f.read(), "tag": tag, "gpu_error": gpu_error}
 
 
 def kit_ops_run(ns, built, cases, errors=(), shapes=(), gpu_cases=()):

@@ -1,0 +1,56 @@
+"""tf02b_kernels: the kit builds a submission's op_source() once for the CPU ops and the GPU kernel together, and a
+GPU kernel that does not build costs the GPU exercise only (the CPU ops get a library built from the source alone).
+
+`kit_compile` runs in a child Python (it imports TensorFlow for its compile flags; this process never does), with
+`_compile` counted.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("tensorflow")
+
+KIT = Path(__file__).resolve().parents[2]
+CHILD = r"""
+import importlib.util, json, sys
+sys.path.insert(0, sys.argv[1])
+from bench.tf_compile import master_source
+spec = importlib.util.spec_from_file_location("tf02b_probes", sys.argv[1] + "/assignments/tf02b_kernels/probes.py")
+p = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(p)
+calls = []
+real = p._compile
+p._compile = lambda folder, source, gpu: (calls.append(gpu), real(folder, source, gpu))[1]
+source = master_source()
+if sys.argv[2] == "broken gpu kernel":
+    source = source.replace("KitSiluKernel", "KitSiluKernl")   # a typo: the kit's launcher names a kernel that is not there
+built = p.kit_compile({}, source)
+print(json.dumps({"calls": calls, "lib": len(built.get("lib", b"")), "gpu_error": built.get("gpu_error"),
+                  "error": built.get("error")}))
+"""
+
+
+def _build(case: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", CHILD, str(KIT), case], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_one_build_serves_the_cpu_ops_and_the_gpu_kernel():
+    got = _build("master")
+    assert got["calls"] == [True], got
+    assert got["lib"] > 0 and got["gpu_error"] == "" and got["error"] is None
+
+
+@pytest.mark.slow
+def test_a_gpu_kernel_that_does_not_build_leaves_the_cpu_ops_a_library():
+    got = _build("broken gpu kernel")
+    assert got["calls"] == [True, False], got
+    assert got["lib"] > 0 and got["error"] is None
+    assert "KitSiluKernel" in got["gpu_error"] and "launcher" in got["gpu_error"], got["gpu_error"][:300]
