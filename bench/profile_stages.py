@@ -50,7 +50,7 @@ _FUNCS = {
     "student_round_trips": [("autograder/execute/runner.py", "call_many")],  # call() goes through it
     "reference": [("autograder/probe/reference.py", "call")],
     "write": [("autograder/config/files.py", "write_submission")],
-    "to_record": [("autograder/score/results.py", "to_record")],
+    "to_record": [("autograder/judge/results.py", "to_record")],
 }
 
 
