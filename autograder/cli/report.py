@@ -5,6 +5,7 @@ import argparse
 from pathlib import Path
 
 from autograder.cli.common import add_common, grades_of
+from autograder.report.instructor_report import write_report
 
 
 def add(subparsers: argparse._SubParsersAction) -> None:
@@ -16,8 +17,6 @@ def add(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, kit: Path) -> int:
-    from autograder.report.instructor_report import write_report
-
     g = grades_of(args, kit)   # roster names, missing students, late penalties: as the exports
     a, out, rows = g.assignment, g.out, g.rows
     dest = args.to or out / a.id / "report.html"
