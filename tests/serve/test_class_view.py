@@ -48,12 +48,18 @@ def pages_html(ws, template, ctx):
     return app.env.get_template(template).render(who="TA", csrf="c", **ctx)
 
 
+def _signed_in_form(base, token, path, csrf_pattern):
+    """A TA's session, the CSRF token `csrf_pattern` finds on `path`, and the headers of a form posted with it."""
+    cookie = login(base, token)
+    page = request(base, "GET", path, cookie)[2].decode()
+    csrf = re.search(csrf_pattern, page).group(1)
+    return cookie, csrf, {"Content-Type": "application/x-www-form-urlencoded", **cookie}
+
+
 def test_export_buttons_run_the_exports_with_csrf(workspace):
     base, token, out, kit, roster = workspace
-    cookie = login(base, token)
-    page = request(base, "GET", "/a/toy", cookie)[2].decode()
-    csrf = re.search(r'id="exports">\s*<input type="hidden" name="csrf" value="([0-9a-f]+)"', page).group(1)
-    form = {"Content-Type": "application/x-www-form-urlencoded", **cookie}
+    cookie, csrf, form = _signed_in_form(base, token, "/a/toy",
+                                         r'id="exports">\s*<input type="hidden" name="csrf" value="([0-9a-f]+)"')
     assert request(base, "POST", "/a/toy/export", form, urlencode({"format": "json"}).encode())[0] == 403
     assert not (out / "toy" / "grades_export.json").exists()
     status, _, body = request(base, "POST", "/a/toy/export", form, urlencode({"csrf": csrf, "format": "json"}).encode())
@@ -69,10 +75,7 @@ def test_a_group_form_needs_csrf_a_test_of_the_exercise_and_a_comment(workspace)
     from autograder.grades import overrides as ov
 
     base, token, out, kit, roster = workspace
-    cookie = login(base, token)
-    page = request(base, "GET", "/a/toy/e/double", cookie)[2].decode()
-    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
-    headers = {"Content-Type": "application/x-www-form-urlencoded", **cookie}
+    cookie, csrf, headers = _signed_in_form(base, token, "/a/toy/e/double", r'name="csrf" value="([0-9a-f]+)"')
     form = [("sid", "student1_1001"), ("sid", "student3_1003"), ("test", "hidden/test_double.py::test_double_partial"),
             ("score", "1"), ("comment", "dtype kept")]
     assert request(base, "POST", "/a/toy/e/double/apply", headers, urlencode(form).encode())[0] == 403
