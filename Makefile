@@ -11,7 +11,7 @@ JOBS       ?= 2
 PY         := $(VENV)/bin/python
 STAMP      := $(VENV)/.installed
 
-.PHONY: install test demo student check-student check-solutions check-secrets dist bench clean
+.PHONY: install test demo student check-student check-solutions check-curriculum check-secrets dist bench clean
 
 install: $(STAMP)
 
@@ -35,6 +35,11 @@ check-student: install
 check-solutions: install
 	$(PY) -m autograder check-solutions
 
+# Every mutant of tests/curriculum/variants (`make test` grades the first of each exercise): after changing
+# a hidden test or a mutant list.
+check-curriculum: install
+	$(PY) -m pytest -q tests/curriculum --all-mutants
+
 # Each course secret draws other hidden inputs, and a test's verdict must not depend on the draw
 # (docs/writing-tests.md): every master and alternative solution under 12 secrets (~8 min), then the
 # whole curriculum (mutants and stubs too) and the attacks on points for how under 4 more (~30 min).
@@ -43,7 +48,7 @@ SECRETS ?= 1 2 3 4
 HOW_ATTACKS := tests/attacks/test_kernel_evidence.py tests/attacks/test_loop_evidence.py
 check-secrets: install
 	$(PY) tests/curriculum/sweep_secrets.py --secrets 12
-	for s in $(SECRETS); do AUTOGRADER_SECRET="check-secrets-$$s" $(PY) -m pytest -q tests/curriculum $(HOW_ATTACKS) || exit 1; done
+	for s in $(SECRETS); do AUTOGRADER_SECRET="check-secrets-$$s" $(PY) -m pytest -q --all-mutants tests/curriculum $(HOW_ATTACKS) || exit 1; done
 
 student: install
 	$(PY) -m autograder release

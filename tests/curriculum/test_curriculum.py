@@ -9,6 +9,10 @@ Stubs (`pass`, `return None`, `...`, `return <first argument>`; `raise NotImplem
 released notebook) earn 0 on every exercise: points for *how* code behaves (no loops, views, the device)
 come only together with the *what* of the same call, checked against the reference on the trusted side.
 One notebook per stub kind, every solution block stubbed, graded in the same batch as the mutants.
+
+`make test` grades the first mutant of each exercise (every exercise's tests must still tell a plausible
+mistake from a right answer); `--all-mutants` (`make check-curriculum`, `make check-secrets`) grades every
+mutant, about three times the work: run it after changing a hidden test or a mutant list.
 """
 from __future__ import annotations
 
@@ -33,10 +37,21 @@ ASSIGNMENTS = sorted(p.stem for p in (HERE / "variants").glob("*.py"))
 
 
 def _mutants(assignment: str) -> list[dict]:
+    """Every mutant of `variants/<assignment>.py`, in its order (a mutant's index names its notebook)."""
     spec = importlib.util.spec_from_file_location(f"variants_{assignment}", HERE / "variants" / f"{assignment}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.MUTANTS
+
+
+def graded_mutants(assignment: str, everyone: bool) -> dict[int, dict]:
+    """The mutants a run grades, by index: all of them, or the first of each exercise."""
+    mutants, seen = {}, set()
+    for i, m in enumerate(_mutants(assignment)):
+        if everyone or m["exercise"] not in seen:
+            mutants[i] = m
+            seen.add(m["exercise"])
+    return mutants
 
 
 STUBS = {
@@ -111,7 +126,8 @@ def graded(request, tmp_path_factory):
     # alternatives/<id>.ipynb, and <id>.<style>.ipynb for other styles (e.g. another registration API)
     alternatives = [HERE / "alternatives" / f"{name}.ipynb", *sorted((HERE / "alternatives").glob(f"{name}.*.ipynb"))]
     subs = [Submission(f"alternative{p.name.removeprefix(name).removesuffix('.ipynb')}", p, p.name) for p in alternatives]
-    for i, m in enumerate(_mutants(name)):
+    mutants = graded_mutants(name, request.config.getoption("--all-mutants"))
+    for i, m in mutants.items():
         path = edit(a.solution, tmp / f"mutant{i}.ipynb", replace={m["old"]: m["new"]})
         subs.append(Submission(f"mutant{i}", path, m["name"]))
     for kind in STUBS:
@@ -124,7 +140,7 @@ def graded(request, tmp_path_factory):
     with pytest.MonkeyPatch.context() as env:
         env.setenv(VARIANTS_ENV, "2")
         run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu"))
-    return name, a, {r.submission_id: r for r in run.results}
+    return name, a, mutants, {r.submission_id: r for r in run.results}
 
 
 def test_variants_are_well_formed():
@@ -138,8 +154,19 @@ def test_variants_are_well_formed():
             assert m["old"] != m["new"]
 
 
+def test_the_default_run_grades_one_mutant_of_each_exercise():
+    for name in ASSIGNMENTS:
+        every = _mutants(name)
+        some = graded_mutants(name, everyone=False)
+        assert sorted({m["exercise"] for m in some.values()}) == sorted({m["exercise"] for m in every}), name
+        assert len(some) == len({m["exercise"] for m in every}), name
+        assert all(every.index(m) == min(j for j, n in enumerate(every) if n["exercise"] == m["exercise"])
+                   for m in some.values()), name
+        assert graded_mutants(name, everyone=True) == dict(enumerate(every)), name
+
+
 def test_alternative_solution_gets_full_marks(graded):
-    name, a, results = graded
+    name, a, _, results = graded
     for sid, r in results.items():
         if sid.startswith("alternative"):
             lost = [(t.id, t.outcome, t.message[:200]) for t in r.tests if t.score < t.max_score]
@@ -147,9 +174,9 @@ def test_alternative_solution_gets_full_marks(graded):
 
 
 def test_every_mutant_loses_points_on_its_exercise(graded):
-    name, a, results = graded
+    name, a, mutants, results = graded
     survivors = []
-    for i, m in enumerate(_mutants(name)):
+    for i, m in mutants.items():
         r = results[f"mutant{i}"]
         lost = sum(t.max_score - t.score for t in r.tests if t.exercise == m["exercise"])
         if lost <= 0:
@@ -162,7 +189,7 @@ def test_no_wrong_answer_is_a_grader_error(graded):
     """A mutant or a stub causes its own outcomes (failed, timeout, crashed), never an `error`, which
     says the grader could not check (and keeps the result provisional): a test whose check raised on an
     unexpected value (None, a list, a wrong type) instead of failing would blame the grader."""
-    name, a, results = graded
+    name, a, _, results = graded
     errors = [(sid, t.id, t.message[:200]) for sid, r in results.items() for t in r.tests if t.outcome == "error"]
     assert not errors, f"{name}: {errors}"
 
@@ -180,7 +207,7 @@ def test_every_solution_block_belongs_to_a_tested_exercise():
 @pytest.mark.parametrize("kind", list(STUBS))
 def test_stubs_earn_nothing(graded, kind):
     """A stub body earns 0 on every exercise: no points for how-facts without the values."""
-    name, a, results = graded
+    name, a, _, results = graded
     r = results[f"stub_{_slug(kind)}"]
     earned: dict[str, list[str]] = {}
     for t in r.tests:
