@@ -11,7 +11,7 @@ JOBS       ?= 2
 PY         := $(VENV)/bin/python
 STAMP      := $(VENV)/.installed
 
-.PHONY: install test demo student check-student check-solutions check-curriculum check-secrets dist bench clean
+.PHONY: install test check demo student check-student check-solutions check-curriculum check-secrets dist bench clean
 
 install: $(STAMP)
 
@@ -27,18 +27,22 @@ test: install check-student
 	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --quiet autograder tests setup.py
 	$(VENV)/bin/lint-imports   # the layers of docs/architecture.md: no import of a later layer, no cycle
 	$(PY) -m autograder check-solutions
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not deep"
+
+# The exhaustive tier (tests/tiers.py): every assignment where `make test` takes one PyTorch and one
+# TensorFlow assignment, and every mutant of the curriculum.  After changing an assignment or the student package.
+check: test
+	$(PY) -m pytest -q -m deep
+
+# The curriculum alone, mutants included: after changing an assignment's hidden tests or its mutant list.
+check-curriculum: install
+	$(PY) -m pytest -q tests/curriculum
 
 check-student: install
 	$(PY) -m autograder release --check
 
 check-solutions: install
 	$(PY) -m autograder check-solutions
-
-# Every mutant of tests/curriculum/variants (`make test` grades the first of each exercise): after changing
-# a hidden test or a mutant list.
-check-curriculum: install
-	$(PY) -m pytest -q tests/curriculum --all-mutants
 
 # Each course secret draws other hidden inputs, and a test's verdict must not depend on the draw
 # (docs/writing-tests.md): every master and alternative solution under 12 secrets (~8 min), then the
@@ -48,7 +52,7 @@ SECRETS ?= 1 2 3 4
 HOW_ATTACKS := tests/attacks/test_kernel_evidence.py tests/attacks/test_loop_evidence.py
 check-secrets: install
 	$(PY) tests/curriculum/sweep_secrets.py --secrets 12
-	for s in $(SECRETS); do AUTOGRADER_SECRET="check-secrets-$$s" $(PY) -m pytest -q --all-mutants tests/curriculum $(HOW_ATTACKS) || exit 1; done
+	for s in $(SECRETS); do AUTOGRADER_SECRET="check-secrets-$$s" $(PY) -m pytest -q tests/curriculum $(HOW_ATTACKS) || exit 1; done
 
 student: install
 	$(PY) -m autograder release

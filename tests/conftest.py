@@ -9,11 +9,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TOY_KIT = ROOT / "tests" / "fixtures" / "kit"
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--all-mutants", action="store_true",
-                     help="tests/curriculum: grade every mutant, not the first of each exercise (make check-curriculum)")
-
-
 @pytest.fixture(scope="session")
 def kit_root() -> Path:
     return ROOT

@@ -98,7 +98,7 @@ def attacks() -> list[Attack]:
           FULL - 1, "crashed", checks=[*PUBLIC_CRASHED, test_message("public/test_double.py", "unreadable header"),
                                        bounded]),
         A("bounds_tensor_dtype_wrong_type", "double() forges a frame whose tensor node has a list for its dtype "
-          "(decoded as a TypeError in the judge, i.e. a grader error, until the eighth performance session)",
+          "(a TypeError in the judge would make it a grader error)",
           nb("bounds_tensor_dtype_wrong_type", **_on_public(_frame(
               "b'{\"t\": \"tensor\", \"dtype\": [1], \"shape\": [2], \"blob\": 0}'"))),
           FULL - 1, "crashed", checks=[*PUBLIC_CRASHED, test_message("public/test_double.py", "unknown tensor dtype"),

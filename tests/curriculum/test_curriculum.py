@@ -8,11 +8,11 @@ are checked by `autograder check-solutions`, which `make test` runs for every as
 Stubs (`pass`, `return None`, `...`, `return <first argument>`; `raise NotImplementedError` is the
 released notebook) earn 0 on every exercise: points for *how* code behaves (no loops, views, the device)
 come only together with the *what* of the same call, checked against the reference on the trusted side.
-One notebook per stub kind, every solution block stubbed, graded in the same batch as the mutants.
+One notebook per stub kind, every solution block stubbed, graded in the same batch as the alternatives.
 
-`make test` grades the first mutant of each exercise (every exercise's tests must still tell a plausible
-mistake from a right answer); `--all-mutants` (`make check-curriculum`, `make check-secrets`) grades every
-mutant, about three times the work: run it after changing a hidden test or a mutant list.
+`make test` grades every assignment's alternatives and stubs; the mutants (a plausible mistake each, 282 in
+all, 20-70 s of CPU each on a TensorFlow assignment whose hidden tests fit models) are the `deep` tier
+(tests/tiers.py): `make check`, `make check-curriculum`, after changing an assignment's tests or mutants.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from autograder.judge.session import GradeOptions
 from autograder.student.release import _BLOCK
 from autograder.pipeline import grade_class
 from tests.nbfactory import edit
+from tests.tiers import deep
 
 HERE = Path(__file__).parent
 KIT = HERE.parents[1]
@@ -37,21 +38,10 @@ ASSIGNMENTS = sorted(p.stem for p in (HERE / "variants").glob("*.py"))
 
 
 def _mutants(assignment: str) -> list[dict]:
-    """Every mutant of `variants/<assignment>.py`, in its order (a mutant's index names its notebook)."""
     spec = importlib.util.spec_from_file_location(f"variants_{assignment}", HERE / "variants" / f"{assignment}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.MUTANTS
-
-
-def graded_mutants(assignment: str, everyone: bool) -> dict[int, dict]:
-    """The mutants a run grades, by index: all of them, or the first of each exercise."""
-    mutants, seen = {}, set()
-    for i, m in enumerate(_mutants(assignment)):
-        if everyone or m["exercise"] not in seen:
-            mutants[i] = m
-            seen.add(m["exercise"])
-    return mutants
 
 
 STUBS = {
@@ -118,29 +108,42 @@ def _slug(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name)[:60]
 
 
-@pytest.fixture(scope="module", params=ASSIGNMENTS)
-def graded(request, tmp_path_factory):
-    name = request.param
+def _grade(name: str, tmp: Path, subs: list[Submission]) -> dict:
     a = load_assignment(name, KIT)
-    tmp = tmp_path_factory.mktemp(name)
-    # alternatives/<id>.ipynb, and <id>.<style>.ipynb for other styles (e.g. another registration API)
-    alternatives = [HERE / "alternatives" / f"{name}.ipynb", *sorted((HERE / "alternatives").glob(f"{name}.*.ipynb"))]
-    subs = [Submission(f"alternative{p.name.removeprefix(name).removesuffix('.ipynb')}", p, p.name) for p in alternatives]
-    mutants = graded_mutants(name, request.config.getoption("--all-mutants"))
-    for i, m in mutants.items():
-        path = edit(a.solution, tmp / f"mutant{i}.ipynb", replace={m["old"]: m["new"]})
-        subs.append(Submission(f"mutant{i}", path, m["name"]))
-    for kind in STUBS:
-        subs.append(Submission(f"stub_{_slug(kind)}", stubbed(a.solution, tmp / f"stub_{_slug(kind)}.ipynb", kind), kind))
-    # Two variants of the hidden inputs, not one per notebook: each mutant is still judged on a variant's hidden
-    # inputs (two draws across the batch), and the master answers each variant's once, not once per mutant (a
+    # Two variants of the hidden inputs, not one per notebook: each notebook is still judged on a variant's hidden
+    # inputs (two draws across the batch), and the master answers each variant's once, not once per notebook (a
     # TensorFlow assignment's hidden tests fit models: per-notebook variants nearly doubled tf04's batch, 406 s
     # against 225 s with one).  Per-student variants are tested by tests/e2e/test_variants.py, and every
     # verdict here under other draws by `make check-secrets`.
     with pytest.MonkeyPatch.context() as env:
         env.setenv(VARIANTS_ENV, "2")
         run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu"))
-    return name, a, mutants, {r.submission_id: r for r in run.results}
+    return {r.submission_id: r for r in run.results}
+
+
+@pytest.fixture(scope="module", params=ASSIGNMENTS)
+def graded(request, tmp_path_factory):
+    """The alternatives and one notebook per stub kind, graded in one batch."""
+    name = request.param
+    a = load_assignment(name, KIT)
+    tmp = tmp_path_factory.mktemp(name)
+    # alternatives/<id>.ipynb, and <id>.<style>.ipynb for other styles (e.g. another registration API)
+    alternatives = [HERE / "alternatives" / f"{name}.ipynb", *sorted((HERE / "alternatives").glob(f"{name}.*.ipynb"))]
+    subs = [Submission(f"alternative{p.name.removeprefix(name).removesuffix('.ipynb')}", p, p.name) for p in alternatives]
+    for kind in STUBS:
+        subs.append(Submission(f"stub_{_slug(kind)}", stubbed(a.solution, tmp / f"stub_{_slug(kind)}.ipynb", kind), kind))
+    return name, a, _grade(name, tmp, subs)
+
+
+@pytest.fixture(scope="module", params=[pytest.param(n, marks=deep) for n in ASSIGNMENTS])
+def mutated(request, tmp_path_factory):
+    """Every mutant of the assignment, graded in one batch."""
+    name = request.param
+    a = load_assignment(name, KIT)
+    tmp = tmp_path_factory.mktemp(f"{name}-mutants")
+    subs = [Submission(f"mutant{i}", edit(a.solution, tmp / f"mutant{i}.ipynb", replace={m["old"]: m["new"]}), m["name"])
+            for i, m in enumerate(_mutants(name))]
+    return name, a, _grade(name, tmp, subs)
 
 
 def test_variants_are_well_formed():
@@ -154,29 +157,18 @@ def test_variants_are_well_formed():
             assert m["old"] != m["new"]
 
 
-def test_the_default_run_grades_one_mutant_of_each_exercise():
-    for name in ASSIGNMENTS:
-        every = _mutants(name)
-        some = graded_mutants(name, everyone=False)
-        assert sorted({m["exercise"] for m in some.values()}) == sorted({m["exercise"] for m in every}), name
-        assert len(some) == len({m["exercise"] for m in every}), name
-        assert all(every.index(m) == min(j for j, n in enumerate(every) if n["exercise"] == m["exercise"])
-                   for m in some.values()), name
-        assert graded_mutants(name, everyone=True) == dict(enumerate(every)), name
-
-
 def test_alternative_solution_gets_full_marks(graded):
-    name, a, _, results = graded
+    name, a, results = graded
     for sid, r in results.items():
         if sid.startswith("alternative"):
             lost = [(t.id, t.outcome, t.message[:200]) for t in r.tests if t.score < t.max_score]
             assert r.score == a.total_points, (sid, lost)
 
 
-def test_every_mutant_loses_points_on_its_exercise(graded):
-    name, a, mutants, results = graded
+def test_every_mutant_loses_points_on_its_exercise(mutated):
+    name, a, results = mutated
     survivors = []
-    for i, m in mutants.items():
+    for i, m in enumerate(_mutants(name)):
         r = results[f"mutant{i}"]
         lost = sum(t.max_score - t.score for t in r.tests if t.exercise == m["exercise"])
         if lost <= 0:
@@ -185,13 +177,21 @@ def test_every_mutant_loses_points_on_its_exercise(graded):
     assert not survivors, f"{name}: mutants that lose nothing on their exercise: {survivors}"
 
 
-def test_no_wrong_answer_is_a_grader_error(graded):
-    """A mutant or a stub causes its own outcomes (failed, timeout, crashed), never an `error`, which
-    says the grader could not check (and keeps the result provisional): a test whose check raised on an
-    unexpected value (None, a list, a wrong type) instead of failing would blame the grader."""
-    name, a, _, results = graded
-    errors = [(sid, t.id, t.message[:200]) for sid, r in results.items() for t in r.tests if t.outcome == "error"]
-    assert not errors, f"{name}: {errors}"
+def _grader_errors(results: dict) -> list:
+    """A wrong answer causes its own outcomes (failed, timeout, crashed), never an `error`, which says the grader
+    could not check (and keeps the result provisional): a test whose check raised on an unexpected value (None,
+    a list, a wrong type) instead of failing would blame the grader."""
+    return [(sid, t.id, t.message[:200]) for sid, r in results.items() for t in r.tests if t.outcome == "error"]
+
+
+def test_no_stub_is_a_grader_error(graded):
+    name, a, results = graded
+    assert not _grader_errors(results), name
+
+
+def test_no_mutant_is_a_grader_error(mutated):
+    name, a, results = mutated
+    assert not _grader_errors(results), name
 
 
 def test_every_solution_block_belongs_to_a_tested_exercise():
@@ -207,7 +207,7 @@ def test_every_solution_block_belongs_to_a_tested_exercise():
 @pytest.mark.parametrize("kind", list(STUBS))
 def test_stubs_earn_nothing(graded, kind):
     """A stub body earns 0 on every exercise: no points for how-facts without the values."""
-    name, a, _, results = graded
+    name, a, results = graded
     r = results[f"stub_{_slug(kind)}"]
     earned: dict[str, list[str]] = {}
     for t in r.tests:

@@ -3,9 +3,9 @@
 Rule 2 (docs/security.md): points come from values the trusted side compares with the reference, so a
 worker that returns None, True, 0, its first argument or an object of another type to every call, the
 facts of *how* included, earns 0 on every test of every assignment; and rule 3: what it returns is its
-own `failed`, never the grader's `error` (a check raising on the lie was one, until the eighth
-performance session).  The lies go straight to the tests, bypassing the notebook: the judge's tests
-and the real reference (the master in its worker) are what is under test here.
+own `failed`, never the grader's `error` (which a check raising on the lie would make it).  The lies go
+straight to the tests, bypassing the notebook: the judge's tests and the real reference (the master in its
+worker) are what is under test here.  `make test` sends them to the representatives (tests/tiers.py).
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from autograder.execute import wire
 from autograder.judge.session import GradeOptions, close_references, prepare_tests, reference_for
 from autograder.probe.seeds import Seeds
 from tests.curriculum.test_curriculum import ASSIGNMENTS, KIT
+from tests.tiers import per_assignment
 
 LIES = {
     "None": lambda args: None,
@@ -72,7 +73,7 @@ class ShapedLiar:
 SHAPED_LIES = {"the right shape, every leaf None": lambda leaf: None, "the right shape, leaves of another type": _other_type}
 
 
-@pytest.fixture(scope="module", params=ASSIGNMENTS)
+@pytest.fixture(scope="module", params=per_assignment(ASSIGNMENTS))
 def lied_to(request):
     """Every lie through every test of one assignment: {lie: [TestResult]}."""
     a = load_assignment(request.param, KIT)

@@ -34,6 +34,7 @@ from autograder.student import public_checks as checks
 from autograder.notebook.imports import imported_modules
 from autograder.student.release import BEGIN, install_line, release
 from autograder.student.checking import INSTALL
+from tests.tiers import per_assignment
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -233,7 +234,7 @@ def test_setup_cell_names_the_install_line_before_any_import(kit, assignment, tm
     assert "%pip install torch-course-autograder " not in setup
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+@pytest.mark.parametrize("assignment", per_assignment(ASSIGNMENTS))
 def test_each_lone_notebook_checks_itself_after_the_readme_install(kit, assignment, tmp_path, request):
     nb = nbformat.read(release(kit, assignment, tmp_path / "released")[0], as_version=4)   # = student/
     student_python = _python_for(nb, request)
@@ -287,15 +288,7 @@ def test_check_all_finds_its_file_when_a_copy_sits_beside_it(kit, student_python
     assert "Cannot tell which file" not in report and "Running mine.ipynb top to bottom" in report, report
 
 
-# Exercises answered by top-level code (a solution block outside any function): the released stub raises when
-# its cell runs, so Run All stops there until the master asks for them through a function.
-_TOP_LEVEL_EXERCISES = {
-}
-
-
-@pytest.mark.parametrize("assignment", [
-    pytest.param(a, marks=pytest.mark.xfail(reason=_TOP_LEVEL_EXERCISES[a], strict=True)) if a in _TOP_LEVEL_EXERCISES
-    else a for a in ASSIGNMENTS])
+@pytest.mark.parametrize("assignment", per_assignment(ASSIGNMENTS))
 def test_blank_notebook_runs_through_saying_not_answered_yet(assignment, tmp_path):
     """Run All on an untouched notebook stops at nothing: each check says "not answered yet", and no cell
     raises because an exercise above it is still a stub (Jupyter's Run All would stop there).  The notebook
