@@ -45,8 +45,8 @@ check-solutions: install
 	$(PY) -m autograder check-solutions
 
 # Each course secret draws other hidden inputs, and a test's verdict must not depend on the draw
-# (docs/writing-tests.md): every master and alternative solution under 12 secrets (~8 min), then the
-# whole curriculum (mutants and stubs too) and the attacks on points for how under 4 more (~30 min).
+# (docs/writing-tests.md, which gives the times): every master and alternative solution under 12 secrets,
+# then the whole curriculum (mutants and stubs too) and the attacks on points for how under 4 more.
 SECRETS ?= 1 2 3 4
 # Points for how (docs/writing-tests.md): the attacks that fake them earn no more than honest work under each secret too.
 HOW_ATTACKS := tests/attacks/test_kernel_evidence.py tests/attacks/test_loop_evidence.py

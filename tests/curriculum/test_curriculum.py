@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.config.assignment import load_assignment
+from autograder.config.assignment import Assignment, load_assignment
 from autograder.config.course import VARIANTS_ENV
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
@@ -108,8 +108,7 @@ def _slug(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name)[:60]
 
 
-def _grade(name: str, tmp: Path, subs: list[Submission]) -> dict:
-    a = load_assignment(name, KIT)
+def _grade(a: Assignment, tmp: Path, subs: list[Submission]) -> dict:
     # Two variants of the hidden inputs, not one per notebook: each notebook is still judged on a variant's hidden
     # inputs (two draws across the batch), and the master answers each variant's once, not once per notebook (a
     # TensorFlow assignment's hidden tests fit models: per-notebook variants nearly doubled tf04's batch, 406 s
@@ -132,7 +131,7 @@ def graded(request, tmp_path_factory):
     subs = [Submission(f"alternative{p.name.removeprefix(name).removesuffix('.ipynb')}", p, p.name) for p in alternatives]
     for kind in STUBS:
         subs.append(Submission(f"stub_{_slug(kind)}", stubbed(a.solution, tmp / f"stub_{_slug(kind)}.ipynb", kind), kind))
-    return name, a, _grade(name, tmp, subs)
+    return name, a, _grade(a, tmp, subs)
 
 
 @pytest.fixture(scope="module", params=[pytest.param(n, marks=deep) for n in ASSIGNMENTS])
@@ -143,7 +142,7 @@ def mutated(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp(f"{name}-mutants")
     subs = [Submission(f"mutant{i}", edit(a.solution, tmp / f"mutant{i}.ipynb", replace={m["old"]: m["new"]}), m["name"])
             for i, m in enumerate(_mutants(name))]
-    return name, a, _grade(name, tmp, subs)
+    return name, a, _grade(a, tmp, subs)
 
 
 def test_variants_are_well_formed():
@@ -186,12 +185,14 @@ def _grader_errors(results: dict) -> list:
 
 def test_no_stub_is_a_grader_error(graded):
     name, a, results = graded
-    assert not _grader_errors(results), name
+    errors = _grader_errors(results)
+    assert not errors, f"{name}: {errors}"
 
 
 def test_no_mutant_is_a_grader_error(mutated):
     name, a, results = mutated
-    assert not _grader_errors(results), name
+    errors = _grader_errors(results)
+    assert not errors, f"{name}: {errors}"
 
 
 def test_every_solution_block_belongs_to_a_tested_exercise():
