@@ -2,9 +2,10 @@
 
 The kit compiles op_source()'s text once per submission in a fresh worker, for both kernel tests (custom_op, gpu),
 with `probes.compile_flags()` (-O0, TensorFlow's own flags, -z defs) and the kit's launcher of KitSiluKernel
-appended (the source alone only when that fails), and the notebook compiles it once more with its own flags (-O2).  This script compiles the
-master's source those ways, plus a minimal op (one REGISTER_OP and one kernel), and prints the compiler's CPU
-time (user + sys of the child, from getrusage) and wall time, with the machine's load beside them.
+appended (the source alone only when that fails), and the framework's headers precompiled when `make install` built
+them (`probes.build_framework_pch`), and the notebook compiles it once more with its own flags (-O2).  This script
+compiles the master's source those ways, plus a minimal op (one REGISTER_OP and one kernel), and prints the
+compiler's CPU time (user + sys of the child, from getrusage) and wall time, with the machine's load beside them.
 
     .venv/bin/python bench/tf_compile.py [--repeat 3]
 """
@@ -76,18 +77,22 @@ def main() -> None:
     master = master_source()
     prelude = folder / "prelude.h"
     prelude.write_text(probes._GPU_PRELUDE)
+    pch = Path(probes.framework_pch_folder(cflags)) / "kit_framework.h"
     builds = {
         "minimal op, kit flags": (MINIMAL, cflags, lflags),
         "master, kit flags (the source alone: a GPU kernel that does not build)": (master, cflags, lflags),
-        "master + launcher, kit flags (the kit's build)": (master + "\n" + probes._GPU_EPILOGUE, cflags, lflags),
+        "master + launcher, kit flags (without precompiled headers)": (master + "\n" + probes._GPU_EPILOGUE, cflags, lflags),
         "master, notebook flags (-O2)": (master, ["-shared", "-fPIC", "-O2", *tf.sysconfig.get_compile_flags()],
                                          list(tf.sysconfig.get_link_flags())),
     }
+    if Path(str(pch) + ".gch").exists():  # built by `make install`
+        builds["master + launcher, kit flags, precompiled headers (the kit's build)"] = (
+            master + "\n" + probes._GPU_EPILOGUE, cflags, lflags, pch)
     rows = []
-    for name, (source, cf, lf) in builds.items():
+    for name, (source, cf, lf, *header) in builds.items():
         src = folder / "ops.cc"
         src.write_text(source)
-        argv = ["g++", *cf, "-include", str(prelude), "-o", str(folder / "ops.so"), str(src), *lf]
+        argv = ["g++", *cf, "-include", str(header[0] if header else prelude), "-o", str(folder / "ops.so"), str(src), *lf]
         runs = [compile_once(argv) for _ in range(args.repeat)]
         rows.append({"build": name, "cpu_s": round(statistics.median(r[0] for r in runs), 2),
                      "wall_s": round(statistics.median(r[1] for r in runs), 2), "repeat": args.repeat})

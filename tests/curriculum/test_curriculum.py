@@ -8,11 +8,13 @@ are checked by `autograder check-solutions`, which `make test` runs for every as
 Stubs (`pass`, `return None`, `...`, `return <first argument>`; `raise NotImplementedError` is the
 released notebook) earn 0 on every exercise: points for *how* code behaves (no loops, views, the device)
 come only together with the *what* of the same call, checked against the reference on the trusted side.
-One notebook per stub kind, every solution block stubbed, graded in the same batch as the alternatives.
+One notebook per stub kind, every solution block stubbed, graded in one batch (with the alternatives, for a
+representative).
 
-`make test` grades every assignment's alternatives and stubs; the mutants (a plausible mistake each, 282 in
-all, 20-70 s of CPU each on a TensorFlow assignment whose hidden tests fit models) are the `deep` tier
-(tests/tiers.py): `make check`, `make check-curriculum`, after changing an assignment's tests or mutants.
+`make test` grades every assignment's stubs, and the representatives' alternatives (tests/tiers.py); the
+other alternatives and the mutants (a plausible mistake each, 282 in all, 20-70 s of CPU each on a TensorFlow
+assignment whose hidden tests fit models) are the `deep` tier: `make check`, `make check-curriculum`, after
+changing an assignment's notebook, tests or mutants.  They check the teaching material; the stubs check the kit.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from autograder.judge.session import GradeOptions
 from autograder.student.release import _BLOCK
 from autograder.pipeline import grade_class
 from tests.nbfactory import edit
-from tests.tiers import deep
+from tests.tiers import REPRESENTATIVES, deep, per_assignment
 
 HERE = Path(__file__).parent
 KIT = HERE.parents[1]
@@ -120,18 +122,39 @@ def _grade(a: Assignment, tmp: Path, subs: list[Submission]) -> dict:
     return {r.submission_id: r for r in run.results}
 
 
+_BATCHES: dict[tuple[str, bool, bool], tuple[str, Assignment, dict]] = {}
+
+
+def _batch(name: str, tmp_path_factory, *, stubs: bool, alternatives: bool) -> tuple[str, Assignment, dict]:
+    """The stubs (one notebook per stub kind) and/or the alternatives of `name`, graded in one batch, once."""
+    key = (name, stubs, alternatives)
+    if key not in _BATCHES:
+        a = load_assignment(name, KIT)
+        tmp = tmp_path_factory.mktemp(name)
+        subs = []
+        if alternatives:  # alternatives/<id>.ipynb, and <id>.<style>.ipynb for other styles (another registration API)
+            paths = [HERE / "alternatives" / f"{name}.ipynb", *sorted((HERE / "alternatives").glob(f"{name}.*.ipynb"))]
+            subs += [Submission(f"alternative{p.name.removeprefix(name).removesuffix('.ipynb')}", p, p.name)
+                     for p in paths]
+        if stubs:
+            subs += [Submission(f"stub_{_slug(kind)}", stubbed(a.solution, tmp / f"stub_{_slug(kind)}.ipynb", kind),
+                                kind) for kind in STUBS]
+        _BATCHES[key] = name, a, _grade(a, tmp, subs)
+    return _BATCHES[key]
+
+
 @pytest.fixture(scope="module", params=ASSIGNMENTS)
 def graded(request, tmp_path_factory):
-    """The alternatives and one notebook per stub kind, graded in one batch."""
+    """Every assignment's stubs; a representative's alternatives in the same batch (one reference pass for both)."""
     name = request.param
-    a = load_assignment(name, KIT)
-    tmp = tmp_path_factory.mktemp(name)
-    # alternatives/<id>.ipynb, and <id>.<style>.ipynb for other styles (e.g. another registration API)
-    alternatives = [HERE / "alternatives" / f"{name}.ipynb", *sorted((HERE / "alternatives").glob(f"{name}.*.ipynb"))]
-    subs = [Submission(f"alternative{p.name.removeprefix(name).removesuffix('.ipynb')}", p, p.name) for p in alternatives]
-    for kind in STUBS:
-        subs.append(Submission(f"stub_{_slug(kind)}", stubbed(a.solution, tmp / f"stub_{_slug(kind)}.ipynb", kind), kind))
-    return name, a, _grade(a, tmp, subs)
+    return _batch(name, tmp_path_factory, stubs=True, alternatives=name in REPRESENTATIVES)
+
+
+@pytest.fixture(scope="module", params=per_assignment(ASSIGNMENTS))
+def alternated(request, tmp_path_factory):
+    """The alternatives: a representative's from the batch `graded` grades, the others' in a batch of their own."""
+    name = request.param
+    return _batch(name, tmp_path_factory, stubs=name in REPRESENTATIVES, alternatives=True)
 
 
 @pytest.fixture(scope="module", params=[pytest.param(n, marks=deep) for n in ASSIGNMENTS])
@@ -156,12 +179,13 @@ def test_variants_are_well_formed():
             assert m["old"] != m["new"]
 
 
-def test_alternative_solution_gets_full_marks(graded):
-    name, a, results = graded
-    for sid, r in results.items():
-        if sid.startswith("alternative"):
-            lost = [(t.id, t.outcome, t.message[:200]) for t in r.tests if t.score < t.max_score]
-            assert r.score == a.total_points, (sid, lost)
+def test_alternative_solution_gets_full_marks(alternated):
+    name, a, results = alternated
+    alternatives = [sid for sid in results if sid.startswith("alternative")]
+    assert alternatives, name
+    for sid in alternatives:
+        lost = [(t.id, t.outcome, t.message[:200]) for t in results[sid].tests if t.score < t.max_score]
+        assert results[sid].score == a.total_points, (sid, lost)
 
 
 def test_every_mutant_loses_points_on_its_exercise(mutated):

@@ -1,5 +1,7 @@
 """tf02b_kernels: the kit builds a submission's op_source() once for the CPU ops and the GPU kernel together, and a
 GPU kernel that does not build costs the GPU exercise only (the CPU ops get a library built from the source alone).
+A source whose first lines are #include lines only, the framework's three among them, is built with the precompiled
+header `make install` builds; any other source as it is.
 
 `kit_compile` runs in a child Python (it imports TensorFlow for its compile flags; this process never does), with
 `_compile` counted.
@@ -57,3 +59,40 @@ def test_a_gpu_kernel_that_does_not_build_leaves_the_cpu_ops_a_library():
     assert got["calls"] == [True, False], got
     assert got["lib"] > 0 and got["error"] is None
     assert "KitSiluKernel" in got["gpu_error"] and "launcher" in got["gpu_error"], got["gpu_error"][:300]
+
+
+PCH_CHILD = r"""
+import importlib.util, json, os, subprocess, sys, tempfile
+sys.path.insert(0, sys.argv[1])
+from bench.tf_compile import master_source
+spec = importlib.util.spec_from_file_location("tf02b_probes", sys.argv[1] + "/assignments/tf02b_kernels/probes.py")
+p = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(p)
+master = master_source()
+op_h = '#include "tensorflow/core/framework/op.h"'
+sources = {"master": master, "comment first": "// my ops\n/* two */\n" + master.lstrip(),
+           "another header among them": master.replace(op_h, op_h + '\n#include "tensorflow/core/framework/common_shape_fns.h"', 1),
+           "define first": "#define EIGEN_USE_THREADS\n" + master,
+           "define among them": master.replace(op_h, op_h + "\n#define EIGEN_USE_THREADS", 1),
+           "one missing": master.replace(op_h, "#include <cmath>", 1)}
+included = {}
+for name, source in sources.items():
+    argv = p.compile_command(tempfile.mkdtemp(), source, gpu=True)
+    included[name] = os.path.basename(argv[argv.index("-include") + 1])
+argv = p.compile_command(tempfile.mkdtemp(), master, gpu=True)
+done = subprocess.run([*argv, "-H"], capture_output=True, text=True, timeout=300)
+used = [line for line in done.stderr.splitlines() if line.endswith(".gch")]
+print(json.dumps({"included": included, "rc": done.returncode, "used": used, "err": done.stderr[-2000:] if done.returncode else ""}))
+"""
+
+
+@pytest.mark.slow
+def test_a_source_that_begins_with_the_framework_includes_uses_the_precompiled_header():
+    done = subprocess.run([sys.executable, "-c", PCH_CHILD, str(KIT)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["included"] == {"master": "kit_framework.h", "comment first": "kit_framework.h",
+                               "another header among them": "kit_framework.h", "define first": "prelude.h",
+                               "define among them": "prelude.h", "one missing": "prelude.h"}, got  # `make install` built it
+    assert got["rc"] == 0, got["err"]
+    assert len(got["used"]) == 1 and got["used"][0].startswith("! "), got["used"]  # g++ -H: "!" a valid PCH, "x" not
