@@ -6,8 +6,11 @@ either gets ENOSPC in that cell, with a message that says which limit it hit, an
 with the worker.  Tested under the warm (zygote-forked) and the cold (one bwrap per worker) sandbox.
 """
 import os
+import sys
+from pathlib import Path
 
 import pytest
+import torch
 
 from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
@@ -131,3 +134,18 @@ def test_the_bwrap_that_was_checked_is_the_one_that_runs(kind, tmp_path, monkeyp
         assert rec.status == "ok" and marker.read_text().count("run") >= 1
     finally:
         sandbox_module._bwrap.cache_clear()
+
+
+def test_what_the_install_built_cannot_be_written(isolation):
+    """site-packages, and what `make install` built beside it under the interpreter's prefix (tf02b's precompiled
+    framework headers, which every kit build of a kernel reads), are read-only inside: no worker can change what
+    another one imports or compiles."""
+    built = sorted(Path(sys.prefix, "share", "autograder").rglob("*"))
+    assert any(p.suffix == ".gch" for p in built), built  # `make install` built tf02b's header
+    folders = [p for p in built if p.is_dir()] + [Path(torch.__file__).parent]
+    targets = [str(p) for p in built if p.is_file()] + [torch.__file__] + [str(f / "ag-new-file") for f in folders]
+    code = (f"for path in {targets!r}:\n"
+            "    try:\n        open(path, 'ab').close()\n    except OSError:\n        continue\n"
+            "    raise AssertionError(path + ' is writable')")
+    (rec,) = _run(isolation, code)
+    assert rec.status == "ok", rec.error
