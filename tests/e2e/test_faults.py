@@ -684,7 +684,8 @@ def test_judges_are_forked_from_a_forkserver_that_imported_torch(toy_kit):
         servers = {_parent_of(pid) for pid in judges}
         assert len(servers) == 1 and os.getpid() not in servers, (judges, servers)
         (server,) = servers
-        assert "libtorch" in Path(f"/proc/{server}/maps").read_text()  # loaded there, shared by every fork
+        cmdline = Path(f"/proc/{server}/cmdline").read_bytes()[:500]
+        assert "libtorch" in Path(f"/proc/{server}/maps").read_text(), (server, cmdline)  # loaded there, shared by every fork
     finally:
         pool.shutdown()
 
