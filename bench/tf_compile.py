@@ -77,7 +77,6 @@ def main() -> None:
     master = master_source()
     prelude = folder / "prelude.h"
     prelude.write_text(probes._GPU_PRELUDE)
-    pch = Path(probes.framework_pch_folder(cflags)) / "kit_framework.h"
     builds = {
         "minimal op, kit flags": (MINIMAL, cflags, lflags),
         "master, kit flags (the source alone: a GPU kernel that does not build)": (master, cflags, lflags),
@@ -85,14 +84,17 @@ def main() -> None:
         "master, notebook flags (-O2)": (master, ["-shared", "-fPIC", "-O2", *tf.sysconfig.get_compile_flags()],
                                          list(tf.sysconfig.get_link_flags())),
     }
-    if Path(str(pch) + ".gch").exists():  # built by `make install`
-        builds["master + launcher, kit flags, precompiled headers (the kit's build)"] = (
-            master + "\n" + probes._GPU_EPILOGUE, cflags, lflags, pch)
-    rows = []
-    for name, (source, cf, lf, *header) in builds.items():
-        src = folder / "ops.cc"
+    argvs = {}
+    for i, (name, (source, cf, lf)) in enumerate(builds.items()):
+        src = folder / f"ops{i}.cc"
         src.write_text(source)
-        argv = ["g++", *cf, "-include", str(header[0] if header else prelude), "-o", str(folder / "ops.so"), str(src), *lf]
+        argvs[name] = ["g++", *cf, "-include", str(prelude), "-o", str(folder / "ops.so"), str(src), *lf]
+    # the kit's own command (it writes its files): the precompiled headers where `make install` built them
+    (folder / "kit").mkdir()
+    kit = probes.compile_command(str(folder / "kit"), master, gpu=True)
+    argvs[f"master + launcher, the kit's build (-include {Path(kit[kit.index('-include') + 1]).name})"] = kit
+    rows = []
+    for name, argv in argvs.items():
         runs = [compile_once(argv) for _ in range(args.repeat)]
         rows.append({"build": name, "cpu_s": round(statistics.median(r[0] for r in runs), 2),
                      "wall_s": round(statistics.median(r[1] for r in runs), 2), "repeat": args.repeat})

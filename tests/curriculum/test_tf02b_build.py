@@ -21,13 +21,16 @@ import pytest
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow is not installed")
 
 KIT = Path(__file__).resolve().parents[2]
-CHILD = r"""
-import importlib.util, json, sys
+# the start of each child: the kit's root is argv[1]; `p` is tf02b's probes module, `master_source` the master's C++
+LOAD_PROBES = r"""
+import importlib.util, json, os, subprocess, sys, tempfile
 sys.path.insert(0, sys.argv[1])
 from bench.tf_compile import master_source
 spec = importlib.util.spec_from_file_location("tf02b_probes", sys.argv[1] + "/assignments/tf02b_kernels/probes.py")
 p = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(p)
+"""
+CHILD = LOAD_PROBES + r"""
 calls = []
 real = p._compile
 p._compile = lambda folder, source, gpu: (calls.append(gpu), real(folder, source, gpu))[1]
@@ -61,13 +64,7 @@ def test_a_gpu_kernel_that_does_not_build_leaves_the_cpu_ops_a_library():
     assert "KitSiluKernel" in got["gpu_error"] and "launcher" in got["gpu_error"], got["gpu_error"][:300]
 
 
-PCH_CHILD = r"""
-import importlib.util, json, os, subprocess, sys, tempfile
-sys.path.insert(0, sys.argv[1])
-from bench.tf_compile import master_source
-spec = importlib.util.spec_from_file_location("tf02b_probes", sys.argv[1] + "/assignments/tf02b_kernels/probes.py")
-p = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(p)
+PCH_CHILD = LOAD_PROBES + r"""
 master = master_source()
 op_h = '#include "tensorflow/core/framework/op.h"'
 sources = {"master": master, "comment first": "// my ops\n/* two */\n" + master.lstrip(),

@@ -71,7 +71,6 @@ def test_a_looping_answer_costs_its_budget_not_its_minute(kit_root, tmp_path, co
         assert stopped and budget is not None, loop_calls  # the loop was stopped, not run to its end
         assert budget <= MAX_BUDGET, loop_calls  # a loop-sized budget, not a minute
         assert cpu <= budget + OVERSHOOT, loop_calls  # stopped as soon as it was spent
-    print("costed calls (cpu, budget, stopped):", master_calls, loop_calls)
     by_test = {t.id.split("::")[0] + "::" + t.id.split("::")[1].split("[")[0]: t for t in loop.tests}
     for test_id in ("public/test_vectorised.py::test_pairwise_distances_no_loops",
                     "hidden/test_vectorised.py::test_no_python_loops"):
