@@ -193,8 +193,8 @@ def check_master(reference: SubmissionResult) -> None:
 def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions, result: SubmissionResult,
                    ran: list[str] | None) -> str:
     """'' when the master scores full marks, under the student's `variant`, on every hidden test file in which
-    `result` lost points (of the files that `ran`; not to an untouched stub, 0 whatever the master does),
-    else why not: the gate of a variant.  The course-wide inputs passed it before anyone was graded and
+    `result` lost points (of the files that `ran`; not to an untouched stub, nor in a notebook that could not
+    be read: 0 whatever the master does), else why not: the gate of a variant.  The course-wide inputs passed it before anyone was graded and
     public tests do not vary; a point lost on a file the master fails on this variant would charge the
     student for the assignment.  The master's answers were computed while the student was graded (its
     worker answers a variant's misses), so this is mostly cache hits; each file is proven once per
@@ -202,7 +202,7 @@ def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions, 
     hidden = assignment.hidden_dir.name
     lost = sorted({t.file for t in result.tests if Path(t.file).parts[0] == hidden and t.score < t.max_score
                    and (ran is None or t.file in ran) and not t.message.startswith(NOT_ANSWERED)})
-    if not variant or not lost:
+    if not variant or not lost or result.status == "invalid":  # an unreadable file answered nothing
         return ""
 
     def run(files: list[str]) -> str:

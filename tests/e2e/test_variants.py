@@ -138,7 +138,8 @@ def test_n_variants_share_inputs_within_a_variant(toy_kit, tmp_path, course):
 def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tmp_path, course):
     """The course-wide gate passes, but a hidden test is wrong for some inputs: the student who loses its
     points on a variant the master fails too gets a provisional result (graded again on the next run,
-    exported blank), never the points taken.  Points lost to an untouched stub need no proof: 0 whatever."""
+    exported blank), never the points taken.  Points lost to an untouched stub, or in a notebook that cannot be
+    read, need no proof: 0 whatever the master does on that variant."""
     kit = tmp_path / "kit"
     shutil.copytree(toy_kit, kit)
     seeds = Seeds(SECRET.encode(), "toy")
@@ -151,10 +152,12 @@ def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tm
     fits = lambda n: Seeds(SECRET.encode(), "toy", seeds.variant_of(n)).test(test_id) % 2 == parity  # noqa: E731
     names = [f"student{i}" for i in range(40)]
     good = next(n for n in names if fits(n))
-    bad, stub = [n for n in names if not fits(n)][:2]
+    bad, stub, broken = [n for n in names if not fits(n)][:3]
     master = kit / "solutions" / "toy.ipynb"
     stubbed = edit(master, tmp_path / "stub.ipynb", replace={"return x + 1": "raise NotImplementedError()"})
-    run, by_id = _grade(kit, {good: master, bad: master, stub: stubbed}, tmp_path / "out")
+    unreadable = tmp_path / "broken.ipynb"
+    unreadable.write_bytes(master.read_bytes()[: master.stat().st_size // 2])  # cut in half: not JSON
+    run, by_id = _grade(kit, {good: master, bad: master, stub: stubbed, broken: unreadable}, tmp_path / "out")
     assert run.reference.score == 10
     assert by_id[good].score == 10 and not by_id[good].provisional
     r = by_id[bad]
@@ -165,5 +168,6 @@ def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tm
     lost = [t for t in by_id[stub].tests if t.score < t.max_score]
     assert [t.id for t in lost] == ["hidden/test_later.py::test_later"] and lost[0].message.startswith("not answered")
     assert by_id[stub].score == 8 and not by_id[stub].provisional
+    assert by_id[broken].status == "invalid" and by_id[broken].score == 0 and not by_id[broken].provisional
     cache = tmp_path / "out" / ".cache" / "reference" / "toy" / load_assignment("toy", kit).version() / "variants"
     assert not list(cache.glob("*/.proven*"))
