@@ -1,3 +1,3 @@
-from autograder.cli import main
+from autograder.cli import entry
 
-raise SystemExit(main())
+entry()
