@@ -49,9 +49,9 @@ def add(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, kit: Path) -> int:
     assignment = load_assignment(args.assignment, kit)
     _prestart_workers(args, assignment)
-    if args.jobs > 1 and args.executor == "local":
-        from autograder.judge import pool
+    from autograder.judge import pool
 
+    if args.jobs > 1 and args.executor == "local":
         pool.prestart()  # the judges' imports, beside ours
     import torch
 
@@ -96,6 +96,9 @@ def run(args: argparse.Namespace, kit: Path) -> int:
             for line in f"autograder: error: grading stopped before any submission was graded: {e}".splitlines():
                 print(terminal(line), file=sys.stderr)
             return 1
+        finally:
+            if args.jobs > 1 and args.executor == "local":
+                pool.stop()  # the judges have ended with grade_class
     provisional = [r.submission_id for r in run.results if r.provisional]
     if provisional:
         print(f"NOTE: {len(provisional)} result(s) hit a grader or host fault and are provisional (not final); "
