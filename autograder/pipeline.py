@@ -23,10 +23,7 @@ from autograder.config.assignment import Assignment, load_assignment
 from autograder.execute.sandbox import close_at_exit
 from autograder.intake.roster import read_identities
 from autograder.intake.submissions import Submission, file_sha256
-from autograder.judge.session import (GradeOptions, close_references, combine, environment, grade_notebook,
-                                      prepare_tests, reference_for, regrade_notebook, release_reference_workers,
-                                      tests_to_rerun)
-from autograder.probe.inprocess import NOT_ANSWERED
+from autograder.judge.options import GradeOptions
 from autograder.probe.seeds import Seeds, variant_count
 from autograder.store.result_files import write_submission
 from autograder.store.history import keep as keep_version
@@ -35,7 +32,7 @@ from autograder.store.folder import assignment_grades
 from autograder.report.feedback import write_class_feedback
 from autograder.report.grades_csv import write_assignment_grades_csv
 from autograder.report.instructor_report import write_report
-from autograder.judge.results import SubmissionResult
+from autograder.judge.results import SubmissionResult, combine, tests_to_rerun
 from autograder.grades.overrides import WHOLE, Override, OverrideError, change, record, resolve_test
 from autograder.grades.rows import AssignmentGrades
 from autograder.execute.scratch import Scratch
@@ -97,18 +94,20 @@ def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions,
            variant: str = "") -> dict:
     """One submission, in a judge process, under the student's `variant` of the hidden inputs; returns a
     plain record (picklable, no live objects)."""
+    from autograder.judge import session  # torch: a judge's (the forkserver preloaded it)
+
     if not variant:  # one variant for the class: the master's answers are cached, its worker only costs memory
-        release_reference_workers()
+        session.release_reference_workers()
     assignment = load_assignment(assignment_id, Path(kit))
     try:
         if rerun is not None:
             files, stored = rerun
-            result = regrade_notebook(assignment, sub.path, SubmissionResult.from_record(stored), files,
-                                      options=options, variant=variant)
+            result = session.regrade_notebook(assignment, sub.path, SubmissionResult.from_record(stored), files,
+                                              options=options, variant=variant)
         else:
             files = None
-            result = grade_notebook(assignment, sub.path, submission_id=sub.id, source=sub.source, options=options,
-                                    variant=variant)
+            result = session.grade_notebook(assignment, sub.path, submission_id=sub.id, source=sub.source,
+                                            options=options, variant=variant)
         why = _prove_variant(assignment, variant, options, result, files)
         if why:  # the assignment's fault on this variant, or the host's: never charged to the student
             result = replace(result, provisional=why.splitlines()[0][:300], problems=[*result.problems, why])
@@ -135,7 +134,9 @@ def _close_references_at_exit() -> None:
     (multiprocessing runs higher exit priorities first; the isolation's is 100)."""
     from multiprocessing import util
 
-    util.Finalize(None, close_references, exitpriority=200)
+    from autograder.judge import session
+
+    util.Finalize(None, session.close_references, exitpriority=200)
 
 
 def _die_with_grader() -> None:
@@ -151,12 +152,14 @@ def _die_with_grader() -> None:
 
 def _grader_error(assignment: Assignment, sub: Submission, options: GradeOptions, why: str) -> SubmissionResult:
     """The grader or the host failed (not the submission): no grade, provisional, graded again next run."""
+    from autograder.judge import session  # torch, in the grade command only when a judge was lost
+
     return SubmissionResult(
         assignment=assignment.id, submission_id=sub.id, source=sub.source, sha256="", status="crashed",
         message="grader error: the grader itself failed on this submission; it was not graded and will be "
                 "graded again on the next run (see instructor.json)",
         tests=[], cells=[], execution_time=0.0,
-        environment=environment(assignment, assignment.version(), options), problems=[why[-4000:]],
+        environment=session.environment(assignment, assignment.version(), options), problems=[why[-4000:]],
         provisional=(why.strip().splitlines() or ["grader error"])[-1][:300],
     )
 
@@ -199,20 +202,23 @@ def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions, 
     student for the assignment.  The master's answers were computed while the student was graded (its
     worker answers a variant's misses), so this is mostly cache hits; each file is proven once per
     variant and version (`CachedReference.prove`)."""
+    from autograder.judge import session
+    from autograder.probe import inprocess
+
     hidden = assignment.hidden_dir.name
     lost = sorted({t.file for t in result.tests if Path(t.file).parts[0] == hidden and t.score < t.max_score
-                   and (ran is None or t.file in ran) and not t.message.startswith(NOT_ANSWERED)})
+                   and (ran is None or t.file in ran) and not t.message.startswith(inprocess.NOT_ANSWERED)})
     if not variant or not lost or result.status == "invalid":  # an unreadable file answered nothing
         return ""
 
     def run(files: list[str]) -> str:
         try:
-            check_master(grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
-                                        as_reference=True, test_files=files, variant=variant))
+            check_master(session.grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID,
+                                                options=options, as_reference=True, test_files=files, variant=variant))
         except MasterFailed as e:
             return f"the master notebook fails the hidden tests on the variant {variant}: {e}"
         return ""
-    return reference_for(assignment, assignment.version(), options).prove(variant, lost, run)
+    return session.reference_for(assignment, assignment.version(), options).prove(variant, lost, run)
 
 
 def variants_of(assignment: Assignment, submissions: list[Submission], out: Path) -> dict[str, str]:
@@ -326,9 +332,10 @@ def grade_class(
     options = options or GradeOptions()
     options.cache_dir = options.cache_dir or out / ".cache" / "reference"
     tasks = Tasks(assignment, options, variants_of(assignment, submissions, out))
-    judge_threads()  # this process judges too with jobs=1 or a scheduler: the reference pass, and every submission
     pool: ProcessPoolExecutor | None = None
     local_judges = jobs > 1 and not scheduler
+    if not local_judges:
+        judge_threads()  # this process judges too (jobs=1, a scheduler): the reference pass, every submission
     if local_judges:
         judges.prestart()  # the judges' imports (started by the grade command already: a no-op)
     client, warming = _dask_client(scheduler, assignment, options) if scheduler else (None, [])  # noqa: F841 - held, see there
@@ -417,9 +424,11 @@ def _reference_pass(assignment: Assignment, options: GradeOptions, pool: Process
     if kept is not None and kept.exists():
         return SubmissionResult.from_record(json.loads(kept.read_text()))
     files = sorted(assignment.test_files(), key=lambda f: -(assignment.root / f).stat().st_size)
-    if pool is None or len(files) < 2:
-        result = grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
-                                as_reference=True)
+    if pool is None:
+        from autograder.judge import session  # torch: this process judges (jobs=1, Dask)
+
+        result = session.grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID,
+                                        options=options, as_reference=True)
     else:
         shares = [pool.submit(_judge_reference, str(assignment.kit), assignment.id, options, [f]) for f in files]
         result = combine(assignment, [SubmissionResult.from_record(share.result()) for share in shares])
@@ -449,9 +458,11 @@ def _passed_master(assignment: Assignment, options: GradeOptions) -> Path | None
 
 def _judge_reference(kit: str, assignment_id: str, options: GradeOptions, files: list[str]) -> dict:
     """A share of the reference pass, in a judge process: the master through the reference on `files`."""
+    from autograder.judge import session  # torch: a judge's (the forkserver preloaded it)
+
     assignment = load_assignment(assignment_id, Path(kit))
-    return grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
-                          as_reference=True, test_files=files).to_record()
+    return session.grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
+                                  as_reference=True, test_files=files).to_record()
 
 
 def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, tasks: Tasks, batch: list[Submission], storing: _Storing,
@@ -504,9 +515,11 @@ def _start_judges(jobs: int, assignment: Assignment, options: GradeOptions) -> P
 
 def _ready(kit: str, assignment_id: str, options: GradeOptions) -> None:
     """A judge's slow start: torch and pytest imported, one torch thread, the assignment's tests collected."""
+    from autograder.judge import session  # torch: a judge's (the forkserver preloaded it)
+
     judge_threads()
     try:
-        prepare_tests(load_assignment(assignment_id, Path(kit)), options)
+        session.prepare_tests(load_assignment(assignment_id, Path(kit)), options)
     except Exception:  # noqa: BLE001 - only a head start: grading the first submission reports it
         pass
 

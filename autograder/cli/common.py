@@ -35,17 +35,24 @@ def parse_jobs(text: str) -> int:
 
 def options_of(args: argparse.Namespace):
     """How to grade: the device, and the isolation the sandbox can give (a `UsageError` when none)."""
-    import torch  # ~2 s of CPU: only the commands that grade pay it
-
+    from autograder.execute import nvidia
     from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
-    from autograder.judge.session import GradeOptions
+    from autograder.judge.options import GradeOptions
 
-    gpu = args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available())
+    gpu = args.device == "cuda" or (args.device == "auto" and nvidia.visible() and cuda_available())
     try:
         isolation = choose_isolation(args.allow_weak_isolation, gpu=gpu)
     except SandboxUnavailable as e:
         raise UsageError(str(e)) from None
     return GradeOptions(device=args.device, isolation=isolation)
+
+
+def cuda_available() -> bool:
+    """torch's own word, asked only where NVIDIA's device files are: importing torch costs ~2 s of CPU, which
+    the grade command would pay beside its judges' and the zygote's imports of it (they do the grading)."""
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def add_common(p: argparse.ArgumentParser) -> None:

@@ -6,6 +6,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from autograder.cli import common
 from autograder.cli.common import UsageError, options_of, parse_jobs
 from autograder.config.assignment import load_assignment
 from autograder.intake.roster import (COPY_WINDOW_SECONDS, Roster, copied_times, match_file_names,
@@ -52,9 +53,7 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     from autograder.judge import pool
 
     if args.jobs > 1 and args.executor == "local":
-        pool.prestart()  # the judges' imports, beside ours
-    import torch
-
+        pool.prestart()  # the judges' imports, beside ours (this process imports no torch: the judges grade)
     from autograder.pipeline import JUDGE_MB, MasterFailed, available_mb, grade_class, jobs_within
     from autograder.report.progress import progress
     from autograder.report.table import print_table
@@ -73,7 +72,7 @@ def run(args: argparse.Namespace, kit: Path) -> int:
         args.jobs = jobs
     if (args.executor == "dask") != bool(args.scheduler):
         raise UsageError("--executor dask and --scheduler ADDRESS go together")
-    if args.device == "cuda" and not torch.cuda.is_available():
+    if args.device == "cuda" and not common.cuda_available():
         raise UsageError("--device cuda was asked for, but CUDA is not available here")
     out = args.out.resolve()
     from autograder.probe.seeds import course_secret

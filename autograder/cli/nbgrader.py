@@ -28,7 +28,7 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     from autograder.interop import nbgrader as nbg
 
     from autograder.execute.sandbox import choose_isolation
-    from autograder.judge.session import GradeOptions
+    from autograder.judge.options import GradeOptions
 
     options = GradeOptions(device="cpu", isolation=choose_isolation(args.allow_weak_isolation))
     if args.action == "source":   # the exercises' points come from grading the master, sandboxed like any notebook

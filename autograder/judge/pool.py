@@ -22,7 +22,7 @@ import os
 import signal
 import tempfile
 
-JUDGE_MODULES = ["autograder.pipeline"]  # imports the judge's torch, pytest and engine
+JUDGE_MODULES = ["autograder.pipeline", "autograder.judge.session"]  # the judge's engine, torch and pytest
 
 
 def judge_context() -> multiprocessing.context.BaseContext:

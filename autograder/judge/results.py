@@ -13,6 +13,8 @@ import json
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any
 
+import autograder
+from autograder.config.assignment import Assignment
 from autograder.config.files import writable
 from autograder.config.limits import MAX_LONG_TEXT, MAX_OUTPUT, MAX_RESULT_BYTES, clip, clip_frames, clip_notes
 
@@ -223,3 +225,38 @@ def submission_status(*, invalid: bool, tests: list[TestResult], cells: list[Cel
     if any(c.status == "crashed" for c in cells) or any(t.outcome == "crashed" for t in tests):
         return "crashed"
     return "graded"
+
+
+WORSE = {"graded": 0, "crashed": 1, "timeout": 2, "invalid": 3}  # a status, by how bad it is
+
+
+def tests_to_rerun(stored: SubmissionResult, assignment: Assignment) -> list[str] | None:
+    """The test files a re-grade of an unchanged notebook must run after the assignment changed,
+    or None when nothing of the stored grade may be kept (a change outside the test files).
+
+    Kept: results of test files whose content did not change.  Run again: changed and new files,
+    and files with a test that timed out or crashed (those depend on the machine, not the notebook)."""
+    env = stored.environment
+    if env.get("base_version") != assignment.base_version() or env.get("grader_version") != autograder.__version__:
+        return None
+    old, now = env.get("test_files") or {}, assignment.test_files()
+    flaky = {t.file for t in stored.tests if t.outcome in ("timeout", "crashed")}
+    return [f for f, digest in now.items() if old.get(f) != digest or f in flaky]
+
+
+def in_file_order(assignment: Assignment, tests: list[TestResult]) -> list[TestResult]:
+    """`tests` in the assignment's test-file order (stable: each file keeps its own order)."""
+    order = {f: i for i, f in enumerate(assignment.test_files())}
+    return sorted(tests, key=lambda t: order.get(t.file, len(order)))
+
+
+def combine(assignment: Assignment, parts: list[SubmissionResult]) -> SubmissionResult:
+    """One result from gradings of the same notebook on disjoint sets of test files (the reference
+    pass split over the judges): tests in the assignment's file order, the worst status, every problem."""
+    tests = in_file_order(assignment, [t for p in parts for t in p.tests])
+    status = max((p.status for p in parts), key=WORSE.__getitem__)
+    return replace(parts[0], tests=tests, status=status,
+                   message=next((p.message for p in parts if p.message), ""),
+                   problems=[x for p in parts for x in p.problems] or ([] if tests else ["no tests were collected"]),
+                   provisional=next((p.provisional for p in parts if p.provisional), ""),
+                   execution_time=max(p.execution_time for p in parts))

@@ -13,7 +13,7 @@ import importlib.util
 import os
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,25 +23,16 @@ import torch
 import autograder
 from autograder.config.assignment import Assignment
 from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
-from autograder.execute.sandbox import Isolation, choose_isolation
 from autograder.intake.submissions import file_sha256
+from autograder.judge.options import GradeOptions
 from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import TestSuite, close_suite, open_suite
 from autograder.notebook.cells import cell_name
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
 from autograder.probe.seeds import Seeds, course_secret, fingerprint
-from autograder.judge.results import CellIssue, SubmissionResult, TestResult, submission_status
-
-
-@dataclass
-class GradeOptions:
-    device: str = "auto"                 # auto | cpu | cuda
-    isolation: Isolation = field(default_factory=lambda: choose_isolation(allow_weak=False))
-    cache_dir: Path | None = None         # reference cache root (per assignment version below it)
-
-    def devices(self) -> tuple[str, ...]:
-        return {"auto": ("cpu", "cuda"), "cpu": ("cpu",), "cuda": ("cuda",)}[self.device]
+from autograder.judge.results import (WORSE, CellIssue, SubmissionResult, TestResult, in_file_order,
+                                      submission_status)
 
 
 class _Unreadable:
@@ -128,7 +119,7 @@ def environment(assignment: Assignment, version: str, options: GradeOptions) -> 
         "device": "+".join(d for d in options.devices() if d == "cpu" or torch.cuda.is_available()),
         "seed_source": source,
         "secret_fingerprint": fingerprint(secret),
-        "torch_version": torch.__version__,
+        "torch_version": str(torch.__version__),  # a plain str: torch's TorchVersion would pickle torch along
         "cuda_version": torch.version.cuda,
         "python_version": sys.version.split()[0],
         "determinism": {"use_deterministic_algorithms": "warn_only", "cudnn_benchmark": False,
@@ -246,41 +237,6 @@ def _status_message(status: str, cells: list[CellIssue]) -> str:
     return ""
 
 
-_WORSE = {"graded": 0, "crashed": 1, "timeout": 2, "invalid": 3}
-
-
-def tests_to_rerun(stored: SubmissionResult, assignment: Assignment) -> list[str] | None:
-    """The test files a re-grade of an unchanged notebook must run after the assignment changed,
-    or None when nothing of the stored grade may be kept (a change outside the test files).
-
-    Kept: results of test files whose content did not change.  Run again: changed and new files,
-    and files with a test that timed out or crashed (those depend on the machine, not the notebook)."""
-    env = stored.environment
-    if env.get("base_version") != assignment.base_version() or env.get("grader_version") != autograder.__version__:
-        return None
-    old, now = env.get("test_files") or {}, assignment.test_files()
-    flaky = {t.file for t in stored.tests if t.outcome in ("timeout", "crashed")}
-    return [f for f, digest in now.items() if old.get(f) != digest or f in flaky]
-
-
-def _in_file_order(assignment: Assignment, tests: list[TestResult]) -> list[TestResult]:
-    """`tests` in the assignment's test-file order (stable: each file keeps its own order)."""
-    order = {f: i for i, f in enumerate(assignment.test_files())}
-    return sorted(tests, key=lambda t: order.get(t.file, len(order)))
-
-
-def combine(assignment: Assignment, parts: list[SubmissionResult]) -> SubmissionResult:
-    """One result from gradings of the same notebook on disjoint sets of test files (the reference
-    pass split over the judges): tests in the assignment's file order, the worst status, every problem."""
-    tests = _in_file_order(assignment, [t for p in parts for t in p.tests])
-    status = max((p.status for p in parts), key=_WORSE.__getitem__)
-    return replace(parts[0], tests=tests, status=status,
-                   message=next((p.message for p in parts if p.message), ""),
-                   problems=[x for p in parts for x in p.problems] or ([] if tests else ["no tests were collected"]),
-                   provisional=next((p.provisional for p in parts if p.provisional), ""),
-                   execution_time=max(p.execution_time for p in parts))
-
-
 def regrade_notebook(assignment: Assignment, notebook: Path, stored: SubmissionResult, test_files: list[str], *,
                      options: GradeOptions | None = None, variant: str = "") -> SubmissionResult:
     """Run `test_files` on the notebook again and keep the stored results of every other current test
@@ -289,9 +245,9 @@ def regrade_notebook(assignment: Assignment, notebook: Path, stored: SubmissionR
                            options=options, test_files=test_files, variant=variant)
     current, rerun = assignment.test_files(), set(test_files)
     kept = [t for t in stored.tests if t.file in current and t.file not in rerun]
-    tests = _in_file_order(assignment, kept + fresh.tests)
+    tests = in_file_order(assignment, kept + fresh.tests)
     status = max(fresh.status, submission_status(invalid=False, tests=kept, cells=[], out_of_time=False),
-                 key=_WORSE.__getitem__)
+                 key=WORSE.__getitem__)
     fresh.environment["tests_kept"] = len(kept)
     return replace(fresh, tests=tests, status=status,
                    message=fresh.message or _status_message(status, fresh.cells))

@@ -265,7 +265,9 @@ def test_grader_fault_is_retried_then_provisional_and_never_reused(toy_kit, tmp_
     from autograder.store.gradebook import Gradebook
 
     assignment, subs = _toy(toy_kit, tmp_path, ["alice", "bob", "carol"])
-    real = pipeline.grade_notebook
+    from autograder.judge import session
+
+    real = session.grade_notebook
     calls: dict[str, int] = {}
 
     def flaky(a, path, *, submission_id, **kw):
@@ -274,7 +276,7 @@ def test_grader_fault_is_retried_then_provisional_and_never_reused(toy_kit, tmp_
             raise OSError(28, "No space left on device")
         return real(a, path, submission_id=submission_id, **kw)
 
-    monkeypatch.setattr(pipeline, "grade_notebook", flaky)
+    monkeypatch.setattr(session, "grade_notebook", flaky)
     out = tmp_path / "out"
     run = pipeline.grade_class(assignment, subs, out=out, options=_weak())
     res = {r.submission_id: r for r in run.results}
@@ -296,7 +298,7 @@ def test_grader_fault_is_retried_then_provisional_and_never_reused(toy_kit, tmp_
     row.result = replace(res["bob"], provisional="probe 'double' got 0.0 s of CPU in 5.0 s of wall time")
     assert row.score is None and not row.gradable   # a provisional score is never sent to an LMS
 
-    monkeypatch.setattr(pipeline, "grade_notebook", real)
+    monkeypatch.setattr(session, "grade_notebook", real)
     seen: list[tuple[str, bool]] = []
     again = pipeline.grade_class(assignment, subs, out=out, options=_weak(),
                                  on_result=lambda r, reused: seen.append((r.submission_id, reused)))

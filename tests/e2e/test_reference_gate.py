@@ -218,19 +218,19 @@ def test_a_master_passed_for_this_version_is_not_graded_again(toy_kit, tmp_path,
     """A later run on the same results folder (a resubmission, a regrade) reads the kept reference pass of
     this assignment version, isolation and grader instead of grading the master again; a change of the
     assignment (a new version) grades it again, and a master that fails is never kept."""
-    from autograder import pipeline
+    from autograder.judge import session
 
     kit = _kit_copy(toy_kit, tmp_path)
     subs = [Submission("alice", kit / "solutions" / "toy.ipynb", "alice.ipynb")]
     passes = []
-    real = pipeline.grade_notebook
+    real = session.grade_notebook
 
     def counted(*args, **kwargs):
         if kwargs.get("as_reference"):
             passes.append(kwargs.get("test_files"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "grade_notebook", counted)
+    monkeypatch.setattr(session, "grade_notebook", counted)
     options = lambda: GradeOptions(isolation=RlimitsOnly())  # noqa: E731
     try:
         first = grade_class(load_assignment("toy", kit), subs, out=tmp_path / "out", options=options(), force=True)
