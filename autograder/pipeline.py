@@ -197,9 +197,9 @@ def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions, 
                    ran: list[str] | None) -> str:
     """'' when the master scores full marks, under the student's `variant`, on every hidden test file in which
     `result` lost points (of the files that `ran`; not to an untouched stub, nor in a notebook that could not
-    be read: 0 whatever the master does), else why not: the gate of a variant.  The course-wide inputs passed it before anyone was graded and
-    public tests do not vary; a point lost on a file the master fails on this variant would charge the
-    student for the assignment.  The master's answers were computed while the student was graded (its
+    be read: 0 whatever the master does), else why not: the gate of a variant.  The course-wide inputs passed
+    it before anyone was graded and public tests do not vary; a point lost on a file the master fails on this
+    variant would charge the student for the assignment.  The master's answers were computed while the student was graded (its
     worker answers a variant's misses), so this is mostly cache hits; each file is proven once per
     variant and version (`CachedReference.prove`)."""
     from autograder.judge import session
@@ -430,7 +430,8 @@ def _reference_pass(assignment: Assignment, options: GradeOptions, pool: Process
         result = session.grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID,
                                         options=options, as_reference=True)
     else:
-        shares = [pool.submit(_judge_reference, str(assignment.kit), assignment.id, options, [f]) for f in files]
+        shares = [pool.submit(_judge_reference, str(assignment.kit), assignment.id, options, [f]) for f in files] \
+            or [pool.submit(_judge_reference, str(assignment.kit), assignment.id, options, None)]  # no test file
         result = combine(assignment, [SubmissionResult.from_record(share.result()) for share in shares])
     if kept is not None:
         try:
@@ -456,8 +457,9 @@ def _passed_master(assignment: Assignment, options: GradeOptions) -> Path | None
     return options.cache_dir / assignment.id / assignment.version() / f".master-passed-{how}.json"
 
 
-def _judge_reference(kit: str, assignment_id: str, options: GradeOptions, files: list[str]) -> dict:
-    """A share of the reference pass, in a judge process: the master through the reference on `files`."""
+def _judge_reference(kit: str, assignment_id: str, options: GradeOptions, files: list[str] | None) -> dict:
+    """A share of the reference pass, in a judge process: the master through the reference on `files` (None:
+    every test the assignment has, so that an assignment without any says "no tests were collected")."""
     from autograder.judge import session  # torch: a judge's (the forkserver preloaded it)
 
     assignment = load_assignment(assignment_id, Path(kit))

@@ -45,6 +45,24 @@ def _nothing_for_students(out: Path) -> None:
     assert not (out / "toy" / "grades.csv").exists()
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_assignment_without_tests_stops_grading_and_says_so(toy_kit, tmp_path, jobs):
+    """No test file at all: the master cannot be proven, with or without judges (whose reference pass is
+    shared out one test file each), and the reason is said in words."""
+    kit = _kit_copy(toy_kit, tmp_path)
+    for test in (kit / "assignments" / "toy").glob("*/test_*.py"):
+        test.unlink()
+    subs = [Submission("alice", kit / "solutions" / "toy.ipynb", "alice.ipynb")]
+    out = tmp_path / "out"
+    try:
+        with pytest.raises(MasterFailed, match="no test ran"):
+            grade_class(load_assignment("toy", kit), subs, out=out, jobs=jobs,
+                        options=GradeOptions(isolation=RlimitsOnly()))
+    finally:
+        close_references()
+    _nothing_for_students(out)
+
+
 @pytest.mark.parametrize("break_what, expect", [
     ("master", "public/test_double.py"),      # a wrong master: the double() tests fail
     ("probes", "probe"),                      # a probe that raises in the master's worker
