@@ -52,7 +52,8 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     _prestart_workers(args, assignment)
     from autograder.judge import pool
 
-    if args.jobs > 1 and args.executor == "local":
+    judges = args.jobs > 1 and args.executor == "local"  # as asked: a lowered --jobs still started the forkserver
+    if judges:
         pool.prestart()  # the judges' imports, beside ours (this process imports no torch: the judges grade)
     from autograder.pipeline import JUDGE_MB, MasterFailed, available_mb, grade_class, jobs_within
     from autograder.report.progress import progress
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace, kit: Path) -> int:
                 print(terminal(line), file=sys.stderr)
             return 1
         finally:
-            if args.jobs > 1 and args.executor == "local":
+            if judges:
                 pool.stop()  # the judges have ended with grade_class
     provisional = [r.submission_id for r in run.results if r.provisional]
     if provisional:
