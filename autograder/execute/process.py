@@ -343,12 +343,14 @@ class WorkerProcess:
         except OSError:
             return None
 
-    def run_seconds(self) -> float | None:
+    def run_seconds(self, rescan: bool = True) -> float | None:
         """Seconds the living threads of the worker's process tree have run, to the nanosecond (their
         schedstat files): finer than `cpu_seconds`' clock ticks, blind to threads and processes that have
-        exited (which `cpu_seconds` counts).  None when /proc could not tell."""
+        exited (which `cpu_seconds` counts).  None when /proc could not tell.  `rescan=False`: the tree
+        `cpu_seconds(rescan=True)` has just found (a walk over every process of the host, not done twice)."""
         try:
-            return sum(_sched_of(pid)[0] for pid in _tree(self.pid))
+            tree = _tree(self.pid) if rescan or self._tree is None else self._tree
+            return sum(_sched_of(pid)[0] for pid in tree)
         except OSError:
             return None
 

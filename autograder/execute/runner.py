@@ -126,7 +126,7 @@ def cpu_spent(worker: WorkerProcess) -> Callable[[], float]:
     of clock ticks of the whole tree (exited threads and children included) and nanoseconds of its living
     threads, the larger; wall time where /proc cannot tell."""
     def read() -> tuple[float | None, float | None, float]:
-        return worker.cpu_seconds(rescan=True), worker.run_seconds(), time.monotonic()
+        return worker.cpu_seconds(rescan=True), worker.run_seconds(rescan=False), time.monotonic()
 
     before = read()
 

@@ -112,18 +112,18 @@ class ProbeClient:
             if self.role != "student":
                 return Cost(self.backend.call(name, args, {}, seed=seed, timeout=None), None)
             measure = self._wall_timed
-        ledger, key, watch = self.context.ledger, "", {}
+        ledger, watch = self.context.ledger, {}
         if budget is not None and getattr(self.backend, "call_costed", None) is not None:  # a backend that stops
-            key, watch = ledger.key(name, args), {"budget": budget}
-            proven = ledger.proven_over(key, budget)
+            watch = {"budget": budget}
+            proven = ledger.proven_over(name, args, budget)
             if proven is not None:
                 raise OverBudget(proven, budget)
         try:
             return Cost(*self._timed(lambda: measure(name, args, {}, seed=seed, **watch,
                                                      timeout=min(self.context.time_left(), within or float("inf")))))
         except OverBudget as exc:
-            if key:
-                ledger.record_over(key, exc.cpu)
+            if watch:
+                ledger.record_over(name, args, exc.cpu)
             raise
 
     def _wall_timed(self, *args: Any, **kwargs: Any) -> tuple[Any, float]:

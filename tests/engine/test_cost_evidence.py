@@ -151,3 +151,34 @@ def test_a_stopped_call_is_never_run_again_for_the_submission(runner):
     with pytest.raises(OverBudget) as elsewhere:  # another submission's ledger knows nothing of it
         _client(runner).cost(_Probes.run, "spin", 60.0, budget=0.3)
     assert elsewhere.value.cpu != first.value.cpu
+
+
+def test_a_ledger_hashes_arguments_only_once_it_holds_a_proof(monkeypatch):
+    """A cost check's arguments are megabytes: a submission whose calls all finished under budget (a correct one)
+    never pays for hashing them; once a call was stopped, the same arguments find its proof."""
+    hashed = []
+
+    def key(probe, args):
+        hashed.append(probe)
+        return probe + repr(args)
+
+    monkeypatch.setattr(CostLedger, "key", staticmethod(key))
+    ledger = CostLedger()
+    assert ledger.proven_over("run", ("spin", 60.0), 0.3) is None and hashed == []
+    ledger.record_over("run", ("spin", 60.0), 0.5)
+    assert ledger.proven_over("run", ("spin", 60.0), 0.3) == 0.5
+    assert ledger.proven_over("run", ("spin", 60.0), 0.6) is None  # a larger budget than the proof
+    assert ledger.proven_over("run", ("quick", 0.0), 0.3) is None and len(hashed) == 4
+
+
+def test_a_cost_reading_walks_the_hosts_processes_once(runner, monkeypatch):
+    """Finding the worker's process tree reads every process's /proc stat file: each reading of a costed call
+    (before, at each look, after) finds it once, for its clock ticks and its nanoseconds both."""
+    from autograder.execute import process
+    from autograder.execute.runner import cpu_spent
+
+    runner.execute()
+    walks, real = [], process._tree
+    monkeypatch.setattr(process, "_tree", lambda root: walks.append(root) or real(root))
+    spent = cpu_spent(runner.worker)
+    assert spent() >= 0.0 and len(walks) == 2
