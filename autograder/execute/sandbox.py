@@ -336,7 +336,7 @@ class Bubblewrap(Isolation):
             raise
         if lease is not None:
             lease.handed_over()  # bubblewrap holds it: the uid is ours while any process of the sandbox lives
-        worker.cgroups = groups  # type: ignore[attr-defined]
+        worker.cgroups = groups
         worker.lease = lease  # type: ignore[attr-defined]
         return worker
 
@@ -648,7 +648,7 @@ class WarmBubblewrap(Bubblewrap):
         lease.handed_over()  # the zygote's intermediate process holds it for as long as the worker can live
         worker = WorkerProcess(channel=channel, stdout_fd=out_r, stderr_fd=err_r, pid=pid,
                                output_cap=limits.output_kb * 1024, limits=wire_limits)
-        worker.cgroups = groups  # type: ignore[attr-defined]
+        worker.cgroups = groups
         worker.lease = lease  # type: ignore[attr-defined]
         try:
             _Cgroups.join(groups, pid)  # before its `start` message: no student code has run yet

@@ -171,14 +171,18 @@ def test_a_ledger_hashes_arguments_only_once_it_holds_a_proof(monkeypatch):
     assert ledger.proven_over("run", ("quick", 0.0), 0.3) is None and len(hashed) == 4
 
 
-def test_a_cost_reading_walks_the_hosts_processes_once(runner, monkeypatch):
-    """Finding the worker's process tree reads every process's /proc stat file: each reading of a costed call
-    (before, at each look, after) finds it once, for its clock ticks and its nanoseconds both."""
+def test_a_cost_reading_finds_the_workers_processes_once(runner, monkeypatch):
+    """Each reading of a costed call (before, at each look, after) finds the worker's processes once, for its clock
+    ticks and its nanoseconds both: from its cgroup where it has one, else by a walk over every process's /proc
+    stat file."""
     from autograder.execute import process
     from autograder.execute.runner import cpu_spent
 
     runner.execute()
-    walks, real = [], process._tree
+    worker, walks, real = runner.worker, [], process._tree
     monkeypatch.setattr(process, "_tree", lambda root: walks.append(root) or real(root))
-    spent = cpu_spent(runner.worker)
-    assert spent() >= 0.0 and len(walks) == 2
+    assert cpu_spent(worker)() >= 0.0 and len(walks) == (0 if worker.cgroups else 2)
+    if worker.cgroups:
+        assert worker.pid in worker._members() and set(real(worker.pid)) <= set(worker._members())
+    monkeypatch.setattr(worker, "cgroups", [])
+    assert cpu_spent(worker)() >= 0.0 and len(walks) == 2
