@@ -23,6 +23,7 @@ from autograder.config.assignment import Assignment, load_assignment
 from autograder.execute.sandbox import close_at_exit
 from autograder.intake.roster import read_identities
 from autograder.intake.submissions import Submission, file_sha256
+from autograder.notebook.stub import NOT_ANSWERED
 from autograder.judge.options import GradeOptions
 from autograder.probe.seeds import Seeds, variant_count
 from autograder.store.result_files import write_submission
@@ -203,11 +204,10 @@ def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions, 
     worker answers a variant's misses), so this is mostly cache hits; each file is proven once per
     variant and version (`CachedReference.prove`)."""
     from autograder.judge import session
-    from autograder.probe import inprocess
 
     hidden = assignment.hidden_dir.name
     lost = sorted({t.file for t in result.tests if Path(t.file).parts[0] == hidden and t.score < t.max_score
-                   and (ran is None or t.file in ran) and not t.message.startswith(inprocess.NOT_ANSWERED)})
+                   and (ran is None or t.file in ran) and not t.message.startswith(NOT_ANSWERED)})
     if not variant or not lost or result.status == "invalid":  # an unreadable file answered nothing
         return ""
 

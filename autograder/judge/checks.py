@@ -25,7 +25,7 @@ import torch
 
 from autograder.execute.runner import OverBudget, ProbeTimeout
 from autograder.execute.wire import TFDType, TFShape, TFTensor, Unsupported
-from autograder.probe.inprocess import not_answered
+from autograder.notebook.stub import ERROR as STUB_ERROR, not_answered
 
 # torch.testing.assert_close defaults (rtol, atol) by dtype
 _TOL: dict[torch.dtype, tuple[float, float]] = {
@@ -202,7 +202,6 @@ def assert_scalar(got: Any, expected: float | int | bool, *, name: str = "the re
 
 
 WRAPPERS = ("out", "value")   # a probe's {"out": result} / {"value": result}: the result itself, not a field of it
-NOT_ANSWERED = "NotImplementedError"
 
 
 def _part(name: str, key: Any) -> str:
@@ -228,7 +227,7 @@ def _raised(got: Any, expected: Any, name: str) -> None:
     want_err = expected.get("error") if type(expected) is dict else None
     if got_err is not None and want_err is None:
         kind = str(got_err)
-        if kind.split(":")[0].strip() == NOT_ANSWERED:
+        if kind.split(":")[0].strip() == STUB_ERROR:
             raise CheckFailed(not_answered([name]))
         want = next((expected[k] for k in WRAPPERS if type(expected) is dict and k in expected), expected)
         raise CheckFailed(f"{name}: your code raised {kind}; it should return {_what(want)}.")

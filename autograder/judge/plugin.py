@@ -25,10 +25,10 @@ import torch
 from autograder.execute.runner import HostFault, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.judge.checks import TooCostly
 from autograder.probe.client import Backend, ProbeClient, TestContext
-from autograder.probe.inprocess import NOT_ANSWERED, not_answered
 from autograder.probe.ledger import CostLedger
 from autograder.probe.reference import ReferenceFailed
 from autograder.notebook.cells import cell_name
+from autograder.notebook.stub import ERROR as STUB_ERROR, NOT_ANSWERED, not_answered
 from autograder.probe.seeds import Seeds
 from autograder.judge.results import TestResult
 
@@ -294,7 +294,7 @@ def _classify(exc: BaseException | None, master: bool = False) -> tuple[str, str
         if frames:   # cells named as everywhere (notebook.cells): position among all cells; here the line that raised
             f = frames[-1]
             where = f" ({cell_name(f.get('cell'))}, line {f.get('line')}: {str(f.get('code', '')).strip()})"
-        if err.get("type") == "NotImplementedError":   # the release's stub, untouched
+        if err.get("type") == STUB_ERROR:   # the release's stub, untouched
             said = str(err.get("message") or "")   # a self-check's probe names the stubs it met
             return "failed", (said if said.startswith(NOT_ANSWERED) else not_answered([])) + where
         message = f": {err.get('message')}" if err.get("message") else ""

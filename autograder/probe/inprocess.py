@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import random
-import re
 import time
 from types import ModuleType
 from typing import Any
@@ -25,18 +24,8 @@ from autograder.execute import wire
 from autograder.execute.namespace import StudentNamespace, describe_exception
 from autograder.execute.rng import seed_all
 from autograder.execute.runner import ProbeError
+from autograder.notebook.stub import ERROR, PATTERN, not_answered
 
-NOT_ANSWERED = "not answered yet"
-
-
-def not_answered(names: list[str]) -> str:
-    """What a student reads for an untouched stub, the same in check(), validate and feedback pages:
-    `names` are what still raises (already quoted as the student wrote them), none for the whole exercise."""
-    what = ", ".join(names) or "this exercise"
-    return (f"{NOT_ANSWERED}: {what} still {'raise' if len(names) > 1 else 'raises'} NotImplementedError "
-            "(replace the `# YOUR CODE HERE` stub with your code)")
-# What autograder.student.release leaves in place of a solution block.
-_STUB = re.compile(r"^[ \t]*# YOUR CODE HERE[ \t]*\n[ \t]*raise NotImplementedError\(\)", re.M)
 
 
 def _copy(value: Any) -> Any:
@@ -76,7 +65,7 @@ def stubs(obj: Any, name: str) -> list[str]:
             source = inspect.getsource(f)
         except (OSError, TypeError):
             continue
-        if _STUB.search(source):
+        if PATTERN.search(source):
             found.append(label)
     return found
 
@@ -112,7 +101,7 @@ class InProcess:
         unanswered = [s for key in dict.fromkeys(ns.used) if key in self.namespace
                       for s in stubs(self.namespace[key], key)]
         if unanswered or isinstance(error, NotImplementedError):
-            raise ProbeError({"type": "NotImplementedError", "frames": [],
+            raise ProbeError({"type": ERROR, "frames": [],
                               "message": not_answered([f"`{s}`" for s in unanswered])})
         if error is not None:
             raise ProbeError(describe_exception(error))

@@ -20,6 +20,7 @@ from jinja2 import Environment
 
 from autograder.intake.roster import Identity
 from autograder.notebook.cells import cell_name, exercise_order
+from autograder.notebook.stub import ERROR as STUB_ERROR, NOT_ANSWERED
 from autograder.report.escape import html_environment, md_block, md_cell, md_inline, md_text
 from autograder.config.files import write_atomic
 from autograder.grades.late import LateResult
@@ -36,7 +37,6 @@ def environment() -> Environment:
 
 
 NOT_RUN_HERE = "not run here"   # a device variant this grader has no device for: neither passed nor failed
-NOT_ANSWERED = "NotImplementedError"   # what an untouched stub raises
 
 
 @dataclass
@@ -71,7 +71,7 @@ class ExerciseView:
         if not self.run:
             return NOT_RUN_HERE
         if self.unanswered:
-            return "not answered yet"
+            return NOT_ANSWERED
         return "all passed" if self.passed == self.run else f"{self.passed} of {self.run} passed"
 
 
@@ -115,7 +115,7 @@ def student_view(result: SubmissionResult, identity: Identity | None = None, lat
         ts = [t for t in tests if t.exercise == ex]
         run = [t for t in ts if t.outcome != "skipped"]
         passed = sum(t.outcome == "passed" for t in run)
-        stub = any(t.exercise == ex and t.message.startswith("not answered yet") for t in result.tests)
+        stub = any(t.exercise == ex and t.message.startswith(NOT_ANSWERED) for t in result.tests)
         exercises.append(ExerciseView(ex, round(sum(t.score for t in run), 4), round(sum(t.max_score for t in run), 4),
                                       passed, len(run), len(ts) - len(run), unanswered=stub and not passed))
     cells = [CellView(cell_name(c.cell, c.code), c.status, c.type, c.message, c.code, c.notes) for c in result.cells]
@@ -127,8 +127,8 @@ def student_view(result: SubmissionResult, identity: Identity | None = None, lat
         "late": late.explanation if late and late.late else "",
         "submitted_at": identity.submitted_at.strftime("%Y-%m-%d %H:%M %Z") if identity and identity.submitted_at else "",
         "tests": tests, "exercises": exercises, "hidden_policy": result.hidden_policy,
-        "cells": [c for c in cells if c.type != NOT_ANSWERED],
-        "unanswered": [c for c in cells if c.type == NOT_ANSWERED],   # untouched stubs: not wrong, not done
+        "cells": [c for c in cells if c.type != STUB_ERROR],
+        "unanswered": [c for c in cells if c.type == STUB_ERROR],   # untouched stubs: not wrong, not done
         "grader_version": result.environment.get("grader_version", ""),
     }
 

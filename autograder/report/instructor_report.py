@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 from autograder.intake.roster import Identity
 from autograder.report.escape import plot_label
 from autograder.grades.rows import GradeRow, grade_rows
-from autograder.report.feedback import NOT_ANSWERED, environment
+from autograder.notebook.stub import ERROR as STUB_ERROR
+from autograder.report.feedback import environment
 from autograder.config.files import write_atomic
 from autograder.config.late import LatePolicy
 from autograder.judge.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult
@@ -170,7 +171,7 @@ def report_context(rows: list[GradeRow], *, title: str, plots: bool = True) -> d
                 "raw": row.raw_score, "score": row.score, "max_score": row.max_score,
                 "message": row.blank_reason if not row.gradable and r else (r.message if r else ""),
                 "time": r.execution_time if r else None,
-                "cells": len([c for c in r.cells if c.status != "note" and c.type != NOT_ANSWERED]) if r else 0,
+                "cells": len([c for c in r.cells if c.status != "note" and c.type != STUB_ERROR]) if r else 0,
                 "late": late and {"penalty": late.penalty, "explanation": late.explanation}}
 
     views = [view(row) for row in rows]

@@ -12,6 +12,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from autograder.notebook.stub import NOT_ANSWERED
+
 # The kit's other modules are imported where used: a notebook's setup cell imports this module (through
 # `selfcheck`) and must stay quick, torch-free for a TensorFlow notebook, whatever `check()` later needs.
 
@@ -103,7 +105,6 @@ def passed(results: list[dict[str, Any]]) -> bool:
 
 
 def answered(results: list[dict[str, Any]]) -> bool:
-    from autograder.probe.inprocess import NOT_ANSWERED
 
     return not any(NOT_ANSWERED in r["message"] for r in results)
 
@@ -120,7 +121,7 @@ def render(exercise: str, results: list[dict[str, Any]], first_failure_only: boo
                 lines.append(f"    Hint: {r['hint']}")
     n = len(results) - len(failures)
     if not answered(results):
-        verdict = "not answered yet."
+        verdict = f"{NOT_ANSWERED}."
     elif passed(results):
         verdict = "all public checks pass" + ("." if first_failure_only else
                                               " (hidden tests will check more cases when grading).")

@@ -23,10 +23,10 @@ import nbformat
 
 from autograder.student import public_checks as checks
 from autograder.notebook.imports import imported_modules
+from autograder.notebook.stub import stub
 from autograder.student.checking import INSTALL
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-STUB = "raise NotImplementedError()"
 _BLOCK = re.compile(r"^([ \t]*)" + re.escape(BEGIN) + r"[^\n]*\n.*?^[ \t]*" + re.escape(END) + r"[^\n]*(\n|$)", re.M | re.S)
 
 
@@ -67,11 +67,7 @@ def strip_solutions(source: str) -> str:
     if source.count(BEGIN) != source.count(END):
         raise ReleaseError("unbalanced solution markers")
 
-    def stub(m: re.Match) -> str:
-        ind = m.group(1)
-        return f"{ind}# YOUR CODE HERE\n{ind}{STUB}{m.group(2)}"
-
-    out = _BLOCK.sub(stub, source)
+    out = _BLOCK.sub(lambda m: stub(m.group(1)) + m.group(2), source)
     if BEGIN in out or END in out:
         raise ReleaseError("nested or malformed solution markers")
     return out

@@ -31,6 +31,7 @@ from autograder.config.limits import Limits
 from autograder.execute import nvidia
 from autograder.execute.sandbox import Bubblewrap, RlimitsOnly, SandboxUnavailable
 from autograder.notebook.parse import InvalidNotebook, code_cells, read_notebook
+from autograder.notebook.stub import ERROR, MARKER, NOT_ANSWERED, PATTERN, not_answered
 from autograder.probe.seeds import Seeds
 from autograder.report.escape import terminal
 from autograder.student.checking import Checks, answered, passed, render
@@ -41,8 +42,6 @@ UNSANDBOXED = ("NOTE: bubblewrap is not available here, so this notebook runs WI
                "it can read and change your files. Validate only notebooks you trust (your own); install "
                "bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) to run any notebook sandboxed.")
 _CHECK_CALL = re.compile(r"""check\(\s*["'](\w+)["']""")
-# what `autograder.student.release` leaves in place of a solution block
-_STUB = re.compile(r"^[ \t]*# YOUR CODE HERE[ \t]*\n[ \t]*raise NotImplementedError\(\)", re.M)
 
 
 def validate(path: Path, out: Callable[[str], Any] = print) -> int:
@@ -165,7 +164,7 @@ def _first_line(source: str) -> str:
 
 def _outcome(record: Any) -> str:
     if _is_stub(record):
-        return "not answered yet (the `# YOUR CODE HERE` stub)"
+        return f"{NOT_ANSWERED} (the `{MARKER}` stub)"
     if record.status == "ok":
         return f"ok ({record.wall:.1f} s)"
     if record.status == "timeout":
@@ -189,8 +188,8 @@ def _error(record: Any) -> str:
 
 def _is_stub(record: Any) -> bool:
     """A cell that raised only because it is still the release's stub: an unanswered exercise, not an error."""
-    return record.status == "error" and (record.error or {}).get("type") == "NotImplementedError" \
-        and bool(_STUB.search(record.source))
+    return record.status == "error" and (record.error or {}).get("type") == ERROR \
+        and bool(PATTERN.search(record.source))
 
 
 def _stubbed_names(source: str) -> list[str]:
@@ -203,7 +202,7 @@ def _stubbed_names(source: str) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             segment = ast.get_source_segment(source, node) or ""
-            if _STUB.search(segment) and not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if PATTERN.search(segment) and not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                                                  for n in ast.walk(node) if n is not node):
                 names.append(node.name)
     return names
@@ -218,7 +217,7 @@ def _unanswered(cells: list[Any], exercises: list[str]) -> dict[str, list[str]]:
         region.append(cell)
         named = [e for e in _CHECK_CALL.findall(cell.source) if e in exercises]
         if named:
-            stubs = [n for c in region if _STUB.search(c.source) for n in (_stubbed_names(c.source) or ["this exercise"])]
+            stubs = [n for c in region if PATTERN.search(c.source) for n in (_stubbed_names(c.source) or ["this exercise"])]
             for e in named:
                 if stubs and e not in found:
                     found[e] = list(dict.fromkeys(stubs))
@@ -228,7 +227,6 @@ def _unanswered(cells: list[Any], exercises: list[str]) -> dict[str, list[str]]:
 
 def _verdict(out: Callable[[str], Any], cells: list[Any], records: list[Any],
              results: dict[str, list[dict[str, Any]]], why: str, limits: Any) -> int:
-    from autograder.probe.inprocess import not_answered
 
     firsts = {c.index: _first_line(c.source) for c in cells}
     errors = [r for r in records if r.status == "error" and not _is_stub(r)]

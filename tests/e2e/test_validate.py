@@ -18,7 +18,7 @@ from autograder.execute.runner import ProbeError
 from autograder.judge.checks import CheckFailed, assert_equal
 from autograder.judge.plugin import _classify
 from autograder.student.release import release
-from autograder.probe.inprocess import not_answered
+from autograder.notebook.stub import not_answered
 from autograder.student.selfcheck import Checker
 from autograder.student.validate import validate
 

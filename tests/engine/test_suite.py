@@ -123,7 +123,7 @@ def test_failures_are_reported_without_formatting_a_traceback(tmp_path, monkeypa
         m.setattr(_pytest.nodes.Node, "_repr_failure_py", formatted)
         run_tests([tmp_path / "public"], plugin, tmp_path)
     assert calls == []
-    from autograder.probe.inprocess import not_answered
+    from autograder.notebook.stub import not_answered
 
     assert [(r.outcome, r.message) for r in plugin.results][0] == ("failed", not_answered([]))  # a stub, in words
 
