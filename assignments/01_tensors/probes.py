@@ -227,12 +227,16 @@ def nearest_neighbor(ns, A, B):
 
 # ---------------------------------------------------------------- how much work a call does
 def _made(arg):
-    """`{"randint": [low, high, n, seed]}` stands for `torch.randint(low, high, (n,))` from a generator seeded
-    with `seed`, made here rather than sent: tens of megabytes cost the worker more CPU time to receive than
-    a loop over them (the reference's worker makes the same tensor, and the answers are compared)."""
+    """`{"randint": [low, high, n, seed]}` stands for `torch.randint(low, high, (n,))` and `{"randn": [rows, cols,
+    seed]}` for `torch.randn(rows, cols)`, from a generator seeded with `seed`, made here rather than sent: tens of
+    megabytes cost the worker more CPU time to receive than a loop over them, and the grader as much to make,
+    hash and send (the reference's worker makes the same tensor, and the answers are compared)."""
     if isinstance(arg, dict) and set(arg) == {"randint"}:
         low, high, n, seed = arg["randint"]
         return torch.randint(low, high, (n,), generator=torch.Generator().manual_seed(seed))
+    if isinstance(arg, dict) and set(arg) == {"randn"}:
+        rows, cols, seed = arg["randn"]
+        return torch.randn(rows, cols, generator=torch.Generator().manual_seed(seed))
     return arg
 
 

@@ -58,10 +58,10 @@ def test_scatter_sum_random(student, reference, probes, rng):
 def test_no_python_loops(student, reference, probes, rng):
     """pick, one_hot and scatter_sum run without Python loops: the CPU time the grader measures on large inputs (and the right answer)"""
     n, m = 500_000, 3_000_000  # a loop over these rows costs half a second or more, vectorised code a few hundredths
-    labels = torch.randint(0, 5, (n,), generator=rng)
-    seeds = [int(v) for v in torch.randint(0, 2**31, (2,), generator=rng)]
-    made = ({"randint": [-100, 100, m, seeds[0]]}, {"randint": [0, 5, m, seeds[1]]}, 5)  # made in the worker: 48 MB
-    calls = {"pick": (torch.randn(n, 5, generator=rng), labels), "one_hot": (labels, 5), "scatter_sum": made}
+    seeds = [int(v) for v in torch.randint(0, 2**31, (4,), generator=rng)]
+    labels = {"randint": [0, 5, n, seeds[2]]}  # every input made in the worker (probes._made): 62 MB in all
+    made = ({"randint": [-100, 100, m, seeds[0]]}, {"randint": [0, 5, m, seeds[1]]}, 5)
+    calls = {"pick": ({"randn": [n, 5, seeds[3]]}, labels), "one_hot": (labels, 5), "scatter_sum": made}
     for name, args in calls.items():
         rows = n if name != "scatter_sum" else m
         want = reference(probes.timed, name, args)
