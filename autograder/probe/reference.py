@@ -150,6 +150,17 @@ class CachedReference:
                 self.start_time += time.monotonic() - t0
         return self._runner
 
+    FRESH_PROCESS = True  # each `call_fresh` is a worker of its own (`ProbeClient.fresh_once` may keep answers)
+
+    def call_fresh(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
+                   timeout: float | None = None) -> Any:
+        """`probe` in a worker of its own that never ran the master's cells (`NotebookRunner.call_fresh`), as a
+        student's fresh call runs: the reference pass grades the master through this cache, and what the kit's own
+        code does there (tf02b: a kernel library compiled and loaded) must not meet what the master's cells loaded
+        (TensorFlow registers nothing from a second library whose ops have the names of loaded ones: the gate
+        failed the master with "no op for kit_silu").  Not cached: only the master's own grading asks."""
+        return self._start().call_fresh(probe, args, kwargs, seed=seed, timeout=timeout)
+
     def call_costed(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
                     timeout: float | None = None, budget: float | None = None) -> tuple[Any, None]:
         """`call`, with no cost: the master's answers (cached, or from its worker) ran no student code, so there

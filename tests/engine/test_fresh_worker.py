@@ -124,3 +124,14 @@ def test_fresh_once_in_one_process_runs_every_time():
     for test in ("test_a", "test_b"):
         _test_client(backend, test, kept).fresh_once(_Probes.look, "x")
     assert len(backend.fresh_calls) == 2 and kept == {}
+
+
+def test_the_master_graded_through_the_reference_gets_fresh_workers_too(runner):
+    """The reference pass grades the master through `CachedReference`: its fresh calls run in workers that never
+    ran the master's cells, as a student's do (a library the cells loaded would otherwise meet the kit's)."""
+    from autograder.probe.reference import CachedReference
+
+    master = CachedReference(lambda: runner, None)
+    fresh = _client(master).fresh(_Probes.look)
+    assert "SECRET" not in fresh["names"] and not fresh["planted"]
+    assert "SECRET" in _client(master)(_Probes.look)["names"]
