@@ -27,7 +27,6 @@ from autograder.execute.runner import ProbeError
 from autograder.notebook.stub import ERROR, PATTERN, not_answered
 
 
-
 def _copy(value: Any) -> Any:
     return wire.decode_message(wire.encode(value))
 

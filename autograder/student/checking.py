@@ -105,7 +105,6 @@ def passed(results: list[dict[str, Any]]) -> bool:
 
 
 def answered(results: list[dict[str, Any]]) -> bool:
-
     return not any(NOT_ANSWERED in r["message"] for r in results)
 
 

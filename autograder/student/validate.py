@@ -227,7 +227,6 @@ def _unanswered(cells: list[Any], exercises: list[str]) -> dict[str, list[str]]:
 
 def _verdict(out: Callable[[str], Any], cells: list[Any], records: list[Any],
              results: dict[str, list[dict[str, Any]]], why: str, limits: Any) -> int:
-
     firsts = {c.index: _first_line(c.source) for c in cells}
     errors = [r for r in records if r.status == "error" and not _is_stub(r)]
     stopped = [r for r in records if r.status in ("timeout", "crashed")]
