@@ -2,9 +2,14 @@
 
 A background thread walks the descendants of one root process every `interval` seconds and
 keeps, per process, the peak RSS (VmHWM from /proc/<pid>/status, which the kernel keeps for us,
-so short spikes between samples are not missed) and the peak PSS and USS it has *seen* (from
-/proc/<pid>/smaps_rollup via psutil's memory_full_info; a sample, so a spike shorter than the
+so short spikes between samples are not missed) and, with `pss`, the peak PSS and USS it has *seen*
+(from /proc/<pid>/smaps_rollup via psutil's memory_full_info; a sample, so a spike shorter than the
 interval can be missed).
+
+`pss` is for a run whose time is not measured: reading smaps_rollup walks each process's page tables
+and holds its memory map's lock, and on 2 cores that took about 4 s of a 29 s class (01_tensors,
+50 notebooks: 29.0-29.8 s unsampled against 31.9-35.5 s sampled, alternating runs), at any nice
+level.  Without it a sample reads /proc/<pid>/status only.
 
 RSS counts every page a process maps, including the torch/libtorch pages that forked workers share
 copy-on-write with their zygote; PSS divides each shared page between the processes that map it;
@@ -34,15 +39,17 @@ class ProcPeak:
     samples: int = 0
 
 
-def _hwm(pid: int) -> int:
+def _status(pid: int) -> dict[str, int]:
+    """VmHWM and VmRSS of `pid`, bytes ({} once it is gone)."""
+    out: dict[str, int] = {}
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
+                if line.startswith(("VmHWM:", "VmRSS:")):
+                    out[line[:5]] = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
         pass
-    return 0
+    return out
 
 
 @dataclass
@@ -51,6 +58,7 @@ class Sampler:
     root: int
     classify: object
     interval: float = 0.5
+    pss: bool = True
     peaks: dict[int, ProcPeak] = field(default_factory=dict)
     tree_rss: int = 0    # peak of the summed RSS of all tracked processes at one instant
     tree_pss: int = 0    # same, PSS (the honest "how much RAM did the whole run take")
@@ -87,16 +95,18 @@ class Sampler:
                     if role is None:
                         continue
                     peak = self.peaks[p.pid] = ProcPeak(p.pid, role, cmd[:200])
-                mem = p.memory_full_info()
+                mem = p.memory_full_info() if self.pss else None
+                rss = mem.rss if mem is not None else _status(p.pid).get("VmRSS", 0)
             except (psutil.Error, OSError):
                 continue
             peak.samples += 1
-            peak.hwm = max(peak.hwm, _hwm(p.pid))
-            peak.rss = max(peak.rss, mem.rss)
-            peak.pss = max(peak.pss, getattr(mem, "pss", 0))
-            peak.uss = max(peak.uss, mem.uss)
-            rss_sum += mem.rss
-            pss_sum += getattr(mem, "pss", 0)
+            peak.hwm = max(peak.hwm, _status(p.pid).get("VmHWM", 0))
+            peak.rss = max(peak.rss, rss)
+            rss_sum += rss
+            if mem is not None:
+                peak.pss = max(peak.pss, getattr(mem, "pss", 0))
+                peak.uss = max(peak.uss, mem.uss)
+                pss_sum += getattr(mem, "pss", 0)
         self.tree_rss = max(self.tree_rss, rss_sum)
         self.tree_pss = max(self.tree_pss, pss_sum)
 
@@ -111,11 +121,15 @@ class Sampler:
             r["peak_hwm_mib"] = max(r["peak_hwm_mib"], round(p.hwm / MiB, 1))
             r["peak_pss_mib"] = max(r["peak_pss_mib"], round(p.pss / MiB, 1))
             r["peak_uss_mib"] = max(r["peak_uss_mib"], round(p.uss / MiB, 1))
+        for r in out.values():
+            if not self.pss:
+                r["peak_pss_mib"] = r["peak_uss_mib"] = None
         return out
 
     def summary(self) -> dict:
         return {"by_role": self.by_role(), "tree_peak_rss_mib": round(self.tree_rss / MiB, 1),
-                "tree_peak_pss_mib": round(self.tree_pss / MiB, 1), "interval_s": self.interval}
+                "tree_peak_pss_mib": round(self.tree_pss / MiB, 1) if self.pss else None, "interval_s": self.interval,
+                "pss_sampled": self.pss}
 
 
 def self_pid() -> int:

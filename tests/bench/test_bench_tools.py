@@ -8,6 +8,7 @@ import cProfile
 import json
 import pstats
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -159,3 +160,42 @@ def test_floor_measures_every_part_of_the_bound(tmp_path, monkeypatch) -> None:
     parts = ("pytest_checks_s", "forked_student_s", "copies_s", "transport_s")
     assert all(f[k] > 0 for k in parts) and f["bound_s"] == pytest.approx(sum(f[k] for k in parts))
     assert f["floor_s"] == pytest.approx(f["cells_s"] + f["calls_s"]) and f["inprocess_pytest_bare_s"] > 0
+
+
+@pytest.mark.parametrize("pss", [False, True])
+def test_memory_sampler_reads_page_tables_only_when_asked(pss: bool, monkeypatch) -> None:
+    """The timed runs sample VmHWM from /proc/<pid>/status only: reading smaps_rollup (psutil's
+    memory_full_info) slowed the grader it measured, so only the `ours-memory` run does."""
+    import subprocess
+
+    import psutil
+
+    import memsample
+
+    walked: list[int] = []
+    full = psutil.Process.memory_full_info
+
+    def counting(self):  # type: ignore[no-untyped-def]
+        walked.append(self.pid)
+        return full(self)
+
+    monkeypatch.setattr(psutil.Process, "memory_full_info", counting)
+    child = subprocess.Popen([sys.executable, "-c", "import time; b = bytearray(64 << 20); time.sleep(30)"])
+    try:
+        sampler = memsample.Sampler(memsample.self_pid(), lambda cmd, p: "child" if "bytearray" in cmd else None,
+                                    interval=0.05, pss=pss)
+        for _ in range(100):
+            sampler.sample()
+            role = sampler.by_role().get("child")
+            if role and role["peak_hwm_mib"] >= 64:
+                break
+            time.sleep(0.05)
+    finally:
+        child.kill()
+        child.wait()
+    role = sampler.by_role()["child"]
+    assert role["peak_hwm_mib"] >= 64 and role["peak_rss_mib"] >= 64
+    if pss:
+        assert walked and role["peak_pss_mib"] >= 64 and role["peak_uss_mib"] >= 64
+    else:
+        assert not walked and role["peak_pss_mib"] is None and sampler.summary()["tree_peak_pss_mib"] is None
