@@ -54,6 +54,11 @@ class Framework:
                 "KERAS_BACKEND": "tensorflow", "TF_CPP_MIN_LOG_LEVEL": "2"}  # TF's C++ log: errors only
 
 
+def master_of(probes: Path) -> Path:
+    """The master notebook of the assignment whose `probes.py` this is (`Assignment.solution`)."""
+    return Path(probes).parent.parent.parent / "solutions" / f"{Path(probes).parent.name}.ipynb"
+
+
 @functools.lru_cache(maxsize=64)
 def _framework_in(manifest: Path, mtime_ns: int) -> Framework:
     try:
@@ -90,7 +95,7 @@ class Assignment:
 
     @property
     def solution(self) -> Path:
-        return self.kit / "solutions" / f"{self.id}.ipynb"
+        return master_of(self.probes)
 
     @property
     def probes(self) -> Path:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from pathlib import Path
 from typing import Any, Iterable
 
-from autograder.notebook.parse import load_cells
+from autograder.notebook.parse import InvalidNotebook, load_cells
 
 _MAGIC = re.compile(r"^([ \t]*)([%!])", re.M)   # IPython lines (%magic, !shell): they import nothing
 
@@ -38,6 +39,21 @@ def imported_modules(sources: Iterable[str]) -> list[str]:
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
                 found.add(node.module.split(".")[0])
     return sorted(m for m in found if m not in sys.stdlib_module_names and m != "__future__")
+
+
+def worker_imports(master: Path, probes: Path) -> list[str]:
+    """What a worker of an assignment imports: its master notebook (as students' notebooks do) and its
+    probes; a file that is missing or unreadable counts for nothing.  The zygote imports these once."""
+    sources: list[str] = []
+    try:
+        sources += [c.source for c in load_cells(master)]
+    except (OSError, ValueError, InvalidNotebook):
+        pass
+    try:
+        sources.append(probes.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    return imported_modules(sources)
 
 
 def assignment_imports(assignment: Any) -> list[str]:

@@ -91,3 +91,40 @@ def test_without_a_hook_or_with_a_broken_one_grading_goes_on(sandbox, tmp_path, 
             runner.execute()
             assert runner.call("state") == k
     assert ("broken hook" in capfd.readouterr().err) == bool(source)
+
+
+PRELOAD_PROBES = '''
+import sys
+
+
+def loaded(ns):
+    return sorted(m for m in ("pandas", "matplotlib") if m in sys.modules)
+'''
+
+
+def _kit(tmp_path, name: str, master_imports: str):
+    """An assignment folder as the kit lays it out: assignments/<name>/probes.py beside solutions/<name>.ipynb."""
+    import nbformat
+
+    probes = tmp_path / "assignments" / name / "probes.py"
+    probes.parent.mkdir(parents=True)
+    probes.write_text(PRELOAD_PROBES)
+    (tmp_path / "solutions").mkdir(exist_ok=True)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(master_imports + "\nx = 1")])
+    nbformat.write(nb, tmp_path / "solutions" / f"{name}.ipynb")
+    return probes
+
+
+def test_the_zygote_imports_what_the_master_imports_and_nothing_else(sandbox, tmp_path):
+    """A worker starts with the modules its assignment's master imports already loaded (one import per class,
+    in the zygote), and without the ones it does not (each cost every class's first worker its import)."""
+    plotting = _kit(tmp_path, "plots", "import pandas as pd\nimport matplotlib.pyplot as plt")
+    bare = _kit(tmp_path, "bare", "import torch")
+    isolation = sandbox("warm")
+    seen = {}
+    for probes in (plotting, bare):
+        with NotebookRunner([Cell(index=1, source="y = 2")], probes=probes, limits=LIMITS,
+                            isolation=isolation) as runner:
+            runner.execute()
+            seen[probes.parent.name] = runner.call("loaded")
+    assert seen == {"plots": ["matplotlib", "pandas"], "bare": []}
