@@ -7,9 +7,9 @@ so short spikes between samples are not missed) and, with `pss`, the peak PSS an
 interval can be missed).
 
 `pss` is for a run whose time is not measured: reading smaps_rollup walks each process's page tables
-and holds its memory map's lock, and on 2 cores that took about 4 s of a 29 s class (01_tensors,
-50 notebooks: 29.0-29.8 s unsampled against 31.9-35.5 s sampled, alternating runs), at any nice
-level.  Without it a sample reads /proc/<pid>/status only.
+and holds its memory map's lock, and on 2 cores that took about 4 s of a 27 s class (01_tensors,
+50 notebooks: 26.9-27.0 s unsampled against 31.3-32.1 s sampled every 0.5 s, alternating runs; at
+nice 19 still 29.0-29.8 against 31.9-35.5).  Without it a sample reads /proc/<pid>/status only.
 
 RSS counts every page a process maps, including the torch/libtorch pages that forked workers share
 copy-on-write with their zygote; PSS divides each shared page between the processes that map it;
@@ -58,7 +58,7 @@ class Sampler:
     root: int
     classify: object
     interval: float = 0.5
-    pss: bool = True
+    pss: bool = False
     peaks: dict[int, ProcPeak] = field(default_factory=dict)
     tree_rss: int = 0    # peak of the summed RSS of all tracked processes at one instant
     tree_pss: int = 0    # same, PSS (the honest "how much RAM did the whole run take")
