@@ -96,11 +96,12 @@ class Sampler:
                         continue
                     peak = self.peaks[p.pid] = ProcPeak(p.pid, role, cmd[:200])
                 mem = p.memory_full_info() if self.pss else None
-                rss = mem.rss if mem is not None else _status(p.pid).get("VmRSS", 0)
             except (psutil.Error, OSError):
                 continue
+            status = _status(p.pid)  # one read of /proc/<pid>/status: VmHWM, and VmRSS without `pss`
+            rss = mem.rss if mem is not None else status.get("VmRSS", 0)
             peak.samples += 1
-            peak.hwm = max(peak.hwm, _status(p.pid).get("VmHWM", 0))
+            peak.hwm = max(peak.hwm, status.get("VmHWM", 0))
             peak.rss = max(peak.rss, rss)
             rss_sum += rss
             if mem is not None:
@@ -119,10 +120,10 @@ class Sampler:
             r["processes"] += 1
             r["peak_rss_mib"] = max(r["peak_rss_mib"], round(p.rss / MiB, 1))
             r["peak_hwm_mib"] = max(r["peak_hwm_mib"], round(p.hwm / MiB, 1))
-            r["peak_pss_mib"] = max(r["peak_pss_mib"], round(p.pss / MiB, 1))
-            r["peak_uss_mib"] = max(r["peak_uss_mib"], round(p.uss / MiB, 1))
-        for r in out.values():
-            if not self.pss:
+            if self.pss:
+                r["peak_pss_mib"] = max(r["peak_pss_mib"], round(p.pss / MiB, 1))
+                r["peak_uss_mib"] = max(r["peak_uss_mib"], round(p.uss / MiB, 1))
+            else:
                 r["peak_pss_mib"] = r["peak_uss_mib"] = None
         return out
 
