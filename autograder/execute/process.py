@@ -150,6 +150,26 @@ def _sched_of(pid: int) -> tuple[float, float]:
     return ran / 1e9, waited / 1e9
 
 
+def _runnable_of(pid: int) -> bool:
+    """Whether a thread of `pid` is runnable (state R: running, or ready to run and not let), from its
+    threads' stat files."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return False
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+                if _fields(f.read())[0] == b"R":
+                    return True
+        except (FileNotFoundError, IndexError):
+            continue
+    return False
+
+
+STARVED_LOOKS = 5  # times `WorkerProcess.starved` looks at the worker's threads' states in its window
+
+
 HOST_SLACK = 0.02  # the host is short when less than this share of its process slots, or of its memory, is free
 
 
@@ -385,22 +405,29 @@ class WorkerProcess:
         since `run_queue_wait()` read `wait0` (its own threads and children keeping it waiting would have
         used the CPU they kept, and the caller saw none used), or it is kept from the CPU now: over
         `window` seconds its threads waited on a run queue for at least half of it and ran for less than
-        half.  A worker that sleeps, waits, stopped itself, spins, or keeps its own threads and children
+        half, or a thread of it was runnable (state R) at half of `STARVED_LOOKS` looks while they ran for
+        less than half: time a runnable thread is kept off the CPU that the kernel does not count as a
+        wait (a virtual CPU the host takes away, a group throttled to its CPU quota) is still not the
+        student's.  A worker that sleeps, waits, stopped itself, spins, or keeps its own threads and children
         waiting for each other (they run then) is not, whatever the host's load: the kernel counts a
-        runnable thread's wait, never a sleeping one's.  The first catches a host whose load ended just
-        before the deadline.  None when /proc could not tell."""
+        runnable thread's wait, never a sleeping one's, and shows a sleeping thread as S, a stopped one
+        as T.  The first catches a host whose load ended just before the deadline.  None when /proc
+        could not tell."""
         waited = None if wait0 is None else self.run_queue_wait()
         if waited is not None and waited - wait0 >= 0.5 * wall > 0:
             return True
         try:
             before = {pid: _sched_of(pid) for pid in self._members()}
-            time.sleep(window)
+            runnable = 0
+            for _ in range(STARVED_LOOKS):
+                time.sleep(window / STARVED_LOOKS)
+                runnable += any(_runnable_of(pid) for pid in self._members())
             after = {pid: _sched_of(pid) for pid in self._members()}  # with what was started meanwhile
         except (OSError, ValueError):
             return None
         ran = sum(r - before.get(pid, (0.0, 0.0))[0] for pid, (r, _) in after.items())
         waited = sum(w - before.get(pid, (0.0, 0.0))[1] for pid, (_, w) in after.items())
-        return waited >= 0.5 * window and ran < 0.5 * window
+        return ran < 0.5 * window and (waited >= 0.5 * window or runnable >= STARVED_LOOKS / 2)
 
     def _own_cpu(self) -> float:
         """The worker's own CPU time (and its waited-for children's), from its /proc stat file kept open

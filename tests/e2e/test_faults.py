@@ -581,6 +581,41 @@ def test_host_starved_by_cpu_share():
     assert not host_starved(None, 5.0)                                # unknown: charged as before
 
 
+@pytest.mark.parametrize("how, kept", [("spin", True), ("sleep", False), ("stopped", False)])
+def test_a_runnable_worker_whose_wait_the_kernel_does_not_count_is_kept_from_the_cpu(monkeypatch, how, kept):
+    """Time a runnable thread is kept off the CPU that the kernel counts neither as run nor as a wait (a
+    virtual CPU the host takes away, a group throttled to its CPU quota): with schedstat counting nothing,
+    a worker whose thread is runnable (R) was kept from the CPU, the host's doing; one asleep (S) or
+    stopped (T) was not, whatever the host's load."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    from autograder.execute import process
+
+    code = {"spin": "while True: pass", "sleep": "import time; time.sleep(60)", "stopped": "while True: pass"}[how]
+    child = subprocess.Popen([sys.executable, "-c", code])
+    ours, theirs = socket.socketpair()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        time.sleep(0.3)  # asleep by then, or spinning
+        if how == "stopped":
+            child.send_signal(signal.SIGSTOP)
+            time.sleep(0.05)
+        worker = process.WorkerProcess(channel=ours, stdout_fd=out_r, stderr_fd=err_r, pid=child.pid, popen=child)
+        monkeypatch.setattr(process, "_sched_of", lambda pid: (0.0, 0.0))  # the kernel counted nothing
+        assert worker.starved() is kept
+    finally:
+        child.kill()
+        child.wait()
+        for fd in (out_w, err_w):
+            os.close(fd)
+        ours.close()
+        theirs.close()
+
+
 @pytest.mark.parametrize("how", [
     "import time; time.sleep(60)", "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)",
     "import threading; threading.Event().wait()",
