@@ -8,6 +8,9 @@ TORCH_SPEC ?= torch==2.13.0
 #   make install TF_SPEC="tensorflow[and-cuda]==2.21.0"
 TF_SPEC    ?= tensorflow-cpu==2.21.0
 JOBS       ?= 2
+# Test processes of `make test` for the tests that share the host (pytest -n; a file's tests stay in one
+# process, with its module's graded batch); the `serial` ones run after them, one at a time.
+TEST_JOBS  ?= 2
 PY         := $(VENV)/bin/python
 STAMP      := $(VENV)/.installed
 
@@ -30,7 +33,8 @@ test: install check-student
 	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --quiet autograder tests setup.py
 	$(VENV)/bin/lint-imports   # the layers of docs/architecture.md: no import of a later layer, no cycle
 	$(PY) -m autograder check-solutions
-	$(PY) -m pytest -q -m "not deep"
+	$(PY) -m pytest -q -m "not deep and not serial" -n $(TEST_JOBS) --dist loadfile
+	$(PY) -m pytest -q -m "not deep and serial"
 
 # The exhaustive tier (tests/tiers.py): every assignment where `make test` takes one PyTorch and one
 # TensorFlow assignment, and every mutant of the curriculum.  After changing an assignment or the student package.

@@ -21,6 +21,9 @@ import pytest
 from autograder.execute.sandbox import Bubblewrap
 from tests.nbfactory import edit
 
+
+pytestmark = pytest.mark.serial  # a class that floods the host beside another grade command
+
 HONEST = {"ANSWER = 42": (
     "import concurrent.futures, subprocess\n"
     "def _echo(s):\n"

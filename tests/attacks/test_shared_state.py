@@ -26,6 +26,9 @@ from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.notebook.parse import Cell
 
+
+pytestmark = pytest.mark.serial  # host-wide state (uids, IPC, keys, per-user counts) looked at while workers live
+
 LIMITS = Limits(cell_timeout=30, submission_timeout=240, max_restarts=1)  # processes: the default 256
 
 FLOOD = """

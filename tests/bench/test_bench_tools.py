@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 import torch
 
+
+pytestmark = pytest.mark.serial  # the bench's samplers and timings, measured
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 

@@ -30,6 +30,18 @@ def test_every_other_assignment_is_deep():
 
 
 def test_make_test_leaves_the_deep_tier_to_make_check():
-    assert '-m pytest -q -m "not deep"' in _recipe("test")
+    test = _recipe("test")
+    assert '-m pytest -q -m "not deep and not serial" -n $(TEST_JOBS) --dist loadfile' in test
+    assert '-m pytest -q -m "not deep and serial"' in test
     assert "-m pytest -q -m deep" in _recipe("check")
     assert "make check" in (ROOT / "README.md").read_text()
+
+
+def test_what_needs_the_host_to_itself_runs_alone_after_the_rest():
+    """`make test` runs the tests two at a time, and those marked `serial` after them, one at a time: a
+    test that starts busy processes would starve a neighbour's, one that measures time would measure the
+    neighbour's."""
+    test = _recipe("test").splitlines()
+    parallel = next(i for i, ln in enumerate(test) if "not serial" in ln)
+    alone = next(i for i, ln in enumerate(test) if '"not deep and serial"' in ln)
+    assert parallel < alone and "-n" not in test[alone].split()

@@ -13,6 +13,9 @@ from autograder.execute.runner import _WALL_FACTOR, NotebookRunner
 from autograder.execute.sandbox import Bubblewrap, RlimitsOnly, choose_isolation
 from autograder.notebook.parse import Cell
 
+
+pytestmark = pytest.mark.serial  # CPU clocks against wall backstops: the host to itself
+
 SPIN = "import time\nt = time.process_time()\nwhile time.process_time() - t < {s}:\n    pass\nDONE = True"
 SLEEP = "import time\ntime.sleep({s})\nDONE = True"
 # the trusted side stamps an event when it reads it, so a cell's wall time is exact only to the

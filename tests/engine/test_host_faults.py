@@ -18,6 +18,9 @@ from autograder.config.limits import Limits
 from autograder.execute.runner import HOST_RETRIES, NotebookRunner
 from autograder.notebook.parse import Cell
 
+
+pytestmark = pytest.mark.serial  # the host's process slots and memory filled on purpose
+
 TOY_PROBES = Path(__file__).resolve().parents[1] / "fixtures" / "kit" / "assignments" / "toy" / "probes.py"
 LIMITS = Limits(cell_timeout=20, submission_timeout=120, max_restarts=2)
 FORK_FAILS = "raise BlockingIOError(11, 'Resource temporarily unavailable')"

@@ -8,6 +8,9 @@ from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.notebook.parse import Cell
 
+
+pytestmark = pytest.mark.serial  # memory limits met on purpose
+
 LIMITS = Limits(memory_mb=1024, cell_timeout=60, submission_timeout=180, max_restarts=1)
 BOMB = "import torch\nx = torch.empty(3 * 2**30, dtype=torch.uint8)\nx.fill_(1)"
 CAPS = "import resource\nprint('CAPS', resource.getrlimit(resource.RLIMIT_AS)[0], resource.getrlimit(resource.RLIMIT_DATA)[0])"

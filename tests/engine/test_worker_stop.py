@@ -16,6 +16,9 @@ from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import Isolation, _Cgroups, choose_isolation
 from autograder.notebook.parse import Cell
 
+
+pytestmark = pytest.mark.serial  # how long a worker takes to leave, measured
+
 LIMITS = Limits(cell_timeout=20, submission_timeout=120)
 
 

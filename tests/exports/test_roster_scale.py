@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from autograder.intake.roster import Identity, Roster, match_roster
+
+pytestmark = pytest.mark.serial  # matching a large roster within seconds, measured
 
 
 def _class(n: int) -> tuple[Roster, dict[str, Identity]]:

@@ -15,8 +15,12 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
+import pytest
+
 from tests.serve.conftest import notebook
 from tests.serve.test_http import login, request
+
+pytestmark = pytest.mark.serial  # a TA's page answering within seconds while attacked, measured
 
 OVERRIDE = {"test": "hidden/test_double.py::test_answer", "score": "2", "comment": "from another port"}
 
