@@ -3,6 +3,14 @@ from pathlib import Path
 
 import pytest
 
+try:  # before any test imports TensorFlow in this process (pytest-xdist gives each process its own order):
+    # Triton's LLVM and TensorFlow's register the same LLVM options, and Triton loaded second aborts the
+    # process ("Option ... registered more than once"); loaded first, both work.  Tests reach Triton
+    # through torch._inductor (meta-device probes) and TensorFlow through the TensorFlow assignments.
+    import triton  # noqa: F401
+except ImportError:  # a student's environment: no Triton
+    pass
+
 from autograder.execute.sandbox import Bubblewrap, SandboxUnavailable, WarmBubblewrap
 
 ROOT = Path(__file__).resolve().parents[1]
