@@ -10,7 +10,7 @@ TF_SPEC    ?= tensorflow-cpu==2.21.0
 JOBS       ?= 2
 # Test processes of `make test` for the tests that share the host (pytest -n; a file's tests stay in one
 # process, with its module's graded batch); the `serial` ones run after them, one at a time.
-TEST_JOBS  ?= 2
+TEST_JOBS  ?= 3
 PY         := $(VENV)/bin/python
 STAMP      := $(VENV)/.installed
 

@@ -38,7 +38,7 @@ def test_make_test_leaves_the_deep_tier_to_make_check():
 
 
 def test_what_needs_the_host_to_itself_runs_alone_after_the_rest():
-    """`make test` runs the tests two at a time, and those marked `serial` after them, one at a time: a
+    """`make test` runs the tests several at a time, and those marked `serial` after them, one at a time: a
     test that starts busy processes would starve a neighbour's, one that measures time would measure the
     neighbour's."""
     test = _recipe("test").splitlines()

@@ -201,6 +201,7 @@ def test_a_judge_stops_the_masters_worker_once_students_come(toy_kit, tmp_path):
         close_references()
 
 
+@pytest.mark.serial  # compares the host's cgroups before and after: a neighbour's workers have theirs
 def test_judges_that_only_shared_the_pass_leave_nothing_behind(toy_kit, tmp_path, monkeypatch):
     """A class with no student to grade: each judge ends holding the master's worker its share started,
     and stops it (with its scratch folder) as it exits, before the zygote goes."""
