@@ -417,11 +417,12 @@ class WorkerProcess:
         if waited is not None and waited - wait0 >= 0.5 * wall > 0:
             return True
         try:
-            before = {pid: _sched_of(pid) for pid in self._members()}
+            members = self._members()  # a walk over every process of the host where it has no cgroup: once
+            before = {pid: _sched_of(pid) for pid in members}
             runnable = 0
             for _ in range(STARVED_LOOKS):
                 time.sleep(window / STARVED_LOOKS)
-                runnable += any(_runnable_of(pid) for pid in self._members())
+                runnable += any(_runnable_of(pid) for pid in members)
             after = {pid: _sched_of(pid) for pid in self._members()}  # with what was started meanwhile
         except (OSError, ValueError):
             return None

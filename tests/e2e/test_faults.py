@@ -369,6 +369,9 @@ def _runner(toy_kit: Path, source: str):
 SPIN = "import time\n    t = time.process_time()\n    while time.process_time() - t < 0.3: pass\n    return x * 2"
 
 
+alone = pytest.mark.serial  # busy processes, or a wall backstop's timing: the host to itself
+
+
 def _start_busy_processes(hogs: list) -> None:
     """Two processes per core that spin until killed, added to `hogs` (the caller kills and waits for them)."""
     import subprocess
@@ -422,7 +425,7 @@ def _starved_call_is_retried_not_charged(toy_kit, release) -> None:
         _stop(hogs)
 
 
-@pytest.mark.serial  # busy processes, or a wall backstop's timing: the host to itself
+@alone
 def test_starved_probe_is_retried_not_charged(toy_kit):
     """A probe that misses its wall deadline while its worker asked for the CPU and hardly got any (here:
     the worker at nice 19, and its session's autogroup too, behind two busy processes per core, as a host
@@ -433,7 +436,7 @@ def test_starved_probe_is_retried_not_charged(toy_kit):
         target=_kill_once_gone, args=(pid, hogs), daemon=True).start())
 
 
-@pytest.mark.serial  # busy processes, or a wall backstop's timing: the host to itself
+@alone
 def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_kit):
     """Kept from the CPU for most of its call (nice 19 and its autogroup behind two busy processes per core)
     and let run only in the last 0.15 s, the worker is spinning at its deadline, as a probe that slept and
@@ -445,7 +448,7 @@ def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_k
         1.85, lambda: [h.kill() for h in hogs]).start())
 
 
-@pytest.mark.serial  # busy processes, or a wall backstop's timing: the host to itself
+@alone
 def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
     """A probe that pins itself to a CPU other work keeps busy, and spins, would be kept from the CPU by its
     own doing and look starved: retried twice and left provisional (seen before `sched_setaffinity` was
@@ -508,7 +511,7 @@ def _starving_isolation(hogs: list):
     return StarvingFirst()
 
 
-@pytest.mark.serial  # busy processes, or a wall backstop's timing: the host to itself
+@alone
 def test_a_cell_the_host_starves_is_replayed_not_charged():
     """A cell that needs 0.5 s of CPU, kept from the CPU until its wall backstop (3 x its 1 s of CPU),
     is the host's doing: the notebook is replayed on a fresh worker and the cell runs, uncharged.  It
@@ -533,7 +536,7 @@ def test_a_cell_the_host_starves_is_replayed_not_charged():
         _stop(hogs)
 
 
-@pytest.mark.serial  # busy processes, or a wall backstop's timing: the host to itself
+@alone
 @pytest.mark.parametrize("starved", [True, False], ids=["starved", "asleep"])
 def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provisional(starved):
     """The submission's whole budget ends in a cell: charged as out of time, and provisional (graded again)
@@ -558,7 +561,7 @@ def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provision
         _stop(hogs)
 
 
-@pytest.mark.serial  # busy processes, or a wall backstop's timing: the host to itself
+@alone
 @pytest.mark.parametrize("how", ["import time\ntime.sleep(60)", "import threading\nthreading.Event().wait()",
                                  "import time\ntime.sleep(2.9)\nwhile True:\n    pass"],
                          ids=["sleep", "wait", "sleep_then_spin"])
