@@ -625,6 +625,7 @@ def test_a_runnable_worker_whose_wait_the_kernel_does_not_count_is_kept_from_the
         theirs.close()
 
 
+@alone  # whether its children's spinning counts as its own is read off an otherwise idle host
 @pytest.mark.parametrize("how", [
     "import time; time.sleep(60)", "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)",
     "import threading; threading.Event().wait()",
