@@ -18,18 +18,20 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import autograder
-from autograder.judge import pool as judges
 from autograder.config.assignment import Assignment, load_assignment
-from autograder.execute.sandbox import close_at_exit
-from autograder.intake.roster import read_identities
+from autograder.config.settings import GradeSettings, SettingsError
+from autograder.execute.sandbox import SandboxUnavailable, choose_isolation, close_at_exit
+from autograder.intake.batch import Intake
 from autograder.intake.submissions import Submission, file_sha256
-from autograder.notebook.stub import NOT_ANSWERED
+from autograder.judge import pool as judges
+from autograder.judge.gate import MasterFailed, check_master
 from autograder.judge.options import GradeOptions
-from autograder.probe.seeds import Seeds, variant_count
-from autograder.store.result_files import write_submission
-from autograder.store.history import keep as keep_version
+from autograder.notebook.stub import NOT_ANSWERED
+from autograder.probe.seeds import Seeds
+from autograder.store.folder import ResultsFolder, assignment_grades, gradebook_path
 from autograder.store.gradebook import Gradebook
-from autograder.store.folder import assignment_grades
+from autograder.store.history import keep as keep_version
+from autograder.store.result_files import write_submission
 from autograder.report.feedback import write_class_feedback
 from autograder.report.grades_csv import write_assignment_grades_csv
 from autograder.report.instructor_report import write_report
@@ -40,11 +42,6 @@ from autograder.execute.scratch import Scratch
 
 REFERENCE_ID = "__reference__"
 GRADER_RETRIES = 2  # a submission whose grading hit a grader or host fault is graded again this often per run
-
-
-class MasterFailed(Exception):
-    """The master notebook does not score full marks against the current tests: grading a class
-    then would charge every student for a broken assignment or a broken sandbox, so nobody is graded."""
 
 
 @dataclass
@@ -175,25 +172,6 @@ def _unreadable(reference: SubmissionResult, sub: Submission) -> SubmissionResul
                    problems=[], provisional="")
 
 
-def check_master(reference: SubmissionResult) -> None:
-    """Raise `MasterFailed`, naming what failed, unless the master earned every point of every test."""
-    bad = [t for t in reference.tests if t.outcome not in ("passed", "skipped") or t.score < t.max_score]
-    if reference.tests and not bad and not reference.problems and not reference.provisional \
-            and reference.score == reference.max_score:
-        return
-    # a fault of the grader or the host says nothing about the master: name it first
-    why = [f"grader or host fault: {reference.provisional}"] if reference.provisional else []
-    why += [f"the master notebook scores {reference.score:g}/{reference.max_score:g} against its own tests "
-           f"({reference.status}{': ' + reference.message if reference.message else ''})"]
-    if not reference.tests:
-        why.append("no test ran")
-    why += [f"{t.id}: {t.outcome}: {t.message.strip()[:300]}" for t in bad[:3]]
-    if len(bad) > 3:
-        why.append(f"... and {len(bad) - 3} more tests")
-    why += [p.strip()[:800] for p in reference.problems[:1]]
-    raise MasterFailed("\n  ".join(why))
-
-
 def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions, result: SubmissionResult,
                    ran: list[str] | None) -> str:
     """'' when the master scores full marks, under the student's `variant`, on every hidden test file in which
@@ -221,13 +199,14 @@ def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions, 
     return session.reference_for(assignment, assignment.version(), options).prove(variant, lost, run)
 
 
-def variants_of(assignment: Assignment, submissions: list[Submission], out: Path) -> dict[str, str]:
+def variants_of(assignment: Assignment, submissions: list[Submission], out: Path,
+                options: GradeOptions) -> dict[str, str]:
     """Each submission's variant of the hidden inputs, from the identity intake assigned (identities.json:
     the roster's student id where matched), or the submission's id where intake knew no student."""
-    known = read_identities(out / assignment.id / "identities.json")
-    seeds, count = Seeds.for_course(assignment.id), variant_count()
+    known = ResultsFolder(out).identities(assignment.id)
+    seeds = Seeds.for_course(options.secret, assignment.id)
     return {s.id: seeds.variant_of(known[s.id].student_id if s.id in known and known[s.id].student_id else s.id,
-                                   count) for s in submissions}
+                                   options.variants) for s in submissions}
 
 
 @dataclass
@@ -331,7 +310,7 @@ def grade_class(
     this process writes results and the gradebook."""
     options = options or GradeOptions()
     options.cache_dir = options.cache_dir or out / ".cache" / "reference"
-    tasks = Tasks(assignment, options, variants_of(assignment, submissions, out))
+    tasks = Tasks(assignment, options, variants_of(assignment, submissions, out, options))
     pool: ProcessPoolExecutor | None = None
     local_judges = jobs > 1 and not scheduler
     if not local_judges:
@@ -354,7 +333,7 @@ def grade_class(
             raise MasterFailed(f"grading the master notebook failed: {type(e).__name__}: {e}") from e
         check_master(reference)
         # 2. what the gradebook holds that still stands
-        gradebook = Gradebook(out / "gradebook.sqlite")
+        gradebook = Gradebook(gradebook_path(out))
         storing = _Storing(tasks, out, gradebook, on_result, todo={})
         version = assignment.version()
         for sub in submissions:
@@ -363,7 +342,7 @@ def grade_class(
                 storing.reused(stored)
                 continue
             files = tests_to_rerun(stored, assignment) if stored is not None else None
-            if files is not None:   # same notebook, only some test files changed
+            if stored is not None and files is not None:   # same notebook, only some test files changed
                 tasks.reruns[sub.id] = (files, stored.to_record())
             storing.todo[sub.id] = sub
         reused = len(storing.results)
@@ -391,6 +370,80 @@ def grade_class(
             client.close()
         if gradebook is not None:
             gradebook.close()
+
+
+def grade(assignment: Assignment, intake: Intake, settings: GradeSettings, *,
+          on_result: Callable[[SubmissionResult, bool], None] | None = None,
+          note: Callable[[str], None] = lambda _line: None) -> ClassRun:
+    """Grade a class: the one function every face calls (the grade command, nbgrader interop, the bench).
+
+    The sandbox's zygote and the judges' forkserver are started first, so their imports of torch overlap this
+    process's start; the jobs are fitted to the memory budget (what the settings themselves call for is
+    `settings.notes()`, which a face shows before intake); who is who (`intake.identities`) is recorded in
+    the results folder before any variant is drawn from it; then `grade_class`.  `note` receives what the
+    instructor should read (a lowered job count, a missing course secret, provisional results), as lines.
+    Raises `MasterFailed` when the master is short of full marks (nobody is graded) and `SettingsError`
+    when these settings cannot grade here (no sandbox, no CUDA)."""
+    options = grade_options(settings, assignment)
+    local = settings.jobs > 1 and settings.scheduler is None   # as asked: a lowered job count still starts them
+    if local:
+        judges.prestart()   # the judges' imports, beside the zygote's (this process imports no torch: they grade)
+    jobs = jobs_for(settings, assignment, note)
+    if intake.identities:
+        ResultsFolder(settings.out).record_identities(assignment.id, intake.identities)
+    try:
+        run = grade_class(assignment, intake.submissions, out=settings.out, jobs=jobs, options=options,
+                          force=settings.force, on_result=on_result, scheduler=settings.scheduler,
+                          course=settings.course)
+    finally:
+        if local:
+            judges.stop()   # the judges have ended with grade_class
+    provisional = [r.submission_id for r in run.results if r.provisional]
+    if provisional:
+        note(f"NOTE: {len(provisional)} result(s) hit a grader or host fault and are provisional (not final); "
+             f"they are graded again on the next run: {', '.join(provisional[:10])}")
+    return run
+
+
+def grade_options(settings: GradeSettings, assignment: Assignment | None = None) -> GradeOptions:
+    """The options judges grade with: the device, the strongest isolation this host gives (`SettingsError`
+    when none and weak isolation was not allowed), the course secret and its variants.  With `assignment`,
+    the sandbox's zygote is started now, before anything here imports torch."""
+    from autograder.execute import nvidia
+
+    gpu = settings.device == "cuda" or (settings.device == "auto" and nvidia.visible() and _cuda_available())
+    if settings.device == "cuda" and not _cuda_available():
+        raise SettingsError("the CUDA device was asked for, but CUDA is not available here")
+    try:
+        isolation = choose_isolation(settings.allow_weak_isolation, gpu=gpu)
+    except SandboxUnavailable as e:
+        raise SettingsError(str(e)) from None
+    if assignment is not None:
+        isolation.prestart(assignment.probes, assignment.limits)
+    return GradeOptions(device=settings.device, isolation=isolation, secret=settings.secret,
+                        variants=settings.variants)
+
+
+def _cuda_available() -> bool:
+    """torch's own word, asked only where NVIDIA's device files are (`nvidia.visible`) or CUDA was asked for:
+    importing torch costs ~2 s of CPU, which grading would pay beside its judges' and the zygote's imports."""
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def jobs_for(settings: GradeSettings, assignment: Assignment, note: Callable[[str], None]) -> int:
+    """The jobs asked for, lowered to what the memory budget holds (`jobs_within`), said in a note when lowered."""
+    budget = settings.memory_budget_mb or int(0.8 * available_mb())
+    workers = 1 if settings.variants == 1 else 2   # per-student variants: the judge keeps the master's worker too
+    jobs = jobs_within(settings.jobs, assignment.limits.memory_mb, budget, workers)
+    if jobs < settings.jobs and settings.scheduler is None:
+        note(f"NOTE: --jobs {settings.jobs} lowered to {jobs}: each job may use {workers} x "
+             f"{assignment.limits.memory_mb} MiB (memory_mb of the student's worker"
+             f"{' and the master' + chr(39) + 's' if workers > 1 else ''}) + {JUDGE_MB} MiB (its judge), within a "
+             f"memory budget of {budget} MiB")
+        return jobs
+    return settings.jobs
 
 
 def _run_here(tasks: Tasks, batch: list[Submission], storing: _Storing) -> None:
@@ -575,7 +628,7 @@ def set_override(grades: AssignmentGrades, submission_id: str, *, test: str | No
     Record an override of `test` (id, name or unique prefix; None: the whole score) on the counted version
     of `submission_id` in `grades` (`store.folder.assignment_grades`, just read).  `grades.overrides.OverrideError`
     when refused."""
-    o = record(grades.out / "gradebook.sqlite", _counted(grades, submission_id), test_id=test or WHOLE, score=score,
+    o = record(gradebook_path(grades.out), _counted(grades, submission_id), test_id=test or WHOLE, score=score,
                comment=comment, by=by)
     publish(grades, {o.submission_id})
     return o
@@ -585,7 +638,7 @@ def change_override(grades: AssignmentGrades, submission_id: str, *, test: str |
                     by: str) -> Override:
     """Clear, acknowledge (`ack`) or re-apply (`reapply`) the override of `test` (None: the whole score) of
     `submission_id` (`grades.overrides.change`), then `publish`."""
-    o = change(grades.out / "gradebook.sqlite", _counted(grades, submission_id), test=test or WHOLE, action=action,
+    o = change(gradebook_path(grades.out), _counted(grades, submission_id), test=test or WHOLE, action=action,
                by=by)
     publish(grades, {o.submission_id})
     return o
@@ -606,7 +659,7 @@ def set_group(grades: AssignmentGrades, submission_ids: list[str], *, test: str,
         tid = resolve_test(test, counted)
         now = next(t.score for t in shown.tests if t.id == tid)
         plan.append((counted, tid, now if score is None else score))
-    db = grades.out / "gradebook.sqlite"
+    db = gradebook_path(grades.out)
     for counted, tid, new in plan:   # validated as record validates, before the first row is written
         top = next(t.max_score for t in counted.tests if t.id == tid)
         if not (0 <= new <= top) or counted.provisional or not comment.strip():

@@ -48,6 +48,7 @@ KIT = BENCH.parent
 sys.path.insert(0, str(KIT))
 
 from autograder.config.assignment import load_assignment  # noqa: E402
+from autograder.config.secret import find_secret  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
 from autograder.execute.rng import seed_all  # noqa: E402  (as the worker seeds: the floor owes no more)
 from autograder.execute.wire import copy_decoded  # noqa: E402
@@ -56,7 +57,7 @@ from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import TestSuite  # noqa: E402
 from autograder.judge.session import load_probes  # noqa: E402
 from autograder.notebook.parse import load_cells  # noqa: E402
-from autograder.execute.runner import ProbeError  # noqa: E402
+from autograder.execute.backend import ProbeError  # noqa: E402
 from autograder.probe.inprocess import _copy  # noqa: E402
 from autograder.probe.seeds import Seeds  # noqa: E402
 
@@ -100,7 +101,7 @@ class Recorder:
 def run_master(assignment_id: str) -> tuple[dict, float]:
     """The master's namespace after all its code cells, and the seconds the cells took."""
     a = load_assignment(assignment_id, KIT)
-    seed = Seeds.for_course(a.id).cells()
+    seed = Seeds.for_course(find_secret(), a.id).cells()
     torch.set_num_threads(max(1, a.limits.threads))
     ns: dict = StudentNamespace(__name__="__main__")
     sources = [(c.index, _python(c.source)) for c in load_cells(a.solution)]
@@ -124,7 +125,7 @@ def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int, float]:
     """Run the tests twice with both sides in process on fresh master namespaces, collected once as a
     judge collects them (`TestSuite`): the first run warms up, the second is timed and its calls recorded.
     Then twice more with `bare` backends (no copy, no recording): the best of those is the last value."""
-    plugin = GradingPlugin(student=None, reference=None, probes=probes, seeds=Seeds.for_course(a.id),
+    plugin = GradingPlugin(student=None, reference=None, probes=probes, seeds=Seeds.for_course(find_secret(), a.id),
                            test_timeout=a.limits.test_timeout, devices=("cpu",), cuda_available=False,
                            hidden_dir=a.hidden_dir)
     with TestSuite([a.public_dir, a.hidden_dir], plugin, a.root) as suite:
@@ -133,7 +134,7 @@ def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int, float]:
             student: list = []
             reference: list = []
             plugin.bind(Recorder(Direct(ns, probes), student), Recorder(Direct(ns, probes), reference),
-                        Seeds.for_course(a.id))
+                        Seeds.for_course(find_secret(), a.id))
             t0 = time.perf_counter()
             suite.run()
             seconds = time.perf_counter() - t0
@@ -141,7 +142,7 @@ def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int, float]:
         uncopied = []
         for _ in range(2):
             ns, _ = run_master(a.id)
-            plugin.bind(bare(ns, probes), bare(ns, probes), Seeds.for_course(a.id))
+            plugin.bind(bare(ns, probes), bare(ns, probes), Seeds.for_course(find_secret(), a.id))
             t0 = time.perf_counter()
             suite.run()
             uncopied.append(time.perf_counter() - t0)

@@ -38,10 +38,10 @@ def grade_once(assignment_id: str, klass: list[tuple[str, Path]], out: Path, var
     from autograder import pipeline
     from autograder.config.assignment import load_assignment
     from autograder.intake.submissions import Submission
+    from autograder.config.course import parse_variants
+    from autograder.judge.options import GradeOptions
     from autograder.judge.session import close_references
-    from autograder.config.course import VARIANTS_ENV
 
-    os.environ[VARIANTS_ENV] = variants
     per: dict[str, float] = {}
     judge = pipeline._judge
 
@@ -56,7 +56,7 @@ def grade_once(assignment_id: str, klass: list[tuple[str, Path]], out: Path, var
     try:
         t0 = time.perf_counter()
         run = pipeline.grade_class(load_assignment(assignment_id, KIT), [Submission(s, p, p.name) for s, p in klass],
-                                   out=out, jobs=jobs)
+                                   out=out, jobs=jobs, options=GradeOptions(variants=parse_variants(variants)))
         wall = time.perf_counter() - t0
     finally:
         pipeline._judge = judge

@@ -14,10 +14,11 @@ from pathlib import Path
 import autograder
 from autograder.cli import (check_solutions, export, feedback, gradebook, gradescope, grade, listing, nbgrader,
                             override, passback, release, report, serve, similarity, validate)
-from autograder.cli.common import UsageError
+from autograder.cli.common import Context, UsageError, fill_from_course
 from autograder.config.assignment import AssignmentError, find_kit
-from autograder.config.course import CourseError, apply_course, find_course, load_course
+from autograder.config.course import CourseError, find_course, load_course
 from autograder.config.late import LatePolicyError
+from autograder.config.settings import SettingsError
 from autograder.execute.leave import leave
 from autograder.intake.submissions import IntakeError
 from autograder.report.escape import terminal
@@ -43,10 +44,10 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        apply_course(args, load_course(args.course_file) if args.course_file else find_course())
-        kit = (args.kit or find_kit()).resolve()
-        return args.run(args, kit)
-    except (UsageError, AssignmentError, IntakeError, LatePolicyError, CourseError) as e:
+        course = load_course(args.course_file) if args.course_file else find_course()
+        fill_from_course(args, course)
+        return args.run(args, Context((args.kit or find_kit()).resolve(), course))
+    except (UsageError, AssignmentError, IntakeError, LatePolicyError, CourseError, SettingsError) as e:
         print(terminal(f"autograder: error: {e}"), file=sys.stderr)
         return 2
 

@@ -1,18 +1,89 @@
-"""What more than one command shares: the flags of the commands that read an assignment's grades, the grades
-they read (`store.folder.assignment_grades`, warnings printed), the grading options, `UsageError`."""
+"""What more than one command shares: what every command is run with (`Context`), the course file's values for
+the flags left unset (`fill_from_course`), the settings of a grading run (`grade_settings`), the flags of the
+commands that read an assignment's grades and the grades they read (warnings printed), `UsageError`."""
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.config.assignment import list_assignments, load_assignment
+from autograder.config.course import Course
+from autograder.config.secret import find_secret
+from autograder.config.settings import GradeSettings
 from autograder.report.escape import terminal
 
 
 class UsageError(Exception):
     """A command line the kit cannot act on: `main` prints it and exits 2."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every command runs with besides its flags: the kit and the course file, as `main` found them."""
+    kit: Path
+    course: Course | None = None
+
+
+# flags a course file may give, when the command line leaves them unset: (command or "*", argparse dest, table,
+# key, is a path); then per assignment: (command, dest, key of [assignments.ID])
+_FROM_COURSE: list[tuple[str, str, str, str, bool]] = [
+    ("*", "out", "course", "results", True),
+    ("*", "roster", "course", "roster", True),
+    ("gradescope", "secret_file", "course", "secret_file", True),
+    ("passback", "canvas_url", "canvas", "url", False),
+    ("passback", "course", "canvas", "course", False),
+    ("passback", "token_env", "canvas", "token_env", False),
+    ("passback", "token_file", "canvas", "token_file", True),
+    ("passback", "lti_token_url", "lti", "token_url", False),
+    ("passback", "lti_client_id", "lti", "client_id", False),
+    ("passback", "lti_key", "lti", "key_file", True),
+    ("passback", "lti_kid", "lti", "kid", False),
+]
+_PER_ASSIGNMENT: list[tuple[str, str, str]] = [
+    ("export", "assignment_id", "canvas_assignment"),
+    ("passback", "canvas_assignment", "canvas_assignment"),
+    ("passback", "lti_lineitem", "lti_lineitem"),
+]
+DEFAULTS: dict[str, object] = {"out": Path("results"), "token_env": "CANVAS_API_TOKEN"}   # when neither flag nor file says
+
+
+def fill_from_course(args: argparse.Namespace, course: Course | None) -> None:
+    """Fill every flag the command line left unset (None) from the course file, then from `DEFAULTS`."""
+    if course is not None:
+        cmd = getattr(args, "command", "")
+        for command, dest, table, key, is_path in _FROM_COURSE:
+            if command in ("*", cmd) and hasattr(args, dest) and getattr(args, dest) is None:
+                value = course.path_of(table, key) if is_path else course.value_of(table, key)
+                if value is not None:
+                    setattr(args, dest, value)
+        per = course.assignment(getattr(args, "assignment", "") or "")
+        for command, dest, key in _PER_ASSIGNMENT:
+            if command == cmd and getattr(args, dest, 0) is None and per.get(key) not in (None, ""):
+                setattr(args, dest, str(per[key]))
+    for dest, default in DEFAULTS.items():
+        if hasattr(args, dest) and getattr(args, dest) is None:
+            setattr(args, dest, default)
+
+
+def grade_settings(args: argparse.Namespace, ctx: Context) -> GradeSettings:
+    """A grading run's settings from its flags (those a command has) and the course file."""
+    course = ctx.course
+    budget = getattr(args, "memory_budget", None)
+    return GradeSettings(
+        out=Path(getattr(args, "out", None) or "results").resolve(),
+        jobs=getattr(args, "jobs", 1),
+        memory_budget_mb=int(budget * 1024) if budget else None,
+        device=getattr(args, "device", "auto"),
+        scheduler=getattr(args, "scheduler", None),
+        allow_weak_isolation=getattr(args, "allow_weak_isolation", False),
+        force=getattr(args, "force", False),
+        secret=find_secret(course.path_of("course", "secret_file") if course else None),
+        variants=course.variants() if course else None,
+        course=course,
+    )
 
 
 def assignment_ids(names: list[str], kit: Path) -> list[str]:
@@ -33,28 +104,6 @@ def parse_jobs(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number or 'auto': {text!r}") from None
 
 
-def options_of(args: argparse.Namespace):
-    """How to grade: the device, and the isolation the sandbox can give (a `UsageError` when none)."""
-    from autograder.execute import nvidia
-    from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
-    from autograder.judge.options import GradeOptions
-
-    gpu = args.device == "cuda" or (args.device == "auto" and nvidia.visible() and cuda_available())
-    try:
-        isolation = choose_isolation(args.allow_weak_isolation, gpu=gpu)
-    except SandboxUnavailable as e:
-        raise UsageError(str(e)) from None
-    return GradeOptions(device=args.device, isolation=isolation)
-
-
-def cuda_available() -> bool:
-    """torch's own word, asked only where NVIDIA's device files are: importing torch costs ~2 s of CPU, which
-    the grade command would pay beside its judges' and the zygote's imports of it (they do the grading)."""
-    import torch
-
-    return torch.cuda.is_available()
-
-
 def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("assignment", help="assignment id (a folder of assignments/)")
     p.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
@@ -70,12 +119,12 @@ def add_missing(p: argparse.ArgumentParser) -> None:
                         "zero.  Ungradable and provisional results are always blank")
 
 
-def grades_of(args: argparse.Namespace, kit: Path, assignment: str | None = None):
+def grades_of(args: argparse.Namespace, ctx: Context, assignment: str | None = None):
     """`store.folder.assignment_grades` for this command's flags and course file, its warnings printed."""
     from autograder.store.folder import assignment_grades
 
-    g = assignment_grades(kit, assignment or args.assignment, args.out, roster_csv=getattr(args, "roster", None),
-                          course=getattr(args, "course_settings", None))
+    g = assignment_grades(ctx.kit, assignment or args.assignment, args.out, roster_csv=getattr(args, "roster", None),
+                          course=ctx.course)
     for w in g.warnings:
         print(terminal(f"warning: {w}"), file=sys.stderr)
     return g

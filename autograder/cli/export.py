@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder.cli.common import add_common, add_missing, grades_of
+from autograder.cli.common import Context, add_common, add_missing, grades_of
 from autograder.report.escape import terminal
 
 
@@ -29,10 +29,10 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     e.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
+def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.report.exports import EXPORT_FILES, write_export
 
-    g = grades_of(args, kit)
+    g = grades_of(args, ctx)
     a, out, rows = g.assignment, g.out, g.rows
     if not any(r.result is not None for r in rows):
         print(terminal(f"error: nothing graded for {a.id} in {out / 'gradebook.sqlite'}: run `autograder grade "

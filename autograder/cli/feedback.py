@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from autograder.cli.common import add_common, grades_of
+from autograder.cli.common import Context, add_common, grades_of
 from autograder.report.feedback import write_class_feedback
 
 
@@ -16,8 +16,8 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     f.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
-    g = grades_of(args, kit)
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    g = grades_of(args, ctx)
     dest = args.to or g.out / g.assignment.id / "feedback"
     n = write_class_feedback(g, dest)
     print(f"wrote {n} feedback pages (HTML + Markdown) to {dest}")

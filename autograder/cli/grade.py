@@ -3,15 +3,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder.cli import common
-from autograder.cli.common import UsageError, options_of, parse_jobs
+from autograder.cli.common import Context, UsageError, grade_settings, parse_jobs
 from autograder.config.assignment import load_assignment
-from autograder.intake.roster import (COPY_WINDOW_SECONDS, Roster, copied_times, match_file_names,
-                                      read_submission_times, record_identities, with_times)
-from autograder.intake.submissions import Submission, collect
 from autograder.report.escape import terminal
 
 
@@ -47,119 +42,37 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     g.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
-    assignment = load_assignment(args.assignment, kit)
-    _prestart_workers(args, assignment)
-    from autograder.judge import pool
-
-    judges = args.jobs > 1 and args.executor == "local"  # as asked: a lowered --jobs still started the forkserver
-    if judges:
-        pool.prestart()  # the judges' imports, beside ours (this process imports no torch: the judges grade)
-    from autograder.pipeline import JUDGE_MB, MasterFailed, available_mb, grade_class, jobs_within
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    if (args.executor == "dask") != bool(args.scheduler):
+        raise UsageError("--executor dask and --scheduler ADDRESS go together")
+    assignment = load_assignment(args.assignment, ctx.kit)
+    settings = grade_settings(args, ctx)
+    from autograder import pipeline
+    from autograder.execute.scratch import Scratch
+    from autograder.intake.batch import take
     from autograder.report.progress import progress
     from autograder.report.table import print_table
 
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    budget = int(args.memory_budget * 1024) if args.memory_budget else int(0.8 * available_mb())
-    from autograder.probe.seeds import variant_count
+    def say(line: str) -> None:
+        print(terminal(line), file=sys.stderr)
 
-    workers = 1 if variant_count() == 1 else 2  # per-student variants: the judge keeps the master's worker too
-    jobs = jobs_within(args.jobs, assignment.limits.memory_mb, budget, workers)
-    if jobs < args.jobs and args.executor == "local":
-        print(f"NOTE: --jobs {args.jobs} lowered to {jobs}: each job may use {workers} x {assignment.limits.memory_mb} "
-              f"MiB (memory_mb of the student's worker{' and the master' + chr(39) + 's' if workers > 1 else ''}) "
-              f"+ {JUDGE_MB} MiB (its judge), within a memory budget of {budget} MiB", file=sys.stderr)
-        args.jobs = jobs
-    if (args.executor == "dask") != bool(args.scheduler):
-        raise UsageError("--executor dask and --scheduler ADDRESS go together")
-    if args.device == "cuda" and not common.cuda_available():
-        raise UsageError("--device cuda was asked for, but CUDA is not available here")
-    out = args.out.resolve()
-    from autograder.probe.seeds import course_secret
-
-    if course_secret()[1] == "default":
-        print("warning: no course secret (AUTOGRADER_SECRET, AUTOGRADER_SECRET_FILE or the course file's "
-              "secret_file): hidden test inputs come from the public default seed", file=sys.stderr)
-    from autograder.execute.scratch import Scratch
-
+    for line in settings.notes():
+        say(line)
     with Scratch("ag-intake-") as scratch:  # copies of every notebook: pruned if we are killed
-        subs = _intake(args, assignment.id, out, scratch)
-        if not subs:
+        intake = take(args.submissions, scratch, fmt=None if args.format == "auto" else args.format,
+                      roster=args.roster, times=args.submission_times, assignment=args.nb_assignment or assignment.id)
+        for line in intake.notes:
+            say(line)   # zip member names, roster fields
+        if not intake.submissions:
             raise UsageError("no notebooks found in " + ", ".join(map(str, args.submissions)))
         try:
-            with progress(len(subs), f"grading {assignment.id}") as on_result:
-                run = grade_class(assignment, subs, out=out, jobs=args.jobs, options=options_of(args),
-                                  force=args.force, on_result=on_result, scheduler=args.scheduler,
-                                  course=getattr(args, "course_settings", None))
-        except MasterFailed as e:
+            with progress(len(intake.submissions), f"grading {assignment.id}") as on_result:
+                run = pipeline.grade(assignment, intake, settings, on_result=on_result, note=say)
+        except pipeline.MasterFailed as e:
             for line in f"autograder: error: grading stopped before any submission was graded: {e}".splitlines():
-                print(terminal(line), file=sys.stderr)
+                say(line)
             return 1
-        finally:
-            if judges:
-                pool.stop()  # the judges have ended with grade_class
-    provisional = [r.submission_id for r in run.results if r.provisional]
-    if provisional:
-        print(f"NOTE: {len(provisional)} result(s) hit a grader or host fault and are provisional (not final); "
-              f"they are graded again on the next run: {', '.join(provisional[:10])}", file=sys.stderr)
     print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
                 f"{f'; {run.partial} re-graded on changed tests only' if run.partial else ''})")
-    print(f"results: {out / assignment.id}  gradebook: {out / 'gradebook.sqlite'}")
+    print(f"results: {settings.out / assignment.id}  gradebook: {pipeline.gradebook_path(settings.out)}")
     return 0
-
-
-def _prestart_workers(args: argparse.Namespace, assignment) -> None:  # type: ignore[no-untyped-def]
-    """Start the sandbox's torch-loaded zygote before this process imports torch, so the two imports
-    overlap.  Whether workers see a GPU is guessed from the device files; `_options` decides it again
-    from torch, and a wrong guess only leaves an idle zygote behind."""
-    from autograder.execute import nvidia
-    from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
-
-    gpu = args.device != "cpu" and nvidia.visible()
-    try:
-        choose_isolation(args.allow_weak_isolation, gpu=gpu).prestart(assignment.probes, assignment.limits)
-    except SandboxUnavailable:
-        pass  # `_options` reports it
-
-
-def _intake(args: argparse.Namespace, assignment_id: str, out: Path, scratch: Path) -> list[Submission]:
-    """LMS downloads (Canvas, Moodle, nbgrader, Gradescope) through `lms.unpack`, the rest through `collect`."""
-    from autograder.intake import downloads as lms
-
-    fmt = None if args.format == "auto" else args.format
-    if len(args.submissions) == 1 and (fmt or lms.detect(args.submissions[0])) != "folder":
-        roster = Roster.read_csv(args.roster) if args.roster else None
-        batch = lms.unpack(args.submissions[0], scratch, fmt=fmt, roster=roster,
-                           assignment=args.nb_assignment or assignment_id)
-        ids_file = out / assignment_id / "identities.json"
-        record_identities(ids_file, batch.identities)
-        for line in batch.report():
-            print(terminal(line), file=sys.stderr)  # zip member names, roster fields
-        return batch.submissions
-    subs = collect(args.submissions, scratch)
-    if args.roster:   # a folder of notebooks named after their students (docs/interop.md)
-        stamps = [(s.id, s.source, None if s.problem else datetime.fromtimestamp(s.path.stat().st_mtime, timezone.utc))
-                  for s in subs]
-        found, unmatched, notes = match_file_names(stamps, Roster.read_csv(args.roster))
-        if getattr(args, "submission_times", None):
-            try:
-                times = read_submission_times(args.submission_times)
-            except (OSError, ValueError) as e:
-                raise UsageError(f"--submission-times: {e}") from None
-            found, untimed = with_times(found, {s.id: s.source for s in subs}, times)
-            notes += [f"{sid}: no time in {args.submission_times}: its file's time decides lateness" for sid in untimed]
-        elif copied_times([w for _, _, w in stamps if w]):
-            notes.append(f"the {len(stamps)} notebooks' file times lie within {COPY_WINDOW_SECONDS} s of each other: "
-                         "they say when the folder was copied, not when each was submitted, and would decide "
-                         "lateness. Give the times: --submission-times CSV (columns student, submitted_at), or "
-                         "grade the LMS's own download (Canvas, Moodle, nbgrader, Gradescope), or drop the "
-                         "[deadline] from course.toml / the manifest for this assignment")
-        ids_file = out / assignment_id / "identities.json"
-        record_identities(ids_file, found)
-        for note in notes:
-            print(terminal(f"warning: {note}"), file=sys.stderr)
-        for sid in unmatched:
-            print(terminal(f"warning: {sid}: its file name is none of a roster student's ids (login, email, "
-                           f"LMS or SIS id): not matched to the roster"), file=sys.stderr)
-    return subs

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder.cli.common import add_missing
+from autograder.cli.common import Context, add_missing
 from autograder.report.escape import terminal
 
 
@@ -31,7 +31,7 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     b.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
+def run(args: argparse.Namespace, ctx: Context) -> int:
     """Every assignment with grades, every roster student: a printed table and one CSV / Canvas / Moodle file."""
     from autograder.config.assignment import list_assignments
     from autograder.intake.roster import Roster
@@ -40,14 +40,14 @@ def run(args: argparse.Namespace, kit: Path) -> int:
 
     gb = Gradebook(args.out.resolve() / "gradebook.sqlite")
     try:
-        graded = [n for n in (args.assignments or list_assignments(kit)) if gb.all(n)]
+        graded = [n for n in (args.assignments or list_assignments(ctx.kit)) if gb.all(n)]
     finally:
         gb.close()
     if not graded:
         print("error: nothing graded yet in " + str(args.out / "gradebook.sqlite") + " (no file written)", file=sys.stderr)
         return 2
-    course = getattr(args, "course_settings", None)
-    columns, warnings = cg.course_columns(kit, args.out, graded, roster_csv=args.roster, course=course)
+    course = ctx.course
+    columns, warnings = cg.course_columns(ctx.kit, args.out, graded, roster_csv=args.roster, course=course)
     for w in warnings:
         print(terminal(f"warning: {w}"), file=sys.stderr)
     if args.format == "canvas" and not args.new_assignment and any(not c.canvas_id for c in columns):

@@ -5,6 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograder.cli.common import Context
+
 
 def add(subparsers: argparse._SubParsersAction) -> None:
     g = subparsers.add_parser("gradescope", help="build a Gradescope autograder.zip",
@@ -28,21 +30,19 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     g.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
+def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.interop.gradescope import CannotPin, MissingSecret, build_autograder_zip
-    from autograder.probe.seeds import course_secret
+    from autograder.config.secret import find_secret, read_secret
 
-    secret = args.secret_file.read_bytes().strip() if args.secret_file else None
-    if secret is None:
-        value, source = course_secret()
-        secret = value if source != "default" else None
+    found = read_secret(args.secret_file) if args.secret_file else find_secret()
+    secret = None if found.is_default else found.value
     from autograder.intake.roster import Roster
 
     try:
-        dest = build_autograder_zip(kit, args.assignment, args.to, secret=secret, torch_spec=args.torch_spec,
+        dest = build_autograder_zip(ctx.kit, args.assignment, args.to, secret=secret, torch_spec=args.torch_spec,
                                     allow_public_seeds=args.allow_public_seeds,
                                     allow_weak_isolation=args.allow_weak_isolation,
-                                    course=getattr(args, "course_settings", None),
+                                    course=ctx.course,
                                     roster=Roster.read_csv(args.roster) if args.roster else None)
     except (MissingSecret, CannotPin) as e:
         print(f"error: {e}", file=sys.stderr)

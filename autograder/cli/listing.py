@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from autograder.cli.common import Context
+
 from autograder.config.assignment import list_assignments, load_assignment
 
 
@@ -12,7 +14,7 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
-    for name in list_assignments(kit):
-        print(f"{name}\t{load_assignment(name, kit).title}")
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    for name in list_assignments(ctx.kit):
+        print(f"{name}\t{load_assignment(name, ctx.kit).title}")
     return 0

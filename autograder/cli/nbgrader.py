@@ -5,6 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograder.cli.common import Context, grade_settings, parse_jobs
+
 from autograder.report.escape import terminal
 
 
@@ -21,23 +23,25 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     n.add_argument("--out", type=Path, help="the kit's results folder (default: the course file's, else results/)")
     n.add_argument("--allow-weak-isolation", action="store_true",
                    help="grade without bubblewrap (rlimits only: student code can read your files)")
+    n.add_argument("--jobs", type=parse_jobs, default=1,
+                   help="submissions graded in parallel, or 'auto' (one per CPU); capped by --memory-budget")
+    n.add_argument("--memory-budget", type=float, metavar="GIB",
+                   help="memory the jobs may use together (default: 80%% of the memory available now)")
+    n.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="cpu: CPU only; cuda: CUDA variants only (refuses without CUDA); auto: CPU, and CUDA when present")
     n.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
+def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.interop import nbgrader as nbg
 
-    from autograder.execute.sandbox import choose_isolation
-    from autograder.judge.options import GradeOptions
-
-    options = GradeOptions(device="cpu", isolation=choose_isolation(args.allow_weak_isolation))
+    settings = grade_settings(args, ctx)
     if args.action == "source":   # the exercises' points come from grading the master, sandboxed like any notebook
-        dest = nbg.write_source_notebook(kit, args.assignment, args.course, args.nb_assignment, options=options)
+        dest = nbg.write_source_notebook(ctx.kit, args.assignment, args.course, args.nb_assignment, settings=settings)
         print(f"wrote {dest}")
         return 0
-    done = nbg.grade_course(kit, args.assignment, args.course, out=args.out.resolve(), options=options,
-                            nb_assignment=args.nb_assignment, settings=getattr(args, "course_settings", None),
-                            roster_csv=args.roster, warn=lambda w: print(terminal(f"warning: {w}"), file=sys.stderr))
+    done = nbg.grade_course(ctx.kit, args.assignment, args.course, settings, nb_assignment=args.nb_assignment,
+                            roster_csv=args.roster, warn=lambda w: print(terminal(w), file=sys.stderr))
     for student, score in done.items():
         print(terminal(student) + f"\t{score:g}")
     return 0

@@ -6,7 +6,7 @@ import getpass
 import sys
 from pathlib import Path
 
-from autograder.cli.common import grades_of
+from autograder.cli.common import Context, grades_of
 from autograder.grades import overrides as ov
 from autograder.report.escape import terminal
 
@@ -38,12 +38,12 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     o.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
+def run(args: argparse.Namespace, ctx: Context) -> int:
     """Record one override (trusted side: the gradebook), clear, re-apply or acknowledge one, or print the audit
     trail with --list."""
     from autograder.pipeline import change_override, set_override
 
-    g = grades_of(args, kit)
+    g = grades_of(args, ctx)
     db = g.out / "gradebook.sqlite"
     people = [(row.submission_id, row.identity.ids()) for row in g.rows if row.submission_id]
     try:

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from autograder.cli.common import add_common, add_missing, grades_of
+from autograder.cli.common import Context, add_common, add_missing, grades_of
 from autograder.report.escape import terminal
 
 
@@ -32,7 +32,7 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
+def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.lms import targets
 
     try:
@@ -40,16 +40,16 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     except targets.TargetError as e:
         print(terminal(f"error: {e}"), file=sys.stderr)
         return 2
-    rows = grades_of(args, kit).rows
+    rows = grades_of(args, ctx).rows
     print(terminal(("would write to: " if args.dry_run else "writing to: ") + target.describe()))
     if target.kind == "lti":
         from autograder.lms.lti import LtiTool, publish_scores
 
         tool = LtiTool(args.lti_client_id, args.lti_token_url, args.lti_key.read_bytes(), kid=args.lti_kid or "")
-        rep = publish_scores(tool, args.lti_lineitem, rows, dry_run=args.dry_run, missing=args.missing)
-        for line, error in rep.lines(args.dry_run):
+        ags = publish_scores(tool, args.lti_lineitem, rows, dry_run=args.dry_run, missing=args.missing)
+        for line, error in ags.lines(args.dry_run):
             print(terminal(line), file=sys.stderr if error else sys.stdout)
-        return 1 if rep.failed else 0
+        return 1 if ags.failed else 0
     from autograder.lms.canvas_api import passback
 
     token = args.token_file.read_text(encoding="utf-8").strip() if args.token_file else os.environ.get(args.token_env, "")

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.cli.common import assignment_ids
+from autograder.cli.common import Context, assignment_ids
 
 
 def add(subparsers: argparse._SubParsersAction) -> None:
@@ -18,21 +18,21 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     r.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
+def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.student.release import release
 
     stale = []
-    for name in assignment_ids(args.assignments, kit):
+    for name in assignment_ids(args.assignments, ctx.kit):
         if not args.check:
-            for p in release(kit, name):
-                print(f"wrote {p.relative_to(kit)}")
+            for p in release(ctx.kit, name):
+                print(f"wrote {p.relative_to(ctx.kit)}")
             continue
-        if (kit / "student" / name).is_dir():
+        if (ctx.kit / "student" / name).is_dir():
             stale.append(f"student/{name}/ (the student package carries the checks now: remove it)")
         with tempfile.TemporaryDirectory() as tmp:
-            for p in release(kit, name, Path(tmp)):
+            for p in release(ctx.kit, name, Path(tmp)):
                 rel = p.relative_to(tmp)
-                current = kit / "student" / rel
+                current = ctx.kit / "student" / rel
                 if not current.is_file() or not filecmp.cmp(p, current, shallow=False):
                     stale.append(str(Path("student") / rel))
     if stale:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from autograder.cli.common import add_common, grades_of
+from autograder.cli.common import Context, add_common, grades_of
 from autograder.report.instructor_report import write_report
 
 
@@ -16,8 +16,8 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     r.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
-    g = grades_of(args, kit)   # roster names, missing students, late penalties: as the exports
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    g = grades_of(args, ctx)   # roster names, missing students, late penalties: as the exports
     a, out, rows = g.assignment, g.out, g.rows
     dest = args.to or out / a.id / "report.html"
     write_report(dest, rows, title=a.title)

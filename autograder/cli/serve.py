@@ -6,6 +6,8 @@ import getpass
 import sys
 from pathlib import Path
 
+from autograder.cli.common import Context
+
 from autograder.report.escape import terminal
 
 
@@ -20,15 +22,15 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     w.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
+def run(args: argparse.Namespace, ctx: Context) -> int:
     """The instructors' workspace over this results folder (autograder.serve); runs until interrupted."""
     from autograder.serve.access import AccessError
     from autograder.serve.app import serve
 
-    course = getattr(args, "course_settings", None)
+    course = ctx.course
     table = course.table("serve") if course else {}
     try:
-        return serve(kit, args.out, host=args.host or table.get("host", "127.0.0.1"),
+        return serve(ctx.kit, args.out, host=args.host or table.get("host", "127.0.0.1"),
                      port=args.port if args.port is not None else int(table.get("port", 8700)),
                      roster=args.roster, course=course, who=getpass.getuser())
     except (AccessError, OSError) as e:

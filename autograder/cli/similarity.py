@@ -5,6 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograder.cli.common import Context
+
 from autograder.report.escape import terminal
 
 
@@ -22,11 +24,11 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     s.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
+def run(args: argparse.Namespace, ctx: Context) -> int:
     """Pairs of notebooks sharing code (a signal to read, never a grade change): a table and OUT/ASSIGNMENT/similarity.json."""
     from autograder.similarity.pairs import assignment_similarity
 
-    notebooks, pairs, dest = assignment_similarity(kit, args.assignment, args.submissions, args.out,
+    notebooks, pairs, dest = assignment_similarity(ctx.kit, args.assignment, args.submissions, args.out,
                                                    archive=args.archive, threshold=args.threshold)
     for n in notebooks:
         if n.problem:

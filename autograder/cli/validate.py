@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from autograder.cli.common import Context
+
 
 def add(subparsers: argparse._SubParsersAction) -> None:
     v = subparsers.add_parser("validate", help="students: run a notebook top to bottom as the grader does (sandboxed), then its public checks",
@@ -12,8 +14,8 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     v.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, kit: Path) -> int:
-    """0 when every exercise is answered and passes its public checks (needs no hidden test, no kit)."""
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    """0 when every exercise is answered and passes its public checks (needs no hidden test, no ctx.kit)."""
     from autograder.student.validate import validate
 
     return validate(args.notebook)

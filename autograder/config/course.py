@@ -1,8 +1,9 @@
 """course.toml: a course's settings in one file, so that no command needs its flags typed again.
 
 Found the way git finds `.git` (the current folder, then each parent), or named by the global
-`--course-file`.  Paths in it are relative to the file's folder.  A flag given on the command line
-always wins over the file.  Example::
+`--course-file`.  Paths in it are relative to the file's folder.  The faces read it into their settings
+(`cli.common.fill_from_course`: a flag given on the command line always wins over the file); this module
+knows the file, never a command line.  Example::
 
     [course]
     title = "Deep learning with PyTorch"
@@ -39,8 +40,6 @@ variable (`*_env`) or a file (`*_file`) instead.
 """
 from __future__ import annotations
 
-import argparse
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +118,24 @@ class Course:
             return None
         return {**merged, "extensions": extensions} if extensions else merged
 
+    def variants(self) -> int | None:
+        """`[course] variants`: hidden-input variants, one per student (`PER_STUDENT`, the default) or N."""
+        value = self.table("course").get("variants")
+        if value is None:
+            return PER_STUDENT
+        try:
+            return parse_variants(value)
+        except ValueError as e:
+            raise CourseError(f"course.{e}") from None
+
+    def path_of(self, table: str, key: str) -> Path | None:
+        """A path the file names (`[table] key`), relative to the file's folder."""
+        return self._path(self.table(table).get(key))
+
+    def value_of(self, table: str, key: str) -> str | None:
+        value = self.table(table).get(key)
+        return None if value in (None, "") else str(value)
+
 
 def _refuse_secrets(table: dict[str, Any], where: str) -> None:
     for key, value in table.items():
@@ -136,7 +153,9 @@ def load_course(path: Path) -> Course:
         raise CourseError(f"{path}: {e}") from None
     _refuse_secrets(data, "")
     _refuse_unknown(data)
-    return Course(path.resolve(), data)
+    course = Course(path.resolve(), data)
+    course.variants()   # a bad setting is refused when the file is read, before any work
+    return course
 
 
 def find_course(start: Path | None = None) -> Course | None:
@@ -148,62 +167,7 @@ def find_course(start: Path | None = None) -> Course | None:
     return None
 
 
-# (command or "*", argparse dest) -> where the value comes from in the course file
-_FROM_COURSE: list[tuple[str, str, str, str, bool]] = [   # command, dest, table, key, is a path
-    ("*", "out", "course", "results", True),
-    ("*", "roster", "course", "roster", True),
-    ("gradescope", "secret_file", "course", "secret_file", True),
-    ("passback", "canvas_url", "canvas", "url", False),
-    ("passback", "course", "canvas", "course", False),
-    ("passback", "token_env", "canvas", "token_env", False),
-    ("passback", "token_file", "canvas", "token_file", True),
-    ("passback", "lti_token_url", "lti", "token_url", False),
-    ("passback", "lti_client_id", "lti", "client_id", False),
-    ("passback", "lti_key", "lti", "key_file", True),
-    ("passback", "lti_kid", "lti", "kid", False),
-]
-_PER_ASSIGNMENT: list[tuple[str, str, str]] = [   # command, dest, key of [assignments.ID]
-    ("export", "assignment_id", "canvas_assignment"),
-    ("passback", "canvas_assignment", "canvas_assignment"),
-    ("passback", "lti_lineitem", "lti_lineitem"),
-]
-DEFAULTS = {"out": Path("results"), "token_env": "CANVAS_API_TOKEN"}   # when neither flag nor file says
-
-
-def apply_course(args: argparse.Namespace, course: Course | None) -> None:
-    """Fill every option the command line left unset (None) from the course file, then from DEFAULTS."""
-    args.course_filled = set()   # dests the file gave: e.g. a course roster is no error on a folder intake
-    if course is not None:
-        cmd = getattr(args, "command", "")
-        for command, dest, table, key, is_path in _FROM_COURSE:
-            if command in ("*", cmd) and hasattr(args, dest) and getattr(args, dest) is None:
-                value = course.table(table).get(key)
-                if value not in (None, ""):
-                    setattr(args, dest, course._path(value) if is_path else str(value))
-                    args.course_filled.add(dest)
-        per = course.assignment(getattr(args, "assignment", "") or "")
-        for command, dest, key in _PER_ASSIGNMENT:
-            if command == cmd and getattr(args, dest, 0) is None and per.get(key) not in (None, ""):
-                setattr(args, dest, str(per[key]))
-                args.course_filled.add(dest)
-        secret = course._path(course.table("course").get("secret_file"))
-        if secret is not None:
-            os.environ.setdefault("AUTOGRADER_SECRET_FILE", str(secret))   # the path only; flags/env win
-        variants = course.table("course").get("variants")   # hidden-input variants: "student" or N (probe/seeds.py)
-        if variants is not None:
-            try:
-                parse_variants(variants)
-            except ValueError as e:
-                raise CourseError(f"course.{e}") from None
-            os.environ.setdefault(VARIANTS_ENV, str(variants))   # as the secret's path: the judges inherit it
-        args.course_settings = course
-    for dest, value in DEFAULTS.items():
-        if hasattr(args, dest) and getattr(args, dest) is None:
-            setattr(args, dest, value)
-
-
-PER_STUDENT = None  # `variant_count()` when every student has a variant of their own (the default)
-VARIANTS_ENV = "AUTOGRADER_VARIANTS"  # course.toml's `[course] variants`, set by `course.apply_course`
+PER_STUDENT = None  # `variants` when every student has a variant of their own (the default)
 
 
 def parse_variants(value: object) -> int | None:

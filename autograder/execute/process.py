@@ -214,8 +214,7 @@ def host_short(groups: Sequence[Path] = (), proc: Path = Path("/proc")) -> str:
     host fault is retried rather than stored as the student's grade (`runner`)."""
     if at_own_limits(groups):
         return ""
-    caps = [_int(_read(proc / "sys/kernel/pid_max")), _int(_read(proc / "sys/kernel/threads-max"))]
-    caps = [c for c in caps if c]
+    caps = [c for c in (_int(_read(proc / "sys/kernel/pid_max")), _int(_read(proc / "sys/kernel/threads-max"))) if c]
     loadavg = _read(proc / "loadavg").split()
     tasks = _int(loadavg[3].split("/")[1]) if len(loadavg) > 3 and "/" in loadavg[3] else None
     if caps and tasks is not None and min(caps) - tasks < HOST_SLACK * min(caps):
@@ -414,7 +413,7 @@ class WorkerProcess:
         as T.  The first catches a host whose load ended just before the deadline.  None when /proc
         could not tell."""
         waited = None if wait0 is None else self.run_queue_wait()
-        if waited is not None and waited - wait0 >= 0.5 * wall > 0:
+        if waited is not None and wait0 is not None and waited - wait0 >= 0.5 * wall > 0:
             return True
         try:
             members = self._members()  # a walk over every process of the host where it has no cgroup: once
@@ -494,7 +493,9 @@ class WorkerProcess:
                 code = self.popen.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 return describe_exit()
-            if code > 128 and (code - 128) in signal.Signals._value2member_map_ and self.popen.args[0] != interpreter.executable():
+            argv = self.popen.args
+            launched = argv[0] if isinstance(argv, (list, tuple)) else argv
+            if code > 128 and (code - 128) in signal.Signals._value2member_map_ and launched != interpreter.executable():
                 return describe_exit(sig=code - 128)  # bwrap and sh report a child's signal death this way
             return describe_exit(code if code >= 0 else None, -code if code < 0 else None)
         # a zygote worker whose exit report (if any) did not arrive as a whole frame

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from autograder.execute import messages, wire
 from autograder.config.limits import Limits
+from autograder.execute import messages, wire
+from autograder.execute.backend import ProbeBackend, ProbeCrashed, ProbeTimeout, answer
 from autograder.execute.process import WorkerDied, WorkerProcess, WorkerTimeout, host_short
 from autograder.execute.sandbox import Isolation
 from autograder.notebook.cells import Cell
@@ -63,18 +64,6 @@ def cannot_start(why: str, stderr: str) -> str:
     return f"{why}: {cause}"
 
 
-class ProbeError(Exception):
-    """Student code raised inside a probe; `.error` is the worker's description of it."""
-
-    def __init__(self, error: dict[str, Any]) -> None:
-        super().__init__(f"{error.get('type')}: {error.get('message')}")
-        self.error = error
-
-
-class ProbeTimeout(Exception):
-    """The probe did not finish before the test's (or the submission's) deadline."""
-
-
 class OverBudget(ProbeTimeout):
     """A costed call stopped once the worker's CPU time, read from /proc by this side, passed the call's CPU
     budget (`NotebookRunner.call_costed`): proof that the code costs more than the budget, gathered
@@ -83,10 +72,6 @@ class OverBudget(ProbeTimeout):
     def __init__(self, cpu: float, budget: float) -> None:
         super().__init__(f"stopped after {cpu:.2f} s of CPU time, past its budget of {budget:.2f} s")
         self.cpu, self.budget = cpu, budget
-
-
-class ProbeCrashed(Exception):
-    """The worker died during the probe, or sent back something that is not valid data."""
 
 
 class HostFault(ProbeCrashed):
@@ -98,13 +83,30 @@ class _Refused(Exception):
     """A reply that does not fit the protocol (see `messages.reply`)."""
 
 
-def answer(ok: bool | None, value: Any) -> Any:
-    """The value of one `call_many` entry, or the exception it stands for."""
-    if ok:
-        return value
-    if ok is None:
-        raise value
-    raise ProbeError(value)
+@dataclass
+class HostRetries:
+    """The one policy for a fault of the host, not the student's (a cell or probe the host kept from the CPU, a
+    worker that never started, a fork the host had no room for): tried again on a fresh worker, `HOST_RETRIES`
+    times per submission, before the student is charged; one that persists is charged, and `fault` says why
+    the result is provisional (never final: graded again on the next run)."""
+
+    used: int = 0
+    fault: str = ""
+
+    def again(self) -> bool:
+        """Whether this fault is tried again (one retry used), or charged."""
+        if self.used < HOST_RETRIES:
+            self.used += 1
+            return True
+        return False
+
+    def charge(self, what: str) -> None:
+        """`what` happened again past the retries: charged, the result provisional."""
+        self.fault = f"{what} ({HOST_RETRIES} retries): the host may be overloaded"
+
+    def out_of_time(self, what: str) -> None:
+        """`what` happened when the submission had no time left to retry it: charged, the result provisional."""
+        self.fault = f"the submission's time ran out while {what}: the host may be overloaded"
 
 
 @dataclass
@@ -190,7 +192,7 @@ class _CellRun:
         return self.current if self.current is not None else self.last
 
 
-class NotebookRunner:
+class NotebookRunner(ProbeBackend):
     """A notebook executed in a (re-startable) worker; `call` runs a probe on it."""
 
     def __init__(
@@ -221,18 +223,22 @@ class NotebookRunner:
         self.stdout = ""
         self.stderr = ""
         self.out_of_time = False
-        self.host_retries = 0      # faults of the host (a starved probe or cell, a worker that never started) retried
-        self.host_fault = ""       # one that could not be retried away: the result is provisional
+        self.host = HostRetries()  # faults of the host, retried before the student is charged
         self.start_stderr = ""     # the end of what the last worker that never ran a cell printed
         self.wire_limits = wire.Limits(max_bytes=limits.payload_mb * 2**20)
         self.cell_time = 0.0       # wall seconds the notebook's cells took, replays after a hang or crash included
+
+    @property
+    def host_fault(self) -> str:
+        """Why this submission's result is provisional (a host fault retries could not clear), or ""."""
+        return self.host.fault
 
     # -- notebook execution -------------------------------------------------------
     def execute(self) -> None:
         """Bring up a worker that has run every cell not known to hang or crash."""
         while self.worker is None:
-            if self.host_fault.startswith(_NO_WORKER):  # every later test would meet the same host
-                raise HostFault(self.host_fault)
+            if self.host.fault.startswith(_NO_WORKER):  # every later test would meet the same host
+                raise HostFault(self.host.fault)
             if self._budget_left() <= 0:
                 self.out_of_time = True
                 raise ProbeTimeout("the submission used up its time limit")
@@ -303,28 +309,26 @@ class NotebookRunner:
                 raise ProbeTimeout("the submission used up its time limit") from None
             # no cell started: no student code ran in this worker, the host or the sandbox failed
             self.start_stderr = worker.stderr.text()[-START_STDERR:] if worker is not None else ""
-            if self.host_retries < HOST_RETRIES:
-                self.host_retries += 1
+            if self.host.again():
                 return
-            self.host_fault = cannot_start(why, self.start_stderr)
-            raise HostFault(self.host_fault) from None
+            self.host.fault = cannot_start(why, self.start_stderr)
+            raise HostFault(self.host.fault) from None
         timed_out = isinstance(exc, WorkerTimeout)
         if timed_out and self._budget_left() <= 0:
             self.out_of_time = True
             if starved:  # no time left to replay: charged, and the result provisional (graded again)
-                self.host_fault = f"the submission's time ran out while cell {cell} {starved[-1]}: the host may be overloaded"
+                self.host.out_of_time(f"cell {cell} {starved[-1]}")
         elif timed_out and starved:
             # the wall backstop stopped a cell the host kept from the CPU: replay it on a fresh worker
             # before charging the student, and if it still happens charge it but keep the result
             # provisional (graded again), as for a probe
-            if self.host_retries < HOST_RETRIES:
-                self.host_retries += 1
+            if self.host.again():
                 self.restarts -= 1  # the host's restart, not one of the notebook's
                 return
-            self.host_fault = f"cell {cell} {starved[-1]} ({HOST_RETRIES} retries): the host may be overloaded"
+            self.host.charge(f"cell {cell} {starved[-1]}")
         t = self.limits.cell_timeout
         msg = (f"cell did not finish within its time limit ({t:g} s of CPU time, {_WALL_FACTOR * t:g} s "
-               f"of wall time at most)" if timed_out else self._why(exc, worker))
+               f"of wall time at most)" if timed_out or worker is None else self._why(exc, worker))
         self.records[cell] = CellRecord(
             cell, "timeout" if timed_out else "crashed",
             {"type": "Timeout" if timed_out else "Crashed", "message": msg, "frames": []}, [], self._original(cell))
@@ -444,17 +448,16 @@ class NotebookRunner:
             if self._budget_left() <= 0:
                 self.out_of_time = True
                 if starved:  # no time left to retry: charged, and the result provisional (graded again)
-                    self.host_fault = f"the submission's time ran out while {starved}: the host may be overloaded"
+                    self.host.out_of_time(starved)
                 failure: Exception = ProbeTimeout("the submission used up its time limit")
             else:
                 if starved:
                     # retry the calls not answered on a fresh worker before charging the student, and if it
                     # still happens charge it but keep the result provisional (graded again)
-                    if self.host_retries < HOST_RETRIES:
-                        self.host_retries += 1
+                    if self.host.again():
                         self.restarts -= 1  # the host's restart, not one of the notebook's
                         return answers + self.call_many(calls[len(answers):], timeout=timeout)
-                    self.host_fault = f"{starved} ({HOST_RETRIES} retries): the host may be overloaded"
+                    self.host.charge(starved)
                 failure = ProbeTimeout(f"no answer within {seconds:g} s")
         except (WorkerDied, EOFError) as exc:
             self._lose(worker)
@@ -468,6 +471,7 @@ class NotebookRunner:
         return answers + [(None, failure)] * (len(calls) - len(answers))
 
     FRESH_PROCESS = True  # each `call_fresh` is a process of its own (`ProbeClient.fresh_once` may keep answers)
+    WATCHES_COST = True   # `call_costed` reads the worker's CPU from /proc and stops the call at its budget
 
     def call_fresh(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
                    timeout: float | None = None) -> Any:
@@ -481,7 +485,7 @@ class NotebookRunner:
                 return fresh.call(probe, args, kwargs, seed=seed, timeout=timeout)
             finally:
                 self.out_of_time = self.out_of_time or fresh.out_of_time
-                self.host_fault = self.host_fault or fresh.host_fault
+                self.host.fault = self.host.fault or fresh.host.fault
 
     # -- helpers ------------------------------------------------------------------
     def _host_fault_in(self, worker: WorkerProcess, what: str) -> bool:
@@ -491,11 +495,10 @@ class NotebookRunner:
         short = host_short(getattr(worker, "cgroups", []))
         if not short:
             return False
-        if self.host_retries < HOST_RETRIES:
-            self.host_retries += 1
+        if self.host.again():
             self._retire(worker)
             return True
-        self.host_fault = f"{what} failed while {short} ({HOST_RETRIES} retries): the host may be overloaded"
+        self.host.charge(f"{what} failed while {short}")
         return False
 
     def _spawn(self) -> WorkerProcess:

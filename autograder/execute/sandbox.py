@@ -344,7 +344,7 @@ class Bubblewrap(Isolation):
 
         try:
             worker = WorkerProcess.launch(argv_prefix=argv, workdir=workdir, env={**env, **framework_of(probes).env()},
-                                          pass_fds=(lease.fd,) if lease else (),
+                                          pass_fds=(lease.fd,) if lease and lease.fd is not None else (),
                                           output_cap=limits.output_kb * 1024, limits=wire_limits)
         except OSError:
             _Cgroups.remove(groups, wait=False)
@@ -451,6 +451,7 @@ class _Zygote:
                           "uid": lease.uid}).encode()
         try:
             with self.lock:
+                assert lease.fd is not None   # held until the worker ends
                 fds = array.array("i", [theirs.fileno(), out_w, err_w, lease.fd]).tobytes()
                 try:
                     self.control.sendmsg([req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])

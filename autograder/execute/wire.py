@@ -295,9 +295,9 @@ def _enc_tf_values(a: Any, name: str, blobs: list[bytes]) -> Any:
 def _enc_tf_decoded(x: TFTensor | TFDType | TFShape, blobs: list[bytes]) -> Any:
     """A TF value as decoded, encoded again (the trusted side, without TensorFlow): the reference's cached
     answers are written so, and must read back as the worker sent them."""
-    if type(x) is TFDType:
+    if isinstance(x, TFDType):   # the trusted side's own classes, as decoded: no subclass can reach here
         return {"t": "tfdtype", "v": x.name}
-    if type(x) is TFShape:
+    if isinstance(x, TFShape):
         return {"t": "tfshape", "v": None if x.dims is None else list(x.dims)}
     node: dict[str, Any] = {"t": "tf", "kind": x.kind, "dtype": x.dtype, "device": x.device,
                             "shape": None if x.shape is None else list(x.shape), "v": _enc_tensor(x.values, blobs)}
@@ -409,13 +409,13 @@ def _dec(x: Any, body: bytes | bytearray, offs: list, lim: Limits, depth: int) -
         ks, vs = x.get("k"), x.get("v")
         if type(ks) is not list or type(vs) is not list or len(ks) != len(vs):
             raise PayloadError("bad dict")
-        out = {}
+        mapping: dict[Any, Any] = {}
         for k, v in zip(ks, vs):
             key = _dec(k, body, offs, lim, depth + 1)
             if type(key) not in (str, int, float, bool, type(None)):
                 raise PayloadError("bad dict key")
-            out[key] = _dec(v, body, offs, lim, depth + 1)
-        return out
+            mapping[key] = _dec(v, body, offs, lim, depth + 1)
+        return mapping
     if t == "tensor":
         return _dec_tensor(x, body, offs)
     if t == "ndarray":
@@ -516,8 +516,9 @@ def _dec_tf(x: dict, body: bytes | bytearray, offs: list, lim: Limits, depth: in
     kind, name = x.get("kind"), x.get("dtype")
     if kind not in TF_KINDS or type(name) is not str or name not in _DTYPES:
         raise PayloadError("bad tf value")
-    shape = x.get("shape")
-    shape = None if shape is None and kind == "Variable" else _tf_shape(shape)
+    raw_shape = x.get("shape")
+    shape = None if raw_shape is None and kind == "Variable" else _tf_shape(raw_shape)
+    dims = shape or []   # only a Variable's may be unknown (None), and neither branch below is a Variable's
 
     def part(node: Any, dtype: str) -> torch.Tensor:
         if depth + 1 > lim.max_depth:
@@ -540,15 +541,15 @@ def _dec_tf(x: dict, body: bytes | bytearray, offs: list, lim: Limits, depth: in
             if s.dim() != 1 or len(s) < 1 or s[0] != 0 or s[-1] != end or bool((s[1:] < s[:-1]).any()):
                 raise PayloadError("ragged row splits do not fit the values")
         known = [len(splits[0]) - 1] + [None] * len(splits) + list(values.shape[1:])
-        if len(shape) != len(known) or any(d is not None and k is not None and d != k for d, k in zip(shape, known)):
+        if len(dims) != len(known) or any(d is not None and k is not None and d != k for d, k in zip(dims, known)):
             raise PayloadError("ragged shape does not fit the values")
     elif kind == "SparseTensor":
         indices = part(x.get("indices"), "int64")
-        if None in shape or values.dim() != 1 or tuple(indices.shape) != (len(values), len(shape)):
+        if None in dims or values.dim() != 1 or tuple(indices.shape) != (len(values), len(dims)):
             raise PayloadError("sparse indices do not fit the values")
-        if len(values) and bool(((indices < 0) | (indices >= torch.tensor(shape or [0]))).any()):
+        if len(values) and bool(((indices < 0) | (indices >= torch.tensor(dims or [0]))).any()):
             raise PayloadError("sparse indices outside the dense shape")
-    elif shape is not None and (len(shape) != values.dim()
+    elif shape is not None and (len(dims) != values.dim()
                                 or any(d is not None and d != n for d, n in zip(shape, values.shape))):
         raise PayloadError("tf shape does not fit the values")
     if kind == "Variable":

@@ -262,7 +262,7 @@ def _fresh_probes(code: Any) -> Any:
 def serve(inp: Any, out: Any) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.reconfigure(line_buffering=True)
+            stream.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # a TextIOWrapper here
         except Exception:  # noqa: BLE001
             pass
     start = wire.decode(wire.read_frame(inp), wire.FROM_GRADER)

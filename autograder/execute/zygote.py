@@ -37,6 +37,7 @@ import signal
 import socket
 import struct
 import sys
+from typing import Any
 import time
 
 from autograder.execute import disk, identity, nvidia, syscalls
@@ -145,7 +146,7 @@ def _spawn(env: dict[str, str], disk_bytes: int, disk_files: int, keep: list[str
 def _reap(*_: object) -> None:
     while True:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            pid, _status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
@@ -187,6 +188,7 @@ def serve_forever(control: socket.socket, listener: socket.socket, keep: list[st
     while True:
         for key, _ in sel.select():
             sock = key.fileobj
+            assert isinstance(sock, socket.socket)   # only sockets are registered
             if sock is listener:
                 conn, _ = listener.accept()
                 conn.setblocking(True)
@@ -222,7 +224,7 @@ def _warm_up(probes: str) -> None:
     if not any(isinstance(node, ast.FunctionDef) and node.name == "warm_up" for node in tree.body):
         return  # probes.py is not even run here without a hook
     threads = _thread_count()
-    namespace = {"__name__": "probes_warm_up", "__file__": probes}
+    namespace: dict[str, Any] = {"__name__": "probes_warm_up", "__file__": probes}
     exec(compile(tree, probes, "exec", dont_inherit=True), namespace)
     namespace["warm_up"]()
     import torch

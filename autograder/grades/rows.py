@@ -81,7 +81,7 @@ class GradeRow:
         if not self.gradable:
             return "Your submission could not be graded because of a grader problem; your instructor has been told."
         r = self.result
-        if points_possible and r.max_score and points_possible != r.max_score:
+        if points_possible and r.max_score and points_possible != r.max_score and self.score is not None:
             scaled = round(self.score * points_possible / r.max_score, 4)
             bits = [f"Score: {scaled:g}/{points_possible:g} ({self.score:g}/{r.max_score:g} in the grader's points)."]
         else:

@@ -57,14 +57,15 @@ import autograder
 from autograder.report.escape import terminal
 from autograder.config.assignment import load_assignment
 from autograder.config.compat import tomllib
-from autograder.config.course import VARIANTS_ENV, parse_variants
+from autograder.config.course import parse_variants
+from autograder.config.secret import Secret, find_secret
 from autograder.config.files import write_json
 from autograder.config.late import LatePolicyError, parse_time
 from autograder.grades.late import apply_late_policy
 from autograder.execute.sandbox import RlimitsOnly
 from autograder.intake.downloads import gradescope_student, read_metadata
 from autograder.notebook.imports import assignment_imports
-from autograder.probe.seeds import Seeds, variant_count
+from autograder.probe.seeds import Seeds
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once when it builds the autograder image (Ubuntu; {python} must be among its
@@ -181,10 +182,10 @@ def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes
              .replace("{python}", f"python{sys.version_info.major}.{sys.version_info.minor}")
              .replace("{requirements}", " \\\n    ".join(f'"{r}"' for r in requirements(a))))
 
-    variant_count()  # a bad course setting is refused here, not in Gradescope
+    variants = course.variants() if course is not None else None   # a bad course setting is refused here
     settings = {"assignment": a.id, "version": a.version(), "grader_version": autograder.__version__,
                 "deadline": _deadline(a, course, roster), WEAK_OPT_IN: allow_weak_isolation,
-                "variants": os.environ.get(VARIANTS_ENV, "")}
+                "variants": "" if variants is None else str(variants)}
     pkg = Path(autograder.__file__).resolve().parent
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
@@ -359,6 +360,7 @@ def run(root: Path) -> dict:
     try:
         from autograder.config.assignment import load_assignment
         from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
+        from autograder.judge.gate import MasterFailed, check_master
         from autograder.judge.session import GradeOptions, close_references, grade_notebook, release_reference_workers
         from autograder.config.late import LatePolicy, load_policy
 
@@ -387,22 +389,24 @@ def run(root: Path) -> dict:
             protect(root, assignment.id)
             isolation, reference_isolation = weak_isolation(WORKER_UID), weak_isolation(REFERENCE_UID)
         metadata = _read_metadata(root)
-        variant = _variant(assignment.id, metadata, meta.get("variants", ""))
+        secret = find_secret()   # the run script names the zip's secret file (AUTOGRADER_SECRET_FILE)
+        variant = _variant(secret, assignment.id, metadata, meta.get("variants", ""))
         try:
             # the master first, through the reference, in a worker of its own (another uid without a sandbox):
             # it fills the answers the student's tests compare with, then stops before the student's code runs
             reference = grade_notebook(assignment, assignment.solution, submission_id="__reference__",
-                                       options=GradeOptions(device="cpu", isolation=reference_isolation, cache_dir=cache),
+                                       options=GradeOptions(device="cpu", isolation=reference_isolation, cache_dir=cache,
+                                                            secret=secret),
                                        as_reference=True, variant=variant)
             release_reference_workers()
-            if reference.score != reference.max_score or reference.provisional or not reference.tests:
-                failed = [t.id for t in reference.tests if t.outcome != "passed"][:5]
-                print(f"autograder: the master scores {reference.score:g}/{reference.max_score:g} here: "
-                      f"{', '.join(failed)} {' '.join(reference.problems)[:2000]}", file=sys.stderr)
+            try:
+                check_master(reference)   # the gate a class is graded behind
+            except MasterFailed as e:
+                print(f"autograder: {str(e)[:3000]}", file=sys.stderr)
                 return _refuse("the master notebook does not score full marks in this container", t0, results_path)
             # the same kind of isolation (reference_for's key): misses are answered by the master's worker above
             result = grade_notebook(assignment, notebook, submission_id="submission", source=notebook.name,
-                                    options=GradeOptions(device="cpu", isolation=isolation, cache_dir=cache),
+                                    options=GradeOptions(device="cpu", isolation=isolation, cache_dir=cache, secret=secret),
                                     variant=variant)
         finally:
             close_references()
@@ -421,13 +425,13 @@ def run(root: Path) -> dict:
     return data
 
 
-def _variant(assignment: str, metadata: dict | None, variants: str) -> str:
+def _variant(secret: Secret, assignment: str, metadata: dict | None, variants: str) -> str:
     """The submitter's variant of the hidden inputs (course.toml's `variants`, kept in gradescope.json), keyed
     by the student id the Gradescope intake gives them: the same inputs on every resubmission."""
 
     users = (metadata or {}).get("users")
     user = users[0] if type(users) is list and users and type(users[0]) is dict else {}
-    return Seeds.for_course(assignment).variant_of(gradescope_student(user), parse_variants(variants) if variants else None)
+    return Seeds.for_course(secret, assignment).variant_of(gradescope_student(user), parse_variants(variants) if variants else None)
 
 
 def _refuse(why: str, t0: float, results_path: Path) -> dict:

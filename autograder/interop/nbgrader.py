@@ -35,13 +35,13 @@ from typing import Any, Callable
 
 import nbformat
 
-from autograder.student.release import BEGIN, self_checking
-from autograder.config.assignment import load_assignment
-from autograder.store.folder import assignment_grades
-from autograder.intake.downloads import unpack
-from autograder.intake.roster import record_identities
+from autograder.config.assignment import Assignment, load_assignment
+from autograder.config.settings import GradeSettings
+from autograder.intake.batch import take
 from autograder.notebook.parse import InvalidNotebook, read_notebook
-from autograder.student import public_checks as checks
+from autograder.store.folder import assignment_grades
+from autograder.student import public_checks
+from autograder.student.release import BEGIN, self_checking
 
 TASK_PREFIX = "autograder-"
 CONFIG = """c = get_config()  # noqa: F821
@@ -49,14 +49,15 @@ c.CourseDirectory.root = {root!r}
 """
 
 
-def exercise_points(assignment, options=None) -> dict[str, float]:
+def exercise_points(assignment: Assignment, settings: GradeSettings) -> dict[str, float]:
     """{exercise: points} as the kit grades them: the master graded through the reference itself."""
     import tempfile
 
-    from autograder.judge.session import GradeOptions, grade_notebook
+    from autograder.judge.session import grade_notebook
+    from autograder.pipeline import grade_options
 
     with tempfile.TemporaryDirectory(prefix="ag-nbgrader-") as cache:
-        opts = options or GradeOptions(device="cpu")
+        opts = grade_options(settings)
         opts.cache_dir = Path(cache)
         ref = grade_notebook(assignment, assignment.solution, submission_id="__reference__", options=opts,
                              as_reference=True)
@@ -88,7 +89,7 @@ def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbf
         nb.cells.append(task)
     # what students run checks itself as a kit release does: the public checks' version, the import guard
 
-    version = checks.version(a.root)
+    version = public_checks.version(a.root)
     self_checking(nb, a.id, version)
     nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                    "language_info": {"name": "python"}, "autograder": {"assignment": a.id, "version": version}}
@@ -96,13 +97,14 @@ def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbf
 
 
 def write_source_notebook(kit: Path, assignment: str, course: Path, nb_assignment: str | None = None,
-                          options=None) -> Path:
+                          settings: GradeSettings | None = None) -> Path:
     """course/source/<nb_assignment>/<assignment>.ipynb (+ a minimal nbgrader_config.py if the course has none)."""
 
     name = nb_assignment or assignment
     dest = course / "source" / name / f"{assignment}.ipynb"
     dest.parent.mkdir(parents=True, exist_ok=True)
-    nb = source_notebook(kit, assignment, exercise_points(load_assignment(assignment, kit), options))
+    nb = source_notebook(kit, assignment, exercise_points(load_assignment(assignment, kit),
+                                                          settings or GradeSettings()))
     nbformat.write(nb, dest)
     cfg = course / "nbgrader_config.py"
     if not cfg.exists():
@@ -114,28 +116,44 @@ class StaleSourceNotebook(RuntimeError):
     """The course's task cells do not match the assignment's exercises: regenerate the source notebook."""
 
 
-def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options=None,
-                 nb_assignment: str | None = None, settings: Any = None, roster_csv: Path | None = None,
+def grade_course(kit: Path, assignment: str, course: Path, settings: GradeSettings, *,
+                 nb_assignment: str | None = None, roster_csv: Path | None = None,
                  warn: Callable[[str], Any] = lambda _w: None) -> dict[str, float]:
-    """Grade every submission of the course; write the scores into its gradebook.db; return
-    {student: score after the late penalty}, as nbgrader computes it.  Who is who, the late policy with
-    its extensions (the manifest's, then `settings`, a `course.Course`), instructor overrides and the
-    warnings for what names nobody come from `store.folder.assignment_grades`, as in every other export."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    from autograder.pipeline import grade_class
+    """Grade every submission of the course (`pipeline.grade`, as the grade command does, into
+    `settings.out`); write the scores into its gradebook.db; return {student: score after the late penalty},
+    as nbgrader computes it.  Who is who, the late policy with its extensions (the manifest's, then the course
+    file's), instructor overrides and the warnings for what names nobody come from
+    `store.folder.assignment_grades`, as in every other export.  `warn` receives what the instructor should read."""
+    from autograder.execute.scratch import Scratch
+    from autograder.pipeline import grade
 
     a = load_assignment(assignment, kit)
     name = nb_assignment or assignment
-    batch = unpack(course, out / ".intake", fmt="nbgrader", assignment=name)
-    notebooks = {s.id: s.path for s in batch.submissions if not s.problem}
-    record_identities(out / a.id / "identities.json", batch.identities)   # beside other intakes' students
-    grade_class(a, batch.submissions, out=out, options=options, course=settings)
-    grades = assignment_grades(kit, a.id, out, roster_csv=roster_csv, course=settings)
-    for w in grades.warnings:
-        warn(w)
-    ours = {s.id for s in batch.submissions}   # the results folder may hold other intakes' students too
-    rows = [row for row in grades.rows if row.submission_id in ours]
+    out = settings.out
+    for line in settings.notes():
+        warn(line)
+    with Scratch("ag-intake-") as scratch:
+        intake = take([course], scratch, fmt="nbgrader", assignment=name)
+        for line in intake.notes:
+            warn(line)
+        notebooks = {s.id: s.path for s in intake.submissions if not s.problem}
+        identities = intake.identities
+        grade(a, intake, settings, note=warn)
+        grades = assignment_grades(kit, a.id, out, roster_csv=roster_csv, course=settings.course)
+        for w in grades.warnings:
+            warn(f"warning: {w}")
+        ours = {s.id for s in intake.submissions}   # the results folder may hold other intakes' students too
+        written = _write_gradebook(course, assignment, name, [row for row in grades.rows if row.submission_id in ours],
+                                   identities, notebooks)
+    return written
+
+
+def _write_gradebook(course: Path, assignment: str, name: str, rows: list, identities: dict,
+                     notebooks: dict[str, Path]) -> dict[str, float]:
+    """Each row's scores into nbgrader's gradebook.db (task cells' manual scores, comments, the late penalty),
+    and its notebook under autograded/; {student: score after the late penalty}."""
+    from nbgrader.api import Gradebook, MissingEntry
+
     written: dict[str, float] = {}
     with Gradebook(f"sqlite:///{(course / 'gradebook.db').resolve()}") as gb:
         notebook = gb.find_notebook(assignment, name)  # MissingEntry: run `nbgrader generate_assignment` first
@@ -151,7 +169,7 @@ def grade_course(kit: Path, assignment: str, course: Path, *, out: Path, options
             if unknown:
                 raise StaleSourceNotebook(f"exercises {sorted(unknown)} have no task cell in nbgrader's {name}: "
                                           "run `autograder nbgrader source` and `nbgrader generate_assignment` again")
-            folder = batch.identities.get(row.submission_id) or row.identity
+            folder = identities.get(row.submission_id) or row.identity
             student = folder.student_id   # nbgrader's own id (its folder), not the roster's
             gb.update_or_create_student(student)
             try:

@@ -23,7 +23,8 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import torch
 
-from autograder.execute.runner import OverBudget, ProbeTimeout
+from autograder.execute.backend import ProbeTimeout
+from autograder.execute.runner import OverBudget
 from autograder.execute.wire import TFDType, TFShape, TFTensor, Unsupported
 from autograder.notebook.stub import ERROR as STUB_ERROR, not_answered
 
@@ -94,7 +95,7 @@ def assert_tf(got: Any, expected: TFTensor, *, name: str = "the result", rtol: f
         lengths = lambda t: (t.row_splits[0][1:] - t.row_splits[0][:-1]).tolist() if t.row_splits else []  # noqa: E731
         raise CheckFailed(f"{name} has rows of lengths {_short(lengths(got))}, expected {_short(lengths(expected))}.")
     if (got.indices is None) != (expected.indices is None) or (
-            got.indices is not None and not torch.equal(got.indices, expected.indices)):
+            got.indices is not None and expected.indices is not None and not torch.equal(got.indices, expected.indices)):
         g = got.indices.tolist() if got.indices is not None else []
         e = expected.indices.tolist() if expected.indices is not None else []
         first = next((i for i, (a, b) in enumerate(zip(g, e)) if a != b), min(len(g), len(e)))

@@ -16,15 +16,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 import pytest
 import torch
 
-from autograder.execute.runner import HostFault, ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.execute.backend import ProbeBackend, ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.execute.runner import HostFault
 from autograder.judge.checks import TooCostly
-from autograder.probe.client import Backend, ProbeClient, TestContext
+from autograder.probe.client import ProbeClient, TestContext
 from autograder.probe.ledger import CostLedger
 from autograder.probe.reference import ReferenceFailed
 from autograder.notebook.cells import cell_name
@@ -53,8 +54,8 @@ class GradingPlugin:
     def __init__(
         self,
         *,
-        student: Backend,
-        reference: Backend | None,
+        student: ProbeBackend,
+        reference: ProbeBackend | None,
         probes: ModuleType | None,
         seeds: Seeds,
         test_timeout: float,
@@ -82,7 +83,7 @@ class GradingPlugin:
         self.ledger = CostLedger()  # what this submission's costed calls proved (`bind`: one per submission)
         self.kept: dict[str, Any] = {}  # its `ProbeClient.fresh_once` answers (`bind`: one per submission)
 
-    def bind(self, student: Backend, reference: Backend | None, seeds: Seeds, *, master: bool = False) -> None:
+    def bind(self, student: ProbeBackend, reference: ProbeBackend | None, seeds: Seeds, *, master: bool = False) -> None:
         """Start a new submission's run on the same collected tests (`judge.suite`); `master` when the
         submission is the master notebook (the reference pass, `check-solutions`)."""
         self.student_backend, self.reference_backend, self.seeds = student, reference, seeds
@@ -118,10 +119,12 @@ class GradingPlugin:
                 continue
             spec = getattr(item, "callspec", None)
             others = tuple(sorted((k, repr(v)) for k, v in (spec.params.items() if spec else ()) if k != "device"))
-            groups[(str(item.path), item.originalname, others)].append(item)
+            groups[(str(item.path), getattr(item, "originalname", item.name), others)].append(item)
         for group in groups.values():
             runnable = [i for i in group if not i.get_closest_marker("skip")]
-            total = float(group[0].get_closest_marker("points").args[0])
+            first = group[0].get_closest_marker("points")
+            assert first is not None   # every item without one was set aside above
+            total = float(first.args[0])
             for item in group:
                 item.stash[_POINTS] = total / len(runnable) if item in runnable else 0.0
 
@@ -135,8 +138,8 @@ class GradingPlugin:
     # per test here, 0.01-0.02 s of a 65-test submission.
     @pytest.fixture
     def _grading_context(self) -> TestContext:
-        seeds = self.seeds.scope(self._varies(self._item))  # a hidden test's vary per student
-        return TestContext(seeds, _test_id(self._item), self.test_timeout, self.ledger, self.kept)
+        seeds = self.seeds.scope(self._varies(self._running))  # a hidden test's vary per student
+        return TestContext(seeds, _test_id(self._running), self.test_timeout, self.ledger, self.kept)
 
     @pytest.fixture
     def student(self, _grading_context: TestContext) -> ProbeClient:
@@ -144,7 +147,7 @@ class GradingPlugin:
 
     @pytest.fixture
     def reference(self, _grading_context: TestContext) -> ProbeClient:
-        if self.reference_backend is None or not self._is_hidden(self._item):
+        if self.reference_backend is None or not self._is_hidden(self._running):
             raise RuntimeError("the `reference` fixture is only available to hidden tests")
         return ProbeClient(self.reference_backend, self.probes_module, _grading_context, "reference")
 
@@ -159,7 +162,7 @@ class GradingPlugin:
 
     @pytest.fixture
     def seed(self) -> int:
-        return self.seeds.scope(self._varies(self._item)).test(_test_id(self._item))
+        return self.seeds.scope(self._varies(self._running)).test(_test_id(self._running))
 
     @pytest.fixture
     def rng(self, seed: int) -> torch.Generator:
@@ -172,8 +175,14 @@ class GradingPlugin:
     @pytest.fixture
     def credit(self) -> Credit:
         c = Credit()
-        self._item.stash[_CREDIT] = c
+        self._running.stash[_CREDIT] = c
         return c
+
+    @property
+    def _running(self) -> pytest.Item:
+        """The test running now: a fixture is only ever set up inside one."""
+        assert self._item is not None, "a grading fixture was asked for outside a test"
+        return self._item
 
     def _varies(self, item: pytest.Item) -> bool:
         """Whether the test's inputs are the student's own: a hidden test's, unless marked `same_inputs`."""
@@ -206,14 +215,17 @@ class GradingPlugin:
         (a blank notebook's 38 failures: 0.6-1.0 s, more than grading a correct one).  Nothing reads it:
         a result's message comes from the exception (`_classify`)."""
         exc = call.excinfo
+        outcome: Literal["passed", "failed", "skipped"]
+        longrepr: Any
         if exc is None:
             outcome, longrepr = "passed", None
         elif isinstance(exc.value, pytest.skip.Exception):
             outcome, longrepr = "skipped", (str(item.path), 0, exc.exconly())
         else:
             outcome, longrepr = "failed", exc.exconly()[:2000]
+        when = cast(Literal["setup", "call", "teardown"], call.when)   # a test's phases: never "collect"
         return pytest.TestReport(item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome, longrepr,
-                                 call.when, [], call.duration, call.start, call.stop, item.user_properties)
+                                 when, [], call.duration, call.start, call.stop, item.user_properties)
 
     def _result(self, item: pytest.Item, call: pytest.CallInfo, rep: pytest.TestReport) -> TestResult:
         points = item.stash.get(_POINTS, 0.0)

@@ -61,4 +61,4 @@ def stop() -> None:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
         pass
-    server._stop()  # reaps it and removes its socket: the next `ensure_running` starts a fresh one
+    server._stop()  # type: ignore[attr-defined]  # private, and the one way to reap it; reaps it and removes its socket: the next `ensure_running` starts a fresh one

@@ -22,7 +22,9 @@ import torch
 
 import autograder
 from autograder.config.assignment import Assignment
-from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.execute.backend import ProbeBackend
+from autograder.execute.backend import ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.execute.runner import NotebookRunner
 from autograder.intake.submissions import file_sha256
 from autograder.judge.options import GradeOptions
 from autograder.judge.plugin import GradingPlugin
@@ -30,12 +32,12 @@ from autograder.judge.suite import TestSuite, close_suite, open_suite
 from autograder.notebook.cells import cell_name
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
-from autograder.probe.seeds import Seeds, course_secret, fingerprint
+from autograder.probe.seeds import Seeds, fingerprint
 from autograder.judge.results import (WORSE, CellIssue, SubmissionResult, TestResult, in_file_order,
                                       submission_status)
 
 
-class _Unreadable:
+class _Unreadable(ProbeBackend):
     """Student backend for a notebook that could not be read: every probe fails with why."""
 
     def __init__(self, why: str) -> None:
@@ -69,9 +71,9 @@ def reference_for(assignment: Assignment, version: str, options: GradeOptions) -
     """The master's answers for this assignment version, run in *this* isolation with *this* cache: a
     reference proven elsewhere (another sandbox, another results folder) must not vouch for this run."""
     key = (assignment.id, version, type(options.isolation).__qualname__, options.isolation.name,
-           str(options.cache_dir))
+           str(options.cache_dir), fingerprint(options.secret.value))
     if key not in _references:
-        seed = Seeds.for_course(assignment.id).cells()  # the same cell seeds as every student's notebook
+        seed = Seeds.for_course(options.secret, assignment.id).cells()  # the same cell seeds as every student's notebook
         limits = replace(assignment.limits, submission_timeout=10 * assignment.limits.submission_timeout,
                          max_restarts=2)
 
@@ -110,15 +112,14 @@ def close_references() -> None:
 def environment(assignment: Assignment, version: str, options: GradeOptions) -> dict[str, Any]:
     """How this grade was made.  No seed is recorded (each test's seed is a one-way function of the
     secret, see `probe.seeds`): only where the secret came from and a fingerprint of it."""
-    secret, source = course_secret()
     return {
         "assignment_version": version,
         "base_version": assignment.base_version(),  # these two decide what a re-grade may keep
         "test_files": assignment.test_files(),
         "grader_version": autograder.__version__,
         "device": "+".join(d for d in options.devices() if d == "cpu" or torch.cuda.is_available()),
-        "seed_source": source,
-        "secret_fingerprint": fingerprint(secret),
+        "seed_source": options.secret.source,
+        "secret_fingerprint": fingerprint(options.secret.value),
         "torch_version": str(torch.__version__),  # a plain str: torch's TorchVersion would pickle torch along
         "cuda_version": torch.version.cuda,
         "python_version": sys.version.split()[0],
@@ -137,7 +138,7 @@ def prepare_tests(assignment: Assignment, options: GradeOptions) -> TestSuite:
     return open_suite(
         (assignment.id, version, tuple(map(str, paths)), options.devices(), kernels, str(assignment.root)), paths,
         lambda: GradingPlugin(student=_Unreadable("no submission yet"), reference=None, probes=probes,
-                              seeds=Seeds.for_course(assignment.id), test_timeout=assignment.limits.test_timeout,
+                              seeds=Seeds.for_course(options.secret, assignment.id), test_timeout=assignment.limits.test_timeout,
                               devices=options.devices(), hidden_dir=assignment.hidden_dir, kernel_device=kernels),
         assignment.root)
 
@@ -160,7 +161,7 @@ def grade_notebook(
     t0 = time.monotonic()
     version = assignment.version()
     env = {**environment(assignment, version, options), "variant": variant}
-    seeds = Seeds.for_course(assignment.id, variant)
+    seeds = Seeds.for_course(options.secret, assignment.id, variant)
     reference = reference_for(assignment, version, options)
     reference.new_submission(variant)
     sha = file_sha256(notebook) if notebook.is_file() else hashlib.sha256(b"").hexdigest()  # streamed: any size
@@ -172,7 +173,7 @@ def grade_notebook(
         student_backend: Any = reference
     else:
         try:
-            cells = load_cells(notebook)
+            notebook_cells = load_cells(notebook)
         except InvalidNotebook as e:
             invalid = str(e)
         except OSError as e:
@@ -180,7 +181,7 @@ def grade_notebook(
         if invalid:
             student_backend = _Unreadable(invalid)
         else:
-            runner = NotebookRunner(cells, probes=assignment.probes, limits=assignment.limits,
+            runner = NotebookRunner(notebook_cells, probes=assignment.probes, limits=assignment.limits,
                                     isolation=options.isolation, seed=seeds.cells())
             student_backend = runner
             try:

@@ -14,16 +14,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Callable, Iterable
 
-from autograder.execute.runner import OverBudget, ProbeCrashed, ProbeError, ProbeTimeout, answer
+from autograder.execute.backend import ProbeBackend, ProbeTimeout, answer
+from autograder.execute.runner import OverBudget
 from autograder.probe.ledger import CostLedger
 from autograder.probe.seeds import Seeds
-
-
-class Backend(Protocol):
-    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-             timeout: float | None = None) -> Any: ...
 
 
 class TestContext:
@@ -53,7 +49,7 @@ class TestContext:
 
 
 class ProbeClient:
-    def __init__(self, backend: Backend, probes: ModuleType | None, context: TestContext, role: str) -> None:
+    def __init__(self, backend: ProbeBackend, probes: ModuleType | None, context: TestContext, role: str) -> None:
         self.backend, self.probes, self.context, self.role = backend, probes, context, role
 
     def __call__(self, probe: Callable | str, *args: Any, **kwargs: Any) -> Any:
@@ -64,7 +60,7 @@ class ProbeClient:
         data an earlier call returned (a kernel's source as text), where no code of the notebook can reach
         it.  The student's time, seeds and errors as for a call; a backend with no workers of its own (the
         master's cached answers, a test double) answers through its `call`."""
-        fresh = getattr(self.backend, "call_fresh", None) or self.backend.call
+        fresh = self.backend.call_fresh
         name, seed = self._name(probe), self.context.next_seed(self.role)
         if self.role != "student":
             return fresh(name, args, kwargs, seed=seed, timeout=None)
@@ -77,7 +73,7 @@ class ProbeClient:
         its arguments alone (a kernel's source text compiled: every test's compile of it is the same, and the
         library is loaded only in a later, separate worker).  An error is not kept.  A backend whose fresh
         calls share one process (a self-check in the student's kernel) runs it every time."""
-        if self.role != "student" or not getattr(self.backend, "FRESH_PROCESS", False):
+        if self.role != "student" or not self.backend.FRESH_PROCESS:
             return self.fresh(probe, *args)
         key = CostLedger.key(self._name(probe), args)
         if key in self.context.kept:
@@ -107,13 +103,11 @@ class ProbeClient:
         test raises it again at once instead of running again."""
         name = self._name(probe)
         seed = self.context.next_seed(self.role)
-        measure = getattr(self.backend, "call_costed", None) if self.role == "student" else None
-        if measure is None:
-            if self.role != "student":
-                return Cost(self.backend.call(name, args, {}, seed=seed, timeout=None), None)
-            measure = self._wall_timed
+        if self.role != "student":
+            return Cost(self.backend.call(name, args, {}, seed=seed, timeout=None), None)
+        measure = self.backend.call_costed
         ledger, watch = self.context.ledger, {}
-        if budget is not None and getattr(self.backend, "call_costed", None) is not None:  # a backend that stops
+        if budget is not None and self.backend.WATCHES_COST:  # a backend that stops a call at its budget
             watch = {"budget": budget}
             proven = ledger.proven_over(name, args, budget)
             if proven is not None:
@@ -126,11 +120,6 @@ class ProbeClient:
                 ledger.record_over(name, args, exc.cpu)
             raise
 
-    def _wall_timed(self, *args: Any, **kwargs: Any) -> tuple[Any, float]:
-        t0 = time.monotonic()
-        value = self.backend.call(*args, **kwargs)
-        return value, time.monotonic() - t0
-
     def _name(self, probe: Callable | str) -> str:
         name = probe if isinstance(probe, str) else getattr(probe, "__name__", "")
         if self.probes is None or not callable(getattr(self.probes, name, None)):
@@ -140,34 +129,20 @@ class ProbeClient:
     def _run(self, name: str, calls: list[tuple[tuple, dict]]) -> Sequence[Any]:
         batch = [(name, a, k, self.context.next_seed(self.role)) for a, k in calls]
         if self.role != "student":  # the master's answers: a map's misses go to its worker in one request
-            many = getattr(self.backend, "call_many", None)
-            if many is None:
-                return [self.backend.call(p, a, k, seed=s, timeout=None) for p, a, k, s in batch]
-            return Deferred(len(batch), lambda: many(batch, timeout=None))
+            return Deferred(len(batch), lambda: self.backend.call_many(batch, timeout=None))
         if not batch:
             return []
-        many = getattr(self.backend, "call_many", None)
-        if many is not None:
-            return Answers(self._timed(lambda: many(batch, timeout=self.context.time_left())))
-        answers: list[tuple[bool | None, Any]] = []  # a backend without a worker to batch for: one by one
-        for p, a, k, s in batch:
-            try:
-                answers.append((True, self._timed(lambda: self.backend.call(p, a, k, seed=s,
-                                                                            timeout=self.context.time_left()))))
-            except (ProbeError, ProbeTimeout, ProbeCrashed) as exc:  # what a loop would have met here
-                answers += [(None, exc)] * (len(batch) - len(answers))
-                break
-        return Answers(answers)
+        return Answers(self._timed(lambda: self.backend.call_many(batch, timeout=self.context.time_left())))
 
     def _timed(self, run: Callable[[], Any]) -> Any:
         """The student's time inside probes counts against the test's time limit; starting the master's
         worker does not (the master graded as the student: its cells are no test's work, as a
         student's cells, run before any test, are not)."""
-        t0, started = time.monotonic(), getattr(self.backend, "start_time", 0.0)
+        t0, started = time.monotonic(), self.backend.start_time
         try:
             return run()
         finally:
-            self.context.student_time += time.monotonic() - t0 - (getattr(self.backend, "start_time", 0.0) - started)
+            self.context.student_time += time.monotonic() - t0 - (self.backend.start_time - started)
 
 
 @dataclass(frozen=True)
@@ -207,7 +182,8 @@ class Deferred(Answers):
     variant, what nobody reads.  The seeds were taken in order when the map was made."""
 
     def __init__(self, n: int, fetch: Callable[[], list[tuple[bool | None, Any]]]) -> None:
-        self._n, self._fetch, self._got = n, fetch, None
+        self._n, self._fetch = n, fetch
+        self._got: list[tuple[bool | None, Any]] | None = None
 
     def __len__(self) -> int:
         return self._n

@@ -23,7 +23,7 @@ import torch
 from autograder.execute import wire
 from autograder.execute.namespace import StudentNamespace, describe_exception
 from autograder.execute.rng import seed_all
-from autograder.execute.runner import ProbeError
+from autograder.execute.backend import ProbeBackend, ProbeError
 from autograder.notebook.stub import ERROR, PATTERN, not_answered
 
 
@@ -69,7 +69,7 @@ def stubs(obj: Any, name: str) -> list[str]:
     return found
 
 
-class InProcess:
+class InProcess(ProbeBackend):
     def __init__(self, namespace: dict, probes: ModuleType) -> None:
         self.namespace, self.probes = namespace, probes
 

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from autograder.execute import wire
-from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError, ProbeTimeout, answer
+from autograder.execute.backend import ProbeBackend, ProbeCrashed, ProbeError, ProbeTimeout, answer
+from autograder.execute.runner import NotebookRunner
 from autograder.probe.seeds import Seeds
 
 
@@ -33,7 +34,7 @@ class ReferenceFailed(RuntimeError):
     """The master notebook failed a probe: a bug in the assignment, not the student's fault."""
 
 
-class CachedReference:
+class CachedReference(ProbeBackend):
     def __init__(self, make_runner: Callable[[], NotebookRunner], cache_dir: Path | None) -> None:
         self._make_runner = make_runner
         self._runner: NotebookRunner | None = None

@@ -1,9 +1,9 @@
 """Seeds students cannot predict: every test's inputs derive from a course secret.
 
-The secret lives outside the repository (env `AUTOGRADER_SECRET`, or the file named by
-`AUTOGRADER_SECRET_FILE`, or `~/.config/autograder/secret`).  Without one, a fixed public
-default is used and the instructor record says so (`seed_source: "default"`): fine for a
-demo, not for a class, since anyone with the kit could then reproduce the hidden inputs.
+The secret lives outside the repository (`config.secret`: where a face finds it) and reaches this
+module as a value (`GradeOptions.secret`).  Without one, a fixed public default is used and the
+instructor record says so (`seed_source: "default"`): fine for a demo, not for a class, since anyone
+with the kit could then reproduce the hidden inputs.
 
 Every seed is a one-way function of the secret: HMAC-SHA256 keyed by the secret over the
 assignment and the test's identity (file and name), plus the call's index for a probe call.
@@ -25,30 +25,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-from autograder.config.course import PER_STUDENT, VARIANTS_ENV, parse_variants
-
-_DEFAULT = b"autograder-public-default-secret"
-
-
-def course_secret() -> tuple[bytes, str]:
-    """(secret bytes, where it came from)."""
-    if os.environ.get("AUTOGRADER_SECRET"):
-        return os.environ["AUTOGRADER_SECRET"].encode(), "env"
-    for path in (os.environ.get("AUTOGRADER_SECRET_FILE"), Path.home() / ".config" / "autograder" / "secret"):
-        if path and Path(path).is_file():
-            return Path(path).read_bytes().strip(), "file"
-    return _DEFAULT, "default"
-
-
-def variant_count() -> int | None:
-    """How many variants of the hidden inputs this course has (None: one per student, the default)."""
-    value = os.environ.get(VARIANTS_ENV, "").strip()
-    return PER_STUDENT if not value else parse_variants(value)
-
+from autograder.config.course import PER_STUDENT
+from autograder.config.secret import Secret
 
 def _mac(key: bytes, *parts: object) -> bytes:
     """HMAC-SHA256 over the parts, each length-prefixed (so ("ab", "c") and ("a", "bc") differ)."""
@@ -79,8 +59,8 @@ class Seeds:
     variant: str = ""  # the hidden tests' variant; "" is the course-wide inputs (public tests, the gate)
 
     @classmethod
-    def for_course(cls, assignment: str, variant: str = "") -> "Seeds":
-        return cls(course_secret()[0], assignment, variant)
+    def for_course(cls, secret: Secret, assignment: str, variant: str = "") -> "Seeds":
+        return cls(secret.value, assignment, variant)
 
     def variant_of(self, student: str, count: int | None = PER_STUDENT) -> str:
         """The variant of `student` (the identity intake assigned): a tag of a keyed hash, "s" and 16 hex

@@ -24,7 +24,7 @@ def grades_table(results: list[SubmissionResult]) -> tuple[list[str], list[list[
             if t.id not in test_ids:
                 test_ids.append(t.id)
     header = ["submission_id", "source", "status", "score", "max_score", *test_ids, "message"]
-    rows = []
+    rows: list[list[object]] = []
     for r in results:
         by_id = {t.id: t for t in r.tests}
         cells = [(f"{by_id[i].score:g}" if i in by_id and by_id[i].outcome != "skipped" else "") for i in test_ids]

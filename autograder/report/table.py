@@ -40,8 +40,8 @@ def print_table(results: list[SubmissionResult], title: str, stream: TextIO | No
         data = [header, *rows(results)]
         widths = [max(len(r[i]) for r in data) for i in range(len(header))]
         print(terminal(title), file=stream)
-        for r in data:
-            print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip(), file=stream)
+        for line in data:
+            print("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip(), file=stream)
         return
     table = Table(title=rich_text(title))
     for h in header:

@@ -13,10 +13,22 @@ from typing import Any
 from autograder.config.assignment import load_assignment
 from autograder.grades.counting import Version
 from autograder.grades.rows import AssignmentGrades, read_grades
-from autograder.intake.roster import Identity, read_identities
+from autograder.intake.roster import Identity, read_identities, record_identities
 from autograder.judge.results import SubmissionResult
 from autograder.store.gradebook import Gradebook
 from autograder.store.history import folder, versions
+
+
+GRADEBOOK = "gradebook.sqlite"   # every assignment's graded results, overrides and their audit trail
+IDENTITIES = "identities.json"   # per assignment: who each submission is, as intake found it
+
+
+def gradebook_path(out: Path) -> Path:
+    return Path(out) / GRADEBOOK
+
+
+def identities_path(out: Path, assignment: str) -> Path:
+    return Path(out) / assignment / IDENTITIES
 
 
 class ResultsFolder:
@@ -25,15 +37,23 @@ class ResultsFolder:
     def __init__(self, out: Path) -> None:
         self.out = out.resolve()
 
+    @property
+    def gradebook(self) -> Path:
+        return gradebook_path(self.out)
+
     def results(self, assignment: str) -> list[SubmissionResult]:
-        gb = Gradebook(self.out / "gradebook.sqlite")
+        gb = Gradebook(self.gradebook)
         try:
             return gb.all(assignment)
         finally:
             gb.close()
 
     def identities(self, assignment: str) -> dict[str, Identity]:
-        return read_identities(self.out / assignment / "identities.json")
+        return read_identities(identities_path(self.out, assignment))
+
+    def record_identities(self, assignment: str, found: dict[str, Identity]) -> None:
+        """What one intake found, added to what earlier intakes of the assignment recorded."""
+        record_identities(identities_path(self.out, assignment), found)
 
     def versions(self, assignment: str, submission_id: str) -> list[Version]:
         return versions(self.out, assignment, submission_id)

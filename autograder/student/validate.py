@@ -47,7 +47,7 @@ _CHECK_CALL = re.compile(r"""check\(\s*["'](\w+)["']""")
 def validate(path: Path, out: Callable[[str], Any] = print) -> int:
     """0: every exercise answered and passing its public checks; 1: not yet; 2: cannot validate."""
 
-    def out(text: str, _show: Callable[[str], Any] = out) -> None:
+    def out(text: str, _show: Callable[[str], Any] = out) -> None:  # type: ignore[no-redef]  # `out`, escaped
         """Notebook text (messages, cell lines) is shown, never obeyed: one escaping for every line."""
         _show("\n".join(terminal(line) for line in text.split("\n")))
     try:
@@ -114,7 +114,8 @@ def _run(cells: list[Any], folder: Path, assignment: str, limits: Any, isolation
     records, {exercise: results as `checking.render` takes them}, and why the checks could not run."""
     import torch
 
-    from autograder.execute.runner import HostFault, NotebookRunner, ProbeCrashed, ProbeTimeout
+    from autograder.execute.backend import ProbeCrashed, ProbeTimeout
+    from autograder.execute.runner import HostFault, NotebookRunner
     from autograder.judge.plugin import GradingPlugin
     from autograder.judge.suite import run_tests
 

@@ -26,7 +26,6 @@ import nbformat
 import pytest
 
 from autograder.config.assignment import Assignment, load_assignment
-from autograder.config.course import VARIANTS_ENV
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
 from autograder.student.release import _BLOCK
@@ -116,9 +115,7 @@ def _grade(a: Assignment, tmp: Path, subs: list[Submission]) -> dict:
     # TensorFlow assignment's hidden tests fit models: per-notebook variants nearly doubled tf04's batch, 406 s
     # against 225 s with one).  Per-student variants are tested by tests/e2e/test_variants.py, and every
     # verdict here under other draws by `make check-secrets`.
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv(VARIANTS_ENV, "2")
-        run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu"))
+    run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu", variants=2))
     return {r.submission_id: r for r in run.results}
 
 

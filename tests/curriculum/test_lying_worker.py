@@ -12,7 +12,9 @@ from __future__ import annotations
 import pytest
 import torch
 
+from autograder.execute.backend import ProbeBackend
 from autograder.config.assignment import load_assignment
+from autograder.config.secret import find_secret
 from autograder.execute import wire
 from autograder.judge.session import GradeOptions, close_references, prepare_tests, reference_for
 from autograder.probe.seeds import Seeds
@@ -32,7 +34,7 @@ LIES = {
 }
 
 
-class Liar:
+class Liar(ProbeBackend):
     def __init__(self, lie):
         self.lie = lie
 
@@ -58,7 +60,7 @@ def _other_type(leaf):
     return 0
 
 
-class ShapedLiar:
+class ShapedLiar(ProbeBackend):
     """The right answer's shape (the reference's, keys and lengths included) with wrong leaves: the lie
     that gets furthest into a test's checks.  A check that converts instead of checking types let one
     through (assert_history took float("0.5"): 6 points of 04_fit_api)."""
@@ -86,7 +88,7 @@ def lied_to(request):
         liars.update({name: ShapedLiar(reference, swap) for name, swap in SHAPED_LIES.items()})
         for name, liar in liars.items():
             reference.new_submission()
-            suite.plugin.bind(liar, reference, Seeds.for_course(a.id))
+            suite.plugin.bind(liar, reference, Seeds.for_course(find_secret(), a.id))
             suite.run()
             out[name] = list(suite.plugin.results)
     finally:

@@ -419,7 +419,7 @@ def _starved_call_is_retried_not_charged(toy_kit, release) -> None:
             release(runner.worker.pid, hogs)
             value = runner.call("double", (torch.tensor([1.0, 2.0]),), timeout=2.0)
             assert torch.equal(value, torch.tensor([2.0, 4.0]))
-            assert runner.host_retries == 1 and runner.host_fault == ""
+            assert runner.host.used == 1 and runner.host_fault == ""
             assert runner.restarts == 0  # the host's restart does not count against the notebook's max_restarts
     finally:
         _stop(hogs)
@@ -460,7 +460,8 @@ def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
     import torch
 
     from autograder.config.assignment import load_assignment
-    from autograder.execute.runner import NotebookRunner, ProbeTimeout
+    from autograder.execute.backend import ProbeTimeout
+    from autograder.execute.runner import NotebookRunner
     from autograder.notebook.parse import load_cells
 
     cpus = sorted(os.sched_getaffinity(0))
@@ -477,7 +478,7 @@ def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
             runner.execute()
             with pytest.raises(ProbeTimeout):
                 runner.call("double", (torch.ones(2),), timeout=1.0)
-            assert runner.host_retries == 0 and runner.host_fault == ""
+            assert runner.host.used == 0 and runner.host_fault == ""
     finally:
         _stop(hogs)
 
@@ -528,10 +529,10 @@ def test_a_cell_the_host_starves_is_replayed_not_charged():
     try:
         with NotebookRunner([Cell(index=1, source=spin)], probes=None, limits=limits, isolation=isolation) as runner:
             runner.execute()
-            seen = ([(r.status, r.error) for r in runner.cell_records], runner.host_retries, runner.host_fault,
+            seen = ([(r.status, r.error) for r in runner.cell_records], runner.host.used, runner.host_fault,
                     runner.restarts, os.getloadavg())
             assert [r.status for r in runner.cell_records] == ["ok"], seen
-            assert runner.host_retries == 1 and runner.host_fault == "" and runner.restarts == 0, seen
+            assert runner.host.used == 1 and runner.host_fault == "" and runner.restarts == 0, seen
     finally:
         _stop(hogs)
 
@@ -542,7 +543,8 @@ def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provision
     """The submission's whole budget ends in a cell: charged as out of time, and provisional (graded again)
     when other work kept the cell from the CPU, final when it slept."""
     from autograder.config.limits import Limits
-    from autograder.execute.runner import NotebookRunner, ProbeTimeout
+    from autograder.execute.backend import ProbeTimeout
+    from autograder.execute.runner import NotebookRunner
     from autograder.execute.sandbox import RlimitsOnly
     from autograder.notebook.parse import Cell
 
@@ -555,7 +557,7 @@ def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provision
         with NotebookRunner([Cell(index=1, source=code)], probes=None, limits=limits, isolation=isolation) as runner:
             with pytest.raises(ProbeTimeout, match="used up its time limit"):
                 runner.execute()
-            assert runner.out_of_time and runner.host_retries == 0
+            assert runner.out_of_time and runner.host.used == 0
             assert ("time ran out" in runner.host_fault) == starved, runner.host_fault
     finally:
         _stop(hogs)
@@ -577,7 +579,7 @@ def test_a_cell_that_sleeps_to_its_backstop_is_charged_at_once(how):
     with NotebookRunner([Cell(index=1, source=how)], probes=None, limits=limits, isolation=RlimitsOnly()) as runner:
         runner.execute()
         assert [r.status for r in runner.cell_records] == ["timeout"]
-        assert runner.host_retries == 0 and runner.host_fault == ""
+        assert runner.host.used == 0 and runner.host_fault == ""
 
 
 def test_host_starved_by_cpu_share():
@@ -643,14 +645,14 @@ def test_a_probe_that_sleeps_or_stops_itself_is_charged_not_provisional(toy_kit,
     sent to the LMS, a status of the grader's that the student caused."""
     import torch
 
-    from autograder.execute.runner import ProbeTimeout
+    from autograder.execute.backend import ProbeTimeout
 
     with _runner(toy_kit, how + "\n    return x * 2") as runner:
         runner.execute()  # the worker's start is not what is timed
         t0 = time.monotonic()
         with pytest.raises(ProbeTimeout):
             runner.call("double", (torch.ones(2),), timeout=1.0)
-        assert runner.host_retries == 0 and runner.host_fault == ""
+        assert runner.host.used == 0 and runner.host_fault == ""
         assert time.monotonic() - t0 < 5
 
 

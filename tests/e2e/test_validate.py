@@ -14,7 +14,7 @@ import pytest
 
 from autograder.student import public_checks as checks
 from autograder.cli import main
-from autograder.execute.runner import ProbeError
+from autograder.execute.backend import ProbeError
 from autograder.judge.checks import CheckFailed, assert_equal
 from autograder.judge.plugin import _classify
 from autograder.student.release import release

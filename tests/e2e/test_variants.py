@@ -20,7 +20,6 @@ from autograder.intake.roster import Identity, write_identities
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions, close_references
 from autograder.pipeline import grade_class
-from autograder.config.course import VARIANTS_ENV
 from autograder.probe.seeds import Seeds
 from tests.nbfactory import edit
 
@@ -32,15 +31,13 @@ SPY = 'print("SEEN", x.flatten().tolist(), flush=True)\n    return x * 2'  # wha
 def course(monkeypatch):
     """The course secret set, the number of variants left to the default (one per student) unless set."""
     monkeypatch.setenv("AUTOGRADER_SECRET", SECRET)
-    monkeypatch.setenv(VARIANTS_ENV, "")
-    monkeypatch.delenv(VARIANTS_ENV)
     yield monkeypatch
     close_references()
 
 
-def _grade(kit: Path, subs: dict[str, Path], out: Path, jobs: int = 1):
+def _grade(kit: Path, subs: dict[str, Path], out: Path, jobs: int = 1, variants: int | None = None):
     run = grade_class(load_assignment("toy", kit), [Submission(sid, p, p.name) for sid, p in subs.items()],
-                      out=out, jobs=jobs, options=GradeOptions(isolation=RlimitsOnly()))
+                      out=out, jobs=jobs, options=GradeOptions(isolation=RlimitsOnly(), variants=variants))
     return run, {r.submission_id: r for r in run.results}
 
 
@@ -108,26 +105,24 @@ def test_each_student_gets_their_own_hidden_inputs(toy_kit, tmp_path, course):
 def test_one_variant_is_the_course_wide_inputs(toy_kit, tmp_path, course):
     """`variants = 1`: every student's inputs are the same (as before per-student variants), so a lookup
     table of one student's inputs passes for another: what a variant per student prevents."""
-    course.setenv(VARIANTS_ENV, "1")
     master = toy_kit / "solutions" / "toy.ipynb"
     spy = edit(master, tmp_path / "spy.ipynb", replace={"return x * 2": SPY})
-    _, by_id = _grade(toy_kit, {"alice": spy, "bob": spy}, tmp_path / "out")
+    _, by_id = _grade(toy_kit, {"alice": spy, "bob": spy}, tmp_path / "out", variants=1)
     assert _random_inputs(by_id["alice"]) == _random_inputs(by_id["bob"])
     assert by_id["alice"].environment["variant"] == by_id["bob"].environment["variant"] == ""
     lookup = _lookup_table(tmp_path, master, _seen(by_id["alice"]))
-    _, by_id = _grade(toy_kit, {"bob": lookup}, tmp_path / "out")
+    _, by_id = _grade(toy_kit, {"bob": lookup}, tmp_path / "out", variants=1)
     assert by_id["bob"].score == 10
 
 
 def test_n_variants_share_inputs_within_a_variant(toy_kit, tmp_path, course):
-    course.setenv(VARIANTS_ENV, "2")
     seeds = Seeds(SECRET.encode(), "toy")
     names = [f"student{i}" for i in range(40)]
     first = next(n for n in names if seeds.variant_of(n, 2) == "v1")
     same = next(n for n in names if n != first and seeds.variant_of(n, 2) == "v1")
     other = next(n for n in names if seeds.variant_of(n, 2) == "v2")
     spy = edit(toy_kit / "solutions" / "toy.ipynb", tmp_path / "spy.ipynb", replace={"return x * 2": SPY})
-    _, by_id = _grade(toy_kit, {n: spy for n in (first, same, other)}, tmp_path / "out")
+    _, by_id = _grade(toy_kit, {n: spy for n in (first, same, other)}, tmp_path / "out", variants=2)
     assert all(r.score == 10 for r in by_id.values())
     assert _random_inputs(by_id[first]) == _random_inputs(by_id[same])
     assert not _random_inputs(by_id[first]) & _random_inputs(by_id[other])

@@ -4,7 +4,7 @@ import pytest
 
 from autograder.judge import checks
 from autograder.judge.plugin import _classify
-from autograder.execute.runner import ProbeError
+from autograder.execute.backend import ProbeError
 
 
 def fails(fn, *args, **kw) -> str:

@@ -8,6 +8,7 @@ import time
 import pytest
 import torch
 
+from autograder.execute.backend import ProbeBackend
 from autograder.execute.runner import OverBudget
 from autograder.judge import checks
 from autograder.judge.checks import LOOP_FLOOR, LOOP_MARGIN, CheckFailed, TooCostly, advise, assert_loop_free
@@ -52,7 +53,7 @@ def test_work_shows_however_it_is_hidden(runner, name):
     assert got.cpu is not None and got.cpu >= 0.3, (name, got.cpu)
 
 
-class _Fixed:
+class _Fixed(ProbeBackend):
     """A backend that says what each call cost."""
 
     def __init__(self, costs):
@@ -81,7 +82,7 @@ def test_assert_loop_free_passes_cheap_calls_and_measures_again_once():
 
 
 def test_a_backend_that_cannot_measure_gets_the_calls_wall_time():
-    class Slow:
+    class Slow(ProbeBackend):
         def call(self, *a, **k):
             time.sleep(0.2)
             return 3

@@ -3,7 +3,8 @@ defined, patched or wrote reaches it (evidence for points about *how* code was b
 a kernel's source itself), and the notebook's own worker is untouched by it."""
 import pytest
 
-from autograder.execute.runner import ProbeError
+from autograder.execute.backend import ProbeBackend
+from autograder.execute.backend import ProbeError
 from autograder.notebook.parse import Cell
 from autograder.probe.inprocess import InProcess
 from tests.engine.live import client, runner_fixture
@@ -67,7 +68,7 @@ def test_a_self_check_runs_it_on_an_empty_namespace():
     assert "SECRET" not in got["names"]
 
 
-class _Counting:
+class _Counting(ProbeBackend):
     """A backend whose fresh calls are processes of their own (as `NotebookRunner`'s), counting them."""
     FRESH_PROCESS = True
 

@@ -105,7 +105,7 @@ def test_a_cell_that_fails_while_the_host_is_short_is_replayed(sandbox, monkeypa
         assert [c.status for c in runner.cell_records] == ["ok", "error"]
         assert runner.restarts == 0
     retries = min(short_for, HOST_RETRIES)
-    assert runner.host_retries == retries and host.asked == retries + 1
+    assert runner.host.used == retries and host.asked == retries + 1
     if short_for > HOST_RETRIES:
         assert runner.host_fault == (f"cell 2 failed while the host had 3 of its 32768 process slots free "
                                      f"({HOST_RETRIES} retries): the host may be overloaded")
@@ -123,7 +123,7 @@ def test_a_probe_that_fails_while_the_host_is_short_is_retried(sandbox, monkeypa
         assert answers[0] == (True, 2) and answers[1][0] is False and answers[2] == (True, 3)
         assert "Resource temporarily unavailable" in answers[1][1]["message"]
     retries = min(short_for, HOST_RETRIES)
-    assert runner.host_retries == retries and runner.restarts == 0
+    assert runner.host.used == retries and runner.restarts == 0
     assert (runner.host_fault != "") == (short_for > HOST_RETRIES)
     if short_for > HOST_RETRIES:
         assert runner.host_fault.startswith("probe 'double' failed while the host had 3 of its 32768")

@@ -5,13 +5,14 @@
 """
 from pathlib import Path
 
+from autograder.execute.backend import ProbeBackend
 from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import run_tests
 from autograder.probe.seeds import Seeds
 from tests.engine.probes_file import probes_module
 
 
-class _Echo:
+class _Echo(ProbeBackend):
     def call(self, probe, args=(), kwargs=None, *, seed=0, timeout=None):
         return args[0]
 

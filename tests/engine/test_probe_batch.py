@@ -4,7 +4,8 @@ hung or crashed raises that when read, so the items before it are checked first,
 import pytest
 import torch
 
-from autograder.execute.runner import ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.execute.backend import ProbeBackend
+from autograder.execute.backend import ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.notebook.parse import Cell
 from tests.engine.live import client, runner_fixture
 
@@ -65,7 +66,7 @@ def test_a_call_that_hangs_or_kills_the_worker_keeps_the_answers_before_it(runne
 
 
 def test_backends_without_batches_get_the_calls_one_by_one():
-    class Local:
+    class Local(ProbeBackend):
         def __init__(self):
             self.seeds = []
 

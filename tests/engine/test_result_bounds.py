@@ -18,7 +18,8 @@ import pytest
 from autograder.execute import messages, wire
 from autograder.config.limits import Limits
 from autograder.execute.process import WorkerDied, WorkerProcess
-from autograder.execute.runner import NotebookRunner, ProbeCrashed, ProbeError
+from autograder.execute.backend import ProbeCrashed, ProbeError
+from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import RlimitsOnly
 from autograder.notebook.parse import load_cells
 from autograder.judge import results

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.execute.backend import ProbeBackend
 from autograder.config.assignment import load_assignment
 from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import run_tests
@@ -64,7 +65,7 @@ def test_fingerprint_is_short_and_reveals_no_seed():
     assert "course-secret" not in repr(s)  # the key stays out of reprs, tracebacks and logs
 
 
-class _Recorder:
+class _Recorder(ProbeBackend):
     def __init__(self) -> None:
         self.seeds: list[int] = []
 
@@ -206,30 +207,22 @@ def test_the_variants_setting(value, count):
 
 @pytest.mark.parametrize("value", [0, -2, "many", "", 2.5, True, "٣"])
 def test_a_bad_variants_setting_is_a_clear_error(value, tmp_path, monkeypatch):
-    import argparse
-
-    from autograder.config.course import CourseError, apply_course, load_course
-    from autograder.config.course import VARIANTS_ENV, parse_variants
+    from autograder.config.course import CourseError, load_course, parse_variants
 
     with pytest.raises(ValueError, match="whole number of variants"):
         parse_variants(value)
     (tmp_path / "course.toml").write_text(f"[course]\nvariants = {json.dumps(value)}\n")
-    monkeypatch.setenv(VARIANTS_ENV, "")  # recorded, so what apply_course sets is undone after the test
-    monkeypatch.delenv(VARIANTS_ENV)
     with pytest.raises(CourseError, match="course.variants"):
-        apply_course(argparse.Namespace(command="grade"), load_course(tmp_path / "course.toml"))
+        load_course(tmp_path / "course.toml")
 
 
 def test_course_toml_chooses_the_number_of_variants(tmp_path, monkeypatch):
-    import argparse
+    from autograder.cli import _parser
+    from autograder.cli.common import Context, grade_settings
+    from autograder.config.course import load_course
 
-    from autograder.config.course import apply_course, load_course
-    from autograder.config.course import VARIANTS_ENV
-    from autograder.probe.seeds import variant_count
-
-    monkeypatch.setenv(VARIANTS_ENV, "")  # recorded, so what apply_course sets is undone after the test
-    monkeypatch.delenv(VARIANTS_ENV)
-    assert variant_count() is None  # one per student unless the course says otherwise
+    args = _parser().parse_args(["grade", "toy", "x.ipynb"])
+    assert grade_settings(args, Context(tmp_path)).variants is None  # one per student unless the course says so
     (tmp_path / "course.toml").write_text("[course]\nvariants = 4\n")
-    apply_course(argparse.Namespace(command="grade"), load_course(tmp_path / "course.toml"))
-    assert variant_count() == 4
+    course = load_course(tmp_path / "course.toml")
+    assert grade_settings(args, Context(tmp_path, course)).variants == 4

@@ -54,7 +54,7 @@ def warm(sandbox, tmp_path):
 def _run(iso, probes, source: str, limits: Limits = LIMITS) -> tuple[int, list[str]]:
     with NotebookRunner([Cell(1, source)], probes=probes, limits=limits, isolation=iso) as runner:
         runner.execute()
-        assert runner.restarts == 0 and runner.host_retries == 0  # the worker it got was alive
+        assert runner.restarts == 0 and runner.host.used == 0  # the worker it got was alive
         return runner.worker.pid, runner.call("seen")
 
 

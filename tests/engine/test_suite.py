@@ -2,7 +2,8 @@
 (`judge.suite`): nothing of one submission's run may reach the next one's results."""
 from pathlib import Path
 
-from autograder.execute.runner import ProbeError
+from autograder.execute.backend import ProbeBackend
+from autograder.execute.backend import ProbeError
 from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import TestSuite, close_suite, open_suite, run_tests
 from autograder.probe.seeds import Seeds
@@ -40,7 +41,7 @@ def broken_fixture(student, probes):
 '''
 
 
-class _Fixed:
+class _Fixed(ProbeBackend):
     def __init__(self, value):
         self.value, self.calls = value, 0
 

@@ -6,10 +6,11 @@ import time
 import pytest
 import torch
 
+from autograder.execute.backend import ProbeBackend
 from autograder.probe.reference import CachedReference
 
 
-class _Master:
+class _Master(ProbeBackend):
     def __init__(self):
         self.calls = 0
 
@@ -81,7 +82,7 @@ def test_misses_go_to_the_master_in_one_batch(tmp_path):
 
 
 def test_a_probe_the_master_raises_in_is_the_assignments_fault(tmp_path):
-    from autograder.execute.runner import answer
+    from autograder.execute.backend import answer
     from autograder.probe.reference import ReferenceFailed
 
     class Raising(_Master):

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from autograder.config.course import apply_course
+from autograder.cli.common import Context, fill_from_course
 from autograder.cli import _parser
 from autograder.intake.roster import Identity, write_identities
 from autograder.store.gradebook import Gradebook
@@ -43,8 +43,8 @@ def setup_out(tmp_path):
 def run(argv, kit, course=None):
     p, handlers = parser()
     args = p.parse_args(argv)
-    apply_course(args, course)
-    return args.run(args, kit)
+    fill_from_course(args, course)
+    return args.run(args, Context(kit, course))
 
 
 def test_register_names():

@@ -102,14 +102,26 @@ def test_where_a_token_is_may_be_named(tmp_path):
     assert load_course(tmp_path / "course.toml").table("canvas")["token_file"] == "t.txt"
 
 
-def test_secret_file_is_named_to_the_grader_by_path(tmp_path, toy_kit, monkeypatch):
-    monkeypatch.delenv("AUTOGRADER_SECRET_FILE", raising=False)
+def test_secret_file_reaches_the_grading_settings_by_path_never_the_environment(tmp_path, toy_kit, monkeypatch):
+    import os
+
+    from autograder.cli import _parser
+    from autograder.cli.common import Context, grade_settings
+    from autograder.config.course import load_course
+
+    for var in ("AUTOGRADER_SECRET", "AUTOGRADER_SECRET_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "secret").write_text("course-secret\n")
     (tmp_path / "course.toml").write_text('[course]\nsecret_file = "keys/secret"\n')
     monkeypatch.chdir(tmp_path)
     assert main(["--kit", str(toy_kit), "list"]) == 0
-    import os
-
-    assert os.environ["AUTOGRADER_SECRET_FILE"] == str(tmp_path.resolve() / "keys" / "secret")
+    assert "AUTOGRADER_SECRET_FILE" not in os.environ   # no channel through the environment
+    settings = grade_settings(_parser().parse_args(["grade", "toy", "x.ipynb"]),
+                              Context(toy_kit, load_course(tmp_path / "course.toml")))
+    assert (settings.secret.value, settings.secret.source) == (b"course-secret", "file")
+    assert "course-secret" not in repr(settings)
 
 
 def test_passback_settings_come_from_the_file_and_nbgraders_course_is_left_alone(tmp_path, toy_kit, monkeypatch,
@@ -120,13 +132,14 @@ def test_passback_settings_come_from_the_file_and_nbgraders_course_is_left_alone
     assert main(["--kit", str(toy_kit), "passback", "toy", "--dry-run"]) == 0     # url, course, assignment: file
     assert "would send: user 12345 (smithjohn_12345)" in capsys.readouterr().out
     from autograder.cli import _parser
-    from autograder.config.course import apply_course, find_course
+    from autograder.cli.common import fill_from_course
+    from autograder.config.course import find_course
 
     args = _parser().parse_args(["nbgrader", "grade", "toy", "--course", "/srv/nbgrader-course"])
-    apply_course(args, find_course())
+    fill_from_course(args, find_course())
     assert str(args.course) == "/srv/nbgrader-course" and args.out == root / "results"
     args = _parser().parse_args(["passback", "toy", "--course", "7"])
-    apply_course(args, find_course())
+    fill_from_course(args, find_course())
     assert (args.course, args.canvas_url, args.canvas_assignment, args.token_env) == \
         ("7", "https://canvas.example.edu", "1234", "MY_CANVAS_TOKEN")          # the flag wins, the rest: file
     assert (args.lti_client_id, args.lti_key) == ("tool-9", root / "keys" / "tool.pem")

@@ -172,12 +172,10 @@ def test_grade_without_a_course_secret_warns_in_one_line(toy_kit, tmp_path, monk
     assert "course secret" not in capsys.readouterr().err
 
 
-def test_a_copied_folder_warns_that_file_times_would_decide_lateness_and_a_csv_gives_the_times(tmp_path, capsys):
-    import argparse
+def test_a_copied_folder_warns_that_file_times_would_decide_lateness_and_a_csv_gives_the_times(tmp_path):
     import os
 
-    from autograder.cli.grade import _intake
-    from autograder.intake.roster import read_identities
+    from autograder.intake.batch import take
 
     folder = tmp_path / "mailed"
     folder.mkdir()
@@ -188,19 +186,16 @@ def test_a_copied_folder_warns_that_file_times_would_decide_lateness_and_a_csv_g
     roster = tmp_path / "roster.csv"
     roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n\"Lovelace, Ada\",101,S1,al,A\n"
                       "\"Smith, John\",102,S2,js1,A\n\"Smith, Jo\",103,S3,js2,B\n")
-    out, scratch = tmp_path / "results", tmp_path / "scratch"
+    scratch = tmp_path / "scratch"
     scratch.mkdir()
-    args = argparse.Namespace(format="auto", submissions=[folder], roster=roster, submission_times=None,
-                              nb_assignment=None)
-    _intake(args, "toy", out, scratch)
-    err = capsys.readouterr().err
+    err = "\n".join(take([folder], scratch, roster=roster).notes)
     assert "file times lie within 5 s of each other" in err and "--submission-times" in err
     times = tmp_path / "times.csv"
     times.write_text("student,submitted_at\nal,2026-10-01T10:00:00+00:00\njs1.ipynb,2026-10-02T09:30:00+02:00\n")
-    _intake(argparse.Namespace(**{**vars(args), "submission_times": times}), "toy", out, scratch)
-    err = capsys.readouterr().err
+    intake = take([folder], scratch, roster=roster, times=times)
+    err = "\n".join(intake.notes)
     assert "within 5 s" not in err and "js2: no time in" in err
-    who = {w.student_id: w for w in read_identities(out / "toy" / "identities.json").values()}
+    who = {w.student_id: w for w in intake.identities.values()}
     assert who["101"].submitted_at == datetime(2026, 10, 1, 10, tzinfo=timezone.utc) and who["101"].time_source == "csv"
     assert who["102"].submitted_at == datetime(2026, 10, 2, 7, 30, tzinfo=timezone.utc)
     assert who["103"].time_source == "mtime"

@@ -12,9 +12,8 @@ import pytest
 
 nbgrader = pytest.importorskip("nbgrader")
 
-from autograder.execute.sandbox import choose_isolation  # noqa: E402
 from autograder.interop.nbgrader import TASK_PREFIX, grade_course, source_notebook, write_source_notebook  # noqa: E402
-from autograder.judge.session import GradeOptions  # noqa: E402
+from autograder.config.settings import GradeSettings  # noqa: E402
 from tests.nbfactory import edit  # noqa: E402
 
 BIN = Path(sys.executable).parent
@@ -29,8 +28,8 @@ def nbg(course: Path, *args: str, check=True) -> subprocess.CompletedProcess:
     return r
 
 
-def options() -> GradeOptions:
-    return GradeOptions(device="cpu", isolation=choose_isolation(True))
+def settings(out: Path = Path("results")) -> GradeSettings:
+    return GradeSettings(out=out, device="cpu", allow_weak_isolation=True)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +42,7 @@ def test_exercise_points_come_from_the_reference(toy_kit):
     from autograder.config.assignment import load_assignment
     from autograder.interop.nbgrader import exercise_points
 
-    assert exercise_points(load_assignment("toy", toy_kit), options()) == POINTS
+    assert exercise_points(load_assignment("toy", toy_kit), settings()) == POINTS
 
 
 def test_source_notebook_has_one_task_cell_per_exercise(toy_kit):
@@ -60,7 +59,7 @@ def test_source_notebook_has_one_task_cell_per_exercise(toy_kit):
 @pytest.fixture(scope="module")
 def course(kit, tmp_path_factory):
     course = tmp_path_factory.mktemp("course")
-    write_source_notebook(kit, "toy", course, options=options())
+    write_source_notebook(kit, "toy", course, settings=settings())
     nbg(course, "generate_assignment", "toy", "--force")
     master = kit / "solutions" / "toy.ipynb"
     partial = edit(master, tmp_path_factory.mktemp("p") / "toy.ipynb", replace={"return x * 2": "return x * 3"})
@@ -118,7 +117,7 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
     results = tmp_path / "results"
     canvas = {"smithjohn_12345": Identity("12345", "smithjohn", lms_user_id="12345")}   # a Canvas class, graded before
     write_identities(results / "toy" / "identities.json", canvas)
-    written = grade_course(kit, "toy", course, out=results, options=options())
+    written = grade_course(kit, "toy", course, settings(results))
     # nbgrader's score is net of its late_submission_penalty: dave's raw 10 less the kit's 2-period penalty
     expected = {"alice": (10.0, 0.0), "bob": (0.0, 0.0), "carol": (4.0, 0.0), "dave": (8.0, 2.0)}
     assert written == {s: sc for s, (sc, _) in expected.items()}
@@ -146,7 +145,7 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
     carol_result = next(r for r in kit_gb.all("toy") if "carol" in r.submission_id)
     kit_gb.close()
     record(db, carol_result, score=7.0, comment="regrade request: double() accepted", by="ta")
-    grade_course(kit, "toy", course, out=results, options=options())
+    grade_course(kit, "toy", course, settings(results))
     assert scores(course) == {**expected, "carol": (7.0, 0.0)}
     assert not marker(course).exists()   # no student code ran outside the sandbox in the documented order
     # a course where someone runs nbgrader's autograde anyway keeps the kit's scores; it resets the late
@@ -156,7 +155,7 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
     again = scores(course)
     assert {s: again[s] for s in ("alice", "bob", "carol")} == {**{s: expected[s] for s in ("alice", "bob")},
                                                                 "carol": (7.0, 0.0)}
-    grade_course(kit, "toy", course, out=results, options=options())
+    grade_course(kit, "toy", course, settings(results))
     assert scores(course) == {**expected, "carol": (7.0, 0.0)}
 
 
@@ -196,7 +195,7 @@ def test_an_extension_keyed_by_email_reaches_nbgraders_gradebook(course, kit, tm
     toml.write_text('[course]\nroster = "roster.csv"\n\n[assignments.toy.deadline.extensions]\n'
                     '"dave@uni.example" = 2\n"nobody@uni.example" = 1\n')
     warnings: list[str] = []
-    written = grade_course(kit, "toy", mine, out=tmp_path / "results", options=options(),
+    written = grade_course(kit, "toy", mine, settings(tmp_path / "results"),
                            settings=load_course(toml), roster_csv=roster, warn=warnings.append)
     # nbgrader's students stay its folders' names; dave: 8 without his extension
     assert written == {"alice": 10.0, "bob": 0.0, "carol": 4.0, "dave": 10.0}
