@@ -15,13 +15,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator
 
 import autograder
 from autograder.config.assignment import Assignment, load_assignment
 from autograder.config.settings import GradeSettings, SettingsError
 from autograder.execute.sandbox import SandboxUnavailable, choose_isolation, close_at_exit
-from autograder.intake.batch import Intake
+from autograder.intake.batch import Intake, take
 from autograder.intake.submissions import Submission, file_sha256
 from autograder.judge import pool as judges
 from autograder.judge.gate import MasterFailed, check_master
@@ -370,6 +371,15 @@ def grade_class(
             client.close()
         if gradebook is not None:
             gradebook.close()
+
+
+@contextmanager
+def intake(paths: list[Path], *, fmt: str | None = None, roster: Path | None = None, times: Path | None = None,
+           assignment: str | None = None) -> Iterator[Intake]:
+    """`intake.batch.take` into a scratch folder of its own, removed when the block ends (and pruned by the next
+    run if this one is killed): the class to hand to `grade` inside the block."""
+    with Scratch("ag-intake-") as scratch:
+        yield take(paths, scratch, fmt=fmt, roster=roster, times=times, assignment=assignment)
 
 
 def grade(assignment: Assignment, intake: Intake, settings: GradeSettings, *,

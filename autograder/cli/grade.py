@@ -48,8 +48,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     assignment = load_assignment(args.assignment, ctx.kit)
     settings = grade_settings(args, ctx)
     from autograder import pipeline
-    from autograder.execute.scratch import Scratch
-    from autograder.intake.batch import take
     from autograder.report.progress import progress
     from autograder.report.table import print_table
 
@@ -58,9 +56,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     for line in settings.notes():
         say(line)
-    with Scratch("ag-intake-") as scratch:  # copies of every notebook: pruned if we are killed
-        intake = take(args.submissions, scratch, fmt=None if args.format == "auto" else args.format,
-                      roster=args.roster, times=args.submission_times, assignment=args.nb_assignment or assignment.id)
+    with pipeline.intake(args.submissions, fmt=None if args.format == "auto" else args.format, roster=args.roster,
+                         times=args.submission_times, assignment=args.nb_assignment or assignment.id) as intake:
         for line in intake.notes:
             say(line)   # zip member names, roster fields
         if not intake.submissions:

@@ -37,7 +37,6 @@ import nbformat
 
 from autograder.config.assignment import Assignment, load_assignment
 from autograder.config.settings import GradeSettings
-from autograder.intake.batch import take
 from autograder.notebook.parse import InvalidNotebook, read_notebook
 from autograder.store.folder import assignment_grades
 from autograder.student import public_checks
@@ -124,21 +123,19 @@ def grade_course(kit: Path, assignment: str, course: Path, settings: GradeSettin
     as nbgrader computes it.  Who is who, the late policy with its extensions (the manifest's, then the course
     file's), instructor overrides and the warnings for what names nobody come from
     `store.folder.assignment_grades`, as in every other export.  `warn` receives what the instructor should read."""
-    from autograder.execute.scratch import Scratch
-    from autograder.pipeline import grade
+    from autograder import pipeline
 
     a = load_assignment(assignment, kit)
     name = nb_assignment or assignment
     out = settings.out
     for line in settings.notes():
         warn(line)
-    with Scratch("ag-intake-") as scratch:
-        intake = take([course], scratch, fmt="nbgrader", assignment=name)
+    with pipeline.intake([course], fmt="nbgrader", assignment=name) as intake:
         for line in intake.notes:
             warn(line)
         notebooks = {s.id: s.path for s in intake.submissions if not s.problem}
         identities = intake.identities
-        grade(a, intake, settings, note=warn)
+        pipeline.grade(a, intake, settings, note=warn)
         grades = assignment_grades(kit, a.id, out, roster_csv=roster_csv, course=settings.course)
         for w in grades.warnings:
             warn(f"warning: {w}")

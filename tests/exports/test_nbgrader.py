@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -195,8 +196,8 @@ def test_an_extension_keyed_by_email_reaches_nbgraders_gradebook(course, kit, tm
     toml.write_text('[course]\nroster = "roster.csv"\n\n[assignments.toy.deadline.extensions]\n'
                     '"dave@uni.example" = 2\n"nobody@uni.example" = 1\n')
     warnings: list[str] = []
-    written = grade_course(kit, "toy", mine, settings(tmp_path / "results"),
-                           settings=load_course(toml), roster_csv=roster, warn=warnings.append)
+    written = grade_course(kit, "toy", mine, replace(settings(tmp_path / "results"), course=load_course(toml)),
+                           roster_csv=roster, warn=warnings.append)
     # nbgrader's students stay its folders' names; dave: 8 without his extension
     assert written == {"alice": 10.0, "bob": 0.0, "carol": 4.0, "dave": 10.0}
     with Gradebook(f"sqlite:///{mine / 'gradebook.db'}") as gb:
