@@ -52,6 +52,7 @@ class ClassRun:
     reused: int                       # submissions whose stored grade was still valid
     partial: int = 0                  # submissions re-graded on the changed test files only
     retried: int = 0                  # gradings repeated after a grader or host fault
+    gradebook: Path | None = None     # where the results were stored
 
 # A partial re-grade: the test files to run again, and the stored record whose other results stay.
 Rerun = tuple[list[str], dict]
@@ -363,7 +364,7 @@ def grade_class(
         # 4. grades.csv as every export: the counted versions (course.toml `[course] counts`), overrides in force
         write_assignment_grades_csv(assignment_grades(assignment.kit, assignment.id, out, course=course))
         return ClassRun([storing.results[s.id] for s in submissions], reference, reused, len(tasks.reruns),
-                        sum(storing.tries.values()))
+                        sum(storing.tries.values()), gradebook_path(out))
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)

@@ -45,8 +45,8 @@ def add(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     if (args.executor == "dask") != bool(args.scheduler):
         raise UsageError("--executor dask and --scheduler ADDRESS go together")
-    assignment = load_assignment(args.assignment, ctx.kit)
     settings = grade_settings(args, ctx)
+    assignment = load_assignment(args.assignment, ctx.kit)
     from autograder import pipeline
     from autograder.report.progress import progress
     from autograder.report.table import print_table
@@ -60,8 +60,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
                          times=args.submission_times, assignment=args.nb_assignment or assignment.id) as intake:
         for line in intake.notes:
             say(line)   # zip member names, roster fields
-        if not intake.submissions:
-            raise UsageError("no notebooks found in " + ", ".join(map(str, args.submissions)))
         try:
             with progress(len(intake.submissions), f"grading {assignment.id}") as on_result:
                 run = pipeline.grade(assignment, intake, settings, on_result=on_result, note=say)
@@ -71,5 +69,5 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             return 1
     print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
                 f"{f'; {run.partial} re-graded on changed tests only' if run.partial else ''})")
-    print(f"results: {settings.out / assignment.id}  gradebook: {pipeline.gradebook_path(settings.out)}")
+    print(f"results: {settings.out / assignment.id}  gradebook: {run.gradebook}")
     return 0

@@ -36,15 +36,16 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.config.assignment import list_assignments
     from autograder.intake.roster import Roster
     from autograder.report import course_gradebook as cg
+    from autograder.store.folder import gradebook_path
     from autograder.store.gradebook import Gradebook
 
-    gb = Gradebook(args.out.resolve() / "gradebook.sqlite")
+    gb = Gradebook(gradebook_path(args.out.resolve()))
     try:
         graded = [n for n in (args.assignments or list_assignments(ctx.kit)) if gb.all(n)]
     finally:
         gb.close()
     if not graded:
-        print("error: nothing graded yet in " + str(args.out / "gradebook.sqlite") + " (no file written)", file=sys.stderr)
+        print(f"error: nothing graded yet in {gradebook_path(args.out)} (no file written)", file=sys.stderr)
         return 2
     course = ctx.course
     columns, warnings = cg.course_columns(ctx.kit, args.out, graded, roster_csv=args.roster, course=course)

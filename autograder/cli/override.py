@@ -44,7 +44,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.pipeline import change_override, set_override
 
     g = grades_of(args, ctx)
-    db = g.out / "gradebook.sqlite"
+    from autograder.store.folder import gradebook_path
+
+    db = gradebook_path(g.out)
     people = [(row.submission_id, row.identity.ids()) for row in g.rows if row.submission_id]
     try:
         submission = ov.resolve_submission(args.submission, people) if args.submission else None

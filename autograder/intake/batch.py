@@ -34,10 +34,10 @@ def take(paths: list[Path], scratch: Path, *, fmt: str | None = None, roster: Pa
     if len(paths) == 1 and (fmt or downloads.detect(paths[0])) != "folder":
         batch = downloads.unpack(paths[0], scratch, fmt=fmt, roster=Roster.read_csv(roster) if roster else None,
                                  assignment=assignment)
-        return Intake(batch.submissions, batch.identities, batch.report())
+        return _some(Intake(batch.submissions, batch.identities, batch.report()), paths)
     subs = collect(paths, scratch)
     if not roster:
-        return Intake(subs)
+        return _some(Intake(subs), paths)
     # a folder of notebooks named after their students (docs/interop.md)
     stamps = [(s.id, s.source, None if s.problem else datetime.fromtimestamp(s.path.stat().st_mtime, timezone.utc))
               for s in subs]
@@ -58,4 +58,11 @@ def take(paths: list[Path], scratch: Path, *, fmt: str | None = None, roster: Pa
                      "[deadline] from course.toml / the manifest for this assignment")
     notes += [f"warning: {sid}: its file name is none of a roster student's ids (login, email, LMS or SIS id): "
               f"not matched to the roster" for sid in unmatched]
-    return Intake(subs, found, notes)
+    return _some(Intake(subs, found, notes), paths)
+
+
+def _some(intake: Intake, paths: list[Path]) -> Intake:
+    """`intake`, unless it found nothing to grade: an `IntakeError` (what it noted says why)."""
+    if not intake.submissions:
+        raise IntakeError("\n".join([*intake.notes, "no notebooks found in " + ", ".join(map(str, paths))]))
+    return intake

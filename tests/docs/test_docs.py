@@ -8,7 +8,8 @@ import shlex
 
 import pytest
 
-from autograder.config.course import _FROM_COURSE, _PER_ASSIGNMENT, KEYS
+from autograder.cli.common import _FROM_COURSE, _PER_ASSIGNMENT
+from autograder.config.course import KEYS
 from tests.docs import checks
 from tests.docs.checks import ROOT
 
