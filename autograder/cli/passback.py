@@ -32,13 +32,21 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+# how a user of this command sets each of `lms.targets.PassbackSettings`'s fields
+_FLAGS = {"to": "--to canvas or --to lti", "canvas_url": "--canvas-url", "course": "--course",
+          "canvas_assignment": "--canvas-assignment", "lti_lineitem": "--lti-lineitem",
+          "lti_token_url": "--lti-token-url", "lti_client_id": "--lti-client-id", "lti_key": "--lti-key"}
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.lms import targets
 
     try:
-        target = targets.choose(args)
+        target = targets.choose(targets.PassbackSettings(**{k: getattr(args, k) for k in _FLAGS}))
     except targets.TargetError as e:
-        print(terminal(f"error: {e}"), file=sys.stderr)
+        flags = ", ".join(_FLAGS[k] for k in e.settings)
+        also = "" if "to" in e.settings else " (or the course file's [canvas], [lti] and [assignments.ID])"
+        print(terminal(f"error: {e}" + (f": {flags}{also}" if flags else "")), file=sys.stderr)
         return 2
     rows = grades_of(args, ctx).rows
     print(terminal(("would write to: " if args.dry_run else "writing to: ") + target.describe()))

@@ -1,5 +1,6 @@
 """Whoever a course file, an override or a folder of notebooks names, by whichever id the roster holds,
 is that student; a key that names nobody is said out loud; the LMS gets what the student earned."""
+from pathlib import Path
 from datetime import datetime, timezone
 
 import pytest
@@ -76,22 +77,29 @@ def test_a_notebook_named_by_full_name_matches_a_unique_roster_name_and_is_refus
     assert "Smith, John (102)" in notes[1] and "Smith, John (103)" in notes[1] and "not matched" in notes[1]
 
 
-def test_passback_never_chooses_silently(tmp_path):
-    class S:
-        canvas_url, course, canvas_assignment = "https://canvas.example.edu/", "42", "7"
-        lti_lineitem, lti_token_url, lti_client_id, lti_key = "https://lms/li/5?x=1", "https://lms/token", "c", "k.pem"
-        to = None
-    with pytest.raises(targets.TargetError, match="--to canvas or --to lti"):
-        targets.choose(S())
-    S.to = "canvas"
-    t = targets.choose(S())
+def test_passback_never_chooses_silently(tmp_path, toy_kit, capsys):
+    from dataclasses import replace
+
+    both = targets.PassbackSettings(canvas_url="https://canvas.example.edu/", course="42", canvas_assignment="7",
+                                    lti_lineitem="https://lms/li/5?x=1", lti_token_url="https://lms/token",
+                                    lti_client_id="c", lti_key=Path("k.pem"))
+    with pytest.raises(targets.TargetError, match="choose one") as e:
+        targets.choose(both)
+    assert e.value.settings == ("to",)
+    t = targets.choose(replace(both, to="canvas"))
     assert t.kind == "canvas" and "https://canvas.example.edu/courses/42/assignments/7" in t.describe()
-    S.to = "lti"
-    assert targets.choose(S()).describe() == ("LTI 1.3 line item https://lms/li/5?x=1 (scores POSTed to "
-                                               "https://lms/li/5/scores?x=1)")
-    S.lti_key = None
-    with pytest.raises(targets.TargetError, match="--lti-key"):
-        targets.choose(S())
+    assert targets.choose(replace(both, to="lti")).describe() == ("LTI 1.3 line item https://lms/li/5?x=1 (scores "
+                                                                  "POSTed to https://lms/li/5/scores?x=1)")
+    with pytest.raises(targets.TargetError) as e:
+        targets.choose(replace(both, to="lti", lti_key=None))
+    assert e.value.settings == ("lti_key",)
+    # the command names its own flags for what is missing
+    from autograder.cli import main
+
+    assert main(["--kit", str(toy_kit), "passback", "toy", "--to", "lti", "--lti-lineitem", "https://lms/li/5",
+                 "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--lti-token-url, --lti-client-id, --lti-key" in err
 
 
 def test_passback_dry_run_says_where_it_writes(toy_kit, tmp_path, capsys):
