@@ -34,7 +34,7 @@ class Checks:
 
     def folder(self) -> Path:
         """Where this notebook's checks are, or a ValueError saying what the student should do."""
-        from autograder.student import public_checks as checks
+        from autograder.student import public_checks
 
         kit = None
         try:
@@ -43,19 +43,19 @@ class Checks:
             kit = find_kit()
         except Exception:  # noqa: BLE001 - no kit: the installed package's checks
             pass
-        if self._folder is None and not checks.is_id(self.assignment):
+        if self._folder is None and not public_checks.is_id(self.assignment):
             raise ValueError(
                 f"This notebook does not say which assignment it is: its `autograder` metadata names "
                 f"{str(self.assignment)[:80]!r}, which is not an assignment's name (one of "
-                f"{', '.join(checks.known(kit)) or 'none installed'}).  The checks only come with the "
+                f"{', '.join(public_checks.known(kit)) or 'none installed'}).  The checks only come with the "
                 "installed package, never from a place a notebook names: get a fresh copy of the notebook "
                 "from your course and copy your answers into it.")
-        folder = self._folder or checks.find(self.assignment, kit)
+        folder = self._folder or public_checks.find(self.assignment, kit)
         if folder is None:
             raise ValueError(f"This version of the `{DISTRIBUTION}` package has no checks for {self.assignment}: "
                              f"install the current release ({INSTALL}, LINK: the link your course gives), "
                              "then restart the kernel.")
-        found = checks.version(folder)
+        found = public_checks.version(folder)
         if self.version is None and folder.parent.name == "assignments":
             return folder  # a master notebook, in its kit
         if found != self.version:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.student import public_checks as checks
+from autograder.student import public_checks
 from autograder.notebook.imports import imported_modules
 from autograder.notebook.stub import stub
 from autograder.student.checking import INSTALL
@@ -142,6 +142,6 @@ def release(kit: Path, assignment: str, out_dir: Path | None = None) -> list[Pat
     out_dir = out_dir or kit / "student"
     master = read_master(kit / "solutions" / f"{assignment}.ipynb")
     nb_path = out_dir / f"{assignment}.ipynb"
-    version = checks.version(kit / "assignments" / assignment)
+    version = public_checks.version(kit / "assignments" / assignment)
     write_deterministic(student_notebook(master, assignment, version), nb_path)
     return [nb_path]
