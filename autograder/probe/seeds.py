@@ -1,7 +1,7 @@
 """Seeds students cannot predict: every test's inputs derive from a course secret.
 
 The secret lives outside the repository (env `AUTOGRADER_SECRET`, or the file named by
-`AUTOGRADER_SECRET_FILE`, or `~/.config/autograder/secret`).  Without one, a fixed public
+`AUTOGRADER_SECRET_FILE`, or `~/.config/autograder/secret` when only the caller can change it: `config.locate`).  Without one, a fixed public
 default is used and the instructor record says so (`seed_source: "default"`): fine for a
 demo, not for a class, since anyone with the kit could then reproduce the hidden inputs.
 
@@ -29,6 +29,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from autograder.config import locate
 from autograder.config.course import PER_STUDENT, VARIANTS_ENV, parse_variants
 
 _DEFAULT = b"autograder-public-default-secret"
@@ -38,7 +39,7 @@ def course_secret() -> tuple[bytes, str]:
     """(secret bytes, where it came from)."""
     if os.environ.get("AUTOGRADER_SECRET"):
         return os.environ["AUTOGRADER_SECRET"].encode(), "env"
-    for path in (os.environ.get("AUTOGRADER_SECRET_FILE"), Path.home() / ".config" / "autograder" / "secret"):
+    for path in (os.environ.get("AUTOGRADER_SECRET_FILE"), locate.home_secret()):   # named, or only the caller's
         if path and Path(path).is_file():
             return Path(path).read_bytes().strip(), "file"
     return _DEFAULT, "default"
