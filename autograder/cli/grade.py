@@ -9,7 +9,7 @@ from pathlib import Path
 from autograder.cli import common
 from autograder.cli.common import UsageError, options_of, parse_jobs
 from autograder.config.assignment import load_assignment
-from autograder.intake.roster import (COPY_WINDOW_SECONDS, Roster, copied_times, match_file_names,
+from autograder.intake.roster import (COPY_WINDOW_SECONDS, Roster, by_place, copied_times,
                                       read_submission_times, record_identities, with_times)
 from autograder.intake.submissions import Submission, collect
 from autograder.report.escape import terminal
@@ -139,9 +139,9 @@ def _intake(args: argparse.Namespace, assignment_id: str, out: Path, scratch: Pa
         return batch.submissions
     subs = collect(args.submissions, scratch)
     if args.roster:   # a folder of notebooks named after their students (docs/interop.md)
+        subs, found, unmatched, notes = by_place(subs, Roster.read_csv(args.roster))   # ids: the students'
         stamps = [(s.id, s.source, None if s.problem else datetime.fromtimestamp(s.path.stat().st_mtime, timezone.utc))
                   for s in subs]
-        found, unmatched, notes = match_file_names(stamps, Roster.read_csv(args.roster))
         if getattr(args, "submission_times", None):
             try:
                 times = read_submission_times(args.submission_times)
@@ -160,6 +160,6 @@ def _intake(args: argparse.Namespace, assignment_id: str, out: Path, scratch: Pa
         for note in notes:
             print(terminal(f"warning: {note}"), file=sys.stderr)
         for sid in unmatched:
-            print(terminal(f"warning: {sid}: its file name is none of a roster student's ids (login, email, "
-                           f"LMS or SIS id): not matched to the roster"), file=sys.stderr)
+            print(terminal(f"warning: {sid}: its folder (or, at the top, its file name) is none of a roster "
+                           f"student's ids (login, email, LMS or SIS id): not matched to the roster"), file=sys.stderr)
     return subs

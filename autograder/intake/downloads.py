@@ -34,8 +34,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.intake.roster import Identity, Roster, RosterMatch, match_roster
-from autograder.intake.submissions import (IntakeError, Submission, ZipExtractor, content_key, open_zip,
-                                          safe_id)
+from autograder.intake.submissions import (IntakeError, Submission, ZipExtractor, open_zip, safe_id,
+                                          unique_id)
 from autograder.config.late import LatePolicyError, parse_time
 
 __all__ = ["Identity", "Entry", "Batch", "detect", "unpack", "FORMATS"]
@@ -415,10 +415,7 @@ def unpack(path: Path, scratch: Path, *, fmt: str | None = None, roster: Roster 
         base = c.key if fmt not in ("canvas", "moodle") else f"{c.identity.name}_{c.key}"
         if not c.identity.student_id:  # ambiguous (`_pick_newest`): named after the file, nobody's
             base = "ambiguous"
-        sid = safe_id(base)
-        if not sid or sid in seen:
-            sid = f"{sid or 'submission'}-{content_key(c.file.path, c.file.logical)}"
-        seen.add(sid)
+        sid = unique_id(safe_id(base), f"{c.key}\0{c.file.logical}", seen)   # the student's, never the content's
         who = c.identity if c.identity.student_id else Identity(student_id=sid, name=c.identity.name)
         entries.append(Entry(Submission(sid, c.file.path, c.file.logical, c.file.problem), who))
     batch = Batch(fmt, entries, superseded, ignored)
