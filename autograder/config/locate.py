@@ -53,8 +53,10 @@ def unsafe(path: Path) -> str:
 
 
 def refuse(found: Path, why: str, how: str) -> None:
-    """One line on stderr: what was found, why it is not used, how to use it anyway."""
-    line = f"autograder: not using {found}: {why}; {how}"
+    """One line on stderr: what was found, why it is not used, how to use it anyway.  The folder names in it were
+    chosen by whoever made them: every character that is not printable (an escape sequence, a newline, a bidi
+    override) is shown as its escape (`report.escape.terminal` does the same for later layers; config is below it)."""
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in f"autograder: not using {found}: {why}; {how}")
     if line not in _said:
         _said.add(line)
         print(line, file=sys.stderr)

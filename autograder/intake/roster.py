@@ -9,7 +9,8 @@ Matching a submission to a roster row tries, in order: the LMS user id (Canvas `
 Moodle participant id), the student id, the SIS id, the login, the email, then the name
 normalised (case, accents, punctuation and word order ignored, so Canvas's
 `lastnamefirstname` finds "Firstname Lastname").  A folder of notebooks with no LMS behind it is
-matched by file name (`match_file_names`: `alice.ipynb`, `alice@uni.edu.ipynb`, `alice/hw.ipynb`).  Unmatched submissions and students
+matched by where each file is (`match_file_names`: a hub's `alice/hw.ipynb` by its folder, a top-level
+`alice.ipynb` or `alice@uni.edu.ipynb` by its name; `by_place` gives each matched student their own id).  Unmatched submissions and students
 without a submission are reported, never dropped.  An `lti_user_id` (or `LTI User ID`, `sub`)
 column holds each student's LTI 1.3 `sub`, the only id LTI passback sends scores under.
 """

@@ -260,3 +260,14 @@ def test_validate_uses_a_kit_named_with_kit(tmp_path, monkeypatch):
     assert Checks("01_tensors", checks.version(folder), kit=tmp_path / "k").folder() == folder
     with contextlib.redirect_stderr(io.StringIO()), pytest.raises(ValueError, match="out of date"):
         Checks("01_tensors", checks.version(folder)).folder()   # the installed checks: another version
+
+
+def test_a_refusal_shows_a_planted_folder_name_never_obeys_it(tmp_path, monkeypatch, capsys):
+    share = tmp_path / "\x1b[2J\u202eshare\n"
+    (share / "assignments").mkdir(parents=True)
+    (share / "solutions").mkdir()
+    share.chmod(0o777)
+    monkeypatch.chdir(share)
+    assert locate.kit() == locate.installed_kit()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\x1b" not in err and "\u202e" not in err and "\\x1b[2J\\u202eshare\\n" in err
