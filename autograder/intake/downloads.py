@@ -80,9 +80,11 @@ class Batch:
         lines += [f"{'ambiguous' if e.submission.problem.startswith('ambiguous') else 'unreadable'} (graded "
                   f"invalid): {e.submission.source}: {e.submission.problem}" for e in self.entries if e.submission.problem]
         if self.roster:
-            lines += [f"not on the roster: {sid}" for sid in self.roster.unmatched]
+            claimants = {sid for pair in self.roster.duplicates for sid in pair}
+            lines += [f"not on the roster: {sid}" for sid in self.roster.unmatched if sid not in claimants]
             lines += [f"no submission: {s.name or s.student_id} ({s.student_id})" for s in self.roster.missing]
-            lines += [f"two submissions for one student: {a} and {b}" for a, b in self.roster.duplicates]
+            lines += [f"two submissions match one roster student, neither is credited to them (each keeps its LMS "
+                      f"identity): {a} and {b}" for a, b in self.roster.duplicates]
         return lines
 
 

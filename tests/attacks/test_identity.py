@@ -181,6 +181,11 @@ def test_two_lms_users_matching_one_roster_student_are_refused_with_both_named(t
     assert sorted(m.unmatched) == ["authorzoe_2", "zoe_9"] and m.duplicates == [("zoe_9", "authorzoe_2")]
     assert m.matched["zoe_9"].student_id == "9" and m.matched["authorzoe_2"].sis_id == ""   # neither takes S2
     assert [s.sis_id for s in m.missing] == ["S2"]
+    from autograder.intake.downloads import Batch
+
+    lines = Batch("canvas", [], roster=m).report()
+    assert any("neither is credited" in ln and "zoe_9" in ln and "authorzoe_2" in ln for ln in lines), lines
+    assert not any(ln.startswith("not on the roster") for ln in lines), lines
 
 
 def test_gradescope_identity_is_the_metadata_never_a_file_name(tmp_path):
