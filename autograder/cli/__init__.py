@@ -15,7 +15,8 @@ import autograder
 from autograder.cli import (check_solutions, export, feedback, gradebook, gradescope, grade, listing, nbgrader,
                             override, passback, release, report, serve, similarity, validate)
 from autograder.cli.common import Context, UsageError, fill_from_course
-from autograder.config.assignment import AssignmentError, find_kit
+from autograder.config import locate
+from autograder.config.assignment import AssignmentError
 from autograder.config.course import CourseError, find_course, load_course
 from autograder.config.late import LatePolicyError
 from autograder.config.settings import SettingsError
@@ -31,9 +32,11 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="autograder", description=__doc__.split("\n", 1)[0])
     p.add_argument("--version", action="version", version=f"%(prog)s {autograder.__version__}",
                    help="print the kit's version and exit")
-    p.add_argument("--kit", type=Path, help="kit root (default: found from the current directory)")
+    p.add_argument("--kit", type=Path, help="kit root (default: $AUTOGRADER_KIT, else found from the current directory "
+                                            "when only you can change it, else the installed one)")
     p.add_argument("--course-file", type=Path,
-                   help="course settings (default: the nearest course.toml at or above the current directory); "
+                   help="course settings (default: the nearest course.toml at or above the current directory, when only "
+                        "you can change it); "
                         "flags on the command line win over it")
     sub = p.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
@@ -46,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         course = load_course(args.course_file) if args.course_file else find_course()
         fill_from_course(args, course)
-        return args.run(args, Context((args.kit or find_kit()).resolve(), course))
+        kit = locate.kit(args.kit, discover=args.command != "validate")   # validate: checks it was given only
+        return args.run(args, Context(kit, course))
     except (UsageError, AssignmentError, IntakeError, LatePolicyError, CourseError, SettingsError) as e:
         print(terminal(f"autograder: error: {e}"), file=sys.stderr)
         return 2

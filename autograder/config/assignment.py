@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import autograder
+from autograder.config import locate
 from autograder.config.compat import tomllib
 from autograder.config.limits import Limits
 from autograder.config.late import LatePolicy
@@ -146,15 +146,9 @@ class Assignment:
 
 
 def find_kit(start: Path | None = None) -> Path:
-    """The kit root: $AUTOGRADER_KIT, else the nearest parent of cwd with assignments/, else the package's repo."""
-    env = os.environ.get("AUTOGRADER_KIT")
-    if env:
-        return Path(env).resolve()
-    here = (start or Path.cwd()).resolve()
-    for p in (here, *here.parents):
-        if (p / "assignments").is_dir() and (p / "solutions").is_dir():
-            return p
-    return Path(autograder.__file__).resolve().parents[1]
+    """The kit root: $AUTOGRADER_KIT, else the nearest parent of cwd with assignments/ that only the caller can
+    change, else the package's repo (`config.locate.kit`: a kit someone else could plant is refused)."""
+    return locate.kit(start=start)
 
 
 def load_assignment(name: str, kit: Path | None = None) -> Assignment:

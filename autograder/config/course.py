@@ -1,9 +1,9 @@
 """course.toml: a course's settings in one file, so that no command needs its flags typed again.
 
-Found the way git finds `.git` (the current folder, then each parent), or named by the global
-`--course-file`.  Paths in it are relative to the file's folder.  The faces read it into their settings
-(`cli.common.fill_from_course`: a flag given on the command line always wins over the file); this module
-knows the file, never a command line.  Example::
+Found the way git finds `.git` (the current folder, then each parent) when only the caller can change it
+(`config.locate`), or named by the global `--course-file`.  Paths in it are relative to the file's folder.  The
+faces read it into their settings (`cli.common.fill_from_course`: a flag given on the command line always wins
+over the file); this module knows the file, never a command line.  Example::
 
     [course]
     title = "Deep learning with PyTorch"
@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograder.config import locate
 from autograder.config.compat import tomllib
 
 COURSE_FILE = "course.toml"
@@ -159,12 +160,10 @@ def load_course(path: Path) -> Course:
 
 
 def find_course(start: Path | None = None) -> Course | None:
-    """The nearest `course.toml` at or above `start` (default: the current folder), as git finds `.git`."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / COURSE_FILE).is_file():
-            return load_course(folder / COURSE_FILE)
-    return None
+    """The nearest `course.toml` at or above `start` (default: the current folder), as git finds `.git`, when only
+    the caller can change it (`config.locate.course_file`)."""
+    found = locate.course_file(start)
+    return load_course(found) if found else None
 
 
 PER_STUDENT = None  # `variants` when every student has a variant of their own (the default)

@@ -4,7 +4,8 @@ Found once, by the face that was started (a command, the workspace, Gradescope's
 as a value inside the settings it builds (`GradeOptions.secret` on the way to the judges): no layer below
 the faces looks it up again, and nothing hands it on through the environment.  Where it may come from, in
 order: the `AUTOGRADER_SECRET` variable of the caller's own environment, a file the caller named (`--secret-file`,
-the course file's `secret_file`, `AUTOGRADER_SECRET_FILE`), `~/.config/autograder/secret`; else a fixed public
+the course file's `secret_file`, `AUTOGRADER_SECRET_FILE`), `~/.config/autograder/secret` when only the caller
+can change it (`config.locate`); else a fixed public
 default, recorded as such (`seed_source: "default"`): fine for a demo, never for a class.
 """
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from autograder.config import locate
 
 DEFAULT = b"autograder-public-default-secret"
 ENV = "AUTOGRADER_SECRET"
@@ -41,7 +44,7 @@ def find_secret(named: Path | None = None) -> Secret:
     the file `AUTOGRADER_SECRET_FILE` names, `~/.config/autograder/secret`, else the public default."""
     if os.environ.get(ENV):
         return Secret(os.environ[ENV].encode(), "env")
-    for path in (named, os.environ.get(FILE_ENV), Path.home() / ".config" / "autograder" / "secret"):
+    for path in (named, os.environ.get(FILE_ENV), locate.home_secret()):   # named, or only the caller's
         if path and Path(path).expanduser().is_file():
             return read_secret(Path(path))
     return Secret()

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.intake import downloads
-from autograder.intake.roster import (COPY_WINDOW_SECONDS, Identity, Roster, copied_times, match_file_names,
+from autograder.intake.roster import (COPY_WINDOW_SECONDS, Identity, Roster, by_place, copied_times,
                                       read_submission_times, with_times)
 from autograder.intake.submissions import IntakeError, Submission, collect
 
@@ -38,10 +38,11 @@ def take(paths: list[Path], scratch: Path, *, fmt: str | None = None, roster: Pa
     subs = collect(paths, scratch)
     if not roster:
         return _some(Intake(subs), paths)
-    # a folder of notebooks named after their students (docs/interop.md)
+    # a folder of notebooks named after their students, or of their folders (a hub's collect; docs/interop.md):
+    # who each is comes from where the file is, and its id becomes the student's (`roster.by_place`)
+    subs, found, unmatched, notes = by_place(subs, Roster.read_csv(roster))
     stamps = [(s.id, s.source, None if s.problem else datetime.fromtimestamp(s.path.stat().st_mtime, timezone.utc))
               for s in subs]
-    found, unmatched, notes = match_file_names(stamps, Roster.read_csv(roster))
     notes = [f"warning: {n}" for n in notes]
     if times:
         try:
@@ -56,8 +57,8 @@ def take(paths: list[Path], scratch: Path, *, fmt: str | None = None, roster: Pa
                      "lateness. Give the times: --submission-times CSV (columns student, submitted_at), or "
                      "grade the LMS's own download (Canvas, Moodle, nbgrader, Gradescope), or drop the "
                      "[deadline] from course.toml / the manifest for this assignment")
-    notes += [f"warning: {sid}: its file name is none of a roster student's ids (login, email, LMS or SIS id): "
-              f"not matched to the roster" for sid in unmatched]
+    notes += [f"warning: {sid}: its folder (or, at the top, its file name) is none of a roster student's ids "
+              f"(login, email, LMS or SIS id): not matched to the roster" for sid in unmatched]
     return _some(Intake(subs, found, notes), paths)
 
 

@@ -34,8 +34,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.intake.roster import Identity, Roster, RosterMatch, match_roster
-from autograder.intake.submissions import (IntakeError, Submission, ZipExtractor, content_key, open_zip,
-                                          safe_id)
+from autograder.intake.submissions import (IntakeError, Submission, ZipExtractor, open_zip, safe_id,
+                                          unique_id)
 from autograder.config.late import LatePolicyError, parse_time
 
 __all__ = ["Identity", "Entry", "Batch", "detect", "unpack", "FORMATS"]
@@ -80,9 +80,11 @@ class Batch:
         lines += [f"{'ambiguous' if e.submission.problem.startswith('ambiguous') else 'unreadable'} (graded "
                   f"invalid): {e.submission.source}: {e.submission.problem}" for e in self.entries if e.submission.problem]
         if self.roster:
-            lines += [f"not on the roster: {sid}" for sid in self.roster.unmatched]
+            claimants = {sid for pair in self.roster.duplicates for sid in pair}
+            lines += [f"not on the roster: {sid}" for sid in self.roster.unmatched if sid not in claimants]
             lines += [f"no submission: {s.name or s.student_id} ({s.student_id})" for s in self.roster.missing]
-            lines += [f"two submissions for one student: {a} and {b}" for a, b in self.roster.duplicates]
+            lines += [f"two submissions match one roster student, neither is credited to them (each keeps its LMS "
+                      f"identity): {a} and {b}" for a, b in self.roster.duplicates]
         return lines
 
 
@@ -415,10 +417,7 @@ def unpack(path: Path, scratch: Path, *, fmt: str | None = None, roster: Roster 
         base = c.key if fmt not in ("canvas", "moodle") else f"{c.identity.name}_{c.key}"
         if not c.identity.student_id:  # ambiguous (`_pick_newest`): named after the file, nobody's
             base = "ambiguous"
-        sid = safe_id(base)
-        if not sid or sid in seen:
-            sid = f"{sid or 'submission'}-{content_key(c.file.path, c.file.logical)}"
-        seen.add(sid)
+        sid = unique_id(safe_id(base), f"{c.key}\0{c.file.logical}", seen)   # the student's, never the content's
         who = c.identity if c.identity.student_id else Identity(student_id=sid, name=c.identity.name)
         entries.append(Entry(Submission(sid, c.file.path, c.file.logical, c.file.problem), who))
     batch = Batch(fmt, entries, superseded, ignored)

@@ -9,7 +9,8 @@ Matching a submission to a roster row tries, in order: the LMS user id (Canvas `
 Moodle participant id), the student id, the SIS id, the login, the email, then the name
 normalised (case, accents, punctuation and word order ignored, so Canvas's
 `lastnamefirstname` finds "Firstname Lastname").  A folder of notebooks with no LMS behind it is
-matched by file name (`match_file_names`: `alice.ipynb`, `alice@uni.edu.ipynb`, `alice/hw.ipynb`).  Unmatched submissions and students
+matched by where each file is (`match_file_names`: a hub's `alice/hw.ipynb` by its folder, a top-level
+`alice.ipynb` or `alice@uni.edu.ipynb` by its name; `by_place` gives each matched student their own id).  Unmatched submissions and students
 without a submission are reported, never dropped.  An `lti_user_id` (or `LTI User ID`, `sub`)
 column holds each student's LTI 1.3 `sub`, the only id LTI passback sends scores under.
 """
@@ -20,14 +21,14 @@ import json
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
 from autograder.config.files import writable
 from autograder.config.files import write_json
 from autograder.config.late import LatePolicyError, parse_time
-from autograder.intake.submissions import safe_id
+from autograder.intake.submissions import Submission, safe_id, unique_id
 
 
 @dataclass(frozen=True)
@@ -180,14 +181,17 @@ class Roster:
         return hits[0] if len(hits) == 1 else None
 
     def match(self, who: Identity) -> Identity | None:
-        """The roster row for a submission's identity, or None."""
+        """The roster row for a submission's identity, or None.  A name matches only a row whose LMS user id is
+        not another's (a display name is the student's to choose; the LMS's user id is not)."""
         by_key, _, by_name = self._indexes()
         for attr in _MATCH_KEYS:
             value = getattr(who, attr)
             if value and (s := by_key.get(value.strip().lower())) is not None:
                 return s
         hits = by_name.get(norm_name(who.name), []) if who.name else []
-        return hits[0] if len(hits) == 1 else None
+        fits = len(hits) == 1 and (not who.lms_user_id or not hits[0].lms_user_id
+                                   or hits[0].lms_user_id.strip().lower() == who.lms_user_id.strip().lower())
+        return hits[0] if fits else None
 
 
 def merge(found: Identity, row: Identity) -> Identity:
@@ -206,65 +210,78 @@ class RosterMatch:
 
 
 def match_roster(identities: dict[str, Identity], roster: Roster | None) -> RosterMatch:
-    """Map submission ids to roster identities; report what does not match either way."""
+    """Map submission ids to roster identities; report what does not match either way.  Two submissions that
+    match one roster student are both left unmatched (their own LMS identities kept) and listed in
+    `duplicates`: neither takes the student's ids (their LTI sub, SIS id), which would send one's grade as
+    the other's."""
     out = RosterMatch()
     if roster is None:
         out.matched = dict(identities)
         return out
-    seen: dict[int, str] = {}
+    claims: dict[int, list[str]] = {}
+    rows: dict[str, Identity] = {}
     for sid, who in identities.items():
         row = roster.match(who)
         if row is None:
             out.unmatched.append(sid)
-            out.matched[sid] = who
             continue
-        key = id(row)
-        if key in seen:
-            out.duplicates.append((sid, seen[key]))
-        seen[key] = sid
-        out.matched[sid] = merge(who, row)
-    out.missing = [s for s in roster.students if id(s) not in seen]
+        claims.setdefault(id(row), []).append(sid)
+        rows[sid] = row
+    for sid, who in identities.items():
+        sids = claims.get(id(rows[sid]), []) if sid in rows else []
+        if len(sids) > 1:
+            out.unmatched.append(sid)
+            if sid != sids[0]:
+                out.duplicates.append((sid, sids[0]))
+        out.matched[sid] = merge(who, rows[sid]) if len(sids) == 1 else who
+    matched = {id(r) for sid, r in rows.items() if len(claims[id(r)]) == 1}
+    out.missing = [s for s in roster.students if id(s) not in matched]
     return out
 
 
 def match_file_names(found: Iterable[tuple[str, str, "datetime | None"]], roster: Roster
                      ) -> tuple[dict[str, Identity], list[str], list[str]]:
     """A folder of notebooks (emailed work, a JupyterHub collect) named after its students.  `found` holds
-    (submission id, the name as given, file time).  A submission is a roster student's when its file name
-    (`alice.ipynb`, `alice@uni.edu.ipynb`, `12345.ipynb`) or, failing that, a folder above it
-    (`alice/01_tensors.ipynb`, as JupyterHub collects) is one of that student's ids: login, email, LMS
-    user id, SIS id or student id (case ignored).  Failing every id, a file named by a student's full name
-    (`Ada Lovelace.ipynb`, as mailed in; `norm_name`: order, case, accents and punctuation ignored) is that
-    student's when exactly one roster student has that name, with a warning (a name is not an id); with two
-    or more it is refused, naming them.  Returns (identities of the matched, unmatched ids, warnings)."""
+    (submission id, the name as given, file time).  Who a submission is comes from where it is, never from a
+    name the student chose: a notebook in a folder (`alice/01_tensors.ipynb`, as JupyterHub and nbgrader
+    collect) is the student whose id names its top folder, whatever the notebook is called (`mallory/zoe.ipynb`
+    is mallory's); a notebook at the top (`alice.ipynb`, `alice@uni.edu.ipynb`, `12345.ipynb`, as an
+    instructor saves mailed work) the one its file name names.  An id is any of the student's: login, email,
+    LMS user id, SIS id or student id (case ignored).  Failing every id, a student's full name (`Ada
+    Lovelace.ipynb`; `norm_name`: order, case, accents and punctuation ignored) names them when exactly one
+    roster student has it, with a warning (a name is not an id); with two or more it is refused, naming
+    them.  Two submissions of one student are both refused, naming both: nobody's work is credited by a
+    guess.  Returns (identities of the matched, unmatched ids, warnings)."""
+    return _by_place(found, roster)[:3]
 
+
+def _by_place(found: Iterable[tuple[str, str, "datetime | None"]], roster: Roster
+              ) -> tuple[dict[str, Identity], list[str], list[str], dict[str, str]]:
+    """`match_file_names`, and {id: why} of the submissions refused for claiming one student together."""
     by_safe: dict[str, list[Identity]] = {}
     for s in roster.students:
         for x in {safe_id(i).casefold() for i in s.ids()}:
             by_safe.setdefault(x, []).append(s)
     identities: dict[str, Identity] = {}
+    sources: dict[str, str] = {}
     unmatched: list[str] = []
     notes: list[str] = []
     by_name = roster._indexes()[2]
     for sid, source, when in found:
         path = Path(source)
-        names = [path.name[: -len(".ipynb")] if path.name.lower().endswith(".ipynb") else path.name,
-                 *reversed(path.parent.parts)]
-        row = None
-        for n in names:
-            row = roster.find(n)
-            hits = by_safe.get(safe_id(n).casefold(), []) if row is None and n else []
-            row = row or (hits[0] if len(hits) == 1 else None)
-            if row is not None:
-                break
-        stem = names[0]
-        same = by_name.get(norm_name(stem), []) if row is None and norm_name(stem) else []
+        n = path.parts[0] if len(path.parts) > 1 else \
+            path.name[: -len(".ipynb")] if path.name.lower().endswith(".ipynb") else path.name
+        row = roster.find(n)
+        hits = by_safe.get(safe_id(n).casefold(), []) if row is None and n else []
+        row = row or (hits[0] if len(hits) == 1 else None)
+        where = f"its folder {n}/" if len(path.parts) > 1 else f"its file name {path.name!r}"
+        same = by_name.get(norm_name(n), []) if row is None and norm_name(n) else []
         if len(same) == 1:
             row = same[0]
-            notes.append(f"{sid}: matched to {row.name} ({row.student_id}) by the full name in its file name "
-                         f"{path.name!r}, not by an id: check it is theirs")
+            notes.append(f"{sid}: matched to {row.name} ({row.student_id}) by the full name in {where}, not by an "
+                         f"id: check it is theirs")
         elif len(same) > 1:
-            notes.append(f"{sid}: the name in its file name {path.name!r} is that of {len(same)} roster students ("
+            notes.append(f"{sid}: the name in {where} is that of {len(same)} roster students ("
                          + "; ".join(f"{s.name} ({s.student_id})" for s in same) + "): not matched; rename it "
                          "after one of their ids (login, email, LMS or SIS id)")
             unmatched.append(sid)
@@ -273,7 +290,41 @@ def match_file_names(found: Iterable[tuple[str, str, "datetime | None"]], roster
             unmatched.append(sid)
         else:
             identities[sid] = replace(row, submitted_at=when, time_source="mtime" if when else "")
-    return identities, unmatched, notes
+            sources[sid] = source
+    claims: dict[str, list[str]] = {}
+    refused: dict[str, str] = {}
+    for sid, who in identities.items():
+        claims.setdefault(who.student_id, []).append(sid)
+    for student, sids in claims.items():
+        if len(sids) > 1:
+            who = identities[sids[0]]
+            notes.append(f"{' and '.join(f'{sid} ({sources[sid]})' for sid in sids)}: all are {who.name or student} "
+                         f"({student})'s by where they are: none is credited to them; check which one they handed in "
+                         "and grade that one alone")
+            for sid in sids:
+                del identities[sid]
+                unmatched.append(sid)
+                refused[sid] = notes[-1]
+    return identities, unmatched, notes, refused
+
+
+def by_place(subs: list[Submission], roster: Roster) -> tuple[list[Submission], dict[str, Identity], list[str], list[str]]:
+    """`match_file_names` for the submissions of a folder intake, each matched student's submission taking the
+    student's own id (`safe_id(student_id)`): the same in every run whichever file they handed in, never a
+    classmate's, so their kept versions (`store.history`) are theirs alone.  Two submissions claiming one
+    student are refused: `invalid`, with a problem naming both.  Returns (the submissions with their ids, their
+    identities, the unmatched ids, warnings)."""
+    stamps = [(s.id, s.source, None if s.problem else datetime.fromtimestamp(s.path.stat().st_mtime, timezone.utc))
+              for s in subs]
+    found, unmatched, notes, refused = _by_place(stamps, roster)
+    seen: set[str] = set()
+    ids = {sid: unique_id(safe_id(who.student_id), who.student_id, seen)
+           for sid, who in sorted(found.items(), key=lambda kv: kv[1].student_id)}
+    ids |= {s.id: unique_id(s.id, s.source, seen) for s in subs if s.id not in ids}
+    out = [replace(s, id=ids[s.id], problem=s.problem or (f"ambiguous: {refused[s.id]}" if s.id in refused else ""))
+           for s in subs]
+    return (out, {ids[sid]: who for sid, who in found.items()},
+            [ids[sid] for sid in unmatched if sid not in refused], notes)
 
 
 COPY_WINDOW_SECONDS = 5   # file times of a whole class this close together are a copy's, not the students'

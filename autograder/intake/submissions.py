@@ -1,8 +1,12 @@
 """Turn what an instructor points at (files, folders, zips) into a list of submissions.
 
 Submission ids become directory names under results/, so they are sanitised: ASCII
-letters, digits, `.`, `_`, `-` only, never starting with a dot, at most 80 characters; a
-collision or an empty name gets the file's hash appended.  Zip members are extracted by
+letters, digits, `.`, `_`, `-` only, never starting with a dot, at most 80 characters.  An id
+is made from where the file is, never from what it holds (trust rule 6): a notebook given or at a
+folder's top is named after its file (`alice.ipynb` -> `alice`), one in a subfolder after its path
+(`alice/01_tensors.ipynb` -> `alice_01_tensors`), and a collision or an empty name gets a hash of
+that path appended (`unique_id`), so a file keeps its id whichever other files come with it, and
+a byte-for-byte copy of a classmate's notebook never takes the classmate's id.  Zip members are extracted by
 their base name only (no path traversal), member by member with size caps that hold while
 copying (no zip bombs, no zip read into memory); a member that cannot be extracted becomes a
 submission with a `problem` (graded `invalid`), so one bad member never stops a class.
@@ -20,6 +24,8 @@ from pathlib import Path
 MAX_ZIP_MEMBER = 50 * 2**20   # one notebook extracted from a zip (the notebook parser refuses > 20 MiB anyway)
 MAX_ZIP_TOTAL = 2 * 2**30     # every notebook extracted from one zip, together (scratch disk)
 _CHUNK = 1 << 20
+# a link in a folder of submissions (a student's hub folder may hold one to a classmate's notebook, or the master)
+LINK = "the file is a link to another file; links are not followed: a submission is the file handed in"
 
 
 class IntakeError(ValueError):
@@ -49,9 +55,16 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def content_key(path: Path, source: str) -> str:
-    """A short hash telling two same-named submissions apart (of the name when there is no file)."""
-    return file_sha256(path)[:8] if path.is_file() else hashlib.sha256(source.encode()).hexdigest()[:8]
+def unique_id(base: str, key: str, seen: set[str]) -> str:
+    """`base` (a safe id) when it is free, else `base-<8 hex digits of a hash of key>`; added to `seen`.  `key`
+    says which file or student it is (a path, an LMS id), never what the file holds: the same file or student
+    gets the same id in every run, and two files never share one, whatever their content."""
+    sid, n = base, 0
+    while not sid or sid in seen:
+        sid = f"{base or 'submission'}-{hashlib.sha256(f'{key}{chr(0)}{n}'.encode()).hexdigest()[:8]}"
+        n += 1
+    seen.add(sid)
+    return sid
 
 
 def _notebooks_in(folder: Path) -> list[Path]:
@@ -122,40 +135,52 @@ def _damaged(e: BaseException, info: zipfile.ZipInfo) -> str:
 
 
 def _extract_zip(path: Path, into: Path) -> list[tuple[Path, str, str]]:
+    """(extracted file, member path, problem) per notebook member; the member path without `.`/`..` parts and
+    without a folder every notebook of the zip is in (a zipped folder's own name: `hw1/alice.ipynb` is
+    `alice.ipynb`, as the folder itself would give it)."""
     out: list[tuple[Path, str, str]] = []
     extractor = ZipExtractor()
     with open_zip(path) as zf:
         dest = into / (safe_id(path.name) or "zip")
         dest.mkdir(parents=True, exist_ok=True)
+        members = []
         for info in zf.infolist():
-            base = Path(info.filename.replace("\\", "/")).name
-            if info.is_dir() or not base.lower().endswith(".ipynb") or "__MACOSX" in info.filename:
+            parts = [p for p in info.filename.replace("\\", "/").split("/") if p not in ("", ".", "..")]
+            if info.is_dir() or not parts or not parts[-1].lower().endswith(".ipynb") or "__MACOSX" in info.filename:
                 continue
-            target = dest / f"{len(out):04d}_{safe_id(base) or 'notebook'}.ipynb"
-            out.append((target, base, extractor.extract(zf, info, target)))
+            members.append((info, parts))
+        wrapped = len({parts[0] for _, parts in members}) == 1 and all(len(parts) > 1 for _, parts in members)
+        for info, parts in members:
+            target = dest / f"{len(out):04d}_{safe_id(parts[-1]) or 'notebook'}.ipynb"
+            out.append((target, "/".join(parts[1:] if wrapped else parts), extractor.extract(zf, info, target)))
     return out
 
 
 def collect(paths: list[Path], scratch: Path) -> list[Submission]:
-    """All submissions under `paths` (notebooks, folders, zips), with unique safe ids."""
-    found: list[tuple[Path, str, str]] = []
+    """All submissions under `paths` (notebooks, folders, zips), with unique safe ids made from where each
+    file is (`source`: its path inside the folder or zip given), never from its content."""
+    found: list[tuple[Path, str, str, str]] = []   # (file, source, problem, what tells it from any other)
     for p in paths:
         if not p.exists():
             raise IntakeError(f"no such file or folder: {p}")
         if p.is_dir():
-            found += [(nb, str(nb.relative_to(p)), "") for nb in _notebooks_in(p)]
+            inside = p.resolve()
+            found += [(nb, nb.relative_to(p).as_posix(), "" if not nb.is_symlink() and inside in nb.resolve().parents
+                       else LINK, f"{p}\0{nb.relative_to(p).as_posix()}") for nb in _notebooks_in(p)]
         elif p.suffix.lower() == ".zip":
-            found += _extract_zip(p, scratch)
+            found += [(t, source, problem, f"{p}\0{source}") for t, source, problem in _extract_zip(p, scratch)]
         elif p.suffix.lower() == ".ipynb":
-            found.append((p, p.name, ""))
+            found.append((p, p.name, "", str(p)))
         else:
             raise IntakeError(f"{p} is not a notebook, a folder or a zip")
     subs: list[Submission] = []
     seen: set[str] = set()
-    for path, source, problem in found:
-        sid = safe_id(Path(source).name)
-        if not sid or sid in seen:
-            sid = f"{sid or 'submission'}-{content_key(path, source)}"
-        seen.add(sid)
-        subs.append(Submission(sid, path.resolve(), source, problem))
+    for path, source, problem, key in found:
+        subs.append(Submission(unique_id(path_id(source), key, seen), path.resolve(), source, problem))
     return subs
+
+
+def path_id(source: str) -> str:
+    """The id a file's place gives it: its name at the top (`alice.ipynb` -> `alice`), its path below
+    (`alice/01_tensors.ipynb` -> `alice_01_tensors`)."""
+    return safe_id(source.replace("\\", "/").strip("/"))

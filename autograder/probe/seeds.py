@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from autograder.config.course import PER_STUDENT
 from autograder.config.secret import Secret
 
+
 def _mac(key: bytes, *parts: object) -> bytes:
     """HMAC-SHA256 over the parts, each length-prefixed (so ("ab", "c") and ("a", "bc") differ)."""
     h = hmac.new(key, digestmod=hashlib.sha256)

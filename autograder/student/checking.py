@@ -26,23 +26,28 @@ INSTALL = f'%pip install "{DISTRIBUTION}[course] @ LINK"'
 class Checks:
     """The public checks of one assignment, run in this process on a namespace (`results`)."""
 
-    def __init__(self, assignment: str, version: str | None = None, folder: Path | str | None = None) -> None:
-        """`version`: of the checks the notebook was released with (None: a master, checked in its kit)."""
+    def __init__(self, assignment: str, version: str | None = None, folder: Path | str | None = None,
+                 kit: Path | None = None) -> None:
+        """`version`: of the checks the notebook was released with (None: a master, checked in its kit).  `kit`:
+        one the caller named (`autograder --kit`); else `$AUTOGRADER_KIT` or the installed one, never a kit
+        found above the working folder (`config.locate`): who checks may be a TA in a folder a student unpacked."""
         self.assignment, self.version = assignment, version
         self._folder = Path(folder) if folder else None
+        self._kit = kit
         self._verdicts: dict[str, bool] = {}
 
     def folder(self) -> Path:
         """Where this notebook's checks are, or a ValueError saying what the student should do."""
         from autograder.student import public_checks
 
-        kit = None
-        try:
-            from autograder.config.assignment import find_kit
+        from autograder.config import locate
 
-            kit = find_kit()
-        except Exception:  # noqa: BLE001 - no kit: the installed package's checks
-            pass
+        kit = locate.kit(self._kit, discover=False)
+        found = locate.discovered_kit() if self._folder is None and kit == locate.installed_kit() else None
+        if found is not None and found != kit:
+            locate.refuse(found, "the checks come only from the installed package or a kit you name, never from a "
+                          "kit found above the working folder", f"if it is yours, name it: autograder --kit {found} "
+                          f"validate ... (or {locate.KIT_ENV}={found})")
         if self._folder is None and not public_checks.is_id(self.assignment):
             raise ValueError(
                 f"This notebook does not say which assignment it is: its `autograder` metadata names "

@@ -44,8 +44,10 @@ UNSANDBOXED = ("NOTE: bubblewrap is not available here, so this notebook runs WI
 _CHECK_CALL = re.compile(r"""check\(\s*["'](\w+)["']""")
 
 
-def validate(path: Path, out: Callable[[str], Any] = print) -> int:
-    """0: every exercise answered and passing its public checks; 1: not yet; 2: cannot validate."""
+def validate(path: Path, out: Callable[[str], Any] = print, kit: Path | None = None) -> int:
+    """0: every exercise answered and passing its public checks; 1: not yet; 2: cannot validate.  The checks come
+    from `kit` when the caller names one, else from the installed package (`Checks`), never from a kit found
+    above the notebook or the working folder."""
 
     def out(text: str, _show: Callable[[str], Any] = out) -> None:  # type: ignore[no-redef]  # `out`, escaped
         """Notebook text (messages, cell lines) is shown, never obeyed: one escaping for every line."""
@@ -61,7 +63,7 @@ def validate(path: Path, out: Callable[[str], Any] = print) -> int:
         out(f"{path}: not a notebook handed out by this course (no `autograder` metadata)")
         return 2
     version = meta.get("version") if type(meta.get("version")) is str else None
-    checker = Checks(meta["assignment"], version)
+    checker = Checks(meta["assignment"], version, kit=kit)
     try:
         folder = checker.folder()
     except ValueError as e:

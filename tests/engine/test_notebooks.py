@@ -238,7 +238,7 @@ def test_zip_members_cannot_escape(tmp_path):
         zf.write(src, "dir/ok.ipynb")
         zf.writestr("notes.txt", "ignored")
     subs = collect([z], tmp_path / "scratch")
-    assert [s.source for s in subs] == ["evil.ipynb", "ok.ipynb"]
+    assert [s.source for s in subs] == ["evil.ipynb", "dir/ok.ipynb"]   # the member's path, `..` dropped
     assert all(s.path.is_relative_to(tmp_path / "scratch") for s in subs)
     assert not (tmp_path.parent / "evil.ipynb").exists()
 

@@ -57,11 +57,16 @@ def test_a_folder_of_notebooks_is_matched_by_file_name(tmp_path):
     roster.write_text(ROSTER)
     when = datetime(2026, 10, 1, tzinfo=timezone.utc)
     found, unmatched, _ = match_file_names([("js", "js.ipynb", when), ("jd_u.edu", "jd@u.edu.ipynb", when),
-                                         ("hw1", "zm/hw1.ipynb", when), ("34567-x", "34567.ipynb", None),
-                                         ("stranger", "stranger.ipynb", when)], Roster.read_csv(roster))
+                                         ("hw1", "zm/hw1.ipynb", when), ("stranger", "stranger.ipynb", when)],
+                                        Roster.read_csv(roster))
     assert {k: v.name for k, v in found.items()} == {"js": "Smith, John", "jd_u.edu": "Doe, Jane",
-                                                     "hw1": "Müller, Zoë", "34567-x": "Müller, Zoë"}
+                                                     "hw1": "Müller, Zoë"}
     assert unmatched == ["stranger"] and found["js"].submitted_at == when and found["js"].lms_user_id == "12345"
+    # the same student by her folder and by another file's name: neither is credited, both are named
+    found, unmatched, notes = match_file_names([("hw1", "zm/hw1.ipynb", when), ("34567-x", "34567.ipynb", None)],
+                                               Roster.read_csv(roster))
+    assert found == {} and sorted(unmatched) == ["34567-x", "hw1"]
+    assert "hw1 (zm/hw1.ipynb) and 34567-x (34567.ipynb)" in notes[0] and "none is credited" in notes[0]
 
 
 def test_a_notebook_named_by_full_name_matches_a_unique_roster_name_and_is_refused_when_two_share_it(tmp_path):
@@ -202,7 +207,7 @@ def test_a_copied_folder_warns_that_file_times_would_decide_lateness_and_a_csv_g
     times.write_text("student,submitted_at\nal,2026-10-01T10:00:00+00:00\njs1.ipynb,2026-10-02T09:30:00+02:00\n")
     intake = take([folder], scratch, roster=roster, times=times)
     err = "\n".join(intake.notes)
-    assert "within 5 s" not in err and "js2: no time in" in err
+    assert "within 5 s" not in err and "103: no time in" in err   # js2.ipynb, under the student's own id
     who = {w.student_id: w for w in intake.identities.values()}
     assert who["101"].submitted_at == datetime(2026, 10, 1, 10, tzinfo=timezone.utc) and who["101"].time_source == "csv"
     assert who["102"].submitted_at == datetime(2026, 10, 2, 7, 30, tzinfo=timezone.utc)
