@@ -207,8 +207,10 @@ def main() -> None:
         after = {}
         form = fetch(port, PAGES["submission"].replace("0001_10001", "0003_10003"), cookie)[3].decode()
         csrf = re.search(r'name="csrf" value="([^"]+)"', form).group(1)
+        basis = re.search(r'name="basis" value="([^"]+)"', form).group(1)
         status, wall, cpu, _ = fetch(port, "/a/toy/s/student0003_10003/override", cookie, "POST",
-                                     urlencode({"csrf": csrf, "test": "", "score": "9", "comment": "bench"}).encode())
+                                     urlencode({"csrf": csrf, "basis": basis, "test": "", "score": "9",
+                                                "comment": "bench"}).encode())
         assert status == 303, status
         after["override_post"] = ms(wall, cpu)
         status, wall, cpu, _ = fetch(port, PAGES["assignment"], cookie)

@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, quote, urlencode
 from autograder.report.escape import html_environment
 from autograder.serve import pages
 from autograder.serve.access import Access
+from autograder.serve.team import Presence, StaleForm, present
 from autograder.grades.overrides import OverrideError
 
 CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; "
@@ -68,6 +69,7 @@ class App:
         self.env.globals["course_title"] = pages.course_title(ws)
         self.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
         self.lock = threading.Lock()   # one override at a time; pages read while none is written
+        self.presence = Presence()     # who has which submission open (`serve.team`)
         self.asgi = _asgi(self)
 
     def answer(self, name: str, params: dict[str, str], query: dict[str, str], who: str, session: str,
@@ -107,7 +109,8 @@ class App:
         ctx = pages.submission_page(self.ws, groups[0], groups[1], query)
         if ctx is None:
             return self._page(404, "error.html.j2", who, session, message="No such submission.")
-        return self._page(status, "submission.html.j2", who, session, error=error, **ctx)
+        others = present(self.presence.opened(groups[0], groups[1], who))
+        return self._page(status, "submission.html.j2", who, session, error=error, others=others, **ctx)
 
     def _override(self, groups, query, who, session, form):
         if not self.access.csrf_ok(session, form.get("csrf")):
@@ -115,6 +118,8 @@ class App:
         try:
             with self.lock:
                 pages.override(self.ws, groups[0], groups[1], form, who)
+        except StaleForm as e:
+            return self._submission(groups, query, who, session, form, error=str(e), status=409)
         except OverrideError as e:
             return self._submission(groups, query, who, session, form, error=str(e), status=400)
         return 303, {"Location": self.access.prefix + _url("a", groups[0], "s", groups[1])}, b""
@@ -132,21 +137,25 @@ class App:
         try:
             with self.lock:
                 n = pages.group_override(self.ws, groups[0], groups[1], form, form.every("sid"), who)
+        except StaleForm as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=409)
         except OverrideError as e:
             return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
         return 303, {"Location": self.access.prefix + _url("a", groups[0], "e", groups[1], done=str(n))}, b""
 
     def _export(self, groups, query, who, session, form):
+        """The export as a download (`Content-Disposition: attachment`): the browser saves it and stays on the
+        class view."""
         if not self.access.csrf_ok(session, form.get("csrf")):
             return _forbidden()
         try:
             with self.lock:
-                notice = pages.export(self.ws, groups[0], form.get("format", ""))
+                name, data = pages.export(self.ws, groups[0], form.get("format", ""))
         except OverrideError as e:
             return self._page(400, "assignment.html.j2", who, session,
                               **{**pages.assignment_page(self.ws, groups[0], {}), "notice": "error: " + str(e)})
-        return self._page(200, "assignment.html.j2", who, session,
-                          **{**pages.assignment_page(self.ws, groups[0], {}), "notice": notice})
+        kind = "application/json" if name.endswith(".json") else "text/csv; charset=utf-8"
+        return 200, {"Content-Type": kind, "Content-Disposition": f'attachment; filename="{name}"'}, data
 
 
 def _forbidden() -> Answer:

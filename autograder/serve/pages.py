@@ -21,6 +21,7 @@ from autograder.grades import overrides as ov
 from autograder.grades.overrides import changed_since
 from autograder.notebook.cells import exercise_order
 from autograder.serve import notebook_view as notebook
+from autograder.serve import team
 from autograder.similarity.pairs import RESULT_FILE, read_result
 from autograder.store import history
 from autograder.store.gradebook import Gradebook
@@ -196,6 +197,26 @@ def _neighbours(ctx: dict[str, Any], sid: str) -> dict[str, str]:
             "look": next((x for x in after if x in look and x != sid), ""), "at": f"{i + 1} of {len(order)}"}
 
 
+def basis(ws: Workspace, assignment: str, sids: list[str]) -> tuple[list, dict[str, str]]:
+    """(the trail rows of `sids`, the version that counts of each): what a form on them is based on
+    (`team.basis_of`) and what `check_basis` compares at submit."""
+    g, _ = ws.grades(assignment)
+    want = set(sids)
+    trail = ov.history(ws.db, assignment, sids[0]) if len(want) == 1 else \
+        [o for o in ov.history(ws.db, assignment) if o.submission_id in want]
+    return trail, {c.submission_id: c.sha256 for c in g.counted if c.submission_id in want}
+
+
+def check_basis(ws: Workspace, assignment: str, sids: list[str], form: dict[str, str]) -> None:
+    """Refuse (`team.StaleForm`, with what changed) a form whose `basis` is not the state of `sids` now."""
+    trail, counted = basis(ws, assignment, sids)
+    g, _ = ws.grades(assignment)
+    names = {t.id: t.name for r in g.results if r.submission_id in counted for t in r.tests}
+    changed = team.changes_since(form.get("basis", ""), trail, counted, names)
+    if changed:
+        raise team.StaleForm(changed)
+
+
 def _sections(rendered: list[dict[str, Any]], tests: list, order: list[str]) -> list[dict[str, Any]]:
     """The notebook cut into its exercises (`notebook.cells.exercise_of_cells`), each with its tests and
     points beside its cells: consecutive cells of one exercise make a section; an exercise with tests and no
@@ -216,7 +237,8 @@ def _sections(rendered: list[dict[str, Any]], tests: list, order: list[str]) -> 
     rank = {e: i for i, e in enumerate(order)}
     for ex in sorted(set(by_ex) - seen, key=lambda e: (rank.get(e, len(rank)), e)):
         sections.append({"exercise": ex, "cells": [], "tests": by_ex[ex]})
-    for sec in sections:
+    for i, sec in enumerate(sections, start=1):
+        sec["anchor"] = f"ex-{i}"
         ts = sec["tests"]
         sec["score"], sec["max"] = sum(t.score for t in ts), sum(t.max_score for t in ts)
         sec["failed"] = [t for t in ts if t.outcome not in ("passed", "skipped")]
@@ -255,10 +277,13 @@ def histogram(scores: list[float], top: float, bins: int = HISTOGRAM_BINS) -> di
         "top": top, "n": len(scores)}
 
 
-def export(ws: Workspace, assignment: str, fmt: str) -> str:
-    """`autograder export ASSIGNMENT --format FMT` to its default file (blank for missing students; Canvas's
-    assignment id from course.toml's `[assignments.ID] canvas_assignment`): what the page's buttons run.
-    Returns what to tell the TA."""
+def export(ws: Workspace, assignment: str, fmt: str) -> tuple[str, bytes]:
+    """What `autograder export ASSIGNMENT --format FMT` writes (blank for missing students; Canvas's assignment
+    id from course.toml's `[assignments.ID] canvas_assignment`), as (file name, bytes) for the browser to
+    download: a TA on a remote server has no use for a file written there.  Written by the same
+    `write_export` to a private temporary folder, read back and removed; the results folder is not touched."""
+    import tempfile
+
     if fmt not in EXPORTS:
         raise ov.OverrideError("unknown export format")
     g, _ = ws.grades(assignment)
@@ -267,10 +292,11 @@ def export(ws: Workspace, assignment: str, fmt: str) -> str:
         raise ov.OverrideError(f"a Canvas export needs the Canvas assignment's id: set [assignments.{assignment}] "
                                "canvas_assignment in course.toml, or run `autograder export --format canvas "
                                "--new-assignment` in a terminal")
-    dest = g.out / assignment / EXPORT_FILES[fmt]
-    skipped, blanks = write_export(fmt, dest, g, canvas_id=canvas_id or None)
-    return f"wrote {dest} ({len(g.rows) - len(skipped)} students" + (f"; {len(skipped)} not exported" if skipped else "") \
-        + (f"; {len(blanks)} blank" if blanks else "") + ")"
+    name = f"{assignment}_{EXPORT_FILES[fmt]}"
+    with tempfile.TemporaryDirectory(prefix="autograder-export-") as tmp:
+        dest = Path(tmp) / name
+        write_export(fmt, dest, g, canvas_id=canvas_id or None)
+        return name, dest.read_bytes()
 
 
 def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, str] | None = None) -> dict[str, Any] | None:
@@ -313,7 +339,8 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
             "versions": kept, "counts": r.sha256, "shown": shown, "unreadable": unreadable,
             "diff": diff, "diff_pair": (old, new), "nav": _neighbours(ctx, sid),
             "trail": trail, "names": names, "applied": applied, "stale": stale,
-            "menu": sorted(by_exercise.items()),
+            "menu": sorted(by_exercise.items()), "basis": team.basis_of(trail, {sid: counted.sha256} if counted else {}),
+            "failing_exercises": [e for e, ts in by_exercise.items() if any(t.outcome not in ("passed", "skipped") for t in ts)],
             "stdout": r.stdout[:SHOWN_TEXT], "stderr": r.stderr[:SHOWN_TEXT]}
 
 
@@ -322,6 +349,7 @@ def override(ws: Workspace, assignment: str, sid: str, form: dict[str, str], by:
     `pipeline.change_override` (`--clear`, `--reapply`, `--ack`); the author the session's name."""
     from autograder.pipeline import change_override, set_override
 
+    check_basis(ws, assignment, [sid], form)
     action = form.get("action", "set")
     if action != "set":
         if action not in ("clear", "reapply", "ack"):
@@ -367,8 +395,13 @@ def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, An
     if not tests:
         return None
     ordered = sorted(groups.values(), key=lambda grp: (not grp["failures"], -len(grp["members"])))
+    trail = ov.history(ws.db, assignment)
+    counted = {c.submission_id: c.sha256 for c in g.counted}
     for n, grp in enumerate(ordered, start=1):
         grp["n"] = n
+        ids = {m["id"] for m in grp["members"]}
+        grp["basis"] = team.basis_of([o for o in trail if o.submission_id in ids],
+                                     {k: v for k, v in counted.items() if k in ids})
         grp["members"].sort(key=lambda m: m["who"].casefold())
         for m in grp["members"][:ANSWERS_SHOWN]:
             kept = {v.sha256: v for v in history.versions(ws.out, assignment, m["id"])}.get(m["sha256"])
@@ -397,6 +430,7 @@ def group_override(ws: Workspace, assignment: str, exercise: str, form: dict[str
     comment = typed or banked
     if not comment:
         raise ov.OverrideError("write a comment or choose one from the bank: the students read it")
+    check_basis(ws, assignment, sids, form)
     g, _ = ws.grades(assignment)
     if any(t.exercise != exercise for r in g.results for t in r.tests if t.id == test):
         raise ov.OverrideError(f"that test is not one of {exercise}'s")

@@ -18,7 +18,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from tests.serve.conftest import notebook
-from tests.serve.test_http import login, request
+from tests.serve.test_http import basis, login, request
 
 pytestmark = pytest.mark.serial  # a TA's page answering within seconds while attacked, measured
 
@@ -40,7 +40,8 @@ def test_a_page_on_another_port_cannot_use_the_session(workspace):
     u = urlsplit(base)
     cookie = login(base, token)
     assert "Path=/;" not in cookie["Cookie"] and "autograder_session=" not in cookie["Cookie"]
-    csrf = _csrf(request(base, "GET", "/a/toy/s/student1_1001", cookie)[2])   # the TA's own page
+    page = request(base, "GET", "/a/toy/s/student1_1001", cookie)[2]   # the TA's own page
+    csrf = _csrf(page)
     assert csrf
     other = f"http://127.0.0.1:{u.port + 1}"
     for mode in ("cors", "no-cors", "navigate"):
@@ -49,7 +50,7 @@ def test_a_page_on_another_port_cannot_use_the_session(workspace):
         assert (status, body) == (403, b""), mode
         assert not any(k.startswith("access-control-") for k in headers)
     form = {**cookie, "Content-Type": "application/x-www-form-urlencoded"}
-    body = urlencode({**OVERRIDE, "csrf": csrf}).encode()
+    body = urlencode({**OVERRIDE, "csrf": csrf, "basis": basis(page)}).encode()
     for origin in ({"Origin": other, "Sec-Fetch-Site": "same-site"}, {"Origin": other}, {"Origin": "null"},
                    {"Origin": f"http://rebound.example:{u.port}"}):
         assert request(base, "POST", "/a/toy/s/student1_1001/override", {**form, **origin}, body)[0] == 403, origin
@@ -234,7 +235,7 @@ def test_a_flood_of_another_ports_cookies_does_not_lock_the_ta_out(workspace):
         status, _, page = request(base, "GET", "/a/toy/s/student1_1001", {"Cookie": cookie})
         assert status == 200 and b"student1_1001" in page, status
     csrf = _csrf(page)
-    body = urlencode({**OVERRIDE, "csrf": csrf}).encode()
+    body = urlencode({**OVERRIDE, "csrf": csrf, "basis": basis(page)}).encode()
     status, _, _ = request(base, "POST", "/a/toy/s/student1_1001/override",
                            {"Cookie": flood + "; " + mine, "Content-Type": "application/x-www-form-urlencoded",
                             "Sec-Fetch-Site": "same-origin"}, body)
