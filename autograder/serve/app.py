@@ -45,6 +45,13 @@ PAGES = [   # path under the instance's prefix, method, the `App` method that an
     ("/a/{assignment}/export", "POST", "_export"),
     ("/a/{assignment}/e/{exercise}", "GET", "_exercise"),
     ("/a/{assignment}/e/{exercise}/apply", "POST", "_group"),
+    ("/a/{assignment}/e/{exercise}/done", "POST", "_group_done"),
+    ("/a/{assignment}/s/{sid}/done", "POST", "_done"),
+    ("/a/{assignment}/team", "GET", "_team"),
+    ("/a/{assignment}/team/split", "POST", "_split"),
+    ("/a/{assignment}/next", "GET", "_next"),
+    ("/a/{assignment}/reveal", "POST", "_reveal"),
+    ("/a/{assignment}/stats", "GET", "_stats"),
     ("/static/workspace.css", "GET", "_css"),
     ("/static/workspace.js", "GET", "_js"),
 ]
@@ -110,7 +117,9 @@ class App:
         if ctx is None:
             return self._page(404, "error.html.j2", who, session, message="No such submission.")
         others = present(self.presence.opened(groups[0], groups[1], who))
-        return self._page(status, "submission.html.j2", who, session, error=error, others=others, **ctx)
+        mine = pages.next_for(self.ws, groups[0], who, after=groups[1])
+        return self._page(status, "submission.html.j2", who, session, error=error, others=others,
+                          mine=self._there(groups[0], mine) if mine else "", **ctx)
 
     def _override(self, groups, query, who, session, form):
         if not self.access.csrf_ok(session, form.get("csrf")):
@@ -142,6 +151,68 @@ class App:
         except OverrideError as e:
             return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
         return 303, {"Location": self.access.prefix + _url("a", groups[0], "e", groups[1], done=str(n))}, b""
+
+    def _there(self, assignment: str, where: tuple[str, ...] | None) -> str:
+        """The address of a `pages.next_for` answer (the team page when there is nothing left)."""
+        return self.access.prefix + (_url("a", assignment, *where) if where else _url("a", assignment, "team", done="all"))
+
+    def _see_other(self, location: str) -> Answer:
+        return 303, {"Location": location}, b""
+
+    def _done(self, groups, query, who, session, form):
+        """"Done, next for me": this submission marked done by `who`, then their next one."""
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                pages.mark_done(self.ws, groups[0], [groups[1]], "", who)
+        except OverrideError as e:
+            return self._submission(groups, query, who, session, form, error=str(e), status=400)
+        return self._see_other(self._there(groups[0], pages.next_for(self.ws, groups[0], who, after=groups[1])))
+
+    def _group_done(self, groups, query, who, session, form):
+        """A group of the exercise page marked done with nothing to change."""
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                pages.mark_done(self.ws, groups[0], form.every("sid"), groups[1], who)
+        except OverrideError as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
+        return self._see_other(self.access.prefix + _url("a", groups[0], "e", groups[1]))
+
+    def _team(self, groups, query, who, session, form, error: str = "", status: int = 200):
+        pages.load_assignment(groups[0], self.ws.kit)
+        names = sorted(set(self.access.tokens.values()), key=str.casefold)
+        return self._page(status, "team.html.j2", who, session, a_id=groups[0], error=error, names=names,
+                          all_done=query.get("done") == "all", mine=self._there(groups[0], pages.next_for(self.ws, groups[0], who)),
+                          **pages.progress(self.ws, groups[0]))
+
+    def _split(self, groups, query, who, session, form):
+        from autograder.store.team import TeamError
+
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                pages.split(self.ws, groups[0], form, sorted(set(self.access.tokens.values())), who)
+        except TeamError as e:
+            return self._team(groups, {}, who, session, form, error=str(e), status=400)
+        return self._see_other(self.access.prefix + _url("a", groups[0], "team"))
+
+    def _next(self, groups, query, who, session, form):
+        pages.load_assignment(groups[0], self.ws.kit)
+        return self._see_other(self._there(groups[0], pages.next_for(self.ws, groups[0], who)))
+
+    def _reveal(self, groups, query, who, session, form):
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        with self.lock:
+            pages.reveal(self.ws, groups[0], who)
+        return self._see_other(self.access.prefix + _url("a", groups[0]))
+
+    def _stats(self, groups, query, who, session, form):
+        return self._page(200, "stats.html.j2", who, session, **pages.stats_page(self.ws, groups[0]))
 
     def _export(self, groups, query, who, session, form):
         """The export as a download (`Content-Disposition: attachment`): the browser saves it and stays on the

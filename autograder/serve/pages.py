@@ -25,6 +25,7 @@ from autograder.serve import team
 from autograder.similarity.pairs import RESULT_FILE, read_result
 from autograder.store import history
 from autograder.store.gradebook import Gradebook
+from autograder.store import team as team_store
 
 SORTS = ("who", "score", "status", "late")
 HISTOGRAM_BINS = 10
@@ -171,6 +172,8 @@ def assignment_page(ws: Workspace, assignment: str, query: dict[str, str]) -> di
             and (not exercise or exercise in exercises.get(v["id"], ()))
             and (not test or test in failing.get(v["id"], ()))
             and (not late or (late == "yes") == bool(v["late"]))]
+    alias = aliases(ws, assignment)
+    rows = anonymised(rows, alias)
     key = {"who": lambda v: (v["who"].casefold(), v["id"]),
            "score": lambda v: (v["score"] is None, v["score"] or 0.0),
            "status": lambda v: (v["status"], v["who"].casefold()),
@@ -183,13 +186,17 @@ def assignment_page(ws: Workspace, assignment: str, query: dict[str, str]) -> di
             "exports": EXPORTS, "notice": "",
             "filters": {"status": status, "exercise": exercise, "test": test, "late": late, "sort": sort},
             "statuses": [s for s, n in ctx["statuses"] if n] + ["look"], "exercise_names": [e["exercise"] for e in ctx["exercises"]],
-            "test_ids": [t["id"] for t in ctx["tests"]], "sorts": SORTS}
+            "test_ids": [t["id"] for t in ctx["tests"]], "sorts": SORTS, "anonymous": bool(alias),
+            "revealed": team_store.revealed(ws.db, assignment) if ws.course and ws.course.table("serve").get("anonymous") is True else None}
 
 
-def _neighbours(ctx: dict[str, Any], sid: str) -> dict[str, str]:
-    """Previous and next submission in the class list's order (by student), and the next one after `sid`
-    that needs a look (wrapping round): the links and keys of the grade-by-submission page."""
+def _neighbours(ctx: dict[str, Any], sid: str, alias: dict[str, str]) -> dict[str, str]:
+    """Previous and next submission in the class list's order (by student; by pseudonym under anonymous
+    grading), and the next one after `sid` that needs a look (wrapping round): the links and keys of the
+    grade-by-submission page."""
     order = [v["id"] for v in ctx["rows"] if v["id"]]
+    if alias:
+        order.sort(key=lambda x: int(alias.get(x, "Student 0").split()[-1]))
     look = {v["id"] for v in ctx["look"]}
     i = order.index(sid) if sid in order else -1
     after = order[i + 1:] + order[:max(i, 0)]
@@ -306,6 +313,7 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
     query = query or {}
 
     g, ctx = ws.grades(assignment)
+    alias = aliases(ws, assignment)
     row = next((r for r in g.rows if r.submission_id == sid), None)
     if row is None or row.result is None:
         return None
@@ -337,7 +345,7 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
     return {"a": g.assignment, "row": row, "r": r, "cells": cells,
             "sections": _sections(rendered, tests, _order(g.assignment.solution)),
             "versions": kept, "counts": r.sha256, "shown": shown, "unreadable": unreadable,
-            "diff": diff, "diff_pair": (old, new), "nav": _neighbours(ctx, sid),
+            "diff": diff, "diff_pair": (old, new), "nav": _neighbours(ctx, sid, alias), "alias": alias.get(sid, ""),
             "trail": trail, "names": names, "applied": applied, "stale": stale,
             "menu": sorted(by_exercise.items()), "basis": team.basis_of(trail, {sid: counted.sha256} if counted else {}),
             "failing_exercises": [e for e, ts in by_exercise.items() if any(t.outcome not in ("passed", "skipped") for t in ts)],
@@ -373,6 +381,8 @@ def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, An
     bank.  None when no test belongs to `exercise`."""
     g, ctx = ws.grades(assignment)
     who = {v["id"]: v["who"] for v in ctx["rows"] if v["id"]}
+    alias = aliases(ws, assignment)
+    who.update(alias)
     groups: dict[tuple, dict[str, Any]] = {}
     tests: dict[str, Any] = {}
     for row in g.rows:
@@ -397,8 +407,10 @@ def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, An
     ordered = sorted(groups.values(), key=lambda grp: (not grp["failures"], -len(grp["members"])))
     trail = ov.history(ws.db, assignment)
     counted = {c.submission_id: c.sha256 for c in g.counted}
+    finished = team_store.done(ws.db, assignment)
     for n, grp in enumerate(ordered, start=1):
         grp["n"] = n
+        grp["done"] = sum((m["id"], exercise) in finished for m in grp["members"])
         ids = {m["id"] for m in grp["members"]}
         grp["basis"] = team.basis_of([o for o in trail if o.submission_id in ids],
                                      {k: v for k, v in counted.items() if k in ids})
@@ -408,7 +420,7 @@ def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, An
             m["cells"] = notebook.answer_cells(kept.notebook, exercise, m["failing"]) if kept and kept.notebook else []
     return {"a": g.assignment, "exercise": exercise, "groups": ordered, "tests": list(tests.values()),
             "bank": ov.bank(ws.db, assignment, exercise), "shown": ANSWERS_SHOWN,
-            "others": [e for e in _order(g.assignment.solution) if e != exercise]}
+            "others": [e for e in _order(g.assignment.solution) if e != exercise], "anonymous": bool(alias)}
 
 
 def group_override(ws: Workspace, assignment: str, exercise: str, form: dict[str, str], sids: list[str],
@@ -436,7 +448,9 @@ def group_override(ws: Workspace, assignment: str, exercise: str, form: dict[str
         raise ov.OverrideError(f"that test is not one of {exercise}'s")
     if typed:
         ov.save_comment(ws.db, assignment, exercise, typed, by)
-    return len(set_group(g, sids, test=test, score=score, comment=comment, by=by))
+    n = len(set_group(g, sids, test=test, score=score, comment=comment, by=by))
+    team_store.mark_done(ws.db, assignment, sids, exercise, by)
+    return n
 
 
 def similarity_page(ws: Workspace, assignment: str) -> dict[str, Any]:
@@ -463,3 +477,146 @@ def _marked(source: str, ranges: list[list[int]]) -> list[tuple[bool, str]]:
         for n in range(max(a, 1), min(b, len(lines)) + 1):
             marked[n - 1] = True
     return list(zip(marked, lines))
+
+
+# -- a team of TAs: anonymous grading, the split, "next for me", progress, statistics -------------------------
+
+def aliases(ws: Workspace, assignment: str) -> dict[str, str]:
+    """Under anonymous grading (course.toml `[serve] anonymous = true`) until names are revealed (`store.team.
+    reveal`): each submission's pseudonym ("Student 7", numbered in an order drawn from the ids' hashes, not the
+    class list's), which every page shows instead of a name, an e-mail or the submission id.  {} otherwise."""
+    import hashlib
+
+    if not (ws.course and ws.course.table("serve").get("anonymous") is True):
+        return {}
+    if team_store.revealed(ws.db, assignment):
+        return {}
+    g, _ = ws.grades(assignment)
+    ids = sorted({r.submission_id for r in g.results},
+                 key=lambda s: hashlib.sha256(f"{assignment}/{s}".encode()).hexdigest())
+    return {sid: f"Student {n}" for n, sid in enumerate(ids, start=1)}
+
+
+def anonymised(rows: list[dict[str, Any]], alias: dict[str, str]) -> list[dict[str, Any]]:
+    """The class view's rows with each name, e-mail and id shown as its pseudonym (a student without a
+    submission: "a student without a submission"), when `alias` holds any."""
+    if not alias:
+        return rows
+    return [{**v, "who": alias.get(v["id"], "a student without a submission"), "email": "", "label": alias.get(v["id"], "")}
+            for v in rows]
+
+
+def reveal(ws: Workspace, assignment: str, by: str) -> None:
+    """Show names from now on (`store.team.reveal`: who and when, recorded)."""
+    load_assignment(assignment, ws.kit)
+    team_store.reveal(ws.db, assignment, by)
+
+
+def _class_order(ws: Workspace, assignment: str) -> list[str]:
+    """The graded submissions in the class list's order (by student; by pseudonym under anonymous grading)."""
+    g, ctx = ws.grades(assignment)
+    alias = aliases(ws, assignment)
+    rows = [v for v in ctx["rows"] if v["id"] and any(r.submission_id == v["id"] and r.gradable for r in g.rows)]
+    if alias:
+        rows.sort(key=lambda v: int(alias.get(v["id"], "Student 0").split()[-1]))
+    return [v["id"] for v in rows]
+
+
+def split(ws: Workspace, assignment: str, form: dict[str, str], tas: list[str], by: str) -> team_store.Split:
+    """The team page's form: the graded submissions (in class order) or the exercises shared among the TAs
+    ticked (`store.team.split`, recorded with its author and random seed)."""
+    unit, how = form.get("unit", ""), form.get("how", "")
+    chosen = [t for t in tas if form.get("ta:" + t)]
+    g, _ = ws.grades(assignment)
+    items = _class_order(ws, assignment) if unit == "submission" else _exercises(g)
+    return team_store.split(ws.db, assignment, items, chosen, unit=unit, how=how, by=by)
+
+
+def _exercises(g: AssignmentGrades) -> list[str]:
+    order = _order(g.assignment.solution)
+    found = {t.exercise for r in g.results for t in r.tests if not t.is_override}
+    return sorted(found, key=lambda e: (order.index(e) if e in order else len(order), e))
+
+
+def mark_done(ws: Workspace, assignment: str, sids: list[str], exercise: str, by: str) -> None:
+    """`by` has finished `exercise` ('' the whole submission) of `sids` (graded submissions of `assignment`)."""
+    g, _ = ws.grades(assignment)
+    graded = {r.submission_id for r in g.results}
+    if not sids or any(s not in graded for s in sids):
+        raise ov.OverrideError("no graded submission by that id")
+    if exercise and exercise not in _exercises(g):
+        raise ov.OverrideError(f"no exercise {exercise}")
+    team_store.mark_done(ws.db, assignment, sids, exercise, by)
+
+
+def progress(ws: Workspace, assignment: str) -> dict[str, Any]:
+    """The split in force and each TA's share of it: {split, tas: [{who, items, done, total}]}, where `total`
+    counts what the TA must finish (their submissions, or their exercises times the graded submissions) and
+    `done` how much of it is marked done."""
+    s = team_store.current(ws.db, assignment)
+    if s is None:
+        return {"split": None, "tas": []}
+    finished = team_store.done(ws.db, assignment)
+    subs = _class_order(ws, assignment)
+    tas: dict[str, dict[str, Any]] = {}
+    for item, ta in s.shares.items():
+        tas.setdefault(ta, {"who": ta, "items": [], "done": 0, "total": 0})["items"].append(item)
+    for t in tas.values():
+        if s.unit == "submission":
+            t["total"] = len(t["items"])
+            t["done"] = sum((sid, "") in finished for sid in t["items"])
+        else:
+            t["total"] = len(t["items"]) * len(subs)
+            t["done"] = sum((sid, e) in finished for e in t["items"] for sid in subs)
+    return {"split": s, "tas": sorted(tas.values(), key=lambda t: t["who"].casefold())}
+
+
+def next_for(ws: Workspace, assignment: str, who: str, after: str = "") -> tuple[str, ...] | None:
+    """Where `who` goes next under the split in force: ("s", submission) the next of theirs not done (after
+    `after`, wrapping round), or ("e", exercise) the first of their exercises not done for every submission;
+    None when they have nothing left (or no share)."""
+    s = team_store.current(ws.db, assignment)
+    if s is None:
+        return None
+    finished = team_store.done(ws.db, assignment)
+    subs = _class_order(ws, assignment)
+    if s.unit == "submission":
+        mine = [sid for sid in subs if s.shares.get(sid) == who]
+        i = mine.index(after) + 1 if after in mine else 0
+        return next((("s", sid) for sid in mine[i:] + mine[:i] if (sid, "") not in finished and sid != after), None)
+    g, _ = ws.grades(assignment)
+    mine = [e for e in _exercises(g) if s.shares.get(e) == who]
+    return next((("e", e) for e in mine if any((sid, e) not in finished for sid in subs)), None)
+
+
+def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
+    """Per exercise: the pass rate of every hidden test over the graded submissions (their results as graded,
+    before any override), and each TA's adjustments of its tests (the trail's rows that set a score: how
+    many, the mean of new - old), so a course lead sees a strict or a lenient grader."""
+    g, _ = ws.grades(assignment)
+    order = _exercises(g)
+    tests: dict[str, dict[str, Any]] = {}
+    gradable = {row.submission_id for row in g.rows if row.result is not None and row.gradable}
+    for r in g.counted:
+        if r.submission_id not in gradable:
+            continue
+        for t in r.tests:
+            if t.kind != "hidden" or t.is_override:
+                continue
+            x = tests.setdefault(t.id, {"id": t.id, "name": t.name, "exercise": t.exercise, "n": 0, "passed": 0})
+            x["n"] += 1
+            x["passed"] += t.outcome == "passed"
+    exercise_of = {t.id: t.exercise for r in g.results for t in r.tests}
+    adjust: dict[tuple[str, str], list[float]] = {}
+    for o in ov.history(ws.db, assignment):
+        if o.sets and o.test_id in exercise_of:
+            adjust.setdefault((exercise_of[o.test_id], o.by), []).append(o.new_score - o.old_score)
+    out = []
+    for e in order:
+        ts = sorted((t for t in tests.values() if t["exercise"] == e), key=lambda t: t["passed"] / max(t["n"], 1))
+        for t in ts:
+            t["rate"] = t["passed"] / t["n"] if t["n"] else 0.0
+        tas = [{"who": who, "n": len(d), "mean": round(sum(d) / len(d), 3)}
+               for (ex, who), d in sorted(adjust.items(), key=lambda kv: kv[0][1].casefold()) if ex == e]
+        out.append({"exercise": e, "tests": ts, "tas": tas})
+    return {"a": g.assignment, "exercises": out}
