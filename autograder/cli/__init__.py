@@ -13,7 +13,7 @@ from pathlib import Path
 
 import autograder
 from autograder.cli import (check_solutions, export, feedback, gradebook, gradescope, grade, listing, nbgrader,
-                            override, passback, release, report, serve, similarity, validate)
+                            override, passback, release, report, rubric, serve, similarity, validate)
 from autograder.cli.common import UsageError
 from autograder.config.assignment import AssignmentError, find_kit
 from autograder.config.course import CourseError, apply_course, find_course, load_course
@@ -23,7 +23,7 @@ from autograder.intake.submissions import IntakeError
 from autograder.report.escape import terminal
 
 COMMANDS = (grade, release, check_solutions, listing, validate, export, passback, feedback, report, gradescope,
-            nbgrader, override, gradebook, similarity, serve)   # in the order `--help` lists them
+            nbgrader, override, rubric, gradebook, similarity, serve)   # in the order `--help` lists them
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -79,3 +79,8 @@ def grades_of(args: argparse.Namespace, kit: Path, assignment: str | None = None
     for w in g.warnings:
         print(terminal(f"warning: {w}"), file=sys.stderr)
     return g
+
+
+def points(x: float | None) -> str:
+    """A score as the commands print it: blank is "blank"."""
+    return "blank" if x is None else f"{x:g}"

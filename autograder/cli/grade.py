@@ -105,6 +105,10 @@ def run(args: argparse.Namespace, kit: Path) -> int:
               f"they are graded again on the next run: {', '.join(provisional[:10])}", file=sys.stderr)
     print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
                 f"{f'; {run.partial} re-graded on changed tests only' if run.partial else ''})")
+    for sid, was, now in run.changes:   # what this run changed, before any passback sends it
+        print(terminal(f"score changed: {sid}: {common.points(was)} -> {common.points(now)}"))
+    for w in run.stale:
+        print(terminal(f"warning: {w}"), file=sys.stderr)
     print(f"results: {out / assignment.id}  gradebook: {out / 'gradebook.sqlite'}")
     return 0
 

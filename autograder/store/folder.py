@@ -16,7 +16,9 @@ from autograder.grades.rows import AssignmentGrades, read_grades
 from autograder.intake.roster import Identity, read_identities
 from autograder.judge.results import SubmissionResult
 from autograder.store.gradebook import Gradebook
+from autograder.grades.rubric import Marks
 from autograder.store.history import folder, versions
+from autograder.store.marks import Marks as MarkStore, gradebook_path
 
 
 class ResultsFolder:
@@ -26,7 +28,7 @@ class ResultsFolder:
         self.out = out.resolve()
 
     def results(self, assignment: str) -> list[SubmissionResult]:
-        gb = Gradebook(self.out / "gradebook.sqlite")
+        gb = Gradebook(gradebook_path(self.out))
         try:
             return gb.all(assignment)
         finally:
@@ -34,6 +36,9 @@ class ResultsFolder:
 
     def identities(self, assignment: str) -> dict[str, Identity]:
         return read_identities(self.out / assignment / "identities.json")
+
+    def marks(self, assignment: str, submission_id: str | None = None) -> Marks:
+        return MarkStore(self.out).marks(assignment, submission_id)
 
     def versions(self, assignment: str, submission_id: str) -> list[Version]:
         return versions(self.out, assignment, submission_id)

@@ -140,12 +140,14 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
     # an instructor's override of carol's total (autograder override) reaches nbgrader too, as extra credit
     from autograder.store.gradebook import Gradebook as KitGradebook
     from autograder.grades.overrides import record
+    from autograder.store.marks import Marks
 
     db = results / "gradebook.sqlite"
     kit_gb = KitGradebook(db)
     carol_result = next(r for r in kit_gb.all("toy") if "carol" in r.submission_id)
     kit_gb.close()
-    record(db, carol_result, score=7.0, comment="regrade request: double() accepted", by="ta")
+    Marks(results).add_override(record([], carol_result, score=7.0, comment="regrade request: double() accepted",
+                                       by="ta"))
     grade_course(kit, "toy", course, out=results, options=options())
     assert scores(course) == {**expected, "carol": (7.0, 0.0)}
     assert not marker(course).exists()   # no student code ran outside the sandbox in the documented order
