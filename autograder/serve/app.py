@@ -26,6 +26,7 @@ from autograder.serve import pages
 from autograder.serve.access import Access
 from autograder.serve.team import Presence, StaleForm, present
 from autograder.grades.overrides import OverrideError
+from autograder.grades.rubric import RubricError
 
 CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; "
        "frame-ancestors 'none'")
@@ -46,6 +47,9 @@ PAGES = [   # path under the instance's prefix, method, the `App` method that an
     ("/a/{assignment}/e/{exercise}", "GET", "_exercise"),
     ("/a/{assignment}/e/{exercise}/apply", "POST", "_group"),
     ("/a/{assignment}/e/{exercise}/done", "POST", "_group_done"),
+    ("/a/{assignment}/e/{exercise}/item", "POST", "_group_item"),
+    ("/a/{assignment}/e/{exercise}/rubric", "POST", "_rubric"),
+    ("/a/{assignment}/s/{sid}/item", "POST", "_item"),
     ("/a/{assignment}/s/{sid}/done", "POST", "_done"),
     ("/a/{assignment}/team", "GET", "_team"),
     ("/a/{assignment}/team/split", "POST", "_split"),
@@ -133,11 +137,11 @@ class App:
             return self._submission(groups, query, who, session, form, error=str(e), status=400)
         return 303, {"Location": self.access.prefix + _url("a", groups[0], "s", groups[1])}, b""
 
-    def _exercise(self, groups, query, who, session, form, error: str = "", status: int = 200):
+    def _exercise(self, groups, query, who, session, form, error: str = "", status: int = 200, notice: str = ""):
         ctx = pages.exercise_page(self.ws, groups[0], groups[1])
         if ctx is None:
             return self._page(404, "error.html.j2", who, session, message="No such exercise.")
-        return self._page(status, "exercise.html.j2", who, session, error=error,
+        return self._page(status, "exercise.html.j2", who, session, error=error, notice=notice,
                           done=query.get("done", "") if query.get("done", "").isdigit() else "", **ctx)
 
     def _group(self, groups, query, who, session, form):
@@ -148,7 +152,7 @@ class App:
                 n = pages.group_override(self.ws, groups[0], groups[1], form, form.every("sid"), who)
         except StaleForm as e:
             return self._exercise(groups, {}, who, session, form, error=str(e), status=409)
-        except OverrideError as e:
+        except (OverrideError, RubricError) as e:
             return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
         return 303, {"Location": self.access.prefix + _url("a", groups[0], "e", groups[1], done=str(n))}, b""
 
@@ -169,6 +173,43 @@ class App:
         except OverrideError as e:
             return self._submission(groups, query, who, session, form, error=str(e), status=400)
         return self._see_other(self._there(groups[0], pages.next_for(self.ws, groups[0], who, after=groups[1])))
+
+    def _group_item(self, groups, query, who, session, form):
+        """A rubric item applied to a group of the exercise page."""
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                n = pages.apply_item(self.ws, groups[0], form, form.every("sid"), who, exercise=groups[1])
+        except StaleForm as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=409)
+        except (OverrideError, RubricError) as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
+        return self._see_other(self.access.prefix + _url("a", groups[0], "e", groups[1], done=str(n)))
+
+    def _rubric(self, groups, query, who, session, form):
+        """The exercise page's rubric: add, edit (re-scoring who has the item) or delete an item."""
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                notice = pages.edit_rubric(self.ws, groups[0], groups[1], form, who)
+        except (OverrideError, RubricError) as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
+        return self._exercise(groups, {}, who, session, form, notice=notice)
+
+    def _item(self, groups, query, who, session, form):
+        """A rubric item applied to (or taken off) this submission: a button, or its key."""
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                pages.apply_item(self.ws, groups[0], form, [groups[1]], who)
+        except StaleForm as e:
+            return self._submission(groups, query, who, session, form, error=str(e), status=409)
+        except (OverrideError, RubricError) as e:
+            return self._submission(groups, query, who, session, form, error=str(e), status=400)
+        return self._see_other(self.access.prefix + _url("a", groups[0], "s", groups[1]))
 
     def _group_done(self, groups, query, who, session, form):
         """A group of the exercise page marked done with nothing to change."""

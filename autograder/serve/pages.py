@@ -18,7 +18,9 @@ from autograder.report.exports import EXPORT_FILES, write_export
 from autograder.report.instructor_report import report_context
 from autograder.config.assignment import list_assignments, load_assignment
 from autograder.grades import overrides as ov
-from autograder.grades.overrides import changed_since
+from autograder.grades import rubric
+from autograder.judge.results import RUBRIC_LINE
+from autograder.store.marks import Marks as MarkStore
 from autograder.notebook.cells import exercise_order
 from autograder.serve import notebook_view as notebook
 from autograder.serve import team
@@ -37,7 +39,7 @@ EXPORTS = ("csv", "json", "canvas", "moodle")   # the formats of `autograder exp
 class _Kept:
     files: tuple            # the files the grades come from (`Workspace._files`)
     stored: dict[str, float]   # `Gradebook.stamps`: when each result was stored
-    trail: int              # the latest override applied (`grades.overrides.changed_since`)
+    trail: int              # the latest change of the marks read (`store.marks.Marks.changed_since`)
     grades: AssignmentGrades
     ctx: dict[str, Any]
 
@@ -94,7 +96,8 @@ class Workspace:
             again = [gb.get(assignment, sid) for sid, at in stored.items() if same and kept.stored[sid] != at]
         finally:
             gb.close()
-        return (stored, *changed_since(self.db, assignment, kept.trail if kept else 0), [r for r in again if r])
+        return (stored, *MarkStore(self.out).changed_since(assignment, kept.trail if kept else 0),
+                [r for r in again if r])
 
     def grades(self, assignment: str) -> tuple[AssignmentGrades, dict[str, Any]]:
         """The assignment's grades and report context, as `autograder export` / `report` compute them.
@@ -204,22 +207,25 @@ def _neighbours(ctx: dict[str, Any], sid: str, alias: dict[str, str]) -> dict[st
             "look": next((x for x in after if x in look and x != sid), ""), "at": f"{i + 1} of {len(order)}"}
 
 
-def basis(ws: Workspace, assignment: str, sids: list[str]) -> tuple[list, dict[str, str]]:
-    """(the trail rows of `sids`, the version that counts of each): what a form on them is based on
-    (`team.basis_of`) and what `check_basis` compares at submit."""
+def basis(ws: Workspace, assignment: str, sids: list[str], at: float) -> str:
+    """The basis of a form on `sids` drawn at `at` (`team.basis_of`: `at` and the versions that count)."""
     g, _ = ws.grades(assignment)
     want = set(sids)
-    trail = ov.history(ws.db, assignment, sids[0]) if len(want) == 1 else \
-        [o for o in ov.history(ws.db, assignment) if o.submission_id in want]
-    return trail, {c.submission_id: c.sha256 for c in g.counted if c.submission_id in want}
+    return team.basis_of(at, {c.submission_id: c.sha256 for c in g.counted if c.submission_id in want})
 
 
 def check_basis(ws: Workspace, assignment: str, sids: list[str], form: dict[str, str]) -> None:
-    """Refuse (`team.StaleForm`, with what changed) a form whose `basis` is not the state of `sids` now."""
-    trail, counted = basis(ws, assignment, sids)
+    """Refuse (`team.StaleForm`, with what changed) a form whose `basis` is not the state of `sids` now: the
+    marks as the store holds them at this moment (not as a page kept them) and the versions that count."""
     g, _ = ws.grades(assignment)
-    names = {t.id: t.name for r in g.results if r.submission_id in counted for t in r.tests}
-    changed = team.changes_since(form.get("basis", ""), trail, counted, names)
+    want = set(sids)
+    store = MarkStore(ws.out)
+    marks = store.marks(assignment, sids[0]) if len(want) == 1 else store.marks(assignment)
+    marks = rubric.Marks([o for o in marks.overrides if o.submission_id in want], marks.items,
+                         [a for a in marks.applied if a.submission_id in want])
+    counted = {c.submission_id: c.sha256 for c in g.counted if c.submission_id in want}
+    names = {t.id: t.name for r in g.results if r.submission_id in want for t in r.tests}
+    changed = team.changes_since(form.get("basis", ""), marks, store.trail(assignment), counted, names)
     if changed:
         raise team.StaleForm(changed)
 
@@ -255,18 +261,26 @@ def _sections(rendered: list[dict[str, Any]], tests: list, order: list[str]) -> 
 
 
 def _marks(g: AssignmentGrades) -> dict[str, dict[str, Any]]:
-    """Per submission: its points per exercise ({exercise: (score, max)}), whether an override is in force
-    (its result is not the counted one as stored: `grades.overrides.apply` copies only when one applies) and
-    the reason a result is provisional."""
+    """Per submission: its points per exercise ({exercise: (score, max)}, its rubric items included), whether an
+    override is in force (`grades.overrides.in_force` of its trail: a comment, a rubric item, is no override),
+    how many rubric items it has, and the reason a result is provisional."""
     marks = {}
+    overrides: dict[str, list] = {}
+    items: dict[str, int] = {}
+    for o in g.marks.overrides:
+        overrides.setdefault(o.submission_id, []).append(o)
+    for a in g.marks.applied:
+        items[a.submission_id] = items.get(a.submission_id, 0) + 1
     for r, c in zip(g.results, g.counted):
         ex: dict[str, list[float]] = {}
         for t in r.tests:
-            if not t.is_override:
+            if not t.is_override or t.id.startswith(RUBRIC_LINE):
                 acc = ex.setdefault(t.exercise, [0.0, 0.0])
                 acc[0] += t.score
                 acc[1] += t.max_score
-        marks[r.submission_id] = {"ex": ex, "overridden": r is not c, "provisional": r.provisional or ""}
+        in_force = ov.in_force(overrides.get(c.submission_id, []), c)[0] if c.submission_id in overrides else []
+        marks[r.submission_id] = {"ex": {e: [round(a, 4), b] for e, (a, b) in ex.items()}, "overridden": bool(in_force),
+                                  "items": items.get(r.submission_id, 0), "provisional": r.provisional or ""}
     return marks
 
 
@@ -310,8 +324,10 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
     """Grade by submission: the notebook as the student saw it (`serve.notebook_view`), cut into exercises
     with each one's tests and points beside its cells, the override forms, the versions, and the neighbours."""
 
-    query = query or {}
+    import time
 
+    query = query or {}
+    drawn = time.time()   # the basis of the page's forms: any change after this refuses them
     g, ctx = ws.grades(assignment)
     alias = aliases(ws, assignment)
     row = next((r for r in g.rows if r.submission_id == sid), None)
@@ -319,8 +335,10 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
         return None
     r = row.result
     counted = next((c for c in g.counted if c.submission_id == sid), None)
-    trail = ov.history(ws.db, assignment, sid)
+    mine = g.marks.of(sid)
+    trail = mine.overrides
     applied, stale = ov.in_force(trail, counted) if counted else ([], [])
+    has = {a.item_id: a for a in mine.applied}
     names = {t.id: t.name for t in r.tests}
     tests = [t for t in r.tests if not t.is_override]   # a whole-score override is in the summary and the trail
     by_exercise: dict[str, list] = {}
@@ -342,12 +360,17 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
     if not (old and new) and len(kept) >= 2:
         old, new = kept[-2], kept[-1]
     diff = history.code_diff(old.notebook, new.notebook, (old.sha256[:12], new.sha256[:12])) if old and new else []
-    return {"a": g.assignment, "row": row, "r": r, "cells": cells,
-            "sections": _sections(rendered, tests, _order(g.assignment.solution)),
+    sections = _sections(rendered, tests, _order(g.assignment.solution))
+    for sec in sections:   # the exercise's rubric items beside its tests: applied here or not, by key
+        sec["items"] = [{"item": i, "on": i.id in has, "stale": i.id in has and has[i.id].sha256 != r.sha256}
+                        for i in g.marks.items if i.exercise == sec["exercise"] and not i.deleted]
+        sec["adjust"] = sum(t.score for t in r.tests if t.id == RUBRIC_LINE + sec["exercise"])
+    return {"a": g.assignment, "row": row, "r": r, "cells": cells, "sections": sections,
             "versions": kept, "counts": r.sha256, "shown": shown, "unreadable": unreadable,
             "diff": diff, "diff_pair": (old, new), "nav": _neighbours(ctx, sid, alias), "alias": alias.get(sid, ""),
             "trail": trail, "names": names, "applied": applied, "stale": stale,
-            "menu": sorted(by_exercise.items()), "basis": team.basis_of(trail, {sid: counted.sha256} if counted else {}),
+            "menu": sorted(by_exercise.items()), "basis": team.basis_of(drawn, {sid: counted.sha256} if counted else {}),
+            "rubric_log": [e for e in MarkStore(ws.out).trail(assignment) if any(t[0] == sid for t in e["touched"])],
             "failing_exercises": [e for e, ts in by_exercise.items() if any(t.outcome not in ("passed", "skipped") for t in ts)],
             "stdout": r.stdout[:SHOWN_TEXT], "stderr": r.stderr[:SHOWN_TEXT]}
 
@@ -404,30 +427,53 @@ def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, An
                                "sha256": r.sha256})
     if not tests:
         return None
+    import time
+
+    drawn = time.time()
     ordered = sorted(groups.values(), key=lambda grp: (not grp["failures"], -len(grp["members"])))
-    trail = ov.history(ws.db, assignment)
     counted = {c.submission_id: c.sha256 for c in g.counted}
     finished = team_store.done(ws.db, assignment)
+    items = [i for i in g.marks.items if i.exercise == exercise and not i.deleted]
+    holders: dict[int, set[str]] = {}
+    for a in g.marks.applied:
+        holders.setdefault(a.item_id, set()).add(a.submission_id)
+    released = _released(ws, assignment)
     for n, grp in enumerate(ordered, start=1):
         grp["n"] = n
-        grp["done"] = sum((m["id"], exercise) in finished for m in grp["members"])
         ids = {m["id"] for m in grp["members"]}
-        grp["basis"] = team.basis_of([o for o in trail if o.submission_id in ids],
-                                     {k: v for k, v in counted.items() if k in ids})
+        grp["done"] = sum((m["id"], exercise) in finished for m in grp["members"])
+        grp["basis"] = team.basis_of(drawn, {k: v for k, v in counted.items() if k in ids})
+        grp["items"] = {i.id: len(ids & holders.get(i.id, set())) for i in items}
         grp["members"].sort(key=lambda m: m["who"].casefold())
         for m in grp["members"][:ANSWERS_SHOWN]:
             kept = {v.sha256: v for v in history.versions(ws.out, assignment, m["id"])}.get(m["sha256"])
-            m["cells"] = notebook.answer_cells(kept.notebook, exercise, m["failing"]) if kept and kept.notebook else []
+            m["cells"] = notebook.answer_cells(kept.notebook, exercise, m["failing"], released) \
+                if kept and kept.notebook else []
     return {"a": g.assignment, "exercise": exercise, "groups": ordered, "tests": list(tests.values()),
-            "bank": ov.bank(ws.db, assignment, exercise), "shown": ANSWERS_SHOWN,
-            "others": [e for e in _order(g.assignment.solution) if e != exercise], "anonymous": bool(alias)}
+            "items": items, "uses": {i.id: len(holders.get(i.id, ())) for i in items}, "shown": ANSWERS_SHOWN,
+            "others": [e for e in _order(g.assignment.solution) if e != exercise], "anonymous": bool(alias),
+            "keys": rubric.KEYS}
+
+
+def _released(ws: Workspace, assignment: str) -> frozenset[str]:
+    """The code cells of the released student notebook (`student/ASSIGNMENT.ipynb`), each as
+    `notebook_view.same_code` reads it: what every student was handed (setup, imports, `Checker(...)`, stubs), which
+    the grade-by-exercise page leaves out of their answers.  Empty when the kit holds no released notebook."""
+    path = ws.kit / "student" / f"{assignment}.ipynb"
+    key = (path, _stamp(path))
+    if key not in _RELEASED:
+        _RELEASED[key] = notebook.code_cells(path) if path.is_file() else frozenset()
+    return _RELEASED[key]
+
+
+_RELEASED: dict[tuple, frozenset[str]] = {}
 
 
 def group_override(ws: Workspace, assignment: str, exercise: str, form: dict[str, str], sids: list[str],
                    by: str) -> int:
-    """The grade-by-exercise form: one override of the chosen test per submission of the group (`report.
-    overrides.set_group`, each in the trail with `by`), with a new score or none (a comment alone); the
-    comment typed is saved to the exercise's bank, or one from the bank is used.  Returns how many."""
+    """The grade-by-exercise form (`pipeline.set_group`): with a score, one override of the chosen test per
+    submission of the group, each in the trail with `by`; without one the comment is a comment, not an
+    override: a zero-point rubric item of the exercise applied to each.  Returns how many."""
     from autograder.pipeline import set_group
 
     test = form.get("test", "")
@@ -438,19 +484,67 @@ def group_override(ws: Workspace, assignment: str, exercise: str, form: dict[str
         score = float(raw) if raw else None
     except ValueError:
         raise ov.OverrideError("the score must be a number, or empty to keep each student's") from None
-    typed, banked = form.get("comment", "").strip(), form.get("bank", "").strip()
-    comment = typed or banked
+    comment = form.get("comment", "").strip()
     if not comment:
-        raise ov.OverrideError("write a comment or choose one from the bank: the students read it")
+        raise ov.OverrideError("write a comment: the students read it")
     check_basis(ws, assignment, sids, form)
     g, _ = ws.grades(assignment)
     if any(t.exercise != exercise for r in g.results for t in r.tests if t.id == test):
         raise ov.OverrideError(f"that test is not one of {exercise}'s")
-    if typed:
-        ov.save_comment(ws.db, assignment, exercise, typed, by)
     n = len(set_group(g, sids, test=test, score=score, comment=comment, by=by))
     team_store.mark_done(ws.db, assignment, sids, exercise, by)
     return n
+
+
+def apply_item(ws: Workspace, assignment: str, form: dict[str, str], sids: list[str], by: str,
+               exercise: str = "") -> int:
+    """Apply (or, with `action=unapply`, take off) the rubric item `item` to `sids` (one submission, or a group
+    of the exercise page): `pipeline.rubric_apply` / `rubric_unapply`, as `autograder rubric --apply` does, after
+    the form's basis is checked.  Returns how many submissions."""
+    from autograder.pipeline import rubric_apply, rubric_unapply
+
+    if not sids:
+        raise ov.OverrideError("no submission chosen")
+    check_basis(ws, assignment, sids, form)
+    g, _ = ws.grades(assignment)
+    item = next((i for i in g.marks.items if str(i.id) == form.get("item", "") and not i.deleted), None)
+    if item is None or (exercise and item.exercise != exercise):
+        raise ov.OverrideError("no such rubric item" + (f" of {exercise}" if exercise else ""))
+    (rubric_unapply if form.get("action") == "unapply" else rubric_apply)(g, item.id, sids, by=by)
+    if exercise:
+        team_store.mark_done(ws.db, assignment, sids, exercise, by)
+    return len(set(sids))
+
+
+def edit_rubric(ws: Workspace, assignment: str, exercise: str, form: dict[str, str], by: str) -> str:
+    """The exercise page's rubric: add an item (`action=add`), change one (`edit`: points re-score everyone who
+    has it) or delete one (`delete`), by `pipeline.rubric_add` / `rubric_edit` / `rubric_delete`, as `autograder
+    rubric` does.  Returns what to tell the TA."""
+    from autograder.pipeline import rubric_add, rubric_delete, rubric_edit
+
+    g, _ = ws.grades(assignment)
+    action = form.get("action", "")
+    try:
+        points = float(form.get("points", "0") or 0)
+    except ValueError:
+        raise rubric.RubricError("an item's points are a number") from None
+    key = form.get("key") if form.get("key") is not None else None
+    if action == "add":
+        item = rubric_add(g, exercise=exercise, title=form.get("title", ""), points=points,
+                          comment=form.get("comment", ""), note=form.get("note", ""), key=key or None, by=by)
+        return f"item #{item.id} added"
+    item = next((i for i in g.marks.items if str(i.id) == form.get("item", "") and not i.deleted), None)
+    if item is None or item.exercise != exercise:
+        raise rubric.RubricError(f"no such rubric item of {exercise}")
+    if action == "delete":
+        touched = rubric_delete(g, item.id, by=by)
+        return f"item #{item.id} deleted; {len(touched)} students re-scored"
+    if action != "edit":
+        raise rubric.RubricError("unknown action")
+    _, touched = rubric_edit(g, item.id, by=by, title=form.get("title"), points=points, comment=form.get("comment"),
+                             note=form.get("note"), key=key)
+    changed = [t for t in touched if t[1] != t[2]]
+    return f"item #{item.id} saved; {len(changed)} of {len(touched)} students who have it re-scored"
 
 
 def similarity_page(ws: Workspace, assignment: str) -> dict[str, Any]:
@@ -608,7 +702,7 @@ def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
             x["passed"] += t.outcome == "passed"
     exercise_of = {t.id: t.exercise for r in g.results for t in r.tests}
     adjust: dict[tuple[str, str], list[float]] = {}
-    for o in ov.history(ws.db, assignment):
+    for o in g.marks.overrides:
         if o.sets and o.test_id in exercise_of:
             adjust.setdefault((exercise_of[o.test_id], o.by), []).append(o.new_score - o.old_score)
     out = []
@@ -618,5 +712,9 @@ def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
             t["rate"] = t["passed"] / t["n"] if t["n"] else 0.0
         tas = [{"who": who, "n": len(d), "mean": round(sum(d) / len(d), 3)}
                for (ex, who), d in sorted(adjust.items(), key=lambda kv: kv[0][1].casefold()) if ex == e]
-        out.append({"exercise": e, "tests": ts, "tas": tas})
+        uses = {}
+        for a in g.marks.applied:
+            uses[a.item_id] = uses.get(a.item_id, 0) + 1
+        items = [{"item": i, "n": uses.get(i.id, 0)} for i in g.marks.items if i.exercise == e and not i.deleted]
+        out.append({"exercise": e, "tests": ts, "tas": tas, "items": sorted(items, key=lambda x: -x["n"])})
     return {"a": g.assignment, "exercises": out}

@@ -4,9 +4,9 @@ changed since the page was drawn.
 Presence is a short-lived record in this server's memory (`Presence`): a TA "has" a submission from the moment
 its page is drawn for them until they open another one or PRESENCE_SECONDS pass; nothing of it is stored, so a
 restart forgets it (it is a courtesy, not a lock).  What protects a grade is the basis: every form carries
-`basis` (`basis_of`: the latest audit-trail row of its submissions and the version of each that counts, as the
-page saw them); at submit the basis is computed again, and a form whose basis differs is refused with what
-changed (`changes_since`), never applied over another TA's change."""
+`basis` (`basis_of`: when its page was drawn and the version of each of its submissions that counts); at submit
+any override, rubric application or rubric change on those submissions since then, or another version
+counting, refuses the form with what changed (`changes_since`): never applied over another TA's change."""
 from __future__ import annotations
 
 import hashlib
@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.grades import overrides as ov
+from autograder.grades.rubric import Marks
 
 PRESENCE_SECONDS = 15 * 60   # a page opened this long ago, with no other opened since, no longer counts as open
 
@@ -44,34 +44,43 @@ class Presence:
             return sorted(((n, at) for n, at in here.items() if n != who), key=lambda x: x[1])
 
 
-def basis_of(trail: list[ov.Override], counted: dict[str, str]) -> str:
-    """The state a form is based on: the latest trail row of its submissions (`trail`, theirs only) and the
-    version that counts of each (`counted`: submission -> sha256), as `LAST:DIGEST`."""
-    last = max((o.id for o in trail), default=0)
+def basis_of(at: float, counted: dict[str, str]) -> str:
+    """The state a form is based on: when its page was drawn (`at`, before it read anything) and the version
+    that counts of each of its submissions (`counted`: submission -> sha256), as `AT:DIGEST`."""
     digest = hashlib.sha256(repr(sorted(counted.items())).encode()).hexdigest()[:16]
-    return f"{last}:{digest}"
+    return f"{at:.6f}:{digest}"
 
 
-def changes_since(basis: str, trail: list[ov.Override], counted: dict[str, str], names: dict[str, str]) -> list[str]:
-    """What changed since `basis` (a form's), in words for the TA whose form is refused; [] when nothing did.
-    A basis that cannot be read (a form from before bases, a forged one) is a change."""
-    now = basis_of(trail, counted)
-    if basis == now:
-        return []
+def changes_since(basis: str, marks: Marks, log: list[dict[str, Any]], counted: dict[str, str],
+                  names: dict[str, str]) -> list[str]:
+    """What changed on the submissions of `counted` since `basis` (a form's), in words for the TA whose form is
+    refused; [] when nothing did.  `marks`: their overrides and rubric applications (`store.marks`); `log`: the
+    rubric's audit trail (an item edited, deleted or taken off re-scores whoever has it).  A basis that cannot be
+    read (a form from before bases, a forged one) is a change."""
     try:
-        last, digest = basis.split(":")
-        after = int(last)
+        at_text, digest = basis.split(":")
+        at = float(at_text)
     except ValueError:
         return ["the page this form came from is not the current one: open it again"]
+    items = {i.id: i for i in marks.items}
     lines = []
-    for o in trail:
-        if o.id > after:
+    for o in marks.overrides:
+        if o.at > at:
             what = names.get(o.test_id, o.target) if o.test_id else "the whole score"
             lines.append(f"{o.by} {_verb(o.action)} {what} of {o.submission_id}"
                          + (f": {o.old_score:g} → {o.new_score:g}" if o.sets else "") + (f" (“{o.comment}”)" if o.comment else ""))
-    if digest != now.split(":")[1]:
+    for a in marks.applied:
+        if a.at > at:
+            i = items.get(a.item_id)
+            lines.append(f"{a.by} applied “{i.title if i else a.item_id}” to {a.submission_id}")
+    for e in log:
+        touched = [t[0] for t in e["touched"] if t[0] in counted]
+        if e["at"] > at and touched and e["action"] != "apply":
+            lines.append(f"{e['by']} {e['action']} rubric item #{e['item']} ({e['detail']}), which re-scored "
+                         + ", ".join(touched[:5]) + (" and more" if len(touched) > 5 else ""))
+    if digest != basis_of(0, counted).split(":")[1]:
         lines.append("another version of a submission now counts (it was graded again)")
-    return lines or ["the submission changed since this page was drawn: open it again"]
+    return lines
 
 
 def _verb(action: str) -> str:

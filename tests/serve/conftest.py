@@ -121,3 +121,10 @@ def team(toy_kit, tmp_path, request):
         yield running.base + access.prefix, {"TA Kim": TOKEN, "TA Lee": LEE}, out, toy_kit, roster
     finally:
         running.stop()
+
+
+def trail(out: Path, assignment: str, submission_id: str | None = None) -> list:
+    """The overrides' audit trail of the results folder `out` (`store.marks`), oldest first."""
+    from autograder.store.marks import Marks
+
+    return Marks(out).overrides(assignment, submission_id)

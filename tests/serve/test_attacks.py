@@ -17,6 +17,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
+from tests.serve.conftest import trail  # noqa: E402
 from tests.serve.conftest import notebook
 from tests.serve.test_http import basis, login, request
 
@@ -55,10 +56,10 @@ def test_a_page_on_another_port_cannot_use_the_session(workspace):
                    {"Origin": f"http://rebound.example:{u.port}"}):
         assert request(base, "POST", "/a/toy/s/student1_1001/override", {**form, **origin}, body)[0] == 403, origin
     assert request(base, "GET", "/a/toy/s/student1_1001", {**cookie, "Host": f"rebound.example:{u.port}"})[0] == 403
-    assert ov.history(out / "gradebook.sqlite", "toy", "student1_1001") == []
+    assert trail(out, "toy", "student1_1001") == []
     status, _, _ = request(base, "POST", "/a/toy/s/student1_1001/override",
                            {**form, "Origin": f"http://{u.netloc}", "Sec-Fetch-Site": "same-origin"}, body)
-    assert status == 303 and len(ov.history(out / "gradebook.sqlite", "toy", "student1_1001")) == 1
+    assert status == 303 and len(trail(out, "toy", "student1_1001")) == 1
 
 
 def test_a_post_without_its_origin_is_refused(workspace):
@@ -239,7 +240,7 @@ def test_a_flood_of_another_ports_cookies_does_not_lock_the_ta_out(workspace):
     status, _, _ = request(base, "POST", "/a/toy/s/student1_1001/override",
                            {"Cookie": flood + "; " + mine, "Content-Type": "application/x-www-form-urlencoded",
                             "Sec-Fetch-Site": "same-origin"}, body)
-    assert status == 303 and len(ov.history(out / "gradebook.sqlite", "toy", "student1_1001")) == 1
+    assert status == 303 and len(trail(out, "toy", "student1_1001")) == 1
     assert request(base, "GET", "/a/toy", {"Cookie": flood})[::2] == (403, b"")   # the flood alone is no session
     forged = flood + "; " + mine.split("=")[0] + "=forged"
     assert request(base, "GET", "/a/toy", {"Cookie": forged})[::2] == (403, b"")

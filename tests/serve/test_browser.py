@@ -9,6 +9,7 @@ import shutil
 
 import pytest
 
+from tests.serve.conftest import trail  # noqa: E402
 from tests.exports.test_commands import run
 
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -173,7 +174,7 @@ def test_a_page_on_another_port_gets_no_session(workspace, browser):
         WebDriverWait(browser, 30).until(lambda b: not b.current_url.startswith(there))
         WebDriverWait(browser, 30).until(lambda b: b.execute_script("return document.readyState") == "complete")
         assert cookies and not any("autograder" in c for c in cookies), cookies
-        assert ov.history(out / "gradebook.sqlite", "toy", "student1_1001") == []
+        assert trail(out, "toy", "student1_1001") == []
     finally:
         neighbour.shutdown()
         neighbour.server_close()
@@ -259,7 +260,7 @@ def test_grade_by_exercise_one_comment_to_a_group(workspace, browser, capsys):
     after = export_json(out, roster, kit)
     assert after["student1_1001"]["score"] == 4 and after["student4_1004"]["score"] == 4   # +1 each
     assert after["student0_1000"]["score"] == before["student0_1000"]["score"]
-    trail = ov.history(out / "gradebook.sqlite", "toy")
+    trail = trail(out, "toy")
     assert [(o.submission_id, o.by, o.comment) for o in trail] == [
         ("student1_1001", "TA Kim", "dtype: right idea, float32 kept"),
         ("student4_1004", "TA Kim", "dtype: right idea, float32 kept")]
@@ -271,7 +272,7 @@ def test_grade_by_exercise_one_comment_to_a_group(workspace, browser, capsys):
     click_and_load(browser, browser.find_element(By.ID, f"g-submit-{n}"))
     assert "1 overrides recorded" in browser.find_element(By.ID, "done").text
     assert export_json(out, roster, kit)["student3_1003"]["score"] == 0      # a comment alone: the score kept
-    last = ov.history(out / "gradebook.sqlite", "toy")[-1]
+    last = trail(out, "toy")[-1]
     assert (last.submission_id, last.by, last.comment, last.old_score, last.new_score) == (
         "student3_1003", "TA Kim", "dtype: right idea, float32 kept", 0, 0)
     assert ov.bank(out / "gradebook.sqlite", "toy", "double") == [("dtype: right idea, float32 kept", "TA Kim")]

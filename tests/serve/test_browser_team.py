@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from tests.serve.conftest import trail  # noqa: E402
 from tests.serve.test_browser import CHROMIUM, DRIVER, browser, click_and_load, export_json  # noqa: F401
 
 pytestmark = pytest.mark.skipif(DRIVER is None or CHROMIUM is None,
@@ -83,7 +84,7 @@ def test_two_tas_on_one_submission_the_stale_form_refused(team, browser, second_
     click_and_load(lee, lee.find_element(By.ID, f"t-submit-{ANSWER}"))
     error = lee.find_element(By.ID, "error").text
     assert "Not applied" in error and "TA Kim set ANSWER is right of student1_1001: 0 → 1" in error
-    assert [(o.by, o.new_score) for o in ov.history(out / "gradebook.sqlite", "toy", "student1_1001")] == [("TA Kim", 1.0)]
+    assert [(o.by, o.new_score) for o in trail(out, "toy", "student1_1001")] == [("TA Kim", 1.0)]
     assert export_json(out, roster, kit)["student1_1001"]["score"] == 4      # Kim's change stands
     lee.find_element(By.ID, f"t-score-{ANSWER}").send_keys("2")             # the page as it is now: applied
     lee.find_element(By.ID, f"t-comment-{ANSWER}").send_keys("full marks: the answer is right after all")

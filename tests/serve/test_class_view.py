@@ -12,6 +12,7 @@ from autograder.config.course import load_course
 from autograder.store.gradebook import Gradebook
 from autograder.pipeline import set_override
 from autograder.serve import pages
+from tests.serve.conftest import trail  # noqa: E402
 from tests.exports.factory import result
 from tests.serve.test_http import login, request
 
@@ -84,9 +85,11 @@ def test_a_group_form_needs_csrf_a_test_of_the_exercise_and_a_comment(workspace)
 
     base, token, out, kit, roster = workspace
     cookie, csrf, headers = _signed_in_form(base, token, "/a/toy/e/double", r'name="csrf" value="([0-9a-f]+)"')
-    from autograder.serve import pages, team
+    from autograder.serve import pages
 
-    now = team.basis_of(*pages.basis(pages.Workspace(kit, out, roster), "toy", ["student1_1001", "student3_1003"]))
+    import time
+
+    now = pages.basis(pages.Workspace(kit, out, roster), "toy", ["student1_1001", "student3_1003"], time.time())
     form = [("sid", "student1_1001"), ("sid", "student3_1003"), ("test", "hidden/test_double.py::test_double_partial"),
             ("score", "1"), ("comment", "dtype kept"), ("basis", now)]
     assert request(base, "POST", "/a/toy/e/double/apply", headers, urlencode(form).encode())[0] == 403
@@ -98,9 +101,9 @@ def test_a_group_form_needs_csrf_a_test_of_the_exercise_and_a_comment(workspace)
     assert status == 400 and "write a comment" in body.decode()
     too_high = [*form[:3], ("score", "3"), *form[4:], ("csrf", csrf)]
     assert request(base, "POST", "/a/toy/e/double/apply", headers, urlencode(too_high).encode())[0] == 400
-    assert ov.history(out / "gradebook.sqlite", "toy") == []          # all or nothing: nothing recorded
+    assert trail(out, "toy") == []          # all or nothing: nothing recorded
     status, headers_, _ = request(base, "POST", "/a/toy/e/double/apply", headers, urlencode([*form, ("csrf", csrf)]).encode())
     assert status == 303 and headers_["location"] == urlsplit(base).path + "/a/toy/e/double?done=2"
-    assert [(o.submission_id, o.new_score, o.by) for o in ov.history(out / "gradebook.sqlite", "toy")] == [
+    assert [(o.submission_id, o.new_score, o.by) for o in trail(out, "toy")] == [
         ("student1_1001", 1.0, "TA Kim"), ("student3_1003", 1.0, "TA Kim")]
     assert request(base, "GET", "/a/toy/e/nothing", cookie)[0] == 404

@@ -8,6 +8,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
+from tests.serve.conftest import trail  # noqa: E402
 from tests.serve.test_http import basis, request
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
@@ -44,7 +45,7 @@ def test_two_tas_on_one_submission(team):
                            comment="no: wrong", basis=basis(page_lee))
     text = body.decode()
     assert status == 409 and "Not applied" in text and "TA Kim set ANSWER is right of student1_1001: 0 → 2" in text
-    assert [(o.by, o.new_score) for o in ov.history(out / "gradebook.sqlite", "toy", "student1_1001")] == [("TA Kim", 2.0)]
+    assert [(o.by, o.new_score) for o in trail(out, "toy", "student1_1001")] == [("TA Kim", 2.0)]
     status, _, _ = post(base, "/a/toy/s/student1_1001/override", lee, text.encode(), test=ANSWER, score="1",
                         comment="half", basis=basis(text))   # the refused page is the page as it is now
     assert status == 303
