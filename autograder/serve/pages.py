@@ -115,7 +115,7 @@ class Workspace:
         # stored while the grades are read is seen on the next page
         if kept and kept.files[2:] == files[2:] and kept.stored.keys() == stored.keys():
             g = kept.grades.with_results(again) if again else kept.grades
-            g = g.with_overrides_of(changed) if changed else g
+            g = g.with_overrides_of(changed)   # the marks read again (an item added changes no row, yet shows)
             ctx = report_context(g.rows, title=g.assignment.title, plots=False) if changed or again else kept.ctx
         else:
             g = assignment_grades(self.kit, assignment, self.out, roster_csv=self.roster, course=self.course)
