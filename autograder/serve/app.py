@@ -56,6 +56,7 @@ PAGES = [   # path under the instance's prefix, method, the `App` method that an
     ("/a/{assignment}/next", "GET", "_next"),
     ("/a/{assignment}/reveal", "POST", "_reveal"),
     ("/a/{assignment}/stats", "GET", "_stats"),
+    ("/a/{assignment}/changes", "GET", "_changes"),
     ("/static/workspace.css", "GET", "_css"),
     ("/static/workspace.js", "GET", "_js"),
 ]
@@ -251,6 +252,9 @@ class App:
         with self.lock:
             pages.reveal(self.ws, groups[0], who)
         return self._see_other(self.access.prefix + _url("a", groups[0]))
+
+    def _changes(self, groups, query, who, session, form):
+        return self._page(200, "changes.html.j2", who, session, **pages.changes_page(self.ws, groups[0]))
 
     def _stats(self, groups, query, who, session, form):
         return self._page(200, "stats.html.j2", who, session, **pages.stats_page(self.ws, groups[0]))

@@ -685,8 +685,9 @@ def next_for(ws: Workspace, assignment: str, who: str, after: str = "") -> tuple
 
 def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
     """Per exercise: the pass rate of every hidden test over the graded submissions (their results as graded,
-    before any override), and each TA's adjustments of its tests (the trail's rows that set a score: how
-    many, the mean of new - old), so a course lead sees a strict or a lenient grader."""
+    before any override), how often each rubric item is applied, and each TA's adjustments (an override's new -
+    old, an item's points, each applied by them: how many, their mean), so a course lead sees a strict or a
+    lenient grader."""
     g, _ = ws.grades(assignment)
     order = _exercises(g)
     tests: dict[str, dict[str, Any]] = {}
@@ -705,6 +706,10 @@ def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
     for o in g.marks.overrides:
         if o.sets and o.test_id in exercise_of:
             adjust.setdefault((exercise_of[o.test_id], o.by), []).append(o.new_score - o.old_score)
+    live = {i.id: i for i in g.marks.items if not i.deleted}
+    for a in g.marks.applied:   # an item applied counts its points (a zero-point comment: 0)
+        if a.item_id in live:
+            adjust.setdefault((live[a.item_id].exercise, a.by), []).append(live[a.item_id].points)
     out = []
     for e in order:
         ts = sorted((t for t in tests.values() if t["exercise"] == e), key=lambda t: t["passed"] / max(t["n"], 1))
@@ -718,3 +723,23 @@ def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
         items = [{"item": i, "n": uses.get(i.id, 0)} for i in g.marks.items if i.exercise == e and not i.deleted]
         out.append({"exercise": e, "tests": ts, "tas": tas, "items": sorted(items, key=lambda x: -x["n"])})
     return {"a": g.assignment, "exercises": out}
+
+
+def changes_page(ws: Workspace, assignment: str) -> dict[str, Any]:
+    """The regrade preview: every student whose score (the one every export sends) differs from the score it
+    last reached the LMS with (`pipeline.unsent_changes`, what `autograder passback` lists and refuses to send
+    without `--confirm`), largest change first, with the student's name (their pseudonym under anonymous
+    grading).  The page sends nothing: publishing is `autograder passback ASSIGNMENT --confirm`."""
+    from autograder.pipeline import unsent_changes
+
+    g, ctx = ws.grades(assignment)
+    alias = aliases(ws, assignment)
+    who = {v["id"]: v["who"] for v in ctx["rows"] if v["id"]}
+    rows = []
+    for sid, was, now in unsent_changes(g):
+        delta = None if was is None or now is None else round(now - was, 4)
+        rows.append({"id": sid, "who": alias.get(sid) or who.get(sid, sid), "was": was, "now": now, "delta": delta})
+    rows.sort(key=lambda x: (x["delta"] is None, -abs(x["delta"] or 0), x["who"].casefold()))
+    sent = MarkStore(ws.out).sent(assignment)
+    return {"a": g.assignment, "rows": rows, "sent": len(sent), "anonymous": bool(alias),
+            "up": sum(1 for x in rows if (x["delta"] or 0) > 0), "down": sum(1 for x in rows if (x["delta"] or 0) < 0)}
