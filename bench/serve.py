@@ -60,7 +60,7 @@ TOKEN = "bench-token-0123456789abcdef"
 DUE = "2026-10-01T12:00:00+00:00"
 
 
-def synthesize(out: Path, n: int, seed: int = 0) -> Path:
+def synthesize(out: Path, n: int, seed: int = 0, marks: bool = True) -> Path:
     rng = random.Random(seed)
     gb = Gradebook(out / "gradebook.sqlite")
     people, lines = {}, ["Student,ID,SIS User ID,SIS Login ID,Section"]
@@ -83,7 +83,8 @@ def synthesize(out: Path, n: int, seed: int = 0) -> Path:
     write_identities(out / "toy" / "identities.json", people)
     ov.set_override(assignment_grades(KIT, "toy", out), "student0001_10001", test=None, score=10,
                     comment="regraded by hand", by="TA Kim")
-    rubric(out, n, rng)
+    if marks:
+        rubric(out, n, rng)
     code = {"student0002_10002": {"3": "def double(x):\n    return x * 2\n"},
             "student0005_10005": {"4": "def twice(v):\n    return v * 2\n"}}
     (out / "toy" / "similarity.json").write_text(json.dumps({
@@ -116,10 +117,12 @@ def rubric(out: Path, n: int, rng: random.Random) -> None:
 
     g = assignment_grades(KIT, "toy", out)
     ids = [r.submission_id for r in g.counted if not r.provisional]
-    items = [ov.rubric_add(g, exercise=ex, title=title, points=pts, comment=title, by="TA Kim")
-             for ex, title, pts in (("double", "dtype kept", 1.0), ("double", "loops instead of a vector op", -1.0),
-                                    ("double", "see the broadcasting notes", 0.0), ("answer", "right reasoning", 0.5),
-                                    ("answer", "units missing", -0.5))]
+    items = []
+    for ex, title, pts in (("double", "dtype kept", 1.0), ("double", "loops instead of a vector op", -1.0),
+                           ("double", "see the broadcasting notes", 0.0), ("answer", "right reasoning", 0.5),
+                           ("answer", "units missing", -0.5)):
+        items.append(ov.rubric_add(assignment_grades(KIT, "toy", out), exercise=ex, title=title, points=pts,
+                                   comment=title, by="TA Kim"))
     for k, item in enumerate(items):
         g = assignment_grades(KIT, "toy", out)
         chosen = rng.sample(ids, len(ids) // rng.choice((3, 4, 5)))

@@ -138,3 +138,42 @@ def test_statistics_per_exercise(team):
     assert "<td>TA Lee</td><td class=\"num\">1</td><td class=\"num\">+0.5</td>" in answer
     later = page[page.index('id="stats-later"'):]
     assert "public" not in later and "No adjustment yet" in later[:later.index("</section>")]
+
+
+def test_an_item_applied_over_another_tas_change_is_refused(team):
+    """The basis covers rubric items too: Lee's key press, on a page drawn before Kim applied an item to the
+    same submission, is refused with what Kim did; nothing of Lee's is recorded."""
+    from autograder.pipeline import rubric_add
+    from autograder.store.folder import assignment_grades
+    from autograder.store.marks import Marks
+
+    base, tokens, out, kit, roster = team
+    item = rubric_add(assignment_grades(kit, "toy", out, roster_csv=roster), exercise="double", title="dtype kept",
+                      points=1, comment="float32 kept", by="Prof")
+    other = rubric_add(assignment_grades(kit, "toy", out, roster_csv=roster), exercise="double", title="loops",
+                       points=-1, comment="use a tensor op", by="Prof")
+    kim, lee = sign_in(base, tokens["TA Kim"]), sign_in(base, tokens["TA Lee"])
+    page_kim = request(base, "GET", "/a/toy/s/student1_1001", kim)[2]
+    page_lee = request(base, "GET", "/a/toy/s/student1_1001", lee)[2]
+    assert post(base, "/a/toy/s/student1_1001/item", kim, page_kim, item=str(item.id), action="apply",
+                basis=basis(page_kim))[0] == 303
+    status, _, body = post(base, "/a/toy/s/student1_1001/item", lee, page_lee, item=str(other.id), action="apply",
+                           basis=basis(page_lee))
+    assert status == 409 and "TA Kim applied “dtype kept” to student1_1001" in body.decode()
+    assert [(a.item_id, a.by) for a in Marks(out).applied("toy")] == [(item.id, "TA Kim")]
+
+
+def test_answer_cells_leave_out_the_released_scaffolding(tmp_path):
+    from autograder.serve.notebook_view import answer_cells, code_cells
+    from tests.serve.conftest import notebook
+
+    setup = "%pip install course\nimport torch\nfrom course import Checker\ncheck = Checker('toy')\n"
+    stub = "def double(x):\n    raise NotImplementedError\n"
+    released = tmp_path / "released.ipynb"
+    released.write_text(notebook([("code", setup, []), ("code", stub, []), ("code", 'check("double")', [])]))
+    mine = tmp_path / "mine.ipynb"
+    mine.write_text(notebook([("code", setup + "\n", []), ("code", "def double(x):\n    return 2 * x\n", []),
+                              ("code", "print(double(3))", []), ("code", 'check("double")', [])]))
+    shown = answer_cells(mine, "double", set(), code_cells(released))
+    assert [c["source"] for c in shown] == ["def double(x):\n    return 2 * x\n", "print(double(3))"]
+    assert [c["number"] for c in answer_cells(mine, "double", {1}, code_cells(released))] == [1, 2, 3]  # failed: shown
