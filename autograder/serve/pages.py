@@ -610,7 +610,8 @@ def _class_order(ws: Workspace, assignment: str) -> list[str]:
     """The graded submissions in the class list's order (by student; by pseudonym under anonymous grading)."""
     g, ctx = ws.grades(assignment)
     alias = aliases(ws, assignment)
-    rows = [v for v in ctx["rows"] if v["id"] and any(r.submission_id == v["id"] and r.gradable for r in g.rows)]
+    gradable = {r.submission_id for r in g.rows if r.result is not None and r.gradable}
+    rows = [v for v in ctx["rows"] if v["id"] in gradable]
     if alias:
         rows.sort(key=lambda v: int(alias.get(v["id"], "Student 0").split()[-1]))
     return [v["id"] for v in rows]
