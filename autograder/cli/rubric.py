@@ -16,7 +16,7 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     r = subparsers.add_parser(
         "rubric", help="rubric items: add, edit, delete, apply to students, list; scores follow at once",
         epilog="example: autograder rubric 01_tensors --exercise views --add 'copies instead of a view' --points -1 "
-               "--comment 'reshape may copy; view never does'; autograder rubric 01_tensors --apply 3 smithjohn_12345")
+               "--comment 'reshape may copy, view never does'; autograder rubric 01_tensors --apply 3 smithjohn_12345")
     r.add_argument("assignment", help="assignment id (a folder of assignments/)")
     act = r.add_mutually_exclusive_group(required=True)
     act.add_argument("--add", metavar="TITLE", help="a new item of --exercise, worth --points; prints its id last")
