@@ -2,9 +2,13 @@
 incremental grading and parallelism.
 
 `grade_class`: a class's submissions (from intake) graded in trusted judge processes (execute, probe,
-judge, score), stored (store), then grades.csv from what counts (grades, report).  `set_override`: an
-override recorded (grades.overrides) and grades.csv rewritten.  Every face (the CLI, the workspace,
-nbgrader interop) grades and overrides through these two.
+judge, score), stored (store), then grades.csv from what counts (grades, report), with whose scores the run
+changed (`ClassRun.changes`) and which overrides it made stale.  `set_override`, `change_override`, `set_group`
+and the rubric's `rubric_add`, `rubric_edit`, `rubric_delete`, `rubric_apply`, `rubric_unapply`,
+`rubric_import`, `add_line_note`: staff's marks recorded (rules in grades.overrides and grades.rubric, rows in
+store.marks), then `publish` rewrites what shows the students they touched; each rubric change is in the trail
+with their scores before and after.  `unsent_changes` and `record_sent`: what a passback would change in the
+LMS, confirmed first.  Every face (the CLI, the workspace, nbgrader interop) grades and marks through these.
 """
 from __future__ import annotations
 

@@ -91,10 +91,17 @@ class Marks:
     notes: list[LineNote] = field(default_factory=list)
 
     def of(self, submission_id: str) -> "Marks":
-        """The marks of one submission (every item: items are the assignment's)."""
-        return Marks([o for o in self.overrides if o.submission_id == submission_id], self.items,
-                     [a for a in self.applied if a.submission_id == submission_id],
-                     [n for n in self.notes if n.submission_id == submission_id])
+        """The marks of one submission (every item: items are the assignment's); indexed once, so that reading a
+        class costs one pass over its marks, not one per student."""
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = {}
+            for kind, rows in enumerate((self.overrides, self.applied, self.notes)):
+                for row in rows:
+                    index.setdefault(row.submission_id, ([], [], []))[kind].append(row)
+            self.__dict__["_index"] = index
+        o, a, n = index.get(submission_id, ([], [], []))
+        return Marks(list(o), self.items, list(a), list(n))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,16 @@ score):
 Rows of `overrides` are never updated or deleted; an item is edited in place (its old values are in the trail,
 `rubric_log`) and deleted by a flag, so the trail can always name it.  Every write also appends to `changes`
 the submissions whose shown score it may change, so that a reader holding grades read earlier (the workspace)
-reads again only those (`changed_since`).  The comment bank of earlier versions becomes zero-point items.
+reads again only those (`changed_since`).  A gradebook's comment bank is moved into zero-point items once.
+
+Where the functions `grades.overrides` held before the store owned their SQL went: `history(db, a, sid)` is
+`Marks(out).overrides(a, sid)`; `record(db, ...)` / `change(db, ...)` return the row and
+`Marks(out).add_override` appends it (`pipeline.set_override` / `change_override` do both); `changed_since(db,
+a, after)` is `Marks(out).changed_since(a, after)` (every mark, rubric ones included); `bank(db, a, ex)` is the
+exercise's zero-point items (`[i for i in marks.items if i.exercise == ex and not i.points and not i.deleted]`);
+`save_comment` is `pipeline.rubric_add(..., points=0)`, and `pipeline.set_group` without a score makes and
+applies that item itself; `trail_lines(db, a, results, sid)` is `trail_lines(Marks(out).overrides(a, sid),
+results)`.
 """
 from __future__ import annotations
 
