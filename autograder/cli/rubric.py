@@ -37,6 +37,8 @@ def add(subparsers: argparse._SubParsersAction) -> None:
                      "the same exercise and title is edited to match, any other added")
     act.add_argument("--note-line", nargs=4, metavar=("STUDENT", "CELL", "LINE", "TEXT"), help="a comment on LINE "
                      "(0: the whole cell) of code cell CELL (as the feedback counts cells), shown there to the student")
+    r.add_argument("--like", metavar="STUDENT", help="with --apply ITEM: also every submission whose failures in "
+                   "ITEM's exercise are identical to STUDENT's (the same tests not passed, same messages)")
     r.add_argument("--exercise", help="the exercise of a new item (--add)")
     r.add_argument("--points", type=float, help="points of the item: positive, negative or 0 (a comment)")
     r.add_argument("--title", help="a new title (--edit)")
@@ -70,10 +72,15 @@ def run(args: argparse.Namespace, kit: Path) -> int:
             return 0
         if args.apply or args.unapply:
             item, *who = args.apply or args.unapply
-            if not who:
-                print("error: name ITEM and at least one STUDENT", file=sys.stderr)
-                return 2
             sids = [resolve_submission(w, people) for w in who]
+            if args.like and args.apply:
+                like = resolve_submission(args.like, people)
+                exercise = next((i.exercise for i in g.marks.items if str(i.id) == item.lstrip("#")), "")
+                group = next((ids for ids in rubric.failure_groups(g.results, exercise).values() if like in ids), [like])
+                sids += group
+            if not sids:
+                print("error: name ITEM and at least one STUDENT (or --like STUDENT)", file=sys.stderr)
+                return 2
             do = pipeline.rubric_apply if args.apply else pipeline.rubric_unapply
             return _touched(do(g, item, sids, by=by))
         if args.edit:
@@ -90,6 +97,9 @@ def run(args: argparse.Namespace, kit: Path) -> int:
             graded, per_ta = rubric.progress(g.results, g.marks)
             for ex, (done, of) in graded.items():
                 print(terminal(f"{ex}: {done}/{of} graded" + (f", {of - done} need a look" if done < of else "")))
+                look = [row.submission_id for row in g.rows if ex in row.pending]
+                if look:
+                    print(terminal("  needs a look: " + ", ".join(look[:20]) + (" ..." if len(look) > 20 else "")))
             for who, n in per_ta.items():
                 print(terminal(f"{who}: {n} graded by hand (submission x exercise)"))
             return 0

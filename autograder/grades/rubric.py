@@ -203,6 +203,20 @@ def _within(auto: float, points: float, top: float, b: Bounds) -> float:
     return round(min(hi, max(lo, auto + points)), 4)
 
 
+def failure_groups(results: Iterable[SubmissionResult], exercise: str) -> dict[tuple, list[str]]:
+    """The gradable submissions grouped by identical failures in `exercise` (the same tests not passed, with the
+    same outcomes and messages; `()`: none failed), largest group first: one rubric item applied to a whole group
+    (the workspace's grade by exercise, `autograder rubric --apply ITEM --like STUDENT`)."""
+    groups: dict[tuple, list[str]] = {}
+    for r in results:
+        mine = [t for t in r.tests if t.exercise == exercise and not t.is_override and not t.is_manual]
+        if not mine or not _gradable(r):
+            continue
+        key = tuple((t.id, t.outcome, t.message) for t in mine if t.outcome not in ("passed", "skipped"))
+        groups.setdefault(key, []).append(r.submission_id)
+    return dict(sorted(groups.items(), key=lambda kv: (not kv[0], -len(kv[1]))))
+
+
 def pending(result: SubmissionResult | None) -> list[str]:
     """The exercises graded by hand that still need a look in `result` (as `score` left them)."""
     return [t.exercise for t in (result.tests if result else []) if t.is_manual and t.outcome == "pending"]

@@ -237,6 +237,7 @@ def test_manual_exercises_are_pending_until_graded_and_lti_says_so(toy_kit, tmp_
     assert run(["rubric", "toy", "--progress", "--out", str(out)], kit) == 0
     shown = capsys.readouterr().out
     assert "explain: 1/2 graded, 1 need a look" in shown and "TA Kim: 1 graded by hand" in shown
+    assert f"  needs a look: {DOE}" in shown
     assert "double: 2/2 graded" in shown
     assert run(["export", "toy", "--out", str(out), "--format", "json"], kit) == 0
     students = {s["submission_id"]: s for s in json.loads((out / "toy" / "grades_export.json").read_text())["students"]}
@@ -329,3 +330,19 @@ def test_feedback_noise(toy_kit, tmp_path):
     assert late.explanation.startswith("submitted 50 min after the due date: 1 day's penalty (each started day "
                                        "counts), 10% of the maximum score deducted")
     assert "day late" not in late.explanation
+
+
+def test_apply_to_a_whole_group_of_identical_failures(toy_kit, tmp_path, capsys):
+    from autograder.store.gradebook import Gradebook
+
+    out = setup_out(tmp_path)
+    gb = Gradebook(out / "gradebook.sqlite")
+    gb.put(result("roerick_34567", (1, 0, 0, 1, 1)))            # double fails as doe's does: same tests, messages
+    gb.put(result("lee_45678", (1, 1, 0, 1, 1)))                # another failure of double
+    gb.close()
+    assert rubric_cli(toy_kit, out, "--exercise", "double", "--add", "random inputs", "--points", "0",
+                      "--comment", "test on random tensors, not only [1, 2]") == 0
+    assert rubric_cli(toy_kit, out, "--apply", "1", "--like", DOE) == 0
+    assert sorted(a.submission_id for a in Marks(out).applied("toy")) == ["doejane_23456", "roerick_34567"]
+    assert rubric.failure_groups([result("a"), result("b", (0, 1, 1, 1, 1))], "double") == {
+        (("public/test_double.py::test_double_small", "failed", "expected [2., 4.], got [1., 2.]"),): ["b"], (): ["a"]}
