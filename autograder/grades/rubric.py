@@ -114,13 +114,15 @@ class Bounds:
 
     @classmethod
     def of(cls, course: Any) -> "Bounds":
+        from autograder.config.course import CourseError   # what every command reports as a bad course file
+
         t = course.table("rubric") if course is not None else {}
         try:
             b = cls(float(t.get("floor", 0.0)), float(t.get("ceiling", 1.0)))
         except (TypeError, ValueError):
-            raise RubricError("[rubric] floor and ceiling are numbers (fractions of an exercise's points)") from None
+            raise CourseError("[rubric] floor and ceiling are numbers (fractions of an exercise's points)") from None
         if not (math.isfinite(b.floor) and math.isfinite(b.ceiling) and b.floor <= b.ceiling and b.ceiling >= 0):
-            raise RubricError("[rubric] floor must be at most ceiling, ceiling at least 0")
+            raise CourseError("[rubric] floor must be at most ceiling, ceiling at least 0")
         return b
 
 

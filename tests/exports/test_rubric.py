@@ -7,8 +7,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from autograder.grades import rubric
 from autograder.grades.rubric import Bounds, Item, Applied
 from autograder.store.marks import Marks
@@ -125,6 +123,25 @@ def test_scoring_rule_bounds_and_staleness():
     assert rubric.score(r, deleted, on(2))[0].score == 5
 
 
+def test_the_course_file_sets_the_bounds(toy_kit, tmp_path, capsys):
+    from autograder.config.course import load_course
+
+    out = setup_out(tmp_path)
+    course = tmp_path / "course.toml"
+    course.write_text("[rubric]\nceiling = 1.5\n")
+    assert rubric_cli(toy_kit, out, "--exercise", "later", "--add", "extra", "--points", "1") == 0
+    assert rubric_cli(toy_kit, out, "--apply", "1", DOE) == 0
+    assert run(["export", "toy", "--out", str(out), "--format", "json"], toy_kit, load_course(course)) == 0
+    students = json.loads((out / "toy" / "grades_export.json").read_text())["students"]
+    assert {s["submission_id"]: s["score"] for s in students}[DOE] == 4      # later 2/2 + 1: within 1.5 x 2
+    course.write_text("[rubric]\nfloor = 1\nceiling = 0.5\n")
+    from autograder.cli import main
+
+    assert main(["--kit", str(toy_kit), "--course-file", str(course), "export", "toy", "--out", str(out),
+                 "--format", "json"]) == 2
+    assert "[rubric] floor must be at most ceiling" in capsys.readouterr().err
+
+
 def test_rubric_file_round_trip(toy_kit, tmp_path, capsys):
     out = setup_out(tmp_path)
     assert rubric_cli(toy_kit, out, "--exercise", "double", "--add", 'uses a "for" loop', "--points", "-0.5",
@@ -208,9 +225,8 @@ def manual_kit(toy_kit, tmp_path) -> Path:
     return kit
 
 
-def test_manual_exercises_are_pending_until_graded_and_lti_says_so(toy_kit, tmp_path, capsys):
+def test_manual_exercises_are_pending_until_graded(toy_kit, tmp_path, capsys):
     from autograder.intake.roster import Identity, write_identities
-    from autograder.lms.lti import LtiTool, publish_scores
     from autograder.store.folder import assignment_grades
 
     kit = manual_kit(toy_kit, tmp_path)
