@@ -32,7 +32,7 @@ from autograder.judge.options import GradeOptions
 from autograder.probe.seeds import Seeds, variant_count
 from autograder.store.result_files import write_submission
 from autograder.store.history import keep as keep_version
-from autograder.store.gradebook import Gradebook
+from autograder.store.gradebook import Gradebook, gradebook_path
 from autograder.store.folder import assignment_grades
 from autograder.report.feedback import write_class_feedback
 from autograder.report.grades_csv import write_assignment_grades_csv
@@ -42,7 +42,7 @@ from autograder.grades import rubric
 from autograder.grades.overrides import WHOLE, Override, OverrideError, change, record, resolve_test
 from autograder.grades.rows import AssignmentGrades, stale_warnings
 from autograder.grades.rubric import Item, LineNote, RubricError
-from autograder.store.marks import Marks as MarkStore, gradebook_path
+from autograder.store.marks import Marks as MarkStore
 from autograder.execute.scratch import Scratch
 
 REFERENCE_ID = "__reference__"

@@ -109,7 +109,9 @@ def run(args: argparse.Namespace, kit: Path) -> int:
         print(terminal(f"score changed: {sid}: {common.points(was)} -> {common.points(now)}"))
     for w in run.stale:
         print(terminal(f"warning: {w}"), file=sys.stderr)
-    print(f"results: {out / assignment.id}  gradebook: {out / 'gradebook.sqlite'}")
+    from autograder.store.gradebook import gradebook_path
+
+    print(f"results: {out / assignment.id}  gradebook: {gradebook_path(out)}")
     return 0
 
 

@@ -9,7 +9,6 @@ score):
   `add_override(o)`, `items(assignment)`, `add_item(...)`, `edit_item(...)`, `apply(...)`, `unapply(...)`,
   `add_note(...)`, `log(...)` and `trail(assignment)` (the rubric's audit trail), `sent(assignment)` and
   `record_sent(...)` (what reached the LMS), `changed_since(assignment, after)`.
-- `gradebook_path(out)`: the gradebook's file.
 
 Rows of `overrides` are never updated or deleted; an item is edited in place (its old values are in the trail,
 `rubric_log`) and deleted by a flag, so the trail can always name it.  Every write also appends to `changes`
@@ -36,8 +35,7 @@ from typing import Any, Iterable
 
 from autograder.grades.overrides import Override
 from autograder.grades.rubric import Applied, Item, LineNote, Marks as Marked, RubricError
-
-GRADEBOOK = "gradebook.sqlite"
+from autograder.store.gradebook import gradebook_path
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS overrides (
@@ -117,10 +115,6 @@ CREATE TABLE IF NOT EXISTS changes (         -- which submissions each write may
     submission_id TEXT NOT NULL
 );
 """
-
-
-def gradebook_path(out: Path) -> Path:
-    return out / GRADEBOOK
 
 
 class Marks:
