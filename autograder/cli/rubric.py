@@ -12,6 +12,9 @@ from autograder.cli.common import grades_of, points
 from autograder.report.escape import terminal
 
 
+BESIDE = Path("rubric.toml")   # --export / --import without FILE: beside the assignment's manifest
+
+
 def add(subparsers: argparse._SubParsersAction) -> None:
     r = subparsers.add_parser(
         "rubric", help="rubric items: add, edit, delete, apply to students, list; scores follow at once",
@@ -31,10 +34,11 @@ def add(subparsers: argparse._SubParsersAction) -> None:
                      "touched and their score before and after")
     act.add_argument("--progress", action="store_true", help="per exercise, how many submissions are graded and how "
                      "many still need a look; per TA, how many they graded")
-    act.add_argument("--export", type=Path, metavar="FILE", help="write the items to FILE (TOML; keep it beside the "
-                     "assignment, e.g. assignments/ID/rubric.toml)")
-    act.add_argument("--import", dest="import_", type=Path, metavar="FILE", help="read items from FILE: an item of "
-                     "the same exercise and title is edited to match, any other added")
+    act.add_argument("--export", type=Path, metavar="FILE", nargs="?", const=BESIDE, help="write the items to FILE "
+                     "(TOML; default: assignments/ASSIGNMENT/rubric.toml, beside the assignment)")
+    act.add_argument("--import", dest="import_", type=Path, metavar="FILE", nargs="?", const=BESIDE, help="read items "
+                     "from FILE (default: assignments/ASSIGNMENT/rubric.toml): an item of the same exercise and title "
+                     "is edited to match, any other added")
     act.add_argument("--note-line", nargs=4, metavar=("STUDENT", "CELL", "LINE", "TEXT"), help="a comment on LINE "
                      "(0: the whole cell) of code cell CELL (as the feedback counts cells), shown there to the student")
     r.add_argument("--like", metavar="STUDENT", help="with --apply ITEM: also every submission whose failures in "
@@ -103,6 +107,10 @@ def run(args: argparse.Namespace, kit: Path) -> int:
             for who, n in per_ta.items():
                 print(terminal(f"{who}: {n} graded by hand (submission x exercise)"))
             return 0
+        if args.export == BESIDE:
+            args.export = g.assignment.root / BESIDE.name
+        if args.import_ == BESIDE:
+            args.import_ = g.assignment.root / BESIDE.name
         if args.export:
             args.export.write_text(rubric.export_items(g.marks.items), encoding="utf-8")
             print(terminal(f"wrote {sum(not i.deleted for i in g.marks.items)} items to {args.export}"))

@@ -161,10 +161,17 @@ def test_rubric_file_round_trip(toy_kit, tmp_path, capsys):
     assert rubric_cli(toy_kit, out, "--import", str(path)) == 0
     assert "0 added, 1 changed" in capsys.readouterr().out
     assert canvas(toy_kit, out, str(tmp_path / "roster.csv"))["12345"] == "9"
+    kit = manual_kit(toy_kit, tmp_path)                                 # by default, beside the assignment
+    assert run(["rubric", "toy", "--export", "--out", str(out)], kit) == 0
+    assert fields_of((kit / "assignments" / "toy" / "rubric.toml").read_text()) == fields_of(path.read_text())
     bad = tmp_path / "bad.toml"
     bad.write_text('[[item]]\nexercise = "double"\ntitle = "x"\n')
     assert rubric_cli(toy_kit, out, "--import", str(bad)) == 2
     assert "points are required" in capsys.readouterr().err
+
+
+def fields_of(text):
+    return [(i["exercise"], i["title"], i["points"]) for i in rubric.import_items(text)]
 
 
 def test_a_group_comment_without_a_score_is_a_comment_not_an_override(toy_kit, tmp_path):
