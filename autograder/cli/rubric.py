@@ -8,7 +8,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder.cli.common import grades_of, points
+from autograder.cli.common import change, grades_of, points
 from autograder.report.escape import terminal
 
 
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace, kit: Path) -> int:
 
 def _touched(touched: list) -> int:
     for sid, was, now in touched:
-        print(terminal(f"{sid}: {points(was)} -> {points(now)}"))
+        print(terminal(change(sid, was, now)))
     return 0
 
 

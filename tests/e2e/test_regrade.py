@@ -122,7 +122,7 @@ def test_a_regrade_says_whose_scores_change_and_which_overrides_it_made_stale(ki
     later.write_text(later.read_text().replace("@pytest.mark.points(2)", "@pytest.mark.points(4)"))
     edit(master, folder / "master.ipynb", replace={"return x + 1": "return (x + 1)"})
     again = grade()
-    assert "score changed: master: 9 -> 12" in again.stdout          # the override is stale: the grader's 12
+    assert "score changed: master: 9 -> 12 (+3)" in again.stdout          # the override is stale: the grader's 12
     assert "wrong:" not in again.stdout                                # its override (7) holds: no change
     assert "override #1 of master (whole submission) is stale" in again.stderr
     assert "override #2" not in again.stderr

@@ -45,7 +45,7 @@ def test_add_apply_edit_delete_rescore_every_export_and_the_trail_says_who_moved
     assert canvas(toy_kit, out, roster) == {"12345": "10", "23456": "3", "34567": ""}   # adding changes nobody
     # applied to one student by a roster id (the login), one by submission id
     assert rubric_cli(toy_kit, out, "--apply", item, "js", DOE, "--roster", roster) == 0
-    assert f"{SMITH}: 10 -> 9" in capsys.readouterr().out
+    assert f"{SMITH}: 10 -> 9 (-1)" in capsys.readouterr().out
     assert canvas(toy_kit, out, roster) == {"12345": "9", "23456": "2", "34567": ""}
     m = moodle(toy_kit, out, roster)
     assert m["S1"][0] == "9" and "dtype lost (-1): double() must keep the input's dtype" in m["S1"][1]
@@ -310,7 +310,7 @@ def test_passback_lists_changed_scores_and_sends_them_only_when_confirmed(toy_ki
     capsys.readouterr()
     assert run(argv, toy_kit) == 1                                     # a score in the LMS would change
     said = capsys.readouterr()
-    assert f"changed since the last passback: {SMITH}: 10 -> 9" in said.out and "--confirm" in said.err
+    assert f"changed since the last passback: {SMITH}: 10 -> 9 (-1)" in said.out and "--confirm" in said.err
     assert len(Platform.scores) == 2                                   # nothing sent
     assert run(argv + ["--dry-run"], toy_kit) == 0                     # the preview
     assert run(argv + ["--confirm"], toy_kit) == 0 and Platform.scores[-1]["scoreGiven"] in (9, 3)
