@@ -22,8 +22,9 @@ read whenever a score is, so an edit re-scores everyone who has it, and a delete
 """
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from autograder.grades.overrides import Override
@@ -196,7 +197,9 @@ def score(result: SubmissionResult, items: list[Item], applied: list[Applied], m
         adjust = round(_within(auto, sum(i.points for i in its), top, bounds) - auto, 4)
         tests.append(TestResult(RUBRIC_LINE + ex, f"Rubric: {ex}", ex, "public", 0.0, adjust, "passed",
                                 "\n".join(i.text() for i in its)))
-    return replace(result, tests=tests), stale
+    shown = copy.copy(result)   # not `replace`: that bounds the whole result again (~1 ms), and staff's lines are
+    shown.tests = tests         # small and trusted; the worker's fields are as bounded as they were
+    return shown, stale
 
 
 def _within(auto: float, points: float, top: float, b: Bounds) -> float:
