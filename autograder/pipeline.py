@@ -837,15 +837,17 @@ def score_changes(before: AssignmentGrades | None, after: AssignmentGrades) -> l
             if r.submission_id and r.submission_id in old and old[r.submission_id] != r.score]
 
 
-def unsent_changes(grades: AssignmentGrades, missing: str = "blank") -> list[tuple[str, float | None, float | None]]:
-    """(submission id, the score it last reached the LMS with, its score now) where the two differ: what a passback
-    would change in the LMS, confirmed before it is sent."""
-    sent = _marks(grades).sent(grades.assignment.id)
+def unsent_changes(grades: AssignmentGrades, target: str, missing: str = "blank"
+                   ) -> list[tuple[str, float | None, float | None]]:
+    """(submission id, the score it last reached the LMS target `target` (its URL) with, its score now) where the
+    two differ: what a passback would change in the LMS, confirmed before it is sent."""
+    sent = _marks(grades).sent(grades.assignment.id, target)
     return [(r.submission_id, sent[r.submission_id], r.export_score(missing)) for r in grades.rows
             if r.submission_id in sent and sent[r.submission_id] != r.export_score(missing)]
 
 
-def record_sent(grades: AssignmentGrades, missing: str = "blank") -> None:
-    """Remember each row's score as sent to the LMS (after a passback that sent every one it planned)."""
-    _marks(grades).record_sent(grades.assignment.id, {r.submission_id: r.export_score(missing) for r in grades.rows
-                                                      if r.submission_id and r.export_score(missing) is not None})
+def record_sent(grades: AssignmentGrades, target: str, missing: str = "blank") -> None:
+    """Remember each row's score as sent to the LMS target `target` (after a passback that sent all it planned)."""
+    _marks(grades).record_sent(grades.assignment.id, target, {
+        r.submission_id: r.export_score(missing) for r in grades.rows
+        if r.submission_id and r.export_score(missing) is not None})
