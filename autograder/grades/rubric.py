@@ -222,6 +222,19 @@ def failure_groups(results: Iterable[SubmissionResult], exercise: str) -> dict[t
     return dict(sorted(groups.items(), key=lambda kv: (not kv[0], -len(kv[1]))))
 
 
+def exercise_points(result: SubmissionResult) -> dict[str, tuple[float, float]]:
+    """{exercise: (points, points possible)} as the result is shown: its tests, an exercise graded by hand, and its
+    rubric line (a line `is_override` with an exercise) counted, so that every face's per-exercise points add up
+    to the total (a whole-score override, which has no exercise, aside)."""
+    out: dict[str, list[float]] = {}
+    for t in result.tests:
+        if t.exercise:
+            p = out.setdefault(t.exercise, [0.0, 0.0])
+            p[0] += t.score
+            p[1] += t.max_score
+    return {ex: (round(a, 4), round(b, 4)) for ex, (a, b) in out.items()}
+
+
 def pending(result: SubmissionResult | None) -> list[str]:
     """The exercises graded by hand that still need a look in `result` (as `score` left them)."""
     return [t.exercise for t in (result.tests if result else []) if t.is_manual and t.outcome == "pending"]

@@ -117,6 +117,8 @@ def test_scoring_rule_bounds_and_staleness():
     assert rubric.score(r, items, on(2), bounds=Bounds(-1, 1))[0].score == 2
     shown, stale = rubric.score(r, items, on(3))
     assert shown.score == 5 and stale == [] and any("a comment" in t.message for t in shown.tests)
+    assert rubric.exercise_points(shown) == {"double": (1, 6), "answer": (2, 2), "later": (2, 2)}
+    assert rubric.exercise_points(rubric.score(r, items, on(1))[0])["double"] == (6, 6)
     shown, stale = rubric.score(r, items, on(2, sha="cd" * 32))         # applied to another version: stale
     assert shown.score == 5 and [a.item_id for a in stale] == [2]
     deleted = [Item(2, "toy", "double", "minus", -3.0, deleted=True)]
