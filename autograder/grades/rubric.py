@@ -19,6 +19,13 @@ Order: test overrides, then the rubric, then a whole-submission override (`rows.
 An application holds on the version it was made on (its sha256), as an override does: a changed notebook makes
 it stale (listed, never applied) until it is applied again.  Items change retroactively: an item's points are
 read whenever a score is, so an edit re-scores everyone who has it, and a deleted item stops counting.
+
+Public surface: `Item`, `Applied`, `LineNote`, `Marks` (what the store hands in; `.of(submission)`), `Bounds`;
+`score` (the rule), `pending`, `exercise_points`, `exercises`, `failure_groups` (identical failures, to apply
+one item to a group), `progress` (graded / needs a look per exercise, per TA), `export_items` / `import_items`
+(the rubric file), `check_item`, `next_key`, `check_key`, `RubricError`.  Every write goes through `pipeline`
+(`rubric_add`, `rubric_edit`, `rubric_delete`, `rubric_apply`, `rubric_unapply`, `rubric_import`,
+`add_line_note`; `set_group` without a score), which re-scores and logs who it touched.
 """
 from __future__ import annotations
 
