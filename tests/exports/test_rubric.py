@@ -371,3 +371,27 @@ def test_apply_to_a_whole_group_of_identical_failures(toy_kit, tmp_path, capsys)
     assert sorted(a.submission_id for a in Marks(out).applied("toy")) == ["doejane_23456", "roerick_34567"]
     assert rubric.failure_groups([result("a"), result("b", (0, 1, 1, 1, 1))], "double") == {
         (("public/test_double.py::test_double_small", "failed", "expected [2., 4.], got [1., 2.]"),): ["b"], (): ["a"]}
+
+
+def test_an_item_on_a_resubmitted_notebook_is_stale_until_applied_again(toy_kit, tmp_path, capsys):
+    from dataclasses import replace
+
+    from autograder.store.gradebook import Gradebook
+
+    out = setup_out(tmp_path)
+    assert rubric_cli(toy_kit, out, "--exercise", "double", "--add", "loop", "--points", "-1", "--comment",
+                      "vectorise it", "--note", "staff only: see the FAQ") == 0
+    assert rubric_cli(toy_kit, out, "--apply", "1", SMITH) == 0
+    assert run(["feedback", "toy", "--out", str(out)], toy_kit) == 0
+    page = (out / "toy" / "feedback" / f"{SMITH}.md").read_text()
+    assert "vectorise it" in page and "staff only" not in page         # the note is staff's alone
+    gb = Gradebook(out / "gradebook.sqlite")
+    gb.put(replace(result(SMITH), sha256="cd" * 32))                   # the student resubmitted
+    gb.close()
+    capsys.readouterr()
+    assert canvas(toy_kit, out, str(tmp_path / "roster.csv"))["12345"] == "10"   # not applied to the new version
+    assert f"rubric item #1 (loop) of {SMITH} is stale" in capsys.readouterr().err
+    assert rubric_cli(toy_kit, out, "--apply", "1", SMITH) == 0        # applied again, to the version that counts
+    capsys.readouterr()
+    assert canvas(toy_kit, out, str(tmp_path / "roster.csv"))["12345"] == "9"
+    assert "is stale" not in capsys.readouterr().err
