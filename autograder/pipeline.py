@@ -2,9 +2,13 @@
 incremental grading and parallelism.
 
 `grade_class`: a class's submissions (from intake) graded in trusted judge processes (execute, probe,
-judge, score), stored (store), then grades.csv from what counts (grades, report).  `set_override`: an
-override recorded (grades.overrides) and grades.csv rewritten.  Every face (the CLI, the workspace,
-nbgrader interop) grades and overrides through these two.
+judge, score), stored (store), then grades.csv from what counts (grades, report), with whose scores the run
+changed (`ClassRun.changes`) and which overrides it made stale.  `set_override`, `change_override`, `set_group`
+and the rubric's `rubric_add`, `rubric_edit`, `rubric_delete`, `rubric_apply`, `rubric_unapply`,
+`rubric_import`, `add_line_note`: staff's marks recorded (rules in grades.overrides and grades.rubric, rows in
+store.marks), then `publish` rewrites what shows the students they touched; each rubric change is in the trail
+with their scores before and after.  `unsent_changes` and `record_sent`: what a passback would change in the
+LMS, confirmed first.  Every face (the CLI, the workspace, nbgrader interop) grades and marks through these.
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ from autograder.judge.options import GradeOptions
 from autograder.probe.seeds import Seeds, variant_count
 from autograder.store.result_files import write_submission
 from autograder.store.history import keep as keep_version
-from autograder.store.gradebook import Gradebook
+from autograder.store.gradebook import Gradebook, gradebook_path
 from autograder.store.folder import assignment_grades
 from autograder.report.feedback import write_class_feedback
 from autograder.report.grades_csv import write_assignment_grades_csv
@@ -38,7 +42,7 @@ from autograder.grades import rubric
 from autograder.grades.overrides import WHOLE, Override, OverrideError, change, record, resolve_test
 from autograder.grades.rows import AssignmentGrades, stale_warnings
 from autograder.grades.rubric import Item, LineNote, RubricError
-from autograder.store.marks import Marks as MarkStore, gradebook_path
+from autograder.store.marks import Marks as MarkStore
 from autograder.execute.scratch import Scratch
 
 REFERENCE_ID = "__reference__"
@@ -833,15 +837,17 @@ def score_changes(before: AssignmentGrades | None, after: AssignmentGrades) -> l
             if r.submission_id and r.submission_id in old and old[r.submission_id] != r.score]
 
 
-def unsent_changes(grades: AssignmentGrades, missing: str = "blank") -> list[tuple[str, float | None, float | None]]:
-    """(submission id, the score it last reached the LMS with, its score now) where the two differ: what a passback
-    would change in the LMS, confirmed before it is sent."""
-    sent = _marks(grades).sent(grades.assignment.id)
+def unsent_changes(grades: AssignmentGrades, target: str, missing: str = "blank"
+                   ) -> list[tuple[str, float | None, float | None]]:
+    """(submission id, the score it last reached the LMS target `target` (its URL) with, its score now) where the
+    two differ: what a passback would change in the LMS, confirmed before it is sent."""
+    sent = _marks(grades).sent(grades.assignment.id, target)
     return [(r.submission_id, sent[r.submission_id], r.export_score(missing)) for r in grades.rows
             if r.submission_id in sent and sent[r.submission_id] != r.export_score(missing)]
 
 
-def record_sent(grades: AssignmentGrades, missing: str = "blank") -> None:
-    """Remember each row's score as sent to the LMS (after a passback that sent every one it planned)."""
-    _marks(grades).record_sent(grades.assignment.id, {r.submission_id: r.export_score(missing) for r in grades.rows
-                                                      if r.submission_id and r.export_score(missing) is not None})
+def record_sent(grades: AssignmentGrades, target: str, missing: str = "blank") -> None:
+    """Remember each row's score as sent to the LMS target `target` (after a passback that sent all it planned)."""
+    _marks(grades).record_sent(grades.assignment.id, target, {
+        r.submission_id: r.export_score(missing) for r in grades.rows
+        if r.submission_id and r.export_score(missing) is not None})

@@ -31,11 +31,12 @@ def add(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, kit: Path) -> int:
     from autograder.report.exports import EXPORT_FILES, write_export
+    from autograder.store.gradebook import gradebook_path
 
     g = grades_of(args, kit)
     a, out, rows = g.assignment, g.out, g.rows
     if not any(r.result is not None for r in rows):
-        print(terminal(f"error: nothing graded for {a.id} in {out / 'gradebook.sqlite'}: run `autograder grade "
+        print(terminal(f"error: nothing graded for {a.id} in {gradebook_path(out)}: run `autograder grade "
                        f"{a.id} ...` first (no file written)"), file=sys.stderr)
         return 2
     if args.format == "canvas" and not (args.assignment_id or args.new_assignment):

@@ -106,10 +106,12 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
                 f"{f'; {run.partial} re-graded on changed tests only' if run.partial else ''})")
     for sid, was, now in run.changes:   # what this run changed, before any passback sends it
-        print(terminal(f"score changed: {sid}: {common.points(was)} -> {common.points(now)}"))
+        print(terminal(f"score changed: {common.change(sid, was, now)}"))
     for w in run.stale:
         print(terminal(f"warning: {w}"), file=sys.stderr)
-    print(f"results: {out / assignment.id}  gradebook: {out / 'gradebook.sqlite'}")
+    from autograder.store.gradebook import gradebook_path
+
+    print(f"results: {out / assignment.id}  gradebook: {gradebook_path(out)}")
     return 0
 
 

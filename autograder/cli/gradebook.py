@@ -36,15 +36,15 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     from autograder.config.assignment import list_assignments
     from autograder.intake.roster import Roster
     from autograder.report import course_gradebook as cg
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.gradebook import Gradebook, gradebook_path
 
-    gb = Gradebook(args.out.resolve() / "gradebook.sqlite")
+    gb = Gradebook(gradebook_path(args.out.resolve()))
     try:
         graded = [n for n in (args.assignments or list_assignments(kit)) if gb.all(n)]
     finally:
         gb.close()
     if not graded:
-        print("error: nothing graded yet in " + str(args.out / "gradebook.sqlite") + " (no file written)", file=sys.stderr)
+        print("error: nothing graded yet in " + str(gradebook_path(args.out)) + " (no file written)", file=sys.stderr)
         return 2
     course = getattr(args, "course_settings", None)
     columns, warnings = cg.course_columns(kit, args.out, graded, roster_csv=args.roster, course=course)

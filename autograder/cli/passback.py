@@ -42,14 +42,14 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     except targets.TargetError as e:
         print(terminal(f"error: {e}"), file=sys.stderr)
         return 2
-    from autograder.cli.common import points
+    from autograder.cli.common import change
     from autograder.pipeline import record_sent, unsent_changes
 
     grades = grades_of(args, kit)
     rows = grades.rows
-    changed = unsent_changes(grades, args.missing)
+    changed = unsent_changes(grades, target.url, args.missing)
     for sid, was, now in changed:
-        print(terminal(f"changed since the last passback: {sid}: {points(was)} -> {points(now)}"))
+        print(terminal(f"changed since the last passback: {change(sid, was, now)}"))
     if changed and not args.dry_run and not args.confirm:
         print(f"error: {len(changed)} score(s) already in the LMS would change (listed above): check them, then "
               "run again with --confirm", file=sys.stderr)
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace, kit: Path) -> int:
         for line, error in rep.lines(args.dry_run):
             print(terminal(line), file=sys.stderr if error else sys.stdout)
         if not args.dry_run and not rep.failed:
-            record_sent(grades, args.missing)
+            record_sent(grades, target.url, args.missing)
         return 1 if rep.failed else 0
     from autograder.lms.canvas_api import passback
 
@@ -77,5 +77,5 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     for line in rep.lines():
         print(terminal(line))
     if not args.dry_run and not rep.failed:
-        record_sent(grades, args.missing)
+        record_sent(grades, target.url, args.missing)
     return 1 if rep.failed else 0

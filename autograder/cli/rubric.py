@@ -8,15 +8,18 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder.cli.common import grades_of, points
+from autograder.cli.common import change, grades_of, points
 from autograder.report.escape import terminal
+
+
+BESIDE = Path("rubric.toml")   # --export / --import without FILE: beside the assignment's manifest
 
 
 def add(subparsers: argparse._SubParsersAction) -> None:
     r = subparsers.add_parser(
         "rubric", help="rubric items: add, edit, delete, apply to students, list; scores follow at once",
         epilog="example: autograder rubric 01_tensors --exercise views --add 'copies instead of a view' --points -1 "
-               "--comment 'reshape may copy; view never does'; autograder rubric 01_tensors --apply 3 smithjohn_12345")
+               "--comment 'reshape may copy, view never does'; autograder rubric 01_tensors --apply 3 smithjohn_12345")
     r.add_argument("assignment", help="assignment id (a folder of assignments/)")
     act = r.add_mutually_exclusive_group(required=True)
     act.add_argument("--add", metavar="TITLE", help="a new item of --exercise, worth --points; prints its id last")
@@ -31,12 +34,15 @@ def add(subparsers: argparse._SubParsersAction) -> None:
                      "touched and their score before and after")
     act.add_argument("--progress", action="store_true", help="per exercise, how many submissions are graded and how "
                      "many still need a look; per TA, how many they graded")
-    act.add_argument("--export", type=Path, metavar="FILE", help="write the items to FILE (TOML; keep it beside the "
-                     "assignment, e.g. assignments/ID/rubric.toml)")
-    act.add_argument("--import", dest="import_", type=Path, metavar="FILE", help="read items from FILE: an item of "
-                     "the same exercise and title is edited to match, any other added")
+    act.add_argument("--export", type=Path, metavar="FILE", nargs="?", const=BESIDE, help="write the items to FILE "
+                     "(TOML; default: assignments/ASSIGNMENT/rubric.toml, beside the assignment)")
+    act.add_argument("--import", dest="import_", type=Path, metavar="FILE", nargs="?", const=BESIDE, help="read items "
+                     "from FILE (default: assignments/ASSIGNMENT/rubric.toml): an item of the same exercise and title "
+                     "is edited to match, any other added")
     act.add_argument("--note-line", nargs=4, metavar=("STUDENT", "CELL", "LINE", "TEXT"), help="a comment on LINE "
                      "(0: the whole cell) of code cell CELL (as the feedback counts cells), shown there to the student")
+    r.add_argument("--like", metavar="STUDENT", help="with --apply ITEM: also every submission whose failures in "
+                   "ITEM's exercise are identical to STUDENT's (the same tests not passed, same messages)")
     r.add_argument("--exercise", help="the exercise of a new item (--add)")
     r.add_argument("--points", type=float, help="points of the item: positive, negative or 0 (a comment)")
     r.add_argument("--title", help="a new title (--edit)")
@@ -70,10 +76,15 @@ def run(args: argparse.Namespace, kit: Path) -> int:
             return 0
         if args.apply or args.unapply:
             item, *who = args.apply or args.unapply
-            if not who:
-                print("error: name ITEM and at least one STUDENT", file=sys.stderr)
-                return 2
             sids = [resolve_submission(w, people) for w in who]
+            if args.like and args.apply:
+                like = resolve_submission(args.like, people)
+                exercise = next((i.exercise for i in g.marks.items if str(i.id) == item.lstrip("#")), "")
+                group = next((ids for ids in rubric.failure_groups(g.results, exercise).values() if like in ids), [like])
+                sids += group
+            if not sids:
+                print("error: name ITEM and at least one STUDENT (or --like STUDENT)", file=sys.stderr)
+                return 2
             do = pipeline.rubric_apply if args.apply else pipeline.rubric_unapply
             return _touched(do(g, item, sids, by=by))
         if args.edit:
@@ -90,9 +101,16 @@ def run(args: argparse.Namespace, kit: Path) -> int:
             graded, per_ta = rubric.progress(g.results, g.marks)
             for ex, (done, of) in graded.items():
                 print(terminal(f"{ex}: {done}/{of} graded" + (f", {of - done} need a look" if done < of else "")))
+                look = [row.submission_id for row in g.rows if ex in row.pending]
+                if look:
+                    print(terminal("  needs a look: " + ", ".join(look[:20]) + (" ..." if len(look) > 20 else "")))
             for who, n in per_ta.items():
                 print(terminal(f"{who}: {n} graded by hand (submission x exercise)"))
             return 0
+        if args.export == BESIDE:
+            args.export = g.assignment.root / BESIDE.name
+        if args.import_ == BESIDE:
+            args.import_ = g.assignment.root / BESIDE.name
         if args.export:
             args.export.write_text(rubric.export_items(g.marks.items), encoding="utf-8")
             print(terminal(f"wrote {sum(not i.deleted for i in g.marks.items)} items to {args.export}"))
@@ -116,7 +134,7 @@ def run(args: argparse.Namespace, kit: Path) -> int:
 
 def _touched(touched: list) -> int:
     for sid, was, now in touched:
-        print(terminal(f"{sid}: {points(was)} -> {points(now)}"))
+        print(terminal(change(sid, was, now)))
     return 0
 
 

@@ -94,12 +94,16 @@ class GradeRow:
             bits = [f"Score: {self.score:g}/{r.max_score:g}."]
         if r.message:
             bits.append(sentence(r.message, 300))
+        said = [line for t in r.tests if (t.is_override and t.exercise) or (t.is_manual and t.outcome != "pending")
+                for line in t.message.splitlines() if line.strip()]   # the applied rubric items' texts
+        if said:
+            bits.append(sentence("Comments: " + "; ".join(said), 600))
         if self.late and self.late.explanation:
             bits.append(sentence("Late: " + self.late.explanation))
         if self.pending:
             bits.append(sentence("Still to be graded by hand: " + ", ".join(self.pending)
                                  + "; this score is not final yet"))
-        failed = [t for t in r.tests if t.outcome not in ("passed", "skipped")]
+        failed = [t for t in r.tests if t.outcome not in ("passed", "skipped", "pending") and not t.is_manual]
         if failed:
             bits.append(sentence("Not passed: " + "; ".join(f"{t.name} ({t.outcome})" for t in failed[:10])
                                  + ("; and more" if len(failed) > 10 else "")))

@@ -19,11 +19,19 @@ Order: test overrides, then the rubric, then a whole-submission override (`rows.
 An application holds on the version it was made on (its sha256), as an override does: a changed notebook makes
 it stale (listed, never applied) until it is applied again.  Items change retroactively: an item's points are
 read whenever a score is, so an edit re-scores everyone who has it, and a deleted item stops counting.
+
+Public surface: `Item`, `Applied`, `LineNote`, `Marks` (what the store hands in; `.of(submission)`), `Bounds`;
+`score` (the rule), `pending`, `exercise_points`, `exercises`, `failure_groups` (identical failures, to apply
+one item to a group), `progress` (graded / needs a look per exercise, per TA), `export_items` / `import_items`
+(the rubric file), `check_item`, `next_key`, `check_key`, `RubricError`.  Every write goes through `pipeline`
+(`rubric_add`, `rubric_edit`, `rubric_delete`, `rubric_apply`, `rubric_unapply`, `rubric_import`,
+`add_line_note`; `set_group` without a score), which re-scores and logs who it touched.
 """
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from autograder.grades.overrides import Override
@@ -91,10 +99,17 @@ class Marks:
     notes: list[LineNote] = field(default_factory=list)
 
     def of(self, submission_id: str) -> "Marks":
-        """The marks of one submission (every item: items are the assignment's)."""
-        return Marks([o for o in self.overrides if o.submission_id == submission_id], self.items,
-                     [a for a in self.applied if a.submission_id == submission_id],
-                     [n for n in self.notes if n.submission_id == submission_id])
+        """The marks of one submission (every item: items are the assignment's); indexed once, so that reading a
+        class costs one pass over its marks, not one per student."""
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = {}
+            for kind, rows in enumerate((self.overrides, self.applied, self.notes)):
+                for row in rows:
+                    index.setdefault(row.submission_id, ([], [], []))[kind].append(row)
+            self.__dict__["_index"] = index
+        o, a, n = index.get(submission_id, ([], [], []))
+        return Marks(list(o), self.items, list(a), list(n))
 
 
 @dataclass(frozen=True)
@@ -107,13 +122,15 @@ class Bounds:
 
     @classmethod
     def of(cls, course: Any) -> "Bounds":
+        from autograder.config.course import CourseError   # what every command reports as a bad course file
+
         t = course.table("rubric") if course is not None else {}
         try:
             b = cls(float(t.get("floor", 0.0)), float(t.get("ceiling", 1.0)))
         except (TypeError, ValueError):
-            raise RubricError("[rubric] floor and ceiling are numbers (fractions of an exercise's points)") from None
+            raise CourseError("[rubric] floor and ceiling are numbers (fractions of an exercise's points)") from None
         if not (math.isfinite(b.floor) and math.isfinite(b.ceiling) and b.floor <= b.ceiling and b.ceiling >= 0):
-            raise RubricError("[rubric] floor must be at most ceiling, ceiling at least 0")
+            raise CourseError("[rubric] floor must be at most ceiling, ceiling at least 0")
         return b
 
 
@@ -187,15 +204,42 @@ def score(result: SubmissionResult, items: list[Item], applied: list[Applied], m
         adjust = round(_within(auto, sum(i.points for i in its), top, bounds) - auto, 4)
         tests.append(TestResult(RUBRIC_LINE + ex, f"Rubric: {ex}", ex, "public", 0.0, adjust, "passed",
                                 "\n".join(i.text() for i in its)))
-    if len(tests) == len(result.tests):   # nothing applied: the result itself (a copy re-checks its size)
-        return result, stale
-    return replace(result, tests=tests), stale
+    shown = copy.copy(result)   # not `replace`: that bounds the whole result again (~1 ms), and staff's lines are
+    shown.tests = tests         # small and trusted; the worker's fields are as bounded as they were
+    return shown, stale
 
 
 def _within(auto: float, points: float, top: float, b: Bounds) -> float:
     """auto + points, kept within [floor·top, ceiling·top] widened to hold `auto` (items never push the other way)."""
     lo, hi = min(b.floor * top, auto), max(b.ceiling * top, auto)
     return round(min(hi, max(lo, auto + points)), 4)
+
+
+def failure_groups(results: Iterable[SubmissionResult], exercise: str) -> dict[tuple, list[str]]:
+    """The gradable submissions grouped by identical failures in `exercise` (the same tests not passed, with the
+    same outcomes and messages; `()`: none failed), largest group first: one rubric item applied to a whole group
+    (the workspace's grade by exercise, `autograder rubric --apply ITEM --like STUDENT`)."""
+    groups: dict[tuple, list[str]] = {}
+    for r in results:
+        mine = [t for t in r.tests if t.exercise == exercise and not t.is_override and not t.is_manual]
+        if not mine or not _gradable(r):
+            continue
+        key = tuple((t.id, t.outcome, t.message) for t in mine if t.outcome not in ("passed", "skipped"))
+        groups.setdefault(key, []).append(r.submission_id)
+    return dict(sorted(groups.items(), key=lambda kv: (not kv[0], -len(kv[1]))))
+
+
+def exercise_points(result: SubmissionResult) -> dict[str, tuple[float, float]]:
+    """{exercise: (points, points possible)} as the result is shown: its tests, an exercise graded by hand, and its
+    rubric line (a line `is_override` with an exercise) counted, so that every face's per-exercise points add up
+    to the total (a whole-score override, which has no exercise, aside)."""
+    out: dict[str, list[float]] = {}
+    for t in result.tests:
+        if t.exercise:
+            p = out.setdefault(t.exercise, [0.0, 0.0])
+            p[0] += t.score
+            p[1] += t.max_score
+    return {ex: (round(a, 4), round(b, 4)) for ex, (a, b) in out.items()}
 
 
 def pending(result: SubmissionResult | None) -> list[str]:

@@ -7,14 +7,22 @@ Public surface (the workspace and the commands use these, through `pipeline` for
 score):
 - `Marks(out)`: `marks(assignment, submission_id=None)` (a `grades.rubric.Marks`), `overrides(...)`,
   `add_override(o)`, `items(assignment)`, `add_item(...)`, `edit_item(...)`, `apply(...)`, `unapply(...)`,
-  `add_note(...)`, `log(...)` and `trail(assignment)` (the rubric's audit trail), `sent(assignment)` and
-  `record_sent(...)` (what reached the LMS), `changed_since(assignment, after)`.
-- `gradebook_path(out)`: the gradebook's file.
+  `add_note(...)`, `log(...)` and `trail(assignment)` (the rubric's audit trail), `sent(assignment, target)` and
+  `record_sent(...)` (what reached each LMS target), `changed_since(assignment, after)`.
 
 Rows of `overrides` are never updated or deleted; an item is edited in place (its old values are in the trail,
 `rubric_log`) and deleted by a flag, so the trail can always name it.  Every write also appends to `changes`
 the submissions whose shown score it may change, so that a reader holding grades read earlier (the workspace)
-reads again only those (`changed_since`).  The comment bank of earlier versions becomes zero-point items.
+reads again only those (`changed_since`).  A gradebook's comment bank is moved into zero-point items once.
+
+Where the functions `grades.overrides` held before the store owned their SQL went: `history(db, a, sid)` is
+`Marks(out).overrides(a, sid)`; `record(db, ...)` / `change(db, ...)` return the row and
+`Marks(out).add_override` appends it (`pipeline.set_override` / `change_override` do both); `changed_since(db,
+a, after)` is `Marks(out).changed_since(a, after)` (every mark, rubric ones included); `bank(db, a, ex)` is the
+exercise's zero-point items (`[i for i in marks.items if i.exercise == ex and not i.points and not i.deleted]`);
+`save_comment` is `pipeline.rubric_add(..., points=0)`, and `pipeline.set_group` without a score makes and
+applies that item itself; `trail_lines(db, a, results, sid)` is `trail_lines(Marks(out).overrides(a, sid),
+results)`.
 """
 from __future__ import annotations
 
@@ -27,8 +35,7 @@ from typing import Any, Iterable
 
 from autograder.grades.overrides import Override
 from autograder.grades.rubric import Applied, Item, LineNote, Marks as Marked, RubricError
-
-GRADEBOOK = "gradebook.sqlite"
+from autograder.store.gradebook import gradebook_path
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS overrides (
@@ -95,12 +102,13 @@ CREATE TABLE IF NOT EXISTS line_notes (
     by TEXT NOT NULL,
     at REAL NOT NULL
 );
-CREATE TABLE IF NOT EXISTS sent_scores (     -- the score each submission last reached the LMS with
+CREATE TABLE IF NOT EXISTS sent_scores (     -- the score each submission last reached each LMS target with
     assignment TEXT NOT NULL,
+    target TEXT NOT NULL,            -- the Canvas assignment's or the LTI line item's URL
     submission_id TEXT NOT NULL,
     score REAL,
     at REAL NOT NULL,
-    PRIMARY KEY (assignment, submission_id)
+    PRIMARY KEY (assignment, target, submission_id)
 );
 CREATE TABLE IF NOT EXISTS changes (         -- which submissions each write may re-score (ids only grow)
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -108,10 +116,6 @@ CREATE TABLE IF NOT EXISTS changes (         -- which submissions each write may
     submission_id TEXT NOT NULL
 );
 """
-
-
-def gradebook_path(out: Path) -> Path:
-    return out / GRADEBOOK
 
 
 class Marks:
@@ -191,9 +195,10 @@ class Marks:
         return [{"id": r[0], "item": r[1], "action": r[2], "detail": r[3], "touched": json.loads(r[4]), "by": r[5],
                  "at": r[6]} for r in rows]
 
-    def sent(self, assignment: str) -> dict[str, float | None]:
-        """{submission id: the score it last reached the LMS with}."""
-        return dict(self._read("SELECT submission_id, score FROM sent_scores WHERE assignment=?", (assignment,)))
+    def sent(self, assignment: str, target: str) -> dict[str, float | None]:
+        """{submission id: the score it last reached the LMS target `target` with}."""
+        return dict(self._read("SELECT submission_id, score FROM sent_scores WHERE assignment=? AND target=?",
+                               (assignment, target)))
 
     def changed_since(self, assignment: str, after: int) -> tuple[int, set[str]]:
         """(the latest change's id, the submissions any write newer than `after` may have re-scored)."""
@@ -271,8 +276,8 @@ class Marks:
             (assignment, item_id, action, detail, json.dumps([list(t) for t in touched]), by,
              time.time() if at is None else at)))
 
-    def record_sent(self, assignment: str, scores: dict[str, float | None]) -> None:
+    def record_sent(self, assignment: str, target: str, scores: dict[str, float | None]) -> None:
         at = time.time()
         self._write(assignment, [], lambda conn: conn.executemany(
-            "INSERT OR REPLACE INTO sent_scores (assignment, submission_id, score, at) VALUES (?,?,?,?)",
-            [(assignment, sid, s, at) for sid, s in scores.items()]))
+            "INSERT OR REPLACE INTO sent_scores (assignment, target, submission_id, score, at) VALUES (?,?,?,?,?)",
+            [(assignment, target, sid, s, at) for sid, s in scores.items()]))
