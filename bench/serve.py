@@ -58,6 +58,8 @@ from tests.exports.factory import result  # noqa: E402
 KIT = ROOT / "tests" / "fixtures" / "kit"
 TOKEN = "bench-token-0123456789abcdef"
 DUE = "2026-10-01T12:00:00+00:00"
+CANVAS = {"canvas": {"url": "https://canvas.example.edu", "course": 7}, "assignments": {"toy": {"canvas_assignment": 42}}}
+CANVAS_PAGE = "https://canvas.example.edu/courses/7/assignments/42"   # the target the regrade preview compares with
 
 
 def synthesize(out: Path, n: int, seed: int = 0, marks: bool = True) -> Path:
@@ -128,7 +130,7 @@ def rubric(out: Path, n: int, rng: random.Random) -> None:
         chosen = rng.sample(ids, len(ids) // rng.choice((3, 4, 5)))
         ov.rubric_apply(g, item.id, chosen, by=("TA Kim", "TA Lee", "TA Ana")[k % 3])
     g = assignment_grades(KIT, "toy", out)
-    ov.record_sent(g)
+    ov.record_sent(g, CANVAS_PAGE)
     gb = Gradebook(out / "gradebook.sqlite")
     for sid in ids[10:20]:
         gb.put(result(sid, (1, 1, 1, 1, 1)))
@@ -217,7 +219,12 @@ def main() -> None:
         manifest = kit / "assignments" / "toy" / "manifest.toml"
         manifest.write_text(manifest.read_text() + f'\n[deadline]\ndue = "{DUE}"\npenalty_percent = 10\nperiod = "day"\n')
         roster = synthesize(out, args.students)
-        ws = Workspace(kit, out, roster)
+        from autograder.config.course import Course
+
+        course_file = Path(tmp) / "course.toml"
+        course_file.write_text('[canvas]\nurl = "https://canvas.example.edu"\ncourse = 7\n[assignments.toy]\n'
+                               'canvas_assignment = 42\n')
+        ws = Workspace(kit, out, roster, Course(course_file.resolve(), CANVAS))
         wall, cpu = time.perf_counter(), time.process_time()
         ws.warm()   # as `autograder serve` does before printing its address
         start = ms(time.perf_counter() - wall, time.process_time() - cpu)

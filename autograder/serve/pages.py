@@ -726,21 +726,46 @@ def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
     return {"a": g.assignment, "exercises": out}
 
 
+def lms_targets(ws: Workspace, assignment: str) -> list[tuple[str, str]]:
+    """(what, URL) of each LMS target course.toml names for `assignment` (`lms.targets`: a Canvas assignment from
+    `[canvas]` and `canvas_assignment`, an LTI line item from `lti_lineitem`): what `autograder passback` sends
+    to, and remembers what it sent per."""
+    from types import SimpleNamespace
+
+    from autograder.lms import targets
+
+    if not ws.course:
+        return []
+    canvas, mine = ws.course.table("canvas"), ws.course.assignment(assignment)
+    out = []
+    if canvas.get("url") and canvas.get("course") and mine.get("canvas_assignment"):
+        t = targets.choose(SimpleNamespace(to="canvas", canvas_url=canvas["url"], course=canvas["course"],
+                                           canvas_assignment=mine["canvas_assignment"], lti_lineitem=None))
+        out.append(("Canvas assignment", t.url))
+    if mine.get("lti_lineitem"):
+        out.append(("LTI line item", str(mine["lti_lineitem"])))
+    return out
+
+
 def changes_page(ws: Workspace, assignment: str) -> dict[str, Any]:
-    """The regrade preview: every student whose score (the one every export sends) differs from the score it
-    last reached the LMS with (`pipeline.unsent_changes`, what `autograder passback` lists and refuses to send
-    without `--confirm`), largest change first, with the student's name (their pseudonym under anonymous
-    grading).  The page sends nothing: publishing is `autograder passback ASSIGNMENT --confirm`."""
+    """The regrade preview, per LMS target of `assignment` (`lms_targets`): every student whose score (the one
+    every export sends) differs from the score it last reached that target with (`pipeline.unsent_changes`, what
+    `autograder passback` lists and refuses to send without `--confirm`), largest change first, with the
+    student's name (their pseudonym under anonymous grading).  The page sends nothing: publishing is
+    `autograder passback ASSIGNMENT --confirm`."""
     from autograder.pipeline import unsent_changes
 
     g, ctx = ws.grades(assignment)
     alias = aliases(ws, assignment)
     who = {v["id"]: v["who"] for v in ctx["rows"] if v["id"]}
-    rows = []
-    for sid, was, now in unsent_changes(g):
-        delta = None if was is None or now is None else round(now - was, 4)
-        rows.append({"id": sid, "who": alias.get(sid) or who.get(sid, sid), "was": was, "now": now, "delta": delta})
-    rows.sort(key=lambda x: (x["delta"] is None, -abs(x["delta"] or 0), x["who"].casefold()))
-    sent = MarkStore(ws.out).sent(assignment)
-    return {"a": g.assignment, "rows": rows, "sent": len(sent), "anonymous": bool(alias),
-            "up": sum(1 for x in rows if (x["delta"] or 0) > 0), "down": sum(1 for x in rows if (x["delta"] or 0) < 0)}
+    store = MarkStore(ws.out)
+    out = []
+    for what, url in lms_targets(ws, assignment):
+        rows = []
+        for sid, was, now in unsent_changes(g, url):
+            delta = None if was is None or now is None else round(now - was, 4)
+            rows.append({"id": sid, "who": alias.get(sid) or who.get(sid, sid), "was": was, "now": now, "delta": delta})
+        rows.sort(key=lambda x: (x["delta"] is None, -abs(x["delta"] or 0), x["who"].casefold()))
+        out.append({"what": what, "url": url, "rows": rows, "sent": len(store.sent(assignment, url)),
+                    "up": sum(1 for x in rows if (x["delta"] or 0) > 0), "down": sum(1 for x in rows if (x["delta"] or 0) < 0)})
+    return {"a": g.assignment, "targets": out, "anonymous": bool(alias)}

@@ -113,8 +113,11 @@ def team(toy_kit, tmp_path, request):
         f"\"Student {i}\",{1000 + i},S{i},s{i},A\n" for i in range(4)) + "Hostile,666,S6,h,A\n")
     anonymous = bool(getattr(request, "param", False))
     course_file = tmp_path / "course.toml"
-    course_file.write_text(f"[serve]\nanonymous = {'true' if anonymous else 'false'}\n")
-    course = Course(course_file.resolve(), {"serve": {"anonymous": anonymous}})
+    data = {"serve": {"anonymous": anonymous}, "canvas": {"url": "https://canvas.example.edu", "course": 7},
+            "assignments": {"toy": {"canvas_assignment": 42}}}
+    course_file.write_text(f"[serve]\nanonymous = {'true' if anonymous else 'false'}\n[canvas]\n"
+                           'url = "https://canvas.example.edu"\ncourse = 7\n[assignments.toy]\ncanvas_assignment = 42\n')
+    course = Course(course_file.resolve(), data)
     access = Access({TOKEN: "TA Kim", LEE: "TA Lee"})
     running = Running(App(Workspace(toy_kit, out, roster, course), access).asgi)
     try:

@@ -66,8 +66,8 @@ def test_items_by_key_to_a_group_and_edited(workspace, browser):
     assert export_json(out, roster, kit)["student1_1001"]["score"] == 3
 
 
-def test_regrade_preview(workspace, browser, capsys):
-    """The class's scores reached the LMS (a passback recorded them); a hidden test is fixed and two students
+def test_regrade_preview(team, browser, capsys):
+    """The class's scores reached Canvas (a passback recorded them); a hidden test is fixed and two students
     are graded again: the preview page lists exactly those two with their change, the export holds the new
     scores, and `autograder passback` refuses to send until confirmed."""
     import dataclasses
@@ -80,23 +80,26 @@ def test_regrade_preview(workspace, browser, capsys):
     from tests.exports.factory import result
     from tests.exports.test_commands import run
 
-    base, token, out, kit, roster = workspace
-    record_sent(assignment_grades(kit, "toy", out, roster_csv=roster))       # what the last passback sent
-    browser.get(f"{base}/a/toy/changes?token={token}")
-    assert "No score differs" in browser.find_element(By.ID, "none").text
+    base, tokens, out, kit, roster = team
+    canvas = "https://canvas.example.edu/courses/7/assignments/42"
+    record_sent(assignment_grades(kit, "toy", out, roster_csv=roster), canvas)   # what the last passback sent
+    browser.get(f"{base}/a/toy/changes?token={tokens['TA Kim']}")
+    assert canvas in browser.find_element(By.ID, "target-1").text
+    assert "No score differs" in browser.find_element(By.ID, "target-1").text
     gb = Gradebook(out / "gradebook.sqlite")     # the regrade after the fix: test_answer now passes for two
     for sid, fractions in (("student1_1001", (1, 0, 0, 1, 1)), ("student3_1003", (0, 0, 0, 1, 0))):
         gb.put(dataclasses.replace(result(sid, fractions), sha256="ab" * 32))
     gb.close()
     browser.get(f"{base}/a/toy/changes")
-    assert "2 of the 5 scores in the LMS would change (2 up, 0 down)" in browser.find_element(By.ID, "summary").text
-    rows = [r.text.split("\n") for r in browser.find_elements(By.CSS_SELECTOR, "#changes tr")[1:]]
+    target = browser.find_element(By.ID, "target-1")
+    assert "2 of the 5 scores it holds would change (2 up, 0 down)" in target.text
+    rows = [r.text.split("\n") for r in target.find_elements(By.CSS_SELECTOR, "table.changes tr")[1:]]
     assert [(r[1].split()[0], r[-1].split()[-3:]) for r in rows] == [("student1_1001", ["3.0", "5.0", "+2"]),
                                                                      ("student3_1003", ["0.0", "2.0", "+2"])]
     exported = export_json(out, roster, kit)
     assert exported["student1_1001"]["score"] == 5 and exported["student3_1003"]["score"] == 2
     capsys.readouterr()
     assert run(["passback", "toy", "--out", str(out), "--roster", str(roster), "--to", "canvas", "--canvas-url",
-                "http://127.0.0.1:9", "--course", "1", "--canvas-assignment", "2"], kit) == 1
+                "https://canvas.example.edu", "--course", "7", "--canvas-assignment", "42"], kit) == 1
     said = capsys.readouterr()
     assert "student1_1001: 3 -> 5" in said.out and "--confirm" in said.err
