@@ -159,3 +159,24 @@ def test_anonymous_mode(team, browser):
     assert "Names revealed by TA Kim" in browser.find_element(By.ID, "revealed").text
     assert team_store.revealed(out / "gradebook.sqlite", "toy")[0] == "TA Kim"
     assert "student1_1001" in browser.find_element(By.ID, "students").text
+
+
+def test_the_class_view_fits_the_window(workspace, browser):
+    """At 1400 pixels the class view needs no sideways scrolling (Late and Message included), and no row is
+    stretched into a tall band by a long message (one unbroken path of 400 characters, then 800 of words)."""
+    from selenium.webdriver.common.by import By
+
+    from autograder.store.gradebook import Gradebook
+    from tests.exports.factory import result
+
+    base, token, out, *_ = workspace
+    gb = Gradebook(out / "gradebook.sqlite")
+    gb.put(result("student2_1002", (1, 1, 0.5, 1, 1), message="/tmp/" + "x" * 400 + " " + "the kernel died " * 50))
+    gb.close()
+    browser.get(f"{base}/a/toy?token={token}")
+    width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], width
+    heights = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#students tr')).map(r => r.getBoundingClientRect().height)")
+    assert max(heights) < 150, heights
+    assert [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#students th")][-2:] == ["Late", "Message"]
