@@ -136,6 +136,19 @@ def test_statistics_per_exercise(team):
     assert "ANSWER is right" in answer and "2 / 5" in answer           # passed by student0 and student2
     assert "<td>TA Kim</td><td class=\"num\">1</td><td class=\"num\">+2</td>" in answer
     assert "<td>TA Lee</td><td class=\"num\">1</td><td class=\"num\">+0.5</td>" in answer
+    from autograder.pipeline import rubric_add, rubric_apply
+    from autograder.store.folder import assignment_grades
+
+    kit, roster = team[3], team[4]
+    item = rubric_add(assignment_grades(kit, "toy", out, roster_csv=roster), exercise="answer", title="units",
+                      points=-0.5, comment="say the units", by="TA Lee")
+    rubric_apply(assignment_grades(kit, "toy", out, roster_csv=roster), item.id, ["student0_1000", "student2_1002"],
+                 by="TA Lee")
+    page = request(base, "GET", "/a/toy/stats", kim)[2].decode()
+    answer = page[page.index('id="stats-answer"'):]
+    answer = answer[:answer.index("</section>")]
+    assert "<td>units</td><td class=\"num\">-0.5</td><td class=\"num\">2</td>" in answer
+    assert "<td>TA Lee</td><td class=\"num\">3</td><td class=\"num\">-0.167</td>" in answer   # (0.5 - 0.5 - 0.5) / 3
     later = page[page.index('id="stats-later"'):]
     assert "public" not in later and "No adjustment yet" in later[:later.index("</section>")]
 
