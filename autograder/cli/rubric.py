@@ -105,7 +105,7 @@ def run(args: argparse.Namespace, kit: Path) -> int:
                 if look:
                     print(terminal("  needs a look: " + ", ".join(look[:20]) + (" ..." if len(look) > 20 else "")))
             for who, n in per_ta.items():
-                print(terminal(f"{who}: {n} graded by hand (submission x exercise)"))
+                print(terminal(f"{who}: {n} graded (a submission's exercise with an item applied)"))
             return 0
         if args.export == BESIDE:
             args.export = g.assignment.root / BESIDE.name
