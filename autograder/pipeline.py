@@ -5,7 +5,7 @@ incremental grading and parallelism.
 judge, score), stored (store), then grades.csv from what counts (grades, report), with whose scores the run
 changed (`ClassRun.changes`) and which overrides it made stale.  `set_override`, `change_override`, `set_group`
 and the rubric's `rubric_add`, `rubric_edit`, `rubric_delete`, `rubric_apply`, `rubric_unapply`,
-`rubric_import`, `add_line_note`: staff's marks recorded (rules in grades.overrides and grades.rubric, rows in
+`rubric_import`, `add_line_note`, `remove_line_note`: staff's marks recorded (rules in grades.overrides and grades.rubric, rows in
 store.marks), then `publish` rewrites what shows the students they touched; each rubric change is in the trail
 with their scores before and after.  `unsent_changes` and `record_sent`: what a passback would change in the
 LMS, confirmed first.  Every face (the CLI, the workspace, nbgrader interop) grades and marks through these.
@@ -828,6 +828,15 @@ def add_line_note(grades: AssignmentGrades, submission_id: str, *, cell: int, li
                                                                   code[:500], text, by.strip(), _time.time()))
     publish(grades, {submission_id})
     return note
+
+
+def remove_line_note(grades: AssignmentGrades, note_id: int) -> str:
+    """Delete line comment `note_id` and rewrite its student's feedback; returns their submission id."""
+    sid = _marks(grades).remove_note(grades.assignment.id, note_id)
+    if not sid:
+        raise RubricError(f"no line comment #{note_id} in {grades.assignment.id}")
+    publish(grades, {sid})
+    return sid
 
 
 def _line_of(grades: AssignmentGrades, counted: SubmissionResult, cell: int, line: int) -> str:

@@ -341,6 +341,9 @@ def test_line_comments_reach_the_feedback_at_their_line(toy_kit, tmp_path, capsy
     capsys.readouterr()
     assert rubric_cli(toy_kit, out, "--note-line", SMITH, "9", "1", "t") == 2
     assert "has no code cell 9 (its code cells: 2, 3, 4, 5)" in capsys.readouterr().err
+    assert rubric_cli(toy_kit, out, "--unnote", "2") == 0              # a comment taken back: gone from the page
+    assert "reads better" not in (out / "toy" / "feedback" / f"{SMITH}.md").read_text()
+    assert rubric_cli(toy_kit, out, "--unnote", "2") == 2
 
 
 def test_feedback_noise(toy_kit, tmp_path):
