@@ -5,7 +5,7 @@ incremental grading and parallelism.
 judge, score), stored (store), then grades.csv from what counts (grades, report), with whose scores the run
 changed (`ClassRun.changes`) and which overrides it made stale.  `set_override`, `change_override`, `set_group`
 and the rubric's `rubric_add`, `rubric_edit`, `rubric_delete`, `rubric_apply`, `rubric_unapply`,
-`rubric_import`, `add_line_note`: staff's marks recorded (rules in grades.overrides and grades.rubric, rows in
+`rubric_import`, `add_line_note`, `remove_line_note`: staff's marks recorded (rules in grades.overrides and grades.rubric, rows in
 store.marks), then `publish` rewrites what shows the students they touched; each rubric change is in the trail
 with their scores before and after.  `unsent_changes` and `record_sent`: what a passback would change in the
 LMS, confirmed first.  Every face (the CLI, the workspace, nbgrader interop) grades and marks through these.
@@ -745,9 +745,9 @@ def rubric_edit(grades: AssignmentGrades, item_id: int | str, *, by: str, title:
                                    old.comment if comment is None else comment, old.note if note is None else note)
     k = old.key if key is None else rubric.check_key(grades.marks.items, old.exercise, key, old.id)
     new = replace(old, title=t, points=p, comment=c, note=n, key=k)
-    said = [f"{name} {a!r} -> {b!r}" for name, a, b in (("title", old.title, t), ("points", old.points, p),
-                                                         ("comment", old.comment, c), ("note", old.note, n),
-                                                         ("key", old.key, k)) if a != b]
+    said = [f"{name} {a:g} -> {b:g}" if isinstance(a, float) else f"{name} {a!r} -> {b!r}"
+            for name, a, b in (("title", old.title, t), ("points", old.points, p), ("comment", old.comment, c),
+                               ("note", old.note, n), ("key", old.key, k)) if a != b]
     holders = _holders(grades, old.id)
     _, touched = _rescore(grades, holders, lambda: _marks(grades).edit_item(new, holders), old.id, "edit",
                           "; ".join(said) or "nothing changed", by)
@@ -821,12 +821,44 @@ def add_line_note(grades: AssignmentGrades, submission_id: str, *, cell: int, li
     text = text.strip()
     if not text or len(text) > rubric.MAX_TEXT or cell < 0 or line < 0 or not by.strip():
         raise RubricError(f"a line comment is 1 to {rubric.MAX_TEXT} characters on a cell and line (0 or more), by someone")
+    code = code or _line_of(grades, counted, cell, line)
     import time as _time
 
     note = _marks(grades).add_note(grades.assignment.id, LineNote(0, submission_id, counted.sha256, cell, line,
                                                                   code[:500], text, by.strip(), _time.time()))
     publish(grades, {submission_id})
     return note
+
+
+def remove_line_note(grades: AssignmentGrades, note_id: int) -> str:
+    """Delete line comment `note_id` and rewrite its student's feedback; returns their submission id."""
+    sid = _marks(grades).remove_note(grades.assignment.id, note_id)
+    if not sid:
+        raise RubricError(f"no line comment #{note_id} in {grades.assignment.id}")
+    publish(grades, {sid})
+    return sid
+
+
+def _line_of(grades: AssignmentGrades, counted: SubmissionResult, cell: int, line: int) -> str:
+    """Line `line` (0: the whole cell, its first lines) of code cell `cell` of the kept notebook of `counted`, as
+    the feedback quotes it; "" when the version's notebook is not kept.  A cell or line it does not have is refused."""
+    from autograder.notebook.parse import InvalidNotebook, code_cells, read_notebook
+    from autograder.store.history import kept_notebook
+
+    nb = kept_notebook(grades.out, counted)
+    if nb is None:
+        return ""
+    try:
+        cells = {c.index: c.source.splitlines() for c in code_cells(read_notebook(nb))}
+    except (InvalidNotebook, OSError):
+        return ""
+    if cell not in cells:
+        raise RubricError(f"{counted.submission_id} has no code cell {cell} (its code cells: "
+                          f"{', '.join(map(str, sorted(cells))) or 'none'})")
+    lines = cells[cell]
+    if line > len(lines):
+        raise RubricError(f"code cell {cell} of {counted.submission_id} has {len(lines)} lines")
+    return lines[line - 1][:500] if line else "\n".join(lines[:12])[:500]
 
 
 def score_changes(before: AssignmentGrades | None, after: AssignmentGrades) -> list[tuple[str, float | None, float | None]]:

@@ -41,6 +41,7 @@ def add(subparsers: argparse._SubParsersAction) -> None:
                      "is edited to match, any other added")
     act.add_argument("--note-line", nargs=4, metavar=("STUDENT", "CELL", "LINE", "TEXT"), help="a comment on LINE "
                      "(0: the whole cell) of code cell CELL (as the feedback counts cells), shown there to the student")
+    act.add_argument("--unnote", type=int, metavar="ID", help="delete line comment ID (the number --note-line printed)")
     r.add_argument("--like", metavar="STUDENT", help="with --apply ITEM: also every submission whose failures in "
                    "ITEM's exercise are identical to STUDENT's (the same tests not passed, same messages)")
     r.add_argument("--exercise", help="the exercise of a new item (--add)")
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace, kit: Path) -> int:
                 if look:
                     print(terminal("  needs a look: " + ", ".join(look[:20]) + (" ..." if len(look) > 20 else "")))
             for who, n in per_ta.items():
-                print(terminal(f"{who}: {n} graded by hand (submission x exercise)"))
+                print(terminal(f"{who}: {n} graded (a submission's exercise with an item applied)"))
             return 0
         if args.export == BESIDE:
             args.export = g.assignment.root / BESIDE.name
@@ -118,6 +119,9 @@ def run(args: argparse.Namespace, kit: Path) -> int:
         if args.import_:
             added, changed = pipeline.rubric_import(g, args.import_.read_text(encoding="utf-8"), by=by)
             print(f"imported: {added} added, {changed} changed")
+            return 0
+        if args.unnote is not None:
+            print(terminal(f"line comment #{args.unnote} of {pipeline.remove_line_note(g, args.unnote)} deleted"))
             return 0
         student, cell, line, text = args.note_line
         note = pipeline.add_line_note(g, resolve_submission(student, people), cell=int(cell), line=int(line),

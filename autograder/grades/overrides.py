@@ -12,8 +12,10 @@ warning) or clears it (a row that gives the grader's score back).  Each row says
 to copies of the results whenever scores are shown or exported (feedback pages, grades.csv, every
 export); the engine's stored result is never changed.  A whole-submission override sets the score
 *before* the late policy (an extension in course.toml waives lateness), through one extra line worth
-the difference, so that everything that sums the tests agrees.  An ungradable or provisional result
-cannot be overridden: grade it again first.
+the difference, so that everything that sums the tests agrees.  Test overrides apply before the rubric
+items (`grades.rubric`), a whole-submission one after them (`rows.derive`).  The student reads its author
+as `shown_name` gives it: never a Unix account.  An ungradable or provisional result cannot be overridden:
+grade it again first.
 """
 from __future__ import annotations
 

@@ -200,7 +200,8 @@ def render_markdown(result: SubmissionResult, identity: Identity | None = None, 
     if v["line_notes"]:
         out += ["## Comments on your code", ""]
         for n in v["line_notes"]:
-            out += [f"**{n['where']}**" + (f": {il(n['code'])}" if n["code"].strip() else ""), "", md_block(n["text"]), ""]
+            out += [f"**{n['where']}**", ""] + ([md_block(n["code"], "python"), ""] if n["code"].strip() else [])
+            out += [md_block(n["text"]), ""]
     if v["unanswered"]:
         out += ["## Not answered yet", "", "These cells still raise NotImplementedError (the exercise's stub):", ""]
         out += [f"- {md_text(c.name)}" for c in v["unanswered"]] + [""]

@@ -7,7 +7,7 @@ Public surface (the workspace and the commands use these, through `pipeline` for
 score):
 - `Marks(out)`: `marks(assignment, submission_id=None)` (a `grades.rubric.Marks`), `overrides(...)`,
   `add_override(o)`, `items(assignment)`, `add_item(...)`, `edit_item(...)`, `apply(...)`, `unapply(...)`,
-  `add_note(...)`, `log(...)` and `trail(assignment)` (the rubric's audit trail), `sent(assignment, target)` and
+  `add_note(...)`, `remove_note(...)`, `log(...)` and `trail(assignment)` (the rubric's audit trail), `sent(assignment, target)` and
   `record_sent(...)` (what reached each LMS target), `changed_since(assignment, after)`.
 
 Rows of `overrides` are never updated or deleted; an item is edited in place (its old values are in the trail,
@@ -267,6 +267,15 @@ class Marks:
                                                                   note.line, note.code, note.text, note.by, note.at))
             return replace(note, id=int(cur.lastrowid or 0))
         return self._write(assignment, [note.submission_id], do)
+
+    def remove_note(self, assignment: str, note_id: int) -> str:
+        """Delete a line comment; returns its submission id ("" when there was none by that id)."""
+        rows = self._read("SELECT submission_id FROM line_notes WHERE assignment=? AND id=?", (assignment, note_id))
+        if not rows:
+            return ""
+        self._write(assignment, [rows[0][0]], lambda conn: conn.execute(
+            "DELETE FROM line_notes WHERE assignment=? AND id=?", (assignment, note_id)))
+        return rows[0][0]
 
     def log(self, assignment: str, item_id: int, action: str, detail: str,
             touched: list[tuple[str, float | None, float | None]], by: str, at: float | None = None) -> None:
