@@ -153,7 +153,7 @@ def course_page(ws: Workspace) -> dict[str, Any]:
         rows.append({"id": a, "title": g.assignment.title, "n": ctx["n"], "stats": ctx["stats"],
                      "statuses": ctx["statuses"], "late": len(ctx["late"]), "missing": len(ctx["missing"]),
                      "look": len(ctx["look"]), "pairs": len(sim.get("pairs", [])) if sim else None,
-                     "warnings": g.warnings})
+                     "warnings": [hide(w, aliases(ws, a)) for w in g.warnings]})
     return {"assignments": rows, "title": course_title(ws)}
 
 
@@ -183,7 +183,7 @@ def assignment_page(ws: Workspace, assignment: str, query: dict[str, str]) -> di
            "late": lambda v: (-(v["late"]["penalty"] if v["late"] else -1), v["who"].casefold())}[sort]
     order = _order(g.assignment.solution)
     names = sorted({e["exercise"] for e in ctx["exercises"]}, key=lambda e: (order.index(e) if e in order else len(order), e))
-    return {"a": g.assignment, "ctx": ctx, "rows": sorted(rows, key=key), "warnings": g.warnings,
+    return {"a": g.assignment, "ctx": ctx, "rows": sorted(rows, key=key), "warnings": [hide(w, alias) for w in g.warnings],
             "columns": names, "marks": _marks(g), "histogram": histogram([v["score"] for v in ctx["rows"]
                                                                           if v["score"] is not None], ctx["stats"]["max_score"]),
             "exports": EXPORTS, "notice": "",
@@ -227,7 +227,8 @@ def check_basis(ws: Workspace, assignment: str, sids: list[str], form: dict[str,
     names = {t.id: t.name for r in g.results if r.submission_id in want for t in r.tests}
     changed = team.changes_since(form.get("basis", ""), marks, store.trail(assignment), counted, names)
     if changed:
-        raise team.StaleForm(changed)
+        alias = aliases(ws, assignment)
+        raise team.StaleForm([hide(c, alias) for c in changed])
 
 
 def _sections(rendered: list[dict[str, Any]], tests: list, order: list[str]) -> list[dict[str, Any]]:
@@ -550,6 +551,7 @@ def edit_rubric(ws: Workspace, assignment: str, exercise: str, form: dict[str, s
 def similarity_page(ws: Workspace, assignment: str) -> dict[str, Any]:
     load_assignment(assignment, ws.kit)  # a name from the URL is one of the kit's assignments, never a path (`..`)
     data = read_result(ws.out / assignment / RESULT_FILE)
+    alias = aliases(ws, assignment) if data else {}
     code = data.get("code", {}) if data else {}
     pairs = []
     for p in (data.get("pairs", []) if data else [])[:SIMILAR_PAIRS]:
@@ -558,7 +560,7 @@ def similarity_page(ws: Workspace, assignment: str) -> dict[str, Any]:
             sides.append({"a": _marked(code.get(p["a"], {}).get(str(s["a_cell"]), ""), s["a_lines"]),
                           "b": _marked(code.get(p["b"], {}).get(str(s["b_cell"]), ""), s["b_lines"]),
                           "a_cell": s["a_cell"], "b_cell": s["b_cell"]})
-        pairs.append({**p, "sides": sides})
+        pairs.append({**p, "sides": sides, "a_shown": alias.get(p["a"], p["a"]), "b_shown": alias.get(p["b"], p["b"])})
     return {"assignment": assignment, "data": data, "pairs": pairs}
 
 
@@ -598,6 +600,17 @@ def anonymised(rows: list[dict[str, Any]], alias: dict[str, str]) -> list[dict[s
         return rows
     return [{**v, "who": alias.get(v["id"], "a student without a submission"), "email": "", "label": alias.get(v["id"], "")}
             for v in rows]
+
+
+def hide(text: str, alias: dict[str, str]) -> str:
+    """`text` (a warning, a refusal) with every submission id it names shown as its pseudonym, when `alias`
+    holds any (longest ids first, so that no id is taken for a part of a longer one)."""
+    if not alias or not text:
+        return text
+    for sid in sorted(alias, key=len, reverse=True):
+        if sid in text:
+            text = text.replace(sid, alias[sid])
+    return text
 
 
 def reveal(ws: Workspace, assignment: str, by: str) -> None:
