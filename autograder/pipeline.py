@@ -2,9 +2,13 @@
 incremental grading and parallelism.
 
 `grade_class`: a class's submissions (from intake) graded in trusted judge processes (execute, probe,
-judge, score), stored (store), then grades.csv from what counts (grades, report).  `set_override`: an
-override recorded (grades.overrides) and grades.csv rewritten.  Every face (the CLI, the workspace,
-nbgrader interop) grades and overrides through these two.
+judge, score), stored (store), then grades.csv from what counts (grades, report), with whose scores the run
+changed (`ClassRun.changes`) and which overrides it made stale.  `set_override`, `change_override`, `set_group`
+and the rubric's `rubric_add`, `rubric_edit`, `rubric_delete`, `rubric_apply`, `rubric_unapply`,
+`rubric_import`, `add_line_note`, `remove_line_note`: staff's marks recorded (rules in grades.overrides and grades.rubric, rows in
+store.marks), then `publish` rewrites what shows the students they touched; each rubric change is in the trail
+with their scores before and after.  `unsent_changes` and `record_sent`: what a passback would change in the
+LMS, confirmed first.  Every face (the CLI, the workspace, nbgrader interop) grades and marks through these.
 """
 from __future__ import annotations
 
@@ -29,16 +33,19 @@ from autograder.judge.gate import MasterFailed, check_master
 from autograder.judge.options import GradeOptions
 from autograder.notebook.stub import NOT_ANSWERED
 from autograder.probe.seeds import Seeds
-from autograder.store.folder import ResultsFolder, assignment_grades, gradebook_path
-from autograder.store.gradebook import Gradebook
+from autograder.store.folder import ResultsFolder, assignment_grades
+from autograder.store.gradebook import Gradebook, gradebook_path
 from autograder.store.history import keep as keep_version
 from autograder.store.result_files import write_submission
 from autograder.report.feedback import write_class_feedback
 from autograder.report.grades_csv import write_assignment_grades_csv
 from autograder.report.instructor_report import write_report
 from autograder.judge.results import SubmissionResult, combine, tests_to_rerun
+from autograder.grades import rubric
 from autograder.grades.overrides import WHOLE, Override, OverrideError, change, record, resolve_test
-from autograder.grades.rows import AssignmentGrades
+from autograder.grades.rows import AssignmentGrades, stale_warnings
+from autograder.grades.rubric import Item, LineNote, RubricError
+from autograder.store.marks import Marks as MarkStore
 from autograder.execute.scratch import Scratch
 
 REFERENCE_ID = "__reference__"
@@ -53,6 +60,8 @@ class ClassRun:
     partial: int = 0                  # submissions re-graded on the changed test files only
     retried: int = 0                  # gradings repeated after a grader or host fault
     gradebook: Path | None = None     # where the results were stored
+    changes: list = field(default_factory=list)   # (submission id, score before, after): `score_changes`
+    stale: list = field(default_factory=list)     # the warnings of overrides and rubric items this run made stale
 
 # A partial re-grade: the test files to run again, and the stored record whose other results stay.
 Rerun = tuple[list[str], dict]
@@ -335,6 +344,8 @@ def grade_class(
             raise MasterFailed(f"grading the master notebook failed: {type(e).__name__}: {e}") from e
         check_master(reference)
         # 2. what the gradebook holds that still stands
+        before = assignment_grades(assignment.kit, assignment.id, out, course=course) \
+            if gradebook_path(out).is_file() else None
         gradebook = Gradebook(gradebook_path(out))
         storing = _Storing(tasks, out, gradebook, on_result, todo={})
         version = assignment.version()
@@ -362,9 +373,11 @@ def grade_class(
                 pool = _run_on_pool(pool, jobs, tasks, batch, storing)
             batch, storing.again = storing.again, []
         # 4. grades.csv as every export: the counted versions (course.toml `[course] counts`), overrides in force
-        write_assignment_grades_csv(assignment_grades(assignment.kit, assignment.id, out, course=course))
+        after = assignment_grades(assignment.kit, assignment.id, out, course=course)
+        write_assignment_grades_csv(after)
         return ClassRun([storing.results[s.id] for s in submissions], reference, reused, len(tasks.reruns),
-                        sum(storing.tries.values()), gradebook_path(out))
+                        sum(storing.tries.values()), gradebook_path(out), score_changes(before, after),
+                        _newly_stale(before, after))
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -455,6 +468,16 @@ def jobs_for(settings: GradeSettings, assignment: Assignment, note: Callable[[st
              f"memory budget of {budget} MiB")
         return jobs
     return settings.jobs
+
+
+def _newly_stale(before: AssignmentGrades | None, after: AssignmentGrades) -> list[str]:
+    """The warnings of the overrides and rubric applications that were in force before this run and are stale now."""
+    was = {o.id for v in (before.stale.values() if before else []) for o in v}
+    was_r = {(a.item_id, a.submission_id) for v in (before.stale_rubric.values() if before else []) for a in v}
+    stale = {sid: [o for o in v if o.id not in was] for sid, v in after.stale.items()}
+    stale_r = {sid: [a for a in v if (a.item_id, a.submission_id) not in was_r] for sid, v in after.stale_rubric.items()}
+    return stale_warnings(after.assignment.id, {k: v for k, v in stale.items() if v},
+                          {k: v for k, v in stale_r.items() if v}, after.marks)
 
 
 def _run_here(tasks: Tasks, batch: list[Submission], storing: _Storing) -> None:
@@ -629,18 +652,25 @@ def _judge_bytes(kit: str, assignment_id: str, sid: str, source: str, notebook: 
         return _judge(kit, assignment_id, Submission(sid, path, source), options, rerun, variant)
 
 
+def _marks(grades: AssignmentGrades) -> MarkStore:
+    return MarkStore(grades.out)
+
+
 def set_override(grades: AssignmentGrades, submission_id: str, *, test: str | None, score: float, comment: str,
                  by: str) -> Override:
     """Making an override, as every face does it (`autograder override`, the workspace's forms): record it in
-    the audit trail (`grades.overrides`, which holds only the overrides) against the version of the
+    the audit trail (`store.marks`, rules in `grades.overrides`) against the version of the
     submission that counts (`[course] counts`), then rewrite what shows the assignment's grades so they carry
     it at once, in the process that made it (`publish`).
 
     Record an override of `test` (id, name or unique prefix; None: the whole score) on the counted version
     of `submission_id` in `grades` (`store.folder.assignment_grades`, just read).  `grades.overrides.OverrideError`
     when refused."""
-    o = record(gradebook_path(grades.out), _counted(grades, submission_id), test_id=test or WHOLE, score=score,
-               comment=comment, by=by)
+    counted = _counted(grades, submission_id)
+    store = _marks(grades)
+    shown = grades.derive(counted) if counted is not None else None
+    o = store.add_override(record(store.overrides(grades.assignment.id, submission_id), counted, shown,
+                                  test_id=test or WHOLE, score=score, comment=comment, by=by))
     publish(grades, {o.submission_id})
     return o
 
@@ -649,34 +679,53 @@ def change_override(grades: AssignmentGrades, submission_id: str, *, test: str |
                     by: str) -> Override:
     """Clear, acknowledge (`ack`) or re-apply (`reapply`) the override of `test` (None: the whole score) of
     `submission_id` (`grades.overrides.change`), then `publish`."""
-    o = change(gradebook_path(grades.out), _counted(grades, submission_id), test=test or WHOLE, action=action,
-               by=by)
+    counted = _counted(grades, submission_id)
+    store = _marks(grades)
+    derive = (lambda applied: grades.derive(counted, applied)) if counted is not None else None
+    o = store.add_override(change(store.overrides(grades.assignment.id, submission_id), counted, test=test or WHOLE,
+                                  action=action, by=by, derive=derive))
     publish(grades, {o.submission_id})
     return o
 
 
 def set_group(grades: AssignmentGrades, submission_ids: list[str], *, test: str, score: float | None, comment: str,
-              by: str) -> list[Override]:
-    """One override of `test` per submission in `submission_ids` (a group of students with the same answer),
-    each in the trail with its author: `score`, or each student's current score of the test when None (a
-    comment alone, shown to each next to their score); then one `publish` for all.  All or nothing: every
-    submission is checked before any is recorded."""
+              by: str) -> list[Any]:
+    """A group of students with the same answer: with a `score`, one override of `test` per submission, each in
+    the trail with its author; without one, the comment is a comment, not an override: the exercise's zero-point
+    rubric item with that text (made once, as the comment bank was) applied to each (`rubric_apply`).  One
+    `publish` for all; all or nothing: every submission is checked before any is recorded.  Returns one entry
+    per submission (its override, or its application)."""
     results = {r.submission_id: r for r in grades.results}
+    ids = list(dict.fromkeys(submission_ids))
     plan = []
-    for sid in dict.fromkeys(submission_ids):
+    for sid in ids:
         counted, shown = _counted(grades, sid), results.get(sid)
         if counted is None or shown is None:
             raise OverrideError(f"no graded submission {sid}")
         tid = resolve_test(test, counted)
-        now = next(t.score for t in shown.tests if t.id == tid)
-        plan.append((counted, tid, now if score is None else score))
-    db = gradebook_path(grades.out)
+        plan.append((counted, tid, score))
+    if score is None:
+        exercise = next(t.exercise for t in plan[0][0].tests if t.id == plan[0][1]) if plan else ""
+        text = comment.strip()
+        if not text:
+            raise OverrideError("write the comment: the students read it")
+        item = next((i for i in grades.marks.items if not i.deleted and i.exercise == exercise and i.points == 0
+                     and i.comment == text), None)
+        if item is None:
+            item = rubric_add(grades, exercise=exercise, title=" ".join(text.split())[:60], points=0.0, comment=text,
+                              by=by)
+            grades = grades.with_overrides_of([])
+        rubric_apply(grades, item.id, ids, by=by)
+        return [(item.id, sid) for sid in ids]
+    store = _marks(grades)
     for counted, tid, new in plan:   # validated as record validates, before the first row is written
         top = next(t.max_score for t in counted.tests if t.id == tid)
         if not (0 <= new <= top) or counted.provisional or not comment.strip():
             raise OverrideError(f"{counted.submission_id}: the score must be between 0 and {top:g}, the result graded "
                                 "(not provisional), and the comment given")
-    done = [record(db, counted, test_id=tid, score=new, comment=comment, by=by) for counted, tid, new in plan]
+    done = [store.add_override(record(store.overrides(grades.assignment.id, c.submission_id), c, results[c.submission_id],
+                                      test_id=tid, score=new, comment=comment, by=by))
+            for c, tid, new in plan]
     publish(grades, {o.submission_id for o in done})
     return done
 
@@ -686,7 +735,7 @@ def _counted(grades: AssignmentGrades, submission_id: str):
 
 
 def publish(grades: AssignmentGrades, submission_ids: Iterable[str]) -> AssignmentGrades:
-    """`grades` with the overrides of `submission_ids` read again (`with_overrides_of`, the other rows as they
+    """`grades` with the marks of `submission_ids` read again (`with_overrides_of`, the other rows as they
     are), written where the class's grades are shown: grades.csv, those students' feedback pages (when the
     assignment's feedback folder exists) and report.html (when it exists).  Returns the new grades."""
     ids = set(submission_ids)
@@ -698,3 +747,204 @@ def publish(grades: AssignmentGrades, submission_ids: Iterable[str]) -> Assignme
     if (folder / "report.html").is_file():
         write_report(folder / "report.html", g.rows, title=g.assignment.title)
     return g
+
+
+# -- the rubric: every change re-scores who it touches, in the trail with their scores before and after
+
+Touched = list[tuple[str, "float | None", "float | None"]]
+
+
+def _scores(g: AssignmentGrades, ids: Iterable[str]) -> dict[str, float | None]:
+    want = set(ids)
+    return {r.submission_id: r.score for r in g.rows if r.submission_id in want}
+
+
+def _rescore(grades: AssignmentGrades, ids: list[str], write: Callable[[], None], item_id: int, action: str,
+             detail: str, by: str) -> tuple[AssignmentGrades, Touched]:
+    """Write (`write`), publish the grades of `ids` again, and log the change with their scores before and after."""
+    before = _scores(grades, ids)
+    write()
+    g = publish(grades, ids)
+    after = _scores(g, ids)
+    touched = [(sid, before.get(sid), after.get(sid)) for sid in ids]
+    _marks(grades).log(grades.assignment.id, item_id, action, detail, touched, by)
+    return g, touched
+
+
+def _item(grades: AssignmentGrades, item_id: int | str) -> Item:
+    try:
+        n = int(str(item_id).lstrip("#"))
+    except ValueError:
+        raise RubricError(f"{item_id!r} is not an item id (the number `--list` shows)") from None
+    hit = next((i for i in grades.marks.items if i.id == n and not i.deleted), None)
+    if hit is None:
+        raise RubricError(f"no rubric item #{n} in {grades.assignment.id} (see `autograder rubric "
+                          f"{grades.assignment.id} --list`)")
+    return hit
+
+
+def _holders(grades: AssignmentGrades, item_id: int) -> list[str]:
+    return sorted({a.submission_id for a in grades.marks.applied if a.item_id == item_id})
+
+
+def rubric_add(grades: AssignmentGrades, *, exercise: str, title: str, points: float, comment: str = "",
+               note: str = "", key: str | None = None, by: str) -> Item:
+    """A new item of `exercise` (one of the assignment's, graded or by hand); adding one changes nobody."""
+    known = rubric.exercises(grades.counted, grades.assignment.manual)
+    if exercise not in known:
+        raise RubricError(f"no exercise {exercise!r} in {grades.assignment.id} (known: {', '.join(known) or 'none'})")
+    title, points, comment, note = rubric.check_item(title, points, comment, note)
+    items = grades.marks.items
+    key = rubric.check_key(items, exercise, key) if key is not None else rubric.next_key(items, exercise)
+    item = _marks(grades).add_item(Item(0, grades.assignment.id, exercise, title, points, comment, note, key))
+    _marks(grades).log(grades.assignment.id, item.id, "add", f"{exercise}: {title} ({points:+g})", [], by)
+    return item
+
+
+def rubric_edit(grades: AssignmentGrades, item_id: int | str, *, by: str, title: str | None = None,
+                points: float | None = None, comment: str | None = None, note: str | None = None,
+                key: str | None = None) -> tuple[Item, Touched]:
+    """Change an item: new points re-score everyone who has it; a new text changes their feedback only."""
+    old = _item(grades, item_id)
+    t, p, c, n = rubric.check_item(old.title if title is None else title, old.points if points is None else points,
+                                   old.comment if comment is None else comment, old.note if note is None else note)
+    k = old.key if key is None else rubric.check_key(grades.marks.items, old.exercise, key, old.id)
+    new = replace(old, title=t, points=p, comment=c, note=n, key=k)
+    said = [f"{name} {a:g} -> {b:g}" if isinstance(a, float) else f"{name} {a!r} -> {b!r}"
+            for name, a, b in (("title", old.title, t), ("points", old.points, p), ("comment", old.comment, c),
+                               ("note", old.note, n), ("key", old.key, k)) if a != b]
+    holders = _holders(grades, old.id)
+    _, touched = _rescore(grades, holders, lambda: _marks(grades).edit_item(new, holders), old.id, "edit",
+                          "; ".join(said) or "nothing changed", by)
+    return new, touched
+
+
+def rubric_delete(grades: AssignmentGrades, item_id: int | str, *, by: str) -> Touched:
+    """Delete an item: everyone who had it is re-scored without it (its rows stay, so the trail can name it)."""
+    old = _item(grades, item_id)
+    holders = _holders(grades, old.id)
+    return _rescore(grades, holders, lambda: _marks(grades).edit_item(replace(old, deleted=True, key=""), holders),
+                    old.id, "delete", f"{old.exercise}: {old.title} ({old.points:+g})", by)[1]
+
+
+def rubric_apply(grades: AssignmentGrades, item_id: int | str, submission_ids: list[str], *, by: str) -> Touched:
+    """Apply an item to each submission (one, or a group of identical failures), on the version that counts.
+    All or nothing: each must be gradable (graded, not provisional)."""
+    item = _item(grades, item_id)
+    on = []
+    for sid in dict.fromkeys(submission_ids):
+        counted = _counted(grades, sid)
+        if counted is None or counted.provisional or not counted.tests or not counted.sha256:
+            raise RubricError(f"{sid}: no graded submission (or it is provisional: grade it again first)")
+        on.append((sid, counted.sha256))
+    if not by.strip():
+        raise RubricError("--by is required (who applied it)")
+    ids = [sid for sid, _ in on]
+    return _rescore(grades, ids, lambda: _marks(grades).apply(grades.assignment.id, item.id, on, by.strip()),
+                    item.id, "apply", f"{item.exercise}: {item.title} ({item.points:+g})", by)[1]
+
+
+def rubric_unapply(grades: AssignmentGrades, item_id: int | str, submission_ids: list[str], *, by: str) -> Touched:
+    item = _item(grades, item_id)
+    have = set(_holders(grades, item.id))
+    ids = list(dict.fromkeys(submission_ids))
+    missing = [sid for sid in ids if sid not in have]
+    if missing:
+        raise RubricError(f"item #{item.id} is not applied to {', '.join(missing)}")
+    return _rescore(grades, ids, lambda: _marks(grades).unapply(grades.assignment.id, item.id, ids), item.id,
+                    "unapply", f"{item.exercise}: {item.title} ({item.points:+g})", by)[1]
+
+
+def rubric_import(grades: AssignmentGrades, text: str, *, by: str) -> tuple[int, int]:
+    """The items of a rubric file (`grades.rubric.export_items`): an item of the same exercise and title is edited
+    to match (re-scoring who has it, in the trail), any other added.  Returns (added, changed)."""
+    wanted = rubric.import_items(text)
+    added = changed = 0
+    for w in wanted:
+        live = [i for i in grades.marks.items if not i.deleted]
+        same = next((i for i in live if i.exercise == w["exercise"] and i.title == w["title"]), None)
+        key = w["key"] if w["key"] and not any(i.key == w["key"] and i.exercise == w["exercise"] and i is not same
+                                                 for i in live) else None
+        if same is None:
+            rubric_add(grades, exercise=w["exercise"], title=w["title"], points=w["points"], comment=w["comment"],
+                       note=w["note"], key=key, by=by)
+            added += 1
+        elif (same.points, same.comment, same.note) != (w["points"], w["comment"], w["note"]):
+            rubric_edit(grades, same.id, points=w["points"], comment=w["comment"], note=w["note"], by=by)
+            changed += 1
+        grades = grades.with_overrides_of([])
+    return added, changed
+
+
+def add_line_note(grades: AssignmentGrades, submission_id: str, *, cell: int, line: int, text: str, code: str = "",
+                  by: str) -> LineNote:
+    """A comment on line `line` (0: the whole cell) of cell `cell` of the counted version, shown in the student's
+    feedback at that line; `code` is the line as the commenter saw it (quoted there)."""
+    counted = _counted(grades, submission_id)
+    if counted is None or not counted.sha256:
+        raise RubricError(f"no graded submission {submission_id}")
+    text = text.strip()
+    if not text or len(text) > rubric.MAX_TEXT or cell < 0 or line < 0 or not by.strip():
+        raise RubricError(f"a line comment is 1 to {rubric.MAX_TEXT} characters on a cell and line (0 or more), by someone")
+    code = code or _line_of(grades, counted, cell, line)
+    import time as _time
+
+    note = _marks(grades).add_note(grades.assignment.id, LineNote(0, submission_id, counted.sha256, cell, line,
+                                                                  code[:500], text, by.strip(), _time.time()))
+    publish(grades, {submission_id})
+    return note
+
+
+def remove_line_note(grades: AssignmentGrades, note_id: int) -> str:
+    """Delete line comment `note_id` and rewrite its student's feedback; returns their submission id."""
+    sid = _marks(grades).remove_note(grades.assignment.id, note_id)
+    if not sid:
+        raise RubricError(f"no line comment #{note_id} in {grades.assignment.id}")
+    publish(grades, {sid})
+    return sid
+
+
+def _line_of(grades: AssignmentGrades, counted: SubmissionResult, cell: int, line: int) -> str:
+    """Line `line` (0: the whole cell, its first lines) of code cell `cell` of the kept notebook of `counted`, as
+    the feedback quotes it; "" when the version's notebook is not kept.  A cell or line it does not have is refused."""
+    from autograder.notebook.parse import InvalidNotebook, code_cells, read_notebook
+    from autograder.store.history import kept_notebook
+
+    nb = kept_notebook(grades.out, counted)
+    if nb is None:
+        return ""
+    try:
+        cells = {c.index: c.source.splitlines() for c in code_cells(read_notebook(nb))}
+    except (InvalidNotebook, OSError):
+        return ""
+    if cell not in cells:
+        raise RubricError(f"{counted.submission_id} has no code cell {cell} (its code cells: "
+                          f"{', '.join(map(str, sorted(cells))) or 'none'})")
+    lines = cells[cell]
+    if line > len(lines):
+        raise RubricError(f"code cell {cell} of {counted.submission_id} has {len(lines)} lines")
+    return lines[line - 1][:500] if line else "\n".join(lines[:12])[:500]
+
+
+def score_changes(before: AssignmentGrades | None, after: AssignmentGrades) -> list[tuple[str, float | None, float | None]]:
+    """(submission id, score before, score after) for every student whose score (the one every export sends)
+    differs: what a regrade changed, shown before anything is published."""
+    old = {r.submission_id: r.score for r in (before.rows if before else []) if r.submission_id}
+    return [(r.submission_id, old.get(r.submission_id), r.score) for r in after.rows
+            if r.submission_id and r.submission_id in old and old[r.submission_id] != r.score]
+
+
+def unsent_changes(grades: AssignmentGrades, target: str, missing: str = "blank"
+                   ) -> list[tuple[str, float | None, float | None]]:
+    """(submission id, the score it last reached the LMS target `target` (its URL) with, its score now) where the
+    two differ: what a passback would change in the LMS, confirmed before it is sent."""
+    sent = _marks(grades).sent(grades.assignment.id, target)
+    return [(r.submission_id, sent[r.submission_id], r.export_score(missing)) for r in grades.rows
+            if r.submission_id in sent and sent[r.submission_id] != r.export_score(missing)]
+
+
+def record_sent(grades: AssignmentGrades, target: str, missing: str = "blank") -> None:
+    """Remember each row's score as sent to the LMS target `target` (after a passback that sent all it planned)."""
+    _marks(grades).record_sent(grades.assignment.id, target, {
+        r.submission_id: r.export_score(missing) for r in grades.rows
+        if r.submission_id and r.export_score(missing) is not None})

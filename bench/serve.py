@@ -58,9 +58,11 @@ from tests.exports.factory import result  # noqa: E402
 KIT = ROOT / "tests" / "fixtures" / "kit"
 TOKEN = "bench-token-0123456789abcdef"
 DUE = "2026-10-01T12:00:00+00:00"
+CANVAS = {"canvas": {"url": "https://canvas.example.edu", "course": 7}, "assignments": {"toy": {"canvas_assignment": 42}}}
+CANVAS_PAGE = "https://canvas.example.edu/courses/7/assignments/42"   # the target the regrade preview compares with
 
 
-def synthesize(out: Path, n: int, seed: int = 0) -> Path:
+def synthesize(out: Path, n: int, seed: int = 0, marks: bool = True) -> Path:
     rng = random.Random(seed)
     gb = Gradebook(out / "gradebook.sqlite")
     people, lines = {}, ["Student,ID,SIS User ID,SIS Login ID,Section"]
@@ -83,6 +85,8 @@ def synthesize(out: Path, n: int, seed: int = 0) -> Path:
     write_identities(out / "toy" / "identities.json", people)
     ov.set_override(assignment_grades(KIT, "toy", out), "student0001_10001", test=None, score=10,
                     comment="regraded by hand", by="TA Kim")
+    if marks:
+        rubric(out, n, rng)
     code = {"student0002_10002": {"3": "def double(x):\n    return x * 2\n"},
             "student0005_10005": {"4": "def twice(v):\n    return v * 2\n"}}
     (out / "toy" / "similarity.json").write_text(json.dumps({
@@ -107,9 +111,40 @@ def synthesize(out: Path, n: int, seed: int = 0) -> Path:
     return roster
 
 
+def rubric(out: Path, n: int, rng: random.Random) -> None:
+    """Rubric items on two exercises, each applied to a fifth to a third of the class by three TAs, the scores
+    recorded as sent to the LMS then a few regraded (the regrade preview lists them), and the class split
+    among the TAs by submission with some done."""
+    from autograder.store import team
+
+    g = assignment_grades(KIT, "toy", out)
+    ids = [r.submission_id for r in g.counted if not r.provisional]
+    items = []
+    for ex, title, pts in (("double", "dtype kept", 1.0), ("double", "loops instead of a vector op", -1.0),
+                           ("double", "see the broadcasting notes", 0.0), ("answer", "right reasoning", 0.5),
+                           ("answer", "units missing", -0.5)):
+        items.append(ov.rubric_add(assignment_grades(KIT, "toy", out), exercise=ex, title=title, points=pts,
+                                   comment=title, by="TA Kim"))
+    for k, item in enumerate(items):
+        g = assignment_grades(KIT, "toy", out)
+        chosen = rng.sample(ids, len(ids) // rng.choice((3, 4, 5)))
+        ov.rubric_apply(g, item.id, chosen, by=("TA Kim", "TA Lee", "TA Ana")[k % 3])
+    g = assignment_grades(KIT, "toy", out)
+    ov.record_sent(g, CANVAS_PAGE)
+    gb = Gradebook(out / "gradebook.sqlite")
+    for sid in ids[10:20]:
+        gb.put(result(sid, (1, 1, 1, 1, 1)))
+    gb.close()
+    order = sorted(ids)
+    team.split(out / "gradebook.sqlite", "toy", order, ["TA Kim", "TA Lee", "TA Ana"], unit="submission", how="even",
+               by="TA Kim")
+    team.mark_done(out / "gradebook.sqlite", "toy", order[:n // 10], "", "TA Kim")
+
+
 PAGES = {"course": "/", "assignment": "/a/toy", "assignment-filtered": "/a/toy?status=graded&late=yes&sort=score",
          "submission": "/a/toy/s/student0001_10001", "similarity": "/a/toy/similarity",
-         "exercise": "/a/toy/e/double", "exercise-answer": "/a/toy/e/answer"}
+         "exercise": "/a/toy/e/double", "exercise-answer": "/a/toy/e/answer", "team": "/a/toy/team",
+         "statistics": "/a/toy/stats", "regrade-preview": "/a/toy/changes"}
 
 
 CPU = [0.0]   # the server thread's CPU seconds for the last request answered
@@ -165,7 +200,7 @@ def screenshots(base: str, folder: Path) -> None:
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     try:
         driver.get(f"{base}/?token={TOKEN}")
-        for name in ("course", "assignment", "submission", "exercise", "similarity"):
+        for name in ("course", "assignment", "submission", "exercise", "similarity", "team", "statistics", "regrade-preview"):
             driver.get(base + PAGES[name] + ("?status=graded&sort=score" if name == "assignment" else ""))
             folder.mkdir(parents=True, exist_ok=True)
             driver.save_screenshot(str(folder / f"workspace-{name}.png"))
@@ -184,7 +219,12 @@ def main() -> None:
         manifest = kit / "assignments" / "toy" / "manifest.toml"
         manifest.write_text(manifest.read_text() + f'\n[deadline]\ndue = "{DUE}"\npenalty_percent = 10\nperiod = "day"\n')
         roster = synthesize(out, args.students)
-        ws = Workspace(kit, out, roster)
+        from autograder.config.course import Course
+
+        course_file = Path(tmp) / "course.toml"
+        course_file.write_text('[canvas]\nurl = "https://canvas.example.edu"\ncourse = 7\n[assignments.toy]\n'
+                               'canvas_assignment = 42\n')
+        ws = Workspace(kit, out, roster, Course(course_file.resolve(), CANVAS))
         wall, cpu = time.perf_counter(), time.process_time()
         ws.warm()   # as `autograder serve` does before printing its address
         start = ms(time.perf_counter() - wall, time.process_time() - cpu)
@@ -207,12 +247,23 @@ def main() -> None:
         after = {}
         form = fetch(port, PAGES["submission"].replace("0001_10001", "0003_10003"), cookie)[3].decode()
         csrf = re.search(r'name="csrf" value="([^"]+)"', form).group(1)
+        basis = re.search(r'name="basis" value="([^"]+)"', form).group(1)
         status, wall, cpu, _ = fetch(port, "/a/toy/s/student0003_10003/override", cookie, "POST",
-                                     urlencode({"csrf": csrf, "test": "", "score": "9", "comment": "bench"}).encode())
+                                     urlencode({"csrf": csrf, "basis": basis, "test": "", "score": "9",
+                                                "comment": "bench"}).encode())
         assert status == 303, status
         after["override_post"] = ms(wall, cpu)
         status, wall, cpu, _ = fetch(port, PAGES["assignment"], cookie)
         after["assignment"] = ms(wall, cpu)
+        form = fetch(port, "/a/toy/s/student0006_10006", cookie)[3].decode()
+        item = re.search(r'name="item" value="(\d+)"', form).group(1)
+        basis = re.search(r'name="basis" value="([^"]+)"', form).group(1)
+        status, wall, cpu, _ = fetch(port, "/a/toy/s/student0006_10006/item", cookie, "POST",
+                                     urlencode({"csrf": csrf, "basis": basis, "item": item, "action": "apply"}).encode())
+        assert status == 303, status
+        after["item_post"] = ms(wall, cpu)
+        status, wall, cpu, _ = fetch(port, PAGES["assignment"], cookie)
+        after["assignment_after_item"] = ms(wall, cpu)
         ov.set_override(assignment_grades(kit, "toy", out, roster_csv=roster), "student0004_10004", test=None,
                         score=8, comment="bench, from a terminal", by="bench")
         status, wall, cpu, _ = fetch(port, PAGES["assignment"], cookie)
@@ -230,7 +281,8 @@ def main() -> None:
         if args.screenshots:
             screenshots(server.base + access.prefix, args.screenshots)
         server.stop()
-    pages = [t["ms"] for t in timings.values()] + [t["ms"] for t in (after["assignment"], after_cli["assignment"])]
+    pages = [t["ms"] for t in timings.values()] + [t["ms"] for t in (after["assignment"], after["assignment_after_item"],
+                                                                    after_cli["assignment"])]
     print(json.dumps({"students": args.students, "start": start, "pages": timings, "after_override": after,
                       "after_cli_override": after_cli, "after_regrade": after_regrade,
                       "after_new_submission": after_new, "worst_page_ms": max(pages),

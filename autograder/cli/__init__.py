@@ -13,7 +13,7 @@ from pathlib import Path
 
 import autograder
 from autograder.cli import (check_solutions, export, feedback, gradebook, gradescope, grade, listing, nbgrader,
-                            override, passback, release, report, serve, similarity, validate)
+                            override, passback, release, report, rubric, serve, similarity, validate)
 from autograder.cli.common import Context, UsageError, fill_from_course
 from autograder.config import locate
 from autograder.config.assignment import AssignmentError
@@ -25,7 +25,7 @@ from autograder.intake.submissions import IntakeError
 from autograder.report.escape import terminal
 
 COMMANDS = (grade, release, check_solutions, listing, validate, export, passback, feedback, report, gradescope,
-            nbgrader, override, gradebook, similarity, serve)   # in the order `--help` lists them
+            nbgrader, override, rubric, gradebook, similarity, serve)   # in the order `--help` lists them
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder.cli.common import Context, UsageError, grade_settings, parse_jobs
+from autograder.cli.common import Context, UsageError, change, grade_settings, parse_jobs
 from autograder.config.assignment import load_assignment
 from autograder.report.escape import terminal
 
@@ -69,5 +69,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             return 1
     print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
                 f"{f'; {run.partial} re-graded on changed tests only' if run.partial else ''})")
+    for sid, was, now in run.changes:   # what this run changed, before any passback sends it
+        print(terminal(f"score changed: {change(sid, was, now)}"))
+    for w in run.stale:
+        say(f"warning: {w}")
     print(f"results: {settings.out / assignment.id}  gradebook: {run.gradebook}")
     return 0

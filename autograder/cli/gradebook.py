@@ -36,8 +36,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.config.assignment import list_assignments
     from autograder.intake.roster import Roster
     from autograder.report import course_gradebook as cg
-    from autograder.store.folder import gradebook_path
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.gradebook import Gradebook, gradebook_path
 
     gb = Gradebook(gradebook_path(args.out.resolve()))
     try:

@@ -43,15 +43,14 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     trail with --list."""
     from autograder.pipeline import change_override, set_override
 
-    g = grades_of(args, ctx)
-    from autograder.store.folder import gradebook_path
+    from autograder.store.marks import Marks
 
-    db = gradebook_path(g.out)
+    g = grades_of(args, ctx)
     people = [(row.submission_id, row.identity.ids()) for row in g.rows if row.submission_id]
     try:
         submission = ov.resolve_submission(args.submission, people) if args.submission else None
         if args.list:
-            for line in ov.trail_lines(db, g.assignment.id, g.results, submission):
+            for line in ov.trail_lines(Marks(g.out).overrides(g.assignment.id, submission), g.results):
                 print(terminal(line))
             return 0
         action = next((a for a in ("clear", "reapply", "ack") if getattr(args, a)), None)

@@ -16,6 +16,8 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     add_common(p)
     add_missing(p)
     p.add_argument("--dry-run", action="store_true", help="show where and what would be sent; send nothing")
+    p.add_argument("--confirm", action="store_true", help="send scores that changed since the last passback (a "
+                   "regrade, an override, a rubric edit); without it they are listed and nothing is sent")
     p.add_argument("--to", choices=("canvas", "lti"), help="which LMS to write to; needed when both Canvas and "
                                                            "an LTI line item are configured")
     p.add_argument("--canvas-url", help="Canvas base URL, e.g. https://canvas.example.edu")
@@ -48,7 +50,18 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         also = "" if "to" in e.settings else " (or the course file's [canvas], [lti] and [assignments.ID])"
         print(terminal(f"error: {e}" + (f": {flags}{also}" if flags else "")), file=sys.stderr)
         return 2
-    rows = grades_of(args, ctx).rows
+    from autograder.cli.common import change
+    from autograder.pipeline import record_sent, unsent_changes
+
+    grades = grades_of(args, ctx)
+    rows = grades.rows
+    changed = unsent_changes(grades, target.url, args.missing)
+    for sid, was, now in changed:
+        print(terminal(f"changed since the last passback: {change(sid, was, now)}"))
+    if changed and not args.dry_run and not args.confirm:
+        print(f"error: {len(changed)} score(s) already in the LMS would change (listed above): check them, then "
+              "run again with --confirm", file=sys.stderr)
+        return 1
     print(terminal(("would write to: " if args.dry_run else "writing to: ") + target.describe()))
     if target.kind == "lti":
         from autograder.lms.lti import LtiTool, publish_scores
@@ -57,6 +70,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ags = publish_scores(tool, args.lti_lineitem, rows, dry_run=args.dry_run, missing=args.missing)
         for line, error in ags.lines(args.dry_run):
             print(terminal(line), file=sys.stderr if error else sys.stdout)
+        if not args.dry_run and not ags.failed:
+            record_sent(grades, target.url, args.missing)
         return 1 if ags.failed else 0
     from autograder.lms.canvas_api import passback
 
@@ -69,4 +84,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
                    missing=args.missing)
     for line in rep.lines():
         print(terminal(line))
+    if not args.dry_run and not rep.failed:
+        record_sent(grades, target.url, args.missing)
     return 1 if rep.failed else 0

@@ -54,6 +54,34 @@ class Framework:
                 "KERAS_BACKEND": "tensorflow", "TF_CPP_MIN_LOG_LEVEL": "2"}  # TF's C++ log: errors only
 
 
+@dataclass(frozen=True)
+class ManualExercise:
+    """An exercise graded by hand (a free-text explanation, a plot, a design question): the manifest's
+    `[manual.EXERCISE]` with its `points` and `title`.  It has no test: its score is what its rubric items give
+    (`grades.rubric`), and it is pending until one is applied."""
+
+    exercise: str
+    points: float
+    title: str
+
+    @classmethod
+    def from_manifest(cls, data: dict) -> tuple["ManualExercise", ...]:
+        table = data.get("manual", {})
+        if type(table) is not dict:
+            raise ValueError("[manual] holds one table per exercise graded by hand: [manual.EXERCISE]")
+        out = []
+        for name, t in table.items():
+            if type(t) is not dict or set(t) - {"points", "title"}:
+                raise ValueError(f"[manual.{name}] takes points and title")
+            points = t.get("points")
+            if type(points) not in (int, float) or not 0 < points <= 1000:
+                raise ValueError(f"manual.{name}.points must be a number above 0 (at most 1000)")
+            if not name.replace("_", "").replace("-", "").isalnum():
+                raise ValueError(f"manual.{name}: an exercise name is letters, digits, _ and -")
+            out.append(cls(name, float(points), str(t.get("title") or name)))
+        return tuple(out)
+
+
 def master_of(probes: Path) -> Path:
     """The master notebook of the assignment whose `probes.py` this is (`Assignment.solution`)."""
     return Path(probes).parent.parent.parent / "solutions" / f"{Path(probes).parent.name}.ipynb"
@@ -88,6 +116,7 @@ class Assignment:
     limits: Limits
     hidden_feedback: str  # "summary": name and pass/fail only; "messages": check messages too
     framework: Framework = Framework()
+    manual: tuple[ManualExercise, ...] = ()   # exercises graded by hand, in the manifest's order
 
     @property
     def root(self) -> Path:
@@ -169,12 +198,14 @@ def load_assignment(name: str, kit: Path | None = None) -> Assignment:
     try:
         limits = Limits.from_table(data.get("limits"))
         framework = Framework.from_manifest(data)
+        manual = ManualExercise.from_manifest(data)
         LatePolicy.from_table(data.get("deadline"))  # a bad [deadline] table fails here, not at export
     except (ValueError, TypeError) as e:
         raise AssignmentError(f"{manifest}: {e}") from None
     return Assignment(
         id=name, kit=kit, title=str(data.get("title", name)), total_points=float(data.get("total_points", 100)),
         limits=limits, hidden_feedback=feedback, framework=framework,
+        manual=manual,
     )
 
 

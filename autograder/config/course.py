@@ -63,8 +63,9 @@ class CourseError(ValueError):
 _DEADLINE_KEYS = ("due", "grace_minutes", "penalty_percent", "period", "max_penalty_percent", "of",
                   "cutoff_days", "extensions")   # read by config/late.py, LatePolicy.from_table
 KEYS: dict[str, tuple[str, ...]] = {
-    "": ("course", "canvas", "lti", "deadline", "assignments", "serve"),
-    "serve": ("host", "port", "tokens"),     # read by cli/serve.py; tokens: name = token
+    "": ("course", "canvas", "lti", "deadline", "assignments", "serve", "rubric"),
+    "rubric": ("floor", "ceiling"),          # read by grades/rubric.py, Bounds.of: fractions of an exercise's points
+    "serve": ("host", "port", "tokens", "anonymous"),   # read by cli/serve.py and serve/pages.py; tokens: name = token
     "course": ("title", "roster", "results", "secret_file", "variants", "counts"),
     "canvas": ("url", "course", "token_env", "token_file"),
     "lti": ("token_url", "client_id", "key_file", "kid"),

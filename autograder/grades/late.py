@@ -66,9 +66,11 @@ def apply_late_policy(
     base = max_score if policy.of == "max_score" else score
     penalty = min(score, round(base * percent / 100.0, 4))
     adjusted = round(max(0.0, score - penalty), 4)
-    unit = policy.period + ("s" if periods != 1 else "")
+    # "50 min after the due date: 1 day late" read as a contradiction: the count is of started periods
+    unit = f"{periods} {policy.period}" + ("s'" if periods != 1 else "'s")
+    started = f" (each started {policy.period} counts)" if submitted_at is not None else ""
     capped = " (capped)" if percent < policy.penalty_percent * periods else ""
-    explanation = (f"{why}: {periods} {unit} late, {percent:g}% of the "
+    explanation = (f"{why}: {unit} penalty{started}, {percent:g}% of the "
                    f"{'maximum score' if policy.of == 'max_score' else 'score'} deducted{capped} "
                    f"({score:g} - {penalty:g} = {adjusted:g})")
     return LateResult(adjusted, score, penalty, late_by, True, explanation)

@@ -1,6 +1,8 @@
 """Instructor and TA overrides of one test's score or a whole submission's score: an audit trail.
 
-Each override is a row of the gradebook's `overrides` table (who, when, old -> new, comment), never
+The rules only: the trail is kept by the store (`store.marks.Marks`: `overrides`, `add_override`), which hands it
+in; `record` and `change` validate and return the row to append.  Each override is a row of the gradebook's
+`overrides` table (who, when, old -> new, comment), never
 updated or deleted; the latest row for a (submission, test) is the one in force.  It holds while the
 submission's sha256 is the one it was made against, so it survives re-grades of the same notebook; a
 changed notebook makes it *stale*: listed, never applied, until someone re-applies it to the version that
@@ -10,43 +12,20 @@ warning) or clears it (a row that gives the grader's score back).  Each row says
 to copies of the results whenever scores are shown or exported (feedback pages, grades.csv, every
 export); the engine's stored result is never changed.  A whole-submission override sets the score
 *before* the late policy (an extension in course.toml waives lateness), through one extra line worth
-the difference, so that everything that sums the tests agrees.  An ungradable or provisional result
-cannot be overridden: grade it again first.
+the difference, so that everything that sums the tests agrees.  Test overrides apply before the rubric
+items (`grades.rubric`), a whole-submission one after them (`rows.derive`).  The student reads its author
+as `shown_name` gives it: never a Unix account.  An ungradable or provisional result cannot be overridden:
+grade it again first.
 """
 from __future__ import annotations
 
 import math
-import sqlite3
 import time
 from dataclasses import dataclass, replace
-from pathlib import Path
+from typing import Callable
 
 from autograder.judge.results import OVERRIDE_LINE_ID, SubmissionResult, TestResult
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS overrides (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    assignment TEXT NOT NULL,
-    submission_id TEXT NOT NULL,
-    test_id TEXT NOT NULL,          -- '' for the whole submission
-    sha256 TEXT NOT NULL,           -- the submission it was made against
-    old_score REAL NOT NULL,
-    new_score REAL NOT NULL,
-    comment TEXT NOT NULL,
-    by TEXT NOT NULL,
-    at REAL NOT NULL,
-    action TEXT NOT NULL DEFAULT 'set'   -- set | reapply | clear | ack
-);
-CREATE TABLE IF NOT EXISTS comment_bank (   -- comments kept per exercise, to reuse across students
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    assignment TEXT NOT NULL,
-    exercise TEXT NOT NULL,
-    text TEXT NOT NULL,
-    by TEXT NOT NULL,
-    at REAL NOT NULL,
-    UNIQUE (assignment, exercise, text)
-);
-"""
 WHOLE = ""
 APPLIED = ("set", "reapply")        # the actions whose row sets a score
 ACTIONS = APPLIED + ("clear", "ack")
@@ -81,43 +60,6 @@ class Override:
         return self.action in APPLIED
 
 
-def _connect(db: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(db, timeout=60, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout=60000")
-    conn.executescript(SCHEMA)
-    if "action" not in {r[1] for r in conn.execute("PRAGMA table_info(overrides)")}:   # a trail from before actions
-        conn.execute("ALTER TABLE overrides ADD COLUMN action TEXT NOT NULL DEFAULT 'set'")
-    return conn
-
-
-def history(db: Path, assignment: str, submission_id: str | None = None) -> list[Override]:
-    """Every override ever recorded, oldest first (the audit trail)."""
-    if not db.is_file():
-        return []
-    conn = _connect(db)
-    try:
-        q = "SELECT * FROM overrides WHERE assignment=?" + (" AND submission_id=?" if submission_id else "")
-        rows = conn.execute(q + " ORDER BY id", (assignment, submission_id) if submission_id else (assignment,))
-        return [Override(*r) for r in rows.fetchall()]
-    finally:
-        conn.close()
-
-
-def changed_since(db: Path, assignment: str, after: int) -> tuple[int, set[str]]:
-    """(the id of the latest override of `assignment`, the submissions with an override newer than `after`):
-    what a reader that applied the trail up to `after` must apply again (ids only grow: rows are never
-    updated or deleted)."""
-    if not db.is_file():
-        return 0, set()
-    conn = _connect(db)
-    try:
-        rows = conn.execute("SELECT id, submission_id FROM overrides WHERE assignment=? AND id>? ORDER BY id",
-                            (assignment, after)).fetchall()
-        return (rows[-1][0] if rows else after), {sid for _, sid in rows}
-    finally:
-        conn.close()
-
-
 def in_force(trail: list[Override], result: SubmissionResult) -> tuple[list[Override], list[Override]]:
     """(applied, stale): the latest override per test of this submission, split by whether the
     submission is still the one it was made against.  A test whose latest row clears or acknowledges
@@ -131,11 +73,24 @@ def in_force(trail: list[Override], result: SubmissionResult) -> tuple[list[Over
     return applied, [o for o in latest.values() if o not in applied]
 
 
-def apply(result: SubmissionResult, applied: list[Override]) -> SubmissionResult:
-    """A copy of `result` with the overrides in force (test ones first, then the whole-submission one)."""
-    if not applied:
-        return result
+def shown_name(by: str) -> str:
+    """The name a student reads for the staff member `by`: `by` as typed (`--by`, the workspace's token name),
+    but never the Unix account the command or the server ran as ("root"): that is "course staff"."""
+    import pwd
+
+    by = by.strip()
+    try:
+        pwd.getpwnam(by)
+    except (KeyError, ValueError):
+        return by or "course staff"
+    return "course staff"
+
+
+def apply_tests(result: SubmissionResult, applied: list[Override]) -> SubmissionResult:
+    """A copy of `result` with the test overrides in force (a test's score set by hand)."""
     by_test = {o.test_id: o for o in applied if o.test_id}
+    if not by_test:
+        return result
     tests, notes = [], []
     for t in result.tests:
         o = by_test.get(t.id)
@@ -143,37 +98,37 @@ def apply(result: SubmissionResult, applied: list[Override]) -> SubmissionResult
             tests.append(t)
             continue
         outcome = "passed" if o.new_score >= t.max_score else "partial" if o.new_score > 0 else "failed"
-        note = f"Score set to {o.new_score:g}/{t.max_score:g} by {o.by}: {o.comment}"
+        note = f"Score set to {o.new_score:g}/{t.max_score:g} by {shown_name(o.by)}: {o.comment}"
         tests.append(replace(t, score=o.new_score, outcome=outcome,
                              message=(t.message + "\n" if t.message else "") + note))
         notes.append(f"{t.name}: {note.rstrip('.')}.")   # the LMS comment quotes the result's message
-    message = " ".join(notes + [result.message]).strip()
+    return replace(result, tests=tests, message=" ".join(notes + [result.message]).strip())
+
+
+def apply_whole(result: SubmissionResult, applied: list[Override]) -> SubmissionResult:
+    """A copy of `result` with the whole-submission override in force: one line worth the difference between the
+    total it sets and the sum of every other line (tests, rubric lines)."""
     whole = next((o for o in applied if not o.test_id), None)
     if whole is None:
-        return replace(result, tests=tests, message=message)
-    note = f"Total set to {whole.new_score:g} by {whole.by}: {whole.comment}"
-    adjust = round(whole.new_score - sum(t.score for t in tests), 4)
-    tests.append(TestResult(OVERRIDE_LINE_ID, "Instructor override of the total", "", "public", 0.0, adjust,
-                            "passed", note))
-    return replace(result, tests=tests, message=f"{note} {message}".strip())   # LMS comments quote it
+        return result
+    note = f"Total set to {whole.new_score:g} by {shown_name(whole.by)}: {whole.comment}"
+    adjust = round(whole.new_score - sum(t.score for t in result.tests), 4)
+    tests = [*result.tests, TestResult(OVERRIDE_LINE_ID, "Instructor override of the total", "", "public", 0.0,
+                                       adjust, "passed", note)]
+    return replace(result, tests=tests, message=f"{note} {result.message}".strip())   # LMS comments quote it
 
 
-def effective(db: Path, results: list[SubmissionResult]) -> tuple[list[SubmissionResult], list[Override]]:
-    """The results as shown and exported, and the stale overrides (to report, never to apply)."""
-    if not results:
-        return results, []
-    trail = history(db, results[0].assignment)
-    out, stale = [], []
-    for r in results:
-        applied, old = in_force(trail, r)
-        out.append(apply(r, applied))
-        stale += old
-    return out, stale
+def apply(result: SubmissionResult, applied: list[Override]) -> SubmissionResult:
+    """A copy of `result` with the overrides in force (test ones first, then the whole-submission one)."""
+    return apply_whole(apply_tests(result, applied), applied) if applied else result
 
 
-def record(db: Path, result: SubmissionResult | None, *, test_id: str = WHOLE, score: float, comment: str,
-           by: str, at: float | None = None, action: str = "set") -> Override:
-    """Validate and append one override; `old_score` is the score in force just before it."""
+def record(trail: list[Override], result: SubmissionResult | None, shown: SubmissionResult | None = None, *,
+           test_id: str = WHOLE, score: float, comment: str, by: str, at: float | None = None,
+           action: str = "set") -> Override:
+    """A validated override of `result` (the counted version) to append to `trail` (its id still 0): `old_score`
+    is the score in force just before it, read from `shown` (the result as shown: overrides, rubric) or, without
+    it, from `result` with the trail's overrides."""
     if result is None:
         raise OverrideError("no graded submission by that id: grade it first")
     if result.provisional or (result.status == "crashed" and not result.tests) or not result.sha256:
@@ -185,7 +140,7 @@ def record(db: Path, result: SubmissionResult | None, *, test_id: str = WHOLE, s
         raise OverrideError(f"--comment is longer than {MAX_COMMENT} characters")
     if not by:
         raise OverrideError("--by is required (who made the override)")
-    current = apply(result, in_force(history(db, result.assignment, result.submission_id), result)[0])
+    current = shown if shown is not None else apply(result, in_force(trail, result)[0])
     if test_id:
         test_id = resolve_test(test_id, result)
         test = next(t for t in current.tests if t.id == test_id)
@@ -194,21 +149,8 @@ def record(db: Path, result: SubmissionResult | None, *, test_id: str = WHOLE, s
         old, top = current.score, result.max_score
     if not (math.isfinite(score) and 0 <= score <= top):
         raise OverrideError(f"--score must be between 0 and {top:g}")
-    return _append(db, Override(0, result.assignment, result.submission_id, test_id, result.sha256, old,
-                                float(score), comment, by, time.time() if at is None else at, action))
-
-
-def _append(db: Path, o: Override) -> Override:
-    conn = _connect(db)
-    try:
-        with conn:
-            cur = conn.execute("INSERT INTO overrides (assignment, submission_id, test_id, sha256, old_score, "
-                               "new_score, comment, by, at, action) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                               (o.assignment, o.submission_id, o.test_id, o.sha256, o.old_score, o.new_score,
-                                o.comment, o.by, o.at, o.action))
-        return replace(o, id=int(cur.lastrowid or 0))
-    finally:
-        conn.close()
+    return Override(0, result.assignment, result.submission_id, test_id, result.sha256, old, float(score), comment,
+                    by, time.time() if at is None else at, action)
 
 
 def resolve_override(key: str, result: SubmissionResult, candidates: list[Override]) -> Override:
@@ -230,30 +172,32 @@ def resolve_override(key: str, result: SubmissionResult, candidates: list[Overri
     return hit
 
 
-def change(db: Path, result: SubmissionResult | None, *, test: str, action: str, by: str,
-           at: float | None = None) -> Override:
+def change(trail: list[Override], result: SubmissionResult | None, *, test: str, action: str, by: str,
+           at: float | None = None,
+           derive: Callable[[list[Override]], SubmissionResult] | None = None) -> Override:
     """Clear an override (in force or stale: the grader's score counts again), acknowledge a stale one
     (kept unapplied, no longer warned about) or re-apply a stale one to `result`, the version that counts
-    (the same score and comment, the author `by`).  Each is one more row of the trail."""
+    (the same score and comment, the author `by`): the row to append to `trail`.  `derive` gives the result as
+    shown with a list of overrides in force (default: `apply`), for the scores before and after."""
     if result is None:
         raise OverrideError("no graded submission by that id: grade it first")
     if action not in ("clear", "ack", "reapply"):
         raise OverrideError(f"unknown override action {action!r}")
     if not by.strip():
         raise OverrideError("--by is required (who made the change)")
-    applied, stale = in_force(history(db, result.assignment, result.submission_id), result)
+    derive = derive or (lambda applied: apply(result, applied))
+    applied, stale = in_force(trail, result)
     o = resolve_override(test, result, stale if action != "clear" else applied + stale)
     if action == "reapply":
-        return record(db, result, test_id=o.test_id, score=o.new_score, comment=o.comment, by=by, at=at,
-                      action="reapply")
-    shown = apply(result, applied)
+        return record(trail, result, derive(applied), test_id=o.test_id, score=o.new_score, comment=o.comment,
+                      by=by, at=at, action="reapply")
+    shown = derive(applied)
     now = (next((t.score for t in shown.tests if t.id == o.test_id), o.new_score) if o.test_id else shown.score)
-    after = apply(result, [x for x in applied if x is not o])
+    after = derive([x for x in applied if x is not o])
     back = (next((t.score for t in after.tests if t.id == o.test_id), o.new_score) if o.test_id else after.score)
     why = f"cleared #{o.id}" if action == "clear" else f"acknowledged stale #{o.id}, not applied"
-    return _append(db, Override(0, result.assignment, result.submission_id, o.test_id, result.sha256, now,
-                                back if action == "clear" else now, why, by.strip(),
-                                time.time() if at is None else at, action))
+    return Override(0, result.assignment, result.submission_id, o.test_id, result.sha256, now,
+                    back if action == "clear" else now, why, by.strip(), time.time() if at is None else at, action)
 
 
 def resolve_test(key: str, result: SubmissionResult) -> str:
@@ -281,33 +225,6 @@ def resolve_test(key: str, result: SubmissionResult) -> str:
                         "either)" + (f"; did you mean: {'; '.join(near)}?" if near else ""))
 
 
-def bank(db: Path, assignment: str, exercise: str) -> list[tuple[str, str]]:
-    """The comment bank of one exercise: (comment, who first saved it), oldest first.  Each use of a comment
-    is an override row (its author, its time): the bank keeps only the text."""
-    if not db.is_file():
-        return []
-    conn = _connect(db)
-    try:
-        return [tuple(r) for r in conn.execute("SELECT text, by FROM comment_bank WHERE assignment=? AND exercise=? "
-                                                "ORDER BY id", (assignment, exercise))]
-    finally:
-        conn.close()
-
-
-def save_comment(db: Path, assignment: str, exercise: str, text: str, by: str) -> None:
-    """Add `text` to the exercise's comment bank (once: saving it again changes nothing)."""
-    text = text.strip()
-    if not text or len(text) > MAX_COMMENT:
-        raise OverrideError(f"a comment is 1 to {MAX_COMMENT} characters")
-    conn = _connect(db)
-    try:
-        with conn:
-            conn.execute("INSERT OR IGNORE INTO comment_bank (assignment, exercise, text, by, at) VALUES (?,?,?,?,?)",
-                         (assignment, exercise, text, by.strip(), time.time()))
-    finally:
-        conn.close()
-
-
 def resolve_submission(key: str, people: list[tuple[str, tuple[str, ...]]]) -> str:
     """The submission id `key` names: a submission id, or any id of the student who made it (login, LMS
     user id, SIS id, email, as the roster and the LMS download hold them).  `people` holds (submission id,
@@ -324,15 +241,18 @@ def resolve_submission(key: str, people: list[tuple[str, tuple[str, ...]]]) -> s
                         "login, LMS user id, SIS id or email)")
 
 
-def trail_lines(db: Path, assignment: str, results: list[SubmissionResult], submission: str | None = None) -> list[str]:
+def trail_lines(trail: list[Override], results: list[SubmissionResult]) -> list[str]:
     """The audit trail, one line per override, each with its state (in force, stale, superseded)."""
     from datetime import datetime, timezone
 
     by_id = {r.submission_id: r for r in results}
+    mine: dict[str, list[Override]] = {}
+    for o in trail:
+        mine.setdefault(o.submission_id, []).append(o)
     lines = []
-    for o in history(db, assignment, submission):
+    for o in trail:
         r = by_id.get(o.submission_id)
-        applied, stale = in_force(history(db, assignment, o.submission_id), r) if r else ([], [])
+        applied, stale = in_force(mine[o.submission_id], r) if r else ([], [])
         state = ("in force" if o in applied else "stale" if o in stale else o.action if not o.sets
                  else "superseded" if r else "no result")
         when = datetime.fromtimestamp(o.at, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

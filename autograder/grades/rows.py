@@ -18,7 +18,8 @@ from typing import Any, Iterable, Protocol
 from autograder.config.late import LatePolicy, assignment_policy
 from autograder.grades.counting import Version, counting
 from autograder.grades.late import LateResult, apply_late_policy
-from autograder.grades.overrides import apply, effective, history, in_force
+from autograder.grades.overrides import Override, apply_tests, apply_whole, in_force
+from autograder.grades.rubric import Applied, Bounds, Marks, pending, score as rubric_score
 from autograder.intake.roster import Identity, Roster, identities_for, match_roster
 from autograder.judge.results import SubmissionResult
 
@@ -51,6 +52,11 @@ class GradeRow:
         if not self.gradable:
             return None
         return self.late.score if self.late else self.result.score  # type: ignore[union-attr]
+
+    @property
+    def pending(self) -> list[str]:
+        """The exercises graded by hand still to be graded (`grades.rubric.pending`): the score is not final."""
+        return pending(self.result) if self.gradable else []
 
     def export_score(self, missing: str = "blank") -> float | None:
         """The score an export writes: None means blank (see the module docstring)."""
@@ -88,9 +94,16 @@ class GradeRow:
             bits = [f"Score: {self.score:g}/{r.max_score:g}."]
         if r.message:
             bits.append(sentence(r.message, 300))
+        said = [line for t in r.tests if (t.is_override and t.exercise) or (t.is_manual and t.outcome != "pending")
+                for line in t.message.splitlines() if line.strip()]   # the applied rubric items' texts
+        if said:
+            bits.append(sentence("Comments: " + "; ".join(said), 600))
         if self.late and self.late.explanation:
             bits.append(sentence("Late: " + self.late.explanation))
-        failed = [t for t in r.tests if t.outcome not in ("passed", "skipped")]
+        if self.pending:
+            bits.append(sentence("Still to be graded by hand: " + ", ".join(self.pending)
+                                 + "; this score is not final yet"))
+        failed = [t for t in r.tests if t.outcome not in ("passed", "skipped", "pending") and not t.is_manual]
         if failed:
             bits.append(sentence("Not passed: " + "; ".join(f"{t.name} ({t.outcome})" for t in failed[:10])
                                  + ("; and more" if len(failed) > 10 else "")))
@@ -157,6 +170,21 @@ class Stored(Protocol):
     def record(self, assignment: str, submission_id: str, sha256: str) -> SubmissionResult:
         """The stored record of one kept version (OSError/ValueError/KeyError when it cannot be read)."""
 
+    def marks(self, assignment: str, submission_id: str | None = None) -> Marks:
+        """What staff added (overrides, rubric items and where they are applied, line comments)."""
+
+
+def derive(counted: SubmissionResult, marks: Marks, manual: Any = (), bounds: Bounds = Bounds(),
+           overrides: list[Override] | None = None) -> tuple[SubmissionResult, list[Override], list[Applied]]:
+    """(the result as shown and exported, its stale overrides, its stale rubric applications): the counted
+    version with the test overrides in force, then the rubric (`grades.rubric.score`), then the whole-submission
+    override.  `overrides`: those in force instead of the trail's (what a clear would leave)."""
+    applied, stale = in_force(marks.overrides, counted)
+    if overrides is not None:
+        applied = overrides
+    shown, stale_rubric = rubric_score(apply_tests(counted, applied), marks.items, marks.applied, manual, bounds)
+    return apply_whole(shown, applied), stale, stale_rubric
+
 
 @dataclass
 class AssignmentGrades:
@@ -176,6 +204,14 @@ class AssignmentGrades:
     policy: LatePolicy | None = None
     stale: dict[str, list[Any]] = field(default_factory=dict)       # submission id -> its stale overrides
     notes: tuple[list[str], list[str]] = ([], [])   # the other warnings: (before the stale ones, after them)
+    marks: Marks = field(default_factory=Marks)   # what staff added: overrides, rubric items, applications, notes
+    bounds: Bounds = Bounds()                       # course.toml [rubric]
+    stale_rubric: dict[str, list[Applied]] = field(default_factory=dict)   # submission id -> its stale applications
+
+    def derive(self, counted: SubmissionResult, overrides: list[Override] | None = None) -> SubmissionResult:
+        """`counted` as these grades show it (`derive`), with `overrides` in force instead of the trail's."""
+        return derive(counted, self.marks.of(counted.submission_id), self.assignment.manual, self.bounds,
+                      overrides)[0]
 
     def again(self) -> "AssignmentGrades":
         """The same assignment's grades read again (after an override, a regrade)."""
@@ -183,26 +219,29 @@ class AssignmentGrades:
         return read_grades(self.assignment, self.stored, roster_csv=self.roster_csv, course=self.course)
 
     def with_overrides_of(self, submission_ids: Iterable[str]) -> "AssignmentGrades":
-        """These grades with the overrides of `submission_ids` read again from the audit trail, every other row
-        as it is: what `again()` gives when only those submissions' overrides changed (the gradebook's
+        """These grades with the marks (overrides, rubric) of `submission_ids` read again, every other row
+        as it is: what `again()` gives when only those submissions' marks changed (the gradebook's
         results, identities, roster and policies unchanged), at the cost of those rows.  Each changed row
-        goes through the steps `read_grades` takes (`grades.overrides.in_force` and `apply`,
-        `grade_rows`)."""
+        goes through the steps `read_grades` takes (`derive`, `grade_rows`)."""
 
         changed = set(submission_ids)
-        results, rows, stale = list(self.results), list(self.rows), dict(self.stale)
+        assert self.stored is not None
+        marks = self.stored.marks(self.assignment.id)
+        results, rows = list(self.results), list(self.rows)
+        stale, stale_rubric = dict(self.stale), dict(self.stale_rubric)
         at = {r.submission_id: i for i, r in enumerate(rows) if r.result is not None}
         for i, r in enumerate(self.counted):
             if r.submission_id not in changed:
                 continue
-            applied, old = in_force(history(self.out / "gradebook.sqlite", self.assignment.id, r.submission_id), r)
-            results[i] = apply(r, applied)
-            stale[r.submission_id] = old
+            results[i], stale[r.submission_id], stale_rubric[r.submission_id] = derive(
+                r, marks.of(r.submission_id), self.assignment.manual, self.bounds)
             if r.submission_id in at:
                 rows[at[r.submission_id]] = grade_rows([results[i]], self.identities, policy=self.policy)[0]
-        stale = {r.submission_id: stale[r.submission_id] for r in self.counted if stale.get(r.submission_id)}
-        return replace(self, results=results, rows=rows, stale=stale,
-                       warnings=_warnings(self.assignment.id, self.notes, stale, self.counted))
+        ids = [r.submission_id for r in self.counted]
+        stale = {sid: stale[sid] for sid in ids if stale.get(sid)}
+        stale_rubric = {sid: stale_rubric[sid] for sid in ids if stale_rubric.get(sid)}
+        return replace(self, results=results, rows=rows, stale=stale, marks=marks, stale_rubric=stale_rubric,
+                       warnings=_warnings(self.assignment.id, self.notes, stale, self.counted, stale_rubric, marks))
 
     def with_results(self, stored: list[SubmissionResult]) -> "AssignmentGrades":
         """These grades with `stored` (results stored again, a re-grade, of submissions they hold) in place of
@@ -220,7 +259,8 @@ class AssignmentGrades:
 
 
 def _warnings(assignment: str, notes: tuple[list[str], list[str]], stale: dict[str, list[Any]],
-              counted: list[SubmissionResult]) -> list[str]:
+              counted: list[SubmissionResult], stale_rubric: dict[str, list[Applied]] | None = None,
+              marks: Marks | None = None) -> list[str]:
     """The instructor's warnings: `notes[0]`, the provisional results (one line per reason), the stale
     overrides, `notes[1]`."""
     by_reason: dict[str, list[str]] = {}
@@ -230,10 +270,23 @@ def _warnings(assignment: str, notes: tuple[list[str], list[str]], stale: dict[s
     provisional = [f"{len(ids)} submission{'s are' if len(ids) > 1 else ' is'} provisional ({why}): "
                    + ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
                    + "; left blank in every export until graded again" for why, ids in by_reason.items()]
-    return notes[0] + provisional + [
-        f"override #{o.id} of {o.submission_id} ({o.target}) is stale: it was made on another version than the "
-        f"one that counts; not applied (see `autograder override {assignment} --list`)"
-        for old in stale.values() for o in old] + notes[1]
+    return notes[0] + provisional + stale_warnings(assignment, stale, stale_rubric or {}, marks) + notes[1]
+
+
+def stale_warnings(assignment: str, stale: dict[str, list[Any]], stale_rubric: dict[str, list[Applied]],
+                   marks: Marks | None) -> list[str]:
+    """One warning per override and per rubric item made on a version that no longer counts."""
+    return [f"override #{o.id} of {o.submission_id} ({o.target}) is stale: it was made on another version than the "
+            f"one that counts; not applied (see `autograder override {assignment} --list`)"
+            for old in stale.values() for o in old] + stale_applications(assignment, stale_rubric, marks)
+
+
+def stale_applications(assignment: str, stale: dict[str, list[Applied]], marks: Marks | None) -> list[str]:
+    """One warning per rubric item applied to a version that no longer counts."""
+    titles = {i.id: i.title for i in (marks.items if marks else [])}
+    return [f"rubric item #{a.item_id} ({titles.get(a.item_id, '?')}) of {a.submission_id} is stale: it was applied "
+            f"to another version than the one that counts; not applied (apply it again: `autograder rubric "
+            f"{assignment} --apply {a.item_id} {a.submission_id}`)" for old in stale.values() for a in old]
 
 
 def _counting(stored: Stored, assignment: str, results: list[SubmissionResult], course: Any,
@@ -266,9 +319,17 @@ def read_grades(a: Any, stored: Stored, *, roster_csv: Path | None = None, cours
         unmatched.append(f"submission {sid} is not on the roster")
     policy = assignment_policy(a.root / "manifest.toml", course, a.id)
     counted = _counting(stored, a.id, results, course, policy, match.matched)
-    # An override belongs to the version it was made on (its sha256): on any other version, the counted one
-    # included, it is stale, listed and never applied.
-    results, stale = effective(out / "gradebook.sqlite", counted)
+    # An override or a rubric item belongs to the version it was made on (its sha256): on any other version, the
+    # counted one included, it is stale, listed and never applied.
+    marks, bounds = stored.marks(a.id), Bounds.of(course)
+    results, by_sid, by_sid_rubric = [], {}, {}
+    for r in counted:
+        shown, old, old_rubric = derive(r, marks.of(r.submission_id), a.manual, bounds)
+        results.append(shown)
+        if old:
+            by_sid[r.submission_id] = old
+        if old_rubric:
+            by_sid_rubric[r.submission_id] = old_rubric
     extensions: list[str] = []
     if policy is not None:
         people = [s.ids() for s in roster.students] if roster else [w.ids() for w in match.matched.values()]
@@ -277,9 +338,7 @@ def read_grades(a: Any, stored: Stored, *, roster_csv: Path | None = None, cours
                               + ("on the roster (login, LMS user id, SIS id or email)" if roster else
                                  "who submitted") + ": not applied")
     rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
-    by_sid: dict[str, list[Any]] = {}
-    for o in stale:
-        by_sid.setdefault(o.submission_id, []).append(o)
     notes = (unmatched, extensions)
-    return AssignmentGrades(a, out, results, rows, roster, _warnings(a.id, notes, by_sid, counted), counted, course,
-                            roster_csv, stored, match.matched, policy, by_sid, notes)
+    return AssignmentGrades(a, out, results, rows, roster,
+                            _warnings(a.id, notes, by_sid, counted, by_sid_rubric, marks), counted, course,
+                            roster_csv, stored, match.matched, policy, by_sid, notes, marks, bounds, by_sid_rubric)

@@ -63,6 +63,8 @@ def exercise_points(assignment: Assignment, settings: GradeSettings) -> dict[str
     points: dict[str, float] = {}
     for t in ref.tests:
         points[t.exercise] = points.get(t.exercise, 0.0) + t.max_score
+    for m in assignment.manual:   # graded by hand (the manifest's [manual.EXERCISE]), with the kit's rubric
+        points[m.exercise] = points.get(m.exercise, 0.0) + m.points
     return {e: round(p, 4) for e, p in points.items() if p > 0}
 
 
@@ -181,7 +183,8 @@ def _write_gradebook(course: Path, assignment: str, name: str, rows: list, ident
                 grade = gb.find_grade(TASK_PREFIX + exercise, assignment, name, student)
                 grade.manual_score = round(by_exercise.get(exercise, 0.0), 4)
                 grade.extra_credit = (adjust or None) if i == 0 else None
-                grade.needs_manual_grade = False
+                # an exercise graded by hand and not graded yet is what formgrader lists as needing a grade
+                grade.needs_manual_grade = exercise in row.pending
                 comment = gb.find_comment(TASK_PREFIX + exercise, assignment, name, student)
                 failed = [t.name for t in row.result.tests if t.exercise == exercise and t.outcome != "passed"
                           and t.max_score > 0]

@@ -24,8 +24,10 @@ def _json_size(x: Any) -> int:
 
 
 OVERRIDE_LINE_ID = "override::whole-submission"   # the line a whole-submission override adds (`grades.overrides`)
+RUBRIC_LINE = "rubric::"   # + exercise: the line an exercise's applied rubric items add (`grades.rubric`)
+MANUAL_LINE = "manual::"   # + exercise: an exercise graded by hand, its points from its rubric items
 SUBMISSION_STATUSES = ("graded", "invalid", "timeout", "crashed")
-TEST_OUTCOMES = ("passed", "partial", "failed", "error", "timeout", "crashed", "skipped")
+TEST_OUTCOMES = ("passed", "partial", "failed", "error", "timeout", "crashed", "skipped", "pending")
 
 
 @dataclass
@@ -45,8 +47,14 @@ class TestResult:
 
     @property
     def is_override(self) -> bool:
-        """The line that carries a whole-submission override: part of the sum, not a test a page lists."""
-        return self.id == OVERRIDE_LINE_ID
+        """A line staff added, not a test a page lists: a whole-submission override, or an exercise's rubric
+        adjustment (`RUBRIC_LINE`); part of the sum, so that everything that sums the tests agrees."""
+        return self.id == OVERRIDE_LINE_ID or self.id.startswith(RUBRIC_LINE)
+
+    @property
+    def is_manual(self) -> bool:
+        """An exercise graded by hand (the manifest's `[manual.EXERCISE]`): pending until a rubric item is applied."""
+        return self.id.startswith(MANUAL_LINE)
 
     @property
     def file(self) -> str:

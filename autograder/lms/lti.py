@@ -5,8 +5,10 @@ RS256 with the tool's private key (`kid` in the header so the platform finds the
 key in the tool's JWKS), scope `https://purl.imsglobal.org/spec/lti-ags/scope/score`.
 Score: POST `{lineitem}/scores` (the path extended, any query string kept) with
 `Content-Type: application/vnd.ims.lis.v1.score+json` and `userId`, `scoreGiven`,
-`scoreMaximum`, `comment`, `timestamp`, `activityProgress: Completed`,
-`gradingProgress: FullyGraded` (the one platforms record as a grade).
+`scoreMaximum`, `comment`, `timestamp`, `activityProgress: Completed`, and `gradingProgress`:
+`FullyGraded` (the one platforms record as a final grade) once nothing is left to grade by hand,
+`PendingManual` while an exercise graded by hand is not graded yet (`GradeRow.pending`), so that the LMS
+never shows a half-graded score as final.
 """
 from __future__ import annotations
 
@@ -68,11 +70,11 @@ class LtiTool:
 
 
 def score_payload(user_id: str, score: float, max_score: float, comment: str = "",
-                  timestamp: datetime | None = None) -> dict:
+                  timestamp: datetime | None = None, pending: bool = False) -> dict:
     ts = (timestamp or datetime.now(timezone.utc)).astimezone(timezone.utc)
     body = {"userId": user_id, "scoreGiven": score, "scoreMaximum": max_score,
             "timestamp": ts.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            "activityProgress": "Completed", "gradingProgress": "FullyGraded"}
+            "activityProgress": "Completed", "gradingProgress": "PendingManual" if pending else "FullyGraded"}
     if comment:
         body["comment"] = comment
     return body
@@ -87,7 +89,8 @@ class AgsReport:
 
     def lines(self, dry_run: bool) -> list[tuple[str, bool]]:
         """(line, is an error) for a terminal: what was (or would be) sent, failed and skipped."""
-        out = [(f"would send: user {b['userId']}: {b['scoreGiven']:g}/{b['scoreMaximum']:g}; comment: "
+        out = [(f"would send: user {b['userId']}: {b['scoreGiven']:g}/{b['scoreMaximum']:g}"
+                f"{' (' + b['gradingProgress'] + ')' if b['gradingProgress'] != 'FullyGraded' else ''}; comment: "
                 f"{b.get('comment', '')[:120]}", False) for b in self.planned] if dry_run else []
         out += [(f"sent: user {u}", False) for u in self.sent]
         out += [(f"FAILED: user {u}: {e}", True) for u, e in self.failed]
@@ -109,7 +112,7 @@ def publish_scores(tool: LtiTool, lineitem: str, rows, *, dry_run: bool = False,
                                   + ("no LTI user id (roster column lti_user_id)" if not uid
                                      else row.blank_reason or "no points possible known"))
             continue
-        report.planned.append(score_payload(uid, score, max_score, row.comment(), timestamp))
+        report.planned.append(score_payload(uid, score, max_score, row.comment(), timestamp, pending=bool(row.pending)))
     if dry_run or not report.planned:
         return report
     url = scores_url(lineitem)

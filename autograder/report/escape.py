@@ -175,14 +175,22 @@ def md_inline(text: Any) -> str:
     return f"{ticks} {body} {ticks}"
 
 
-_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")   # every ASCII punctuation character: CommonMark lets each be escaped
+_MD_MARKUP = re.compile(r"([\\`*\[\]<>|~#@$])")   # what can open markup anywhere on a line (GFM included)
+_MD_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")   # `_` inside a word is no emphasis
+_MD_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")                    # `&amp;`, `&#60;`: an entity, not `a & b`
+_MD_AUTOLINK = re.compile(r"(?i)(://|(?<![0-9A-Za-z])www\.)")         # GFM's bare URLs
+_MD_LEAD = re.compile(r"^(?:([-+=])|(\d+)([.)]))")                    # a list item or setext line, at the start
 
 
 def md_text(text: Any) -> str:
-    """`text` as plain Markdown prose on one line (a title, a student's name): every ASCII punctuation
-    character backslash-escaped, so nothing in it is markup (emphasis, links, HTML, headings, tables),
-    and it reads as written, not as code."""
-    return _MD_PUNCT.sub(r"\\\1", " ".join(controls(str(text)).split()))
+    """`text` as plain Markdown prose on one line (a title, a student's name, a hint): each character that
+    could start markup there (emphasis, code, links and bare URLs, HTML and entities, headings, tables, a
+    list marker at its start) backslash-escaped, so nothing in it is markup; the rest (`-`, `;`, `.`, `!`,
+    `:`) as written, so the file reads as written."""
+    t = _MD_MARKUP.sub(r"\\\1", " ".join(controls(str(text)).split()))
+    t = _MD_ENTITY.sub(r"\\&", _MD_UNDERSCORE.sub(r"\\_", t))
+    t = _MD_AUTOLINK.sub(lambda m: m.group(1).replace(":", "\\:").replace(".", "\\."), t)
+    return _MD_LEAD.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3), t)
 
 
 def md_cell(text: Any) -> str:

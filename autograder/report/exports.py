@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.config.files import write_atomic
+from autograder.judge.results import OVERRIDE_LINE_ID
 from autograder.grades.rows import AssignmentGrades, GradeRow
 from autograder.report.escape import write_csv
 from autograder.report.canvas_csv import write_canvas_csv
@@ -78,7 +79,11 @@ def generic_json(rows: list[GradeRow], assignment: str, missing: str = "blank") 
                        "score": t.score, "max_score": t.max_score} for t in (r.tests if r else []) if not t.is_override],
             # a whole-score override is no test: the line `grades.overrides.apply` adds to carry it, shown as what it is
             "override": next(({"adjustment": t.score, "note": t.message} for t in (r.tests if r else [])
-                              if t.is_override), None),
+                              if t.id == OVERRIDE_LINE_ID), None),
+            # each exercise's rubric items (`grades.rubric`): what they added to its points, and their texts
+            "rubric": [{"exercise": t.exercise, "adjustment": t.score, "items": t.message.splitlines()}
+                       for t in (r.tests if r else []) if t.is_override and t.id != OVERRIDE_LINE_ID],
+            "pending": row.pending,
         })
     return {"assignment": assignment, "students": students}
 

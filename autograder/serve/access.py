@@ -24,7 +24,6 @@ import hmac
 import ipaddress
 import secrets
 from dataclasses import dataclass, field
-from http.cookies import CookieError, SimpleCookie
 
 MIN_TOKEN_CHARS = 16   # a TA token shorter than this is refused at start: it could be guessed
 SAME_ORIGIN = ("same-origin", "none")   # Sec-Fetch-Site of this origin's pages, or of a typed address
@@ -88,12 +87,16 @@ class Access:
         return f"{self.cookie}={session}; HttpOnly; SameSite=Strict; Path={self.prefix}/"
 
     def session(self, header: str) -> str | None:
-        """This instance's session id in a Cookie header (another instance's cookie has another name)."""
-        try:
-            c = SimpleCookie(header)
-        except CookieError:
-            return None
-        return c[self.cookie].value if self.cookie in c else None
+        """This instance's session id in a Cookie header (another instance's cookie has another name), found
+        by its name alone: the header also carries whatever a page on another port of the host set (browsers
+        send a host's cookies to every port), and no cookie of theirs, however malformed, hides this one
+        (`http.cookies` stops at the first pair it cannot read).  Of several with this name, the first that
+        is a live session."""
+        for pair in header.split(";"):
+            name, eq, value = pair.strip().partition("=")
+            if eq and name == self.cookie and value in self.sessions:
+                return value
+        return None
 
     def host_ok(self, host: str | None) -> bool:
         """The Host names this server: an IP address, `localhost`, or the name it was started with; any port

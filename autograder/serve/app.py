@@ -24,7 +24,9 @@ from urllib.parse import parse_qs, quote, urlencode
 from autograder.report.escape import html_environment
 from autograder.serve import pages
 from autograder.serve.access import Access
+from autograder.serve.team import Presence, StaleForm, present
 from autograder.grades.overrides import OverrideError
+from autograder.grades.rubric import RubricError
 
 CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; "
        "frame-ancestors 'none'")
@@ -44,6 +46,17 @@ PAGES = [   # path under the instance's prefix, method, the `App` method that an
     ("/a/{assignment}/export", "POST", "_export"),
     ("/a/{assignment}/e/{exercise}", "GET", "_exercise"),
     ("/a/{assignment}/e/{exercise}/apply", "POST", "_group"),
+    ("/a/{assignment}/e/{exercise}/done", "POST", "_group_done"),
+    ("/a/{assignment}/e/{exercise}/item", "POST", "_group_item"),
+    ("/a/{assignment}/e/{exercise}/rubric", "POST", "_rubric"),
+    ("/a/{assignment}/s/{sid}/item", "POST", "_item"),
+    ("/a/{assignment}/s/{sid}/done", "POST", "_done"),
+    ("/a/{assignment}/team", "GET", "_team"),
+    ("/a/{assignment}/team/split", "POST", "_split"),
+    ("/a/{assignment}/next", "GET", "_next"),
+    ("/a/{assignment}/reveal", "POST", "_reveal"),
+    ("/a/{assignment}/stats", "GET", "_stats"),
+    ("/a/{assignment}/changes", "GET", "_changes"),
     ("/static/workspace.css", "GET", "_css"),
     ("/static/workspace.js", "GET", "_js"),
 ]
@@ -68,6 +81,7 @@ class App:
         self.env.globals["course_title"] = pages.course_title(ws)
         self.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
         self.lock = threading.Lock()   # one override at a time; pages read while none is written
+        self.presence = Presence()     # who has which submission open (`serve.team`)
         self.asgi = _asgi(self)
 
     def answer(self, name: str, params: dict[str, str], query: dict[str, str], who: str, session: str,
@@ -107,7 +121,10 @@ class App:
         ctx = pages.submission_page(self.ws, groups[0], groups[1], query)
         if ctx is None:
             return self._page(404, "error.html.j2", who, session, message="No such submission.")
-        return self._page(status, "submission.html.j2", who, session, error=error, **ctx)
+        others = present(self.presence.opened(groups[0], groups[1], who))
+        mine = pages.next_for(self.ws, groups[0], who, after=groups[1])
+        return self._page(status, "submission.html.j2", who, session, error=error, others=others,
+                          mine=self._there(groups[0], mine) if mine else "", **ctx)
 
     def _override(self, groups, query, who, session, form):
         if not self.access.csrf_ok(session, form.get("csrf")):
@@ -115,15 +132,17 @@ class App:
         try:
             with self.lock:
                 pages.override(self.ws, groups[0], groups[1], form, who)
+        except StaleForm as e:
+            return self._submission(groups, query, who, session, form, error=str(e), status=409)
         except OverrideError as e:
             return self._submission(groups, query, who, session, form, error=str(e), status=400)
         return 303, {"Location": self.access.prefix + _url("a", groups[0], "s", groups[1])}, b""
 
-    def _exercise(self, groups, query, who, session, form, error: str = "", status: int = 200):
+    def _exercise(self, groups, query, who, session, form, error: str = "", status: int = 200, notice: str = ""):
         ctx = pages.exercise_page(self.ws, groups[0], groups[1])
         if ctx is None:
             return self._page(404, "error.html.j2", who, session, message="No such exercise.")
-        return self._page(status, "exercise.html.j2", who, session, error=error,
+        return self._page(status, "exercise.html.j2", who, session, error=error, notice=notice,
                           done=query.get("done", "") if query.get("done", "").isdigit() else "", **ctx)
 
     def _group(self, groups, query, who, session, form):
@@ -132,21 +151,127 @@ class App:
         try:
             with self.lock:
                 n = pages.group_override(self.ws, groups[0], groups[1], form, form.every("sid"), who)
-        except OverrideError as e:
+        except StaleForm as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=409)
+        except (OverrideError, RubricError) as e:
             return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
         return 303, {"Location": self.access.prefix + _url("a", groups[0], "e", groups[1], done=str(n))}, b""
 
-    def _export(self, groups, query, who, session, form):
+    def _there(self, assignment: str, where: tuple[str, ...] | None) -> str:
+        """The address of a `pages.next_for` answer (the team page when there is nothing left)."""
+        return self.access.prefix + (_url("a", assignment, *where) if where else _url("a", assignment, "team", done="all"))
+
+    def _see_other(self, location: str) -> Answer:
+        return 303, {"Location": location}, b""
+
+    def _done(self, groups, query, who, session, form):
+        """"Done, next for me": this submission marked done by `who`, then their next one."""
         if not self.access.csrf_ok(session, form.get("csrf")):
             return _forbidden()
         try:
             with self.lock:
-                notice = pages.export(self.ws, groups[0], form.get("format", ""))
+                pages.mark_done(self.ws, groups[0], [groups[1]], "", who)
+        except OverrideError as e:
+            return self._submission(groups, query, who, session, form, error=str(e), status=400)
+        return self._see_other(self._there(groups[0], pages.next_for(self.ws, groups[0], who, after=groups[1])))
+
+    def _group_item(self, groups, query, who, session, form):
+        """A rubric item applied to a group of the exercise page."""
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                n = pages.apply_item(self.ws, groups[0], form, form.every("sid"), who, exercise=groups[1])
+        except StaleForm as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=409)
+        except (OverrideError, RubricError) as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
+        return self._see_other(self.access.prefix + _url("a", groups[0], "e", groups[1], done=str(n)))
+
+    def _rubric(self, groups, query, who, session, form):
+        """The exercise page's rubric: add, edit (re-scoring who has the item) or delete an item."""
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                notice = pages.edit_rubric(self.ws, groups[0], groups[1], form, who)
+        except (OverrideError, RubricError) as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
+        return self._exercise(groups, {}, who, session, form, notice=notice)
+
+    def _item(self, groups, query, who, session, form):
+        """A rubric item applied to (or taken off) this submission: a button, or its key."""
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                pages.apply_item(self.ws, groups[0], form, [groups[1]], who)
+        except StaleForm as e:
+            return self._submission(groups, query, who, session, form, error=str(e), status=409)
+        except (OverrideError, RubricError) as e:
+            return self._submission(groups, query, who, session, form, error=str(e), status=400)
+        return self._see_other(self.access.prefix + _url("a", groups[0], "s", groups[1]))
+
+    def _group_done(self, groups, query, who, session, form):
+        """A group of the exercise page marked done with nothing to change."""
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                pages.mark_done(self.ws, groups[0], form.every("sid"), groups[1], who)
+        except OverrideError as e:
+            return self._exercise(groups, {}, who, session, form, error=str(e), status=400)
+        return self._see_other(self.access.prefix + _url("a", groups[0], "e", groups[1]))
+
+    def _team(self, groups, query, who, session, form, error: str = "", status: int = 200):
+        pages.load_assignment(groups[0], self.ws.kit)
+        names = sorted(set(self.access.tokens.values()), key=str.casefold)
+        return self._page(status, "team.html.j2", who, session, a_id=groups[0], error=error, names=names,
+                          all_done=query.get("done") == "all", mine=self._there(groups[0], pages.next_for(self.ws, groups[0], who)),
+                          **pages.progress(self.ws, groups[0]))
+
+    def _split(self, groups, query, who, session, form):
+        from autograder.store.team import TeamError
+
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                pages.split(self.ws, groups[0], form, sorted(set(self.access.tokens.values())), who)
+        except TeamError as e:
+            return self._team(groups, {}, who, session, form, error=str(e), status=400)
+        return self._see_other(self.access.prefix + _url("a", groups[0], "team"))
+
+    def _next(self, groups, query, who, session, form):
+        pages.load_assignment(groups[0], self.ws.kit)
+        return self._see_other(self._there(groups[0], pages.next_for(self.ws, groups[0], who)))
+
+    def _reveal(self, groups, query, who, session, form):
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        with self.lock:
+            pages.reveal(self.ws, groups[0], who)
+        return self._see_other(self.access.prefix + _url("a", groups[0]))
+
+    def _changes(self, groups, query, who, session, form):
+        return self._page(200, "changes.html.j2", who, session, **pages.changes_page(self.ws, groups[0]))
+
+    def _stats(self, groups, query, who, session, form):
+        return self._page(200, "stats.html.j2", who, session, **pages.stats_page(self.ws, groups[0]))
+
+    def _export(self, groups, query, who, session, form):
+        """The export as a download (`Content-Disposition: attachment`): the browser saves it and stays on the
+        class view."""
+        if not self.access.csrf_ok(session, form.get("csrf")):
+            return _forbidden()
+        try:
+            with self.lock:
+                name, data = pages.export(self.ws, groups[0], form.get("format", ""))
         except OverrideError as e:
             return self._page(400, "assignment.html.j2", who, session,
                               **{**pages.assignment_page(self.ws, groups[0], {}), "notice": "error: " + str(e)})
-        return self._page(200, "assignment.html.j2", who, session,
-                          **{**pages.assignment_page(self.ws, groups[0], {}), "notice": notice})
+        kind = "application/json" if name.endswith(".json") else "text/csv; charset=utf-8"
+        return 200, {"Content-Type": kind, "Content-Disposition": f'attachment; filename="{name}"'}, data
 
 
 def _forbidden() -> Answer:

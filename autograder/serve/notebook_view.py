@@ -116,9 +116,27 @@ def render(path: Path, failing: set[int]) -> tuple[list[dict[str, Any]], str]:
     return shown, ""
 
 
-def answer_cells(path: Path, exercise: str, failing: set[int]) -> list[dict[str, Any]]:
+def same_code(source: str) -> str:
+    """A code cell as compared with the released notebook's: trailing spaces and blank lines do not count."""
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
+
+
+def code_cells(path: Path) -> frozenset[str]:
+    """The code cells of a notebook (the released one), each as `same_code` reads it; empty when unreadable."""
+    try:
+        cells, key = _cells(read_notebook(path))
+    except (InvalidNotebook, OSError):
+        return frozenset()
+    return frozenset(same_code(_text(c.get(key))) for c in cells[:MAX_CELLS]
+                     if isinstance(c, dict) and c.get("cell_type") == "code")
+
+
+def answer_cells(path: Path, exercise: str, failing: set[int], released: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """The code cells a student wrote for `exercise` (its section of the notebook, `exercise_of_cells`,
-    without the cell that calls `check`), as text: {number, source, fail}.  [] when it cannot be read."""
+    without the cell that calls `check`), as text: {number, source, fail}.  A cell as the released notebook
+    handed it out (`released`: setup, imports, `Checker(...)`, an untouched stub) is left out, unless it failed:
+    in a group of 80 the TA reads what each student wrote, not the scaffolding they all share.
+    [] when it cannot be read."""
     try:
         cells, key = _cells(read_notebook(path))
     except (InvalidNotebook, OSError):
@@ -127,4 +145,5 @@ def answer_cells(path: Path, exercise: str, failing: set[int]) -> list[dict[str,
     sources = [_text(c.get(key)) if c.get("cell_type") == "code" else "" for c in cells]
     return [{"number": n, "source": src, "fail": n in failing}
             for n, (src, ex) in enumerate(zip(sources, exercise_of_cells(sources)), start=1)
-            if ex == exercise and src.strip() and f'check("{exercise}")' not in src and f"check('{exercise}')" not in src]
+            if ex == exercise and src.strip() and f'check("{exercise}")' not in src and f"check('{exercise}')" not in src
+            and (n in failing or same_code(src) not in released)]

@@ -18,12 +18,16 @@ from autograder.report.exports import EXPORT_FILES, write_export
 from autograder.report.instructor_report import report_context
 from autograder.config.assignment import list_assignments, load_assignment
 from autograder.grades import overrides as ov
-from autograder.grades.overrides import changed_since
+from autograder.grades import rubric
+from autograder.judge.results import RUBRIC_LINE
+from autograder.store.marks import Marks as MarkStore
 from autograder.notebook.cells import exercise_order
 from autograder.serve import notebook_view as notebook
+from autograder.serve import team
 from autograder.similarity.pairs import RESULT_FILE, read_result
 from autograder.store import history
 from autograder.store.gradebook import Gradebook
+from autograder.store import team as team_store
 
 SORTS = ("who", "score", "status", "late")
 HISTOGRAM_BINS = 10
@@ -35,7 +39,7 @@ EXPORTS = ("csv", "json", "canvas", "moodle")   # the formats of `autograder exp
 class _Kept:
     files: tuple            # the files the grades come from (`Workspace._files`)
     stored: dict[str, float]   # `Gradebook.stamps`: when each result was stored
-    trail: int              # the latest override applied (`grades.overrides.changed_since`)
+    trail: int              # the latest change of the marks read (`store.marks.Marks.changed_since`)
     grades: AssignmentGrades
     ctx: dict[str, Any]
 
@@ -92,7 +96,8 @@ class Workspace:
             again = [gb.get(assignment, sid) for sid, at in stored.items() if same and kept.stored[sid] != at]
         finally:
             gb.close()
-        return (stored, *changed_since(self.db, assignment, kept.trail if kept else 0), [r for r in again if r])
+        return (stored, *MarkStore(self.out).changed_since(assignment, kept.trail if kept else 0),
+                [r for r in again if r])
 
     def grades(self, assignment: str) -> tuple[AssignmentGrades, dict[str, Any]]:
         """The assignment's grades and report context, as `autograder export` / `report` compute them.
@@ -110,7 +115,7 @@ class Workspace:
         # stored while the grades are read is seen on the next page
         if kept and kept.files[2:] == files[2:] and kept.stored.keys() == stored.keys():
             g = kept.grades.with_results(again) if again else kept.grades
-            g = g.with_overrides_of(changed) if changed else g
+            g = g.with_overrides_of(changed)   # the marks read again (an item added changes no row, yet shows)
             ctx = report_context(g.rows, title=g.assignment.title, plots=False) if changed or again else kept.ctx
         else:
             g = assignment_grades(self.kit, assignment, self.out, roster_csv=self.roster, course=self.course)
@@ -148,7 +153,7 @@ def course_page(ws: Workspace) -> dict[str, Any]:
         rows.append({"id": a, "title": g.assignment.title, "n": ctx["n"], "stats": ctx["stats"],
                      "statuses": ctx["statuses"], "late": len(ctx["late"]), "missing": len(ctx["missing"]),
                      "look": len(ctx["look"]), "pairs": len(sim.get("pairs", [])) if sim else None,
-                     "warnings": g.warnings})
+                     "warnings": [hide(w, aliases(ws, a)) for w in g.warnings]})
     return {"assignments": rows, "title": course_title(ws)}
 
 
@@ -170,30 +175,60 @@ def assignment_page(ws: Workspace, assignment: str, query: dict[str, str]) -> di
             and (not exercise or exercise in exercises.get(v["id"], ()))
             and (not test or test in failing.get(v["id"], ()))
             and (not late or (late == "yes") == bool(v["late"]))]
+    alias = aliases(ws, assignment)
+    rows = anonymised(rows, alias)
     key = {"who": lambda v: (v["who"].casefold(), v["id"]),
            "score": lambda v: (v["score"] is None, v["score"] or 0.0),
            "status": lambda v: (v["status"], v["who"].casefold()),
            "late": lambda v: (-(v["late"]["penalty"] if v["late"] else -1), v["who"].casefold())}[sort]
     order = _order(g.assignment.solution)
     names = sorted({e["exercise"] for e in ctx["exercises"]}, key=lambda e: (order.index(e) if e in order else len(order), e))
-    return {"a": g.assignment, "ctx": ctx, "rows": sorted(rows, key=key), "warnings": g.warnings,
+    return {"a": g.assignment, "ctx": ctx, "rows": sorted(rows, key=key), "warnings": [hide(w, alias) for w in g.warnings],
             "columns": names, "marks": _marks(g), "histogram": histogram([v["score"] for v in ctx["rows"]
                                                                           if v["score"] is not None], ctx["stats"]["max_score"]),
             "exports": EXPORTS, "notice": "",
             "filters": {"status": status, "exercise": exercise, "test": test, "late": late, "sort": sort},
             "statuses": [s for s, n in ctx["statuses"] if n] + ["look"], "exercise_names": [e["exercise"] for e in ctx["exercises"]],
-            "test_ids": [t["id"] for t in ctx["tests"]], "sorts": SORTS}
+            "test_ids": [t["id"] for t in ctx["tests"]], "sorts": SORTS, "anonymous": bool(alias),
+            "revealed": team_store.revealed(ws.db, assignment) if ws.course and ws.course.table("serve").get("anonymous") is True else None}
 
 
-def _neighbours(ctx: dict[str, Any], sid: str) -> dict[str, str]:
-    """Previous and next submission in the class list's order (by student), and the next one after `sid`
-    that needs a look (wrapping round): the links and keys of the grade-by-submission page."""
+def _neighbours(ctx: dict[str, Any], sid: str, alias: dict[str, str]) -> dict[str, str]:
+    """Previous and next submission in the class list's order (by student; by pseudonym under anonymous
+    grading), and the next one after `sid` that needs a look (wrapping round): the links and keys of the
+    grade-by-submission page."""
     order = [v["id"] for v in ctx["rows"] if v["id"]]
+    if alias:
+        order.sort(key=lambda x: int(alias.get(x, "Student 0").split()[-1]))
     look = {v["id"] for v in ctx["look"]}
     i = order.index(sid) if sid in order else -1
     after = order[i + 1:] + order[:max(i, 0)]
     return {"prev": order[i - 1] if i > 0 else "", "next": order[i + 1] if 0 <= i < len(order) - 1 else "",
             "look": next((x for x in after if x in look and x != sid), ""), "at": f"{i + 1} of {len(order)}"}
+
+
+def basis(ws: Workspace, assignment: str, sids: list[str], at: float) -> str:
+    """The basis of a form on `sids` drawn at `at` (`team.basis_of`: `at` and the versions that count)."""
+    g, _ = ws.grades(assignment)
+    want = set(sids)
+    return team.basis_of(at, {c.submission_id: c.sha256 for c in g.counted if c.submission_id in want})
+
+
+def check_basis(ws: Workspace, assignment: str, sids: list[str], form: dict[str, str]) -> None:
+    """Refuse (`team.StaleForm`, with what changed) a form whose `basis` is not the state of `sids` now: the
+    marks as the store holds them at this moment (not as a page kept them) and the versions that count."""
+    g, _ = ws.grades(assignment)
+    want = set(sids)
+    store = MarkStore(ws.out)
+    marks = store.marks(assignment, sids[0]) if len(want) == 1 else store.marks(assignment)
+    marks = rubric.Marks([o for o in marks.overrides if o.submission_id in want], marks.items,
+                         [a for a in marks.applied if a.submission_id in want])
+    counted = {c.submission_id: c.sha256 for c in g.counted if c.submission_id in want}
+    names = {t.id: t.name for r in g.results if r.submission_id in want for t in r.tests}
+    changed = team.changes_since(form.get("basis", ""), marks, store.trail(assignment), counted, names)
+    if changed:
+        alias = aliases(ws, assignment)
+        raise team.StaleForm([hide(c, alias) for c in changed])
 
 
 def _sections(rendered: list[dict[str, Any]], tests: list, order: list[str]) -> list[dict[str, Any]]:
@@ -216,7 +251,8 @@ def _sections(rendered: list[dict[str, Any]], tests: list, order: list[str]) -> 
     rank = {e: i for i, e in enumerate(order)}
     for ex in sorted(set(by_ex) - seen, key=lambda e: (rank.get(e, len(rank)), e)):
         sections.append({"exercise": ex, "cells": [], "tests": by_ex[ex]})
-    for sec in sections:
+    for i, sec in enumerate(sections, start=1):
+        sec["anchor"] = f"ex-{i}"
         ts = sec["tests"]
         sec["score"], sec["max"] = sum(t.score for t in ts), sum(t.max_score for t in ts)
         sec["failed"] = [t for t in ts if t.outcome not in ("passed", "skipped")]
@@ -226,18 +262,26 @@ def _sections(rendered: list[dict[str, Any]], tests: list, order: list[str]) -> 
 
 
 def _marks(g: AssignmentGrades) -> dict[str, dict[str, Any]]:
-    """Per submission: its points per exercise ({exercise: (score, max)}), whether an override is in force
-    (its result is not the counted one as stored: `grades.overrides.apply` copies only when one applies) and
-    the reason a result is provisional."""
+    """Per submission: its points per exercise ({exercise: (score, max)}, its rubric items included), whether an
+    override is in force (`grades.overrides.in_force` of its trail: a comment, a rubric item, is no override),
+    how many rubric items it has, and the reason a result is provisional."""
     marks = {}
+    overrides: dict[str, list] = {}
+    items: dict[str, int] = {}
+    for o in g.marks.overrides:
+        overrides.setdefault(o.submission_id, []).append(o)
+    for a in g.marks.applied:
+        items[a.submission_id] = items.get(a.submission_id, 0) + 1
     for r, c in zip(g.results, g.counted):
         ex: dict[str, list[float]] = {}
         for t in r.tests:
-            if not t.is_override:
+            if not t.is_override or t.id.startswith(RUBRIC_LINE):
                 acc = ex.setdefault(t.exercise, [0.0, 0.0])
                 acc[0] += t.score
                 acc[1] += t.max_score
-        marks[r.submission_id] = {"ex": ex, "overridden": r is not c, "provisional": r.provisional or ""}
+        in_force = ov.in_force(overrides.get(c.submission_id, []), c)[0] if c.submission_id in overrides else []
+        marks[r.submission_id] = {"ex": {e: [round(a, 4), b] for e, (a, b) in ex.items()}, "overridden": bool(in_force),
+                                  "items": items.get(r.submission_id, 0), "provisional": r.provisional or ""}
     return marks
 
 
@@ -255,10 +299,13 @@ def histogram(scores: list[float], top: float, bins: int = HISTOGRAM_BINS) -> di
         "top": top, "n": len(scores)}
 
 
-def export(ws: Workspace, assignment: str, fmt: str) -> str:
-    """`autograder export ASSIGNMENT --format FMT` to its default file (blank for missing students; Canvas's
-    assignment id from course.toml's `[assignments.ID] canvas_assignment`): what the page's buttons run.
-    Returns what to tell the TA."""
+def export(ws: Workspace, assignment: str, fmt: str) -> tuple[str, bytes]:
+    """What `autograder export ASSIGNMENT --format FMT` writes (blank for missing students; Canvas's assignment
+    id from course.toml's `[assignments.ID] canvas_assignment`), as (file name, bytes) for the browser to
+    download: a TA on a remote server has no use for a file written there.  Written by the same
+    `write_export` to a private temporary folder, read back and removed; the results folder is not touched."""
+    import tempfile
+
     if fmt not in EXPORTS:
         raise ov.OverrideError("unknown export format")
     g, _ = ws.grades(assignment)
@@ -267,26 +314,32 @@ def export(ws: Workspace, assignment: str, fmt: str) -> str:
         raise ov.OverrideError(f"a Canvas export needs the Canvas assignment's id: set [assignments.{assignment}] "
                                "canvas_assignment in course.toml, or run `autograder export --format canvas "
                                "--new-assignment` in a terminal")
-    dest = g.out / assignment / EXPORT_FILES[fmt]
-    skipped, blanks = write_export(fmt, dest, g, canvas_id=canvas_id or None)
-    return f"wrote {dest} ({len(g.rows) - len(skipped)} students" + (f"; {len(skipped)} not exported" if skipped else "") \
-        + (f"; {len(blanks)} blank" if blanks else "") + ")"
+    name = f"{assignment}_{EXPORT_FILES[fmt]}"
+    with tempfile.TemporaryDirectory(prefix="autograder-export-") as tmp:
+        dest = Path(tmp) / name
+        write_export(fmt, dest, g, canvas_id=canvas_id or None)
+        return name, dest.read_bytes()
 
 
 def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, str] | None = None) -> dict[str, Any] | None:
     """Grade by submission: the notebook as the student saw it (`serve.notebook_view`), cut into exercises
     with each one's tests and points beside its cells, the override forms, the versions, and the neighbours."""
 
-    query = query or {}
+    import time
 
+    query = query or {}
+    drawn = time.time()   # the basis of the page's forms: any change after this refuses them
     g, ctx = ws.grades(assignment)
+    alias = aliases(ws, assignment)
     row = next((r for r in g.rows if r.submission_id == sid), None)
     if row is None or row.result is None:
         return None
     r = row.result
     counted = next((c for c in g.counted if c.submission_id == sid), None)
-    trail = ov.history(ws.db, assignment, sid)
+    mine = g.marks.of(sid)
+    trail = mine.overrides
     applied, stale = ov.in_force(trail, counted) if counted else ([], [])
+    has = {a.item_id: a for a in mine.applied}
     names = {t.id: t.name for t in r.tests}
     tests = [t for t in r.tests if not t.is_override]   # a whole-score override is in the summary and the trail
     by_exercise: dict[str, list] = {}
@@ -308,12 +361,18 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
     if not (old and new) and len(kept) >= 2:
         old, new = kept[-2], kept[-1]
     diff = history.code_diff(old.notebook, new.notebook, (old.sha256[:12], new.sha256[:12])) if old and new else []
-    return {"a": g.assignment, "row": row, "r": r, "cells": cells,
-            "sections": _sections(rendered, tests, _order(g.assignment.solution)),
+    sections = _sections(rendered, tests, _order(g.assignment.solution))
+    for sec in sections:   # the exercise's rubric items beside its tests: applied here or not, by key
+        sec["items"] = [{"item": i, "on": i.id in has, "stale": i.id in has and has[i.id].sha256 != r.sha256}
+                        for i in g.marks.items if i.exercise == sec["exercise"] and not i.deleted]
+        sec["adjust"] = sum(t.score for t in r.tests if t.id == RUBRIC_LINE + sec["exercise"])
+    return {"a": g.assignment, "row": row, "r": r, "cells": cells, "sections": sections,
             "versions": kept, "counts": r.sha256, "shown": shown, "unreadable": unreadable,
-            "diff": diff, "diff_pair": (old, new), "nav": _neighbours(ctx, sid),
+            "diff": diff, "diff_pair": (old, new), "nav": _neighbours(ctx, sid, alias), "alias": alias.get(sid, ""),
             "trail": trail, "names": names, "applied": applied, "stale": stale,
-            "menu": sorted(by_exercise.items()),
+            "menu": sorted(by_exercise.items()), "basis": team.basis_of(drawn, {sid: counted.sha256} if counted else {}),
+            "rubric_log": [e for e in MarkStore(ws.out).trail(assignment) if any(t[0] == sid for t in e["touched"])],
+            "failing_exercises": [e for e, ts in by_exercise.items() if any(t.outcome not in ("passed", "skipped") for t in ts)],
             "stdout": r.stdout[:SHOWN_TEXT], "stderr": r.stderr[:SHOWN_TEXT]}
 
 
@@ -322,6 +381,7 @@ def override(ws: Workspace, assignment: str, sid: str, form: dict[str, str], by:
     `pipeline.change_override` (`--clear`, `--reapply`, `--ack`); the author the session's name."""
     from autograder.pipeline import change_override, set_override
 
+    check_basis(ws, assignment, [sid], form)
     action = form.get("action", "set")
     if action != "set":
         if action not in ("clear", "reapply", "ack"):
@@ -345,6 +405,8 @@ def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, An
     bank.  None when no test belongs to `exercise`."""
     g, ctx = ws.grades(assignment)
     who = {v["id"]: v["who"] for v in ctx["rows"] if v["id"]}
+    alias = aliases(ws, assignment)
+    who.update(alias)
     groups: dict[tuple, dict[str, Any]] = {}
     tests: dict[str, Any] = {}
     for row in g.rows:
@@ -366,23 +428,53 @@ def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, An
                                "sha256": r.sha256})
     if not tests:
         return None
+    import time
+
+    drawn = time.time()
     ordered = sorted(groups.values(), key=lambda grp: (not grp["failures"], -len(grp["members"])))
+    counted = {c.submission_id: c.sha256 for c in g.counted}
+    finished = team_store.done(ws.db, assignment)
+    items = [i for i in g.marks.items if i.exercise == exercise and not i.deleted]
+    holders: dict[int, set[str]] = {}
+    for a in g.marks.applied:
+        holders.setdefault(a.item_id, set()).add(a.submission_id)
+    released = _released(ws, assignment)
     for n, grp in enumerate(ordered, start=1):
         grp["n"] = n
+        ids = {m["id"] for m in grp["members"]}
+        grp["done"] = sum((m["id"], exercise) in finished for m in grp["members"])
+        grp["basis"] = team.basis_of(drawn, {k: v for k, v in counted.items() if k in ids})
+        grp["items"] = {i.id: len(ids & holders.get(i.id, set())) for i in items}
         grp["members"].sort(key=lambda m: m["who"].casefold())
         for m in grp["members"][:ANSWERS_SHOWN]:
             kept = {v.sha256: v for v in history.versions(ws.out, assignment, m["id"])}.get(m["sha256"])
-            m["cells"] = notebook.answer_cells(kept.notebook, exercise, m["failing"]) if kept and kept.notebook else []
+            m["cells"] = notebook.answer_cells(kept.notebook, exercise, m["failing"], released) \
+                if kept and kept.notebook else []
     return {"a": g.assignment, "exercise": exercise, "groups": ordered, "tests": list(tests.values()),
-            "bank": ov.bank(ws.db, assignment, exercise), "shown": ANSWERS_SHOWN,
-            "others": [e for e in _order(g.assignment.solution) if e != exercise]}
+            "items": items, "uses": {i.id: len(holders.get(i.id, ())) for i in items}, "shown": ANSWERS_SHOWN,
+            "others": [e for e in _order(g.assignment.solution) if e != exercise], "anonymous": bool(alias),
+            "keys": rubric.KEYS}
+
+
+def _released(ws: Workspace, assignment: str) -> frozenset[str]:
+    """The code cells of the released student notebook (`student/ASSIGNMENT.ipynb`), each as
+    `notebook_view.same_code` reads it: what every student was handed (setup, imports, `Checker(...)`, stubs), which
+    the grade-by-exercise page leaves out of their answers.  Empty when the kit holds no released notebook."""
+    path = ws.kit / "student" / f"{assignment}.ipynb"
+    key = (path, _stamp(path))
+    if key not in _RELEASED:
+        _RELEASED[key] = notebook.code_cells(path) if path.is_file() else frozenset()
+    return _RELEASED[key]
+
+
+_RELEASED: dict[tuple, frozenset[str]] = {}
 
 
 def group_override(ws: Workspace, assignment: str, exercise: str, form: dict[str, str], sids: list[str],
                    by: str) -> int:
-    """The grade-by-exercise form: one override of the chosen test per submission of the group (`report.
-    overrides.set_group`, each in the trail with `by`), with a new score or none (a comment alone); the
-    comment typed is saved to the exercise's bank, or one from the bank is used.  Returns how many."""
+    """The grade-by-exercise form (`pipeline.set_group`): with a score, one override of the chosen test per
+    submission of the group, each in the trail with `by`; without one the comment is a comment, not an
+    override: a zero-point rubric item of the exercise applied to each.  Returns how many."""
     from autograder.pipeline import set_group
 
     test = form.get("test", "")
@@ -393,21 +485,73 @@ def group_override(ws: Workspace, assignment: str, exercise: str, form: dict[str
         score = float(raw) if raw else None
     except ValueError:
         raise ov.OverrideError("the score must be a number, or empty to keep each student's") from None
-    typed, banked = form.get("comment", "").strip(), form.get("bank", "").strip()
-    comment = typed or banked
+    comment = form.get("comment", "").strip()
     if not comment:
-        raise ov.OverrideError("write a comment or choose one from the bank: the students read it")
+        raise ov.OverrideError("write a comment: the students read it")
+    check_basis(ws, assignment, sids, form)
     g, _ = ws.grades(assignment)
     if any(t.exercise != exercise for r in g.results for t in r.tests if t.id == test):
         raise ov.OverrideError(f"that test is not one of {exercise}'s")
-    if typed:
-        ov.save_comment(ws.db, assignment, exercise, typed, by)
-    return len(set_group(g, sids, test=test, score=score, comment=comment, by=by))
+    n = len(set_group(g, sids, test=test, score=score, comment=comment, by=by))
+    team_store.mark_done(ws.db, assignment, sids, exercise, by)
+    return n
+
+
+def apply_item(ws: Workspace, assignment: str, form: dict[str, str], sids: list[str], by: str,
+               exercise: str = "") -> int:
+    """Apply (or, with `action=unapply`, take off) the rubric item `item` to `sids` (one submission, or a group
+    of the exercise page): `pipeline.rubric_apply` / `rubric_unapply`, as `autograder rubric --apply` does, after
+    the form's basis is checked.  Returns how many submissions."""
+    from autograder.pipeline import rubric_apply, rubric_unapply
+
+    if not sids:
+        raise ov.OverrideError("no submission chosen")
+    check_basis(ws, assignment, sids, form)
+    g, _ = ws.grades(assignment)
+    item = next((i for i in g.marks.items if str(i.id) == form.get("item", "") and not i.deleted), None)
+    if item is None or (exercise and item.exercise != exercise):
+        raise ov.OverrideError("no such rubric item" + (f" of {exercise}" if exercise else ""))
+    (rubric_unapply if form.get("action") == "unapply" else rubric_apply)(g, item.id, sids, by=by)
+    if exercise:
+        team_store.mark_done(ws.db, assignment, sids, exercise, by)
+    return len(set(sids))
+
+
+def edit_rubric(ws: Workspace, assignment: str, exercise: str, form: dict[str, str], by: str) -> str:
+    """The exercise page's rubric: add an item (`action=add`), change one (`edit`: points re-score everyone who
+    has it) or delete one (`delete`), by `pipeline.rubric_add` / `rubric_edit` / `rubric_delete`, as `autograder
+    rubric` does.  Returns what to tell the TA."""
+    from autograder.pipeline import rubric_add, rubric_delete, rubric_edit
+
+    g, _ = ws.grades(assignment)
+    action = form.get("action", "")
+    try:
+        points = float(form.get("points", "0") or 0)
+    except ValueError:
+        raise rubric.RubricError("an item's points are a number") from None
+    key = form.get("key") if form.get("key") is not None else None
+    if action == "add":
+        item = rubric_add(g, exercise=exercise, title=form.get("title", ""), points=points,
+                          comment=form.get("comment", ""), note=form.get("note", ""), key=key or None, by=by)
+        return f"item #{item.id} added"
+    item = next((i for i in g.marks.items if str(i.id) == form.get("item", "") and not i.deleted), None)
+    if item is None or item.exercise != exercise:
+        raise rubric.RubricError(f"no such rubric item of {exercise}")
+    if action == "delete":
+        touched = rubric_delete(g, item.id, by=by)
+        return f"item #{item.id} deleted; {len(touched)} students re-scored"
+    if action != "edit":
+        raise rubric.RubricError("unknown action")
+    _, touched = rubric_edit(g, item.id, by=by, title=form.get("title"), points=points, comment=form.get("comment"),
+                             note=form.get("note"), key=key)
+    changed = [t for t in touched if t[1] != t[2]]
+    return f"item #{item.id} saved; {len(changed)} of {len(touched)} students who have it re-scored"
 
 
 def similarity_page(ws: Workspace, assignment: str) -> dict[str, Any]:
     load_assignment(assignment, ws.kit)  # a name from the URL is one of the kit's assignments, never a path (`..`)
     data = read_result(ws.out / assignment / RESULT_FILE)
+    alias = aliases(ws, assignment) if data else {}
     code = data.get("code", {}) if data else {}
     pairs = []
     for p in (data.get("pairs", []) if data else [])[:SIMILAR_PAIRS]:
@@ -416,7 +560,7 @@ def similarity_page(ws: Workspace, assignment: str) -> dict[str, Any]:
             sides.append({"a": _marked(code.get(p["a"], {}).get(str(s["a_cell"]), ""), s["a_lines"]),
                           "b": _marked(code.get(p["b"], {}).get(str(s["b_cell"]), ""), s["b_lines"]),
                           "a_cell": s["a_cell"], "b_cell": s["b_cell"]})
-        pairs.append({**p, "sides": sides})
+        pairs.append({**p, "sides": sides, "a_shown": alias.get(p["a"], p["a"]), "b_shown": alias.get(p["b"], p["b"])})
     return {"assignment": assignment, "data": data, "pairs": pairs}
 
 
@@ -429,3 +573,212 @@ def _marked(source: str, ranges: list[list[int]]) -> list[tuple[bool, str]]:
         for n in range(max(a, 1), min(b, len(lines)) + 1):
             marked[n - 1] = True
     return list(zip(marked, lines))
+
+
+# -- a team of TAs: anonymous grading, the split, "next for me", progress, statistics -------------------------
+
+def aliases(ws: Workspace, assignment: str) -> dict[str, str]:
+    """Under anonymous grading (course.toml `[serve] anonymous = true`) until names are revealed (`store.team.
+    reveal`): each submission's pseudonym ("Student 7", numbered in an order drawn from the ids' hashes, not the
+    class list's), which every page shows instead of a name, an e-mail or the submission id.  {} otherwise."""
+    import hashlib
+
+    if not (ws.course and ws.course.table("serve").get("anonymous") is True):
+        return {}
+    if team_store.revealed(ws.db, assignment):
+        return {}
+    g, _ = ws.grades(assignment)
+    ids = sorted({r.submission_id for r in g.results},
+                 key=lambda s: hashlib.sha256(f"{assignment}/{s}".encode()).hexdigest())
+    return {sid: f"Student {n}" for n, sid in enumerate(ids, start=1)}
+
+
+def anonymised(rows: list[dict[str, Any]], alias: dict[str, str]) -> list[dict[str, Any]]:
+    """The class view's rows with each name, e-mail and id shown as its pseudonym (a student without a
+    submission: "a student without a submission"), when `alias` holds any."""
+    if not alias:
+        return rows
+    return [{**v, "who": alias.get(v["id"], "a student without a submission"), "email": "", "label": alias.get(v["id"], "")}
+            for v in rows]
+
+
+def hide(text: str, alias: dict[str, str]) -> str:
+    """`text` (a warning, a refusal) with every submission id it names shown as its pseudonym, when `alias`
+    holds any (longest ids first, so that no id is taken for a part of a longer one)."""
+    if not alias or not text:
+        return text
+    for sid in sorted(alias, key=len, reverse=True):
+        if sid in text:
+            text = text.replace(sid, alias[sid])
+    return text
+
+
+def reveal(ws: Workspace, assignment: str, by: str) -> None:
+    """Show names from now on (`store.team.reveal`: who and when, recorded)."""
+    load_assignment(assignment, ws.kit)
+    team_store.reveal(ws.db, assignment, by)
+
+
+def _class_order(ws: Workspace, assignment: str) -> list[str]:
+    """The graded submissions in the class list's order (by student; by pseudonym under anonymous grading)."""
+    g, ctx = ws.grades(assignment)
+    alias = aliases(ws, assignment)
+    gradable = {r.submission_id for r in g.rows if r.result is not None and r.gradable}
+    rows = [v for v in ctx["rows"] if v["id"] in gradable]
+    if alias:
+        rows.sort(key=lambda v: int(alias.get(v["id"], "Student 0").split()[-1]))
+    return [v["id"] for v in rows]
+
+
+def split(ws: Workspace, assignment: str, form: dict[str, str], tas: list[str], by: str) -> team_store.Split:
+    """The team page's form: the graded submissions (in class order) or the exercises shared among the TAs
+    ticked (`store.team.split`, recorded with its author and random seed)."""
+    unit, how = form.get("unit", ""), form.get("how", "")
+    chosen = [t for t in tas if form.get("ta:" + t)]
+    g, _ = ws.grades(assignment)
+    items = _class_order(ws, assignment) if unit == "submission" else _exercises(g)
+    return team_store.split(ws.db, assignment, items, chosen, unit=unit, how=how, by=by)
+
+
+def _exercises(g: AssignmentGrades) -> list[str]:
+    order = _order(g.assignment.solution)
+    found = {t.exercise for r in g.results for t in r.tests if not t.is_override}
+    return sorted(found, key=lambda e: (order.index(e) if e in order else len(order), e))
+
+
+def mark_done(ws: Workspace, assignment: str, sids: list[str], exercise: str, by: str) -> None:
+    """`by` has finished `exercise` ('' the whole submission) of `sids` (graded submissions of `assignment`)."""
+    g, _ = ws.grades(assignment)
+    graded = {r.submission_id for r in g.results}
+    if not sids or any(s not in graded for s in sids):
+        raise ov.OverrideError("no graded submission by that id")
+    if exercise and exercise not in _exercises(g):
+        raise ov.OverrideError(f"no exercise {exercise}")
+    team_store.mark_done(ws.db, assignment, sids, exercise, by)
+
+
+def progress(ws: Workspace, assignment: str) -> dict[str, Any]:
+    """The split in force and each TA's share of it: {split, tas: [{who, items, done, total}]}, where `total`
+    counts what the TA must finish (their submissions, or their exercises times the graded submissions) and
+    `done` how much of it is marked done."""
+    s = team_store.current(ws.db, assignment)
+    if s is None:
+        return {"split": None, "tas": []}
+    finished = team_store.done(ws.db, assignment)
+    subs = _class_order(ws, assignment)
+    tas: dict[str, dict[str, Any]] = {}
+    for item, ta in s.shares.items():
+        tas.setdefault(ta, {"who": ta, "items": [], "done": 0, "total": 0})["items"].append(item)
+    for t in tas.values():
+        if s.unit == "submission":
+            t["total"] = len(t["items"])
+            t["done"] = sum((sid, "") in finished for sid in t["items"])
+        else:
+            t["total"] = len(t["items"]) * len(subs)
+            t["done"] = sum((sid, e) in finished for e in t["items"] for sid in subs)
+    return {"split": s, "tas": sorted(tas.values(), key=lambda t: t["who"].casefold())}
+
+
+def next_for(ws: Workspace, assignment: str, who: str, after: str = "") -> tuple[str, ...] | None:
+    """Where `who` goes next under the split in force: ("s", submission) the next of theirs not done (after
+    `after`, wrapping round), or ("e", exercise) the first of their exercises not done for every submission;
+    None when they have nothing left (or no share)."""
+    s = team_store.current(ws.db, assignment)
+    if s is None:
+        return None
+    finished = team_store.done(ws.db, assignment)
+    subs = _class_order(ws, assignment)
+    if s.unit == "submission":
+        mine = [sid for sid in subs if s.shares.get(sid) == who]
+        i = mine.index(after) + 1 if after in mine else 0
+        return next((("s", sid) for sid in mine[i:] + mine[:i] if (sid, "") not in finished and sid != after), None)
+    g, _ = ws.grades(assignment)
+    mine = [e for e in _exercises(g) if s.shares.get(e) == who]
+    return next((("e", e) for e in mine if any((sid, e) not in finished for sid in subs)), None)
+
+
+def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
+    """Per exercise: the pass rate of every hidden test over the graded submissions (their results as graded,
+    before any override), how often each rubric item is applied, and each TA's adjustments (an override's new -
+    old, an item's points, each applied by them: how many, their mean), so a course lead sees a strict or a
+    lenient grader."""
+    g, _ = ws.grades(assignment)
+    order = _exercises(g)
+    tests: dict[str, dict[str, Any]] = {}
+    gradable = {row.submission_id for row in g.rows if row.result is not None and row.gradable}
+    for r in g.counted:
+        if r.submission_id not in gradable:
+            continue
+        for t in r.tests:
+            if t.kind != "hidden" or t.is_override:
+                continue
+            x = tests.setdefault(t.id, {"id": t.id, "name": t.name, "exercise": t.exercise, "n": 0, "passed": 0})
+            x["n"] += 1
+            x["passed"] += t.outcome == "passed"
+    exercise_of = {t.id: t.exercise for r in g.results for t in r.tests}
+    adjust: dict[tuple[str, str], list[float]] = {}
+    for o in g.marks.overrides:
+        if o.sets and o.test_id in exercise_of:
+            adjust.setdefault((exercise_of[o.test_id], o.by), []).append(o.new_score - o.old_score)
+    live = {i.id: i for i in g.marks.items if not i.deleted}
+    for a in g.marks.applied:   # an item applied counts its points (a zero-point comment: 0)
+        if a.item_id in live:
+            adjust.setdefault((live[a.item_id].exercise, a.by), []).append(live[a.item_id].points)
+    out = []
+    for e in order:
+        ts = sorted((t for t in tests.values() if t["exercise"] == e), key=lambda t: t["passed"] / max(t["n"], 1))
+        for t in ts:
+            t["rate"] = t["passed"] / t["n"] if t["n"] else 0.0
+        tas = [{"who": who, "n": len(d), "mean": round(sum(d) / len(d), 3)}
+               for (ex, who), d in sorted(adjust.items(), key=lambda kv: kv[0][1].casefold()) if ex == e]
+        uses = {}
+        for a in g.marks.applied:
+            uses[a.item_id] = uses.get(a.item_id, 0) + 1
+        items = [{"item": i, "n": uses.get(i.id, 0)} for i in g.marks.items if i.exercise == e and not i.deleted]
+        out.append({"exercise": e, "tests": ts, "tas": tas, "items": sorted(items, key=lambda x: -x["n"])})
+    return {"a": g.assignment, "exercises": out}
+
+
+def lms_targets(ws: Workspace, assignment: str) -> list[tuple[str, str]]:
+    """(what, URL) of each LMS target course.toml names for `assignment` (`lms.targets`: a Canvas assignment from
+    `[canvas]` and `canvas_assignment`, an LTI line item from `lti_lineitem`): what `autograder passback` sends
+    to, and remembers what it sent per."""
+    from types import SimpleNamespace
+
+    from autograder.lms import targets
+
+    if not ws.course:
+        return []
+    canvas, mine = ws.course.table("canvas"), ws.course.assignment(assignment)
+    out = []
+    if canvas.get("url") and canvas.get("course") and mine.get("canvas_assignment"):
+        t = targets.choose(SimpleNamespace(to="canvas", canvas_url=canvas["url"], course=canvas["course"],
+                                           canvas_assignment=mine["canvas_assignment"], lti_lineitem=None))
+        out.append(("Canvas assignment", t.url))
+    if mine.get("lti_lineitem"):
+        out.append(("LTI line item", str(mine["lti_lineitem"])))
+    return out
+
+
+def changes_page(ws: Workspace, assignment: str) -> dict[str, Any]:
+    """The regrade preview, per LMS target of `assignment` (`lms_targets`): every student whose score (the one
+    every export sends) differs from the score it last reached that target with (`pipeline.unsent_changes`, what
+    `autograder passback` lists and refuses to send without `--confirm`), largest change first, with the
+    student's name (their pseudonym under anonymous grading).  The page sends nothing: publishing is
+    `autograder passback ASSIGNMENT --confirm`."""
+    from autograder.pipeline import unsent_changes
+
+    g, ctx = ws.grades(assignment)
+    alias = aliases(ws, assignment)
+    who = {v["id"]: v["who"] for v in ctx["rows"] if v["id"]}
+    store = MarkStore(ws.out)
+    out = []
+    for what, url in lms_targets(ws, assignment):
+        rows = []
+        for sid, was, now in unsent_changes(g, url):
+            delta = None if was is None or now is None else round(now - was, 4)
+            rows.append({"id": sid, "who": alias.get(sid) or who.get(sid, sid), "was": was, "now": now, "delta": delta})
+        rows.sort(key=lambda x: (x["delta"] is None, -abs(x["delta"] or 0), x["who"].casefold()))
+        out.append({"what": what, "url": url, "rows": rows, "sent": len(store.sent(assignment, url)),
+                    "up": sum(1 for x in rows if (x["delta"] or 0) > 0), "down": sum(1 for x in rows if (x["delta"] or 0) < 0)})
+    return {"a": g.assignment, "targets": out, "anonymous": bool(alias)}

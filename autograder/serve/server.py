@@ -6,8 +6,16 @@ A connection must deliver a request (head and body) within REQUEST_SECONDS of op
 and an idle one is closed after KEEP_ALIVE_SECONDS; uvicorn has the second, `_Protocol` adds the first (it
 has no timeout for a request that never arrives or arrives a byte at a time).  At most MAX_CONNECTIONS are
 held: one more closes the oldest connection that has no request in progress (an idle flood makes room for
-the TA instead of locking the TA out, as a bound that refused new connections would).  A request's head is
-at most MAX_HEAD_BYTES (h11), its body at most `app.MAX_FORM_BYTES` (`app._Body`).
+the TA instead of locking the TA out, as a bound that refused new connections would).  A request's body is at
+most `app.MAX_FORM_BYTES` (`app._Body`).
+
+A request's head is at most MAX_HEAD_BYTES (h11), as large as a browser's own can be: browsers send a host's
+cookies to every port of it, so a page on another port of the host can fill the TA's Cookie header with its
+own (Chromium keeps 180 cookies of up to 4 KiB a host: about 720 KiB); a smaller bound answered every page,
+the login link included, "Invalid HTTP request received." (400) until the TA cleared the browser's cookies.
+What a head that large costs is bounded apart: at most LARGE_HEADS connections may hold more than
+SMALL_HEAD_BYTES of a head not yet complete (one more closes the oldest of them, as for connections), so the
+memory held for heads stays under LARGE_HEADS x MAX_HEAD_BYTES + MAX_CONNECTIONS x SMALL_HEAD_BYTES (32 MiB).
 """
 from __future__ import annotations
 
@@ -24,7 +32,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 REQUEST_SECONDS = 10        # to send a whole request once connected (or after the last answer)
 KEEP_ALIVE_SECONDS = 5      # an idle connection after an answer
 MAX_CONNECTIONS = 1000      # held at once; past it the oldest without a request in progress is closed
-MAX_HEAD_BYTES = 16 * 1024  # request line and headers
+MAX_HEAD_BYTES = 1024 * 1024   # request line and headers: a browser's Cookie header, filled by another port
+SMALL_HEAD_BYTES = 16 * 1024   # a head past this, still incomplete, counts against LARGE_HEADS
+LARGE_HEADS = 16               # connections at once holding a large incomplete head
 BACKLOG = 2048              # connections the kernel queues before they are accepted
 SHUTDOWN_SECONDS = 5        # pages in progress may finish this long at Ctrl-C
 
@@ -32,9 +42,12 @@ SHUTDOWN_SECONDS = 5        # pages in progress may finish this long at Ctrl-C
 class _Protocol(H11Protocol):
     """uvicorn's HTTP/1.1 connection with a deadline for each request and a bound on connections."""
 
+    large: dict["_Protocol", float] = {}   # connections holding a large incomplete head -> when it became large
+
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self.opened = time.monotonic()
+        self.head_bytes = 0
         self._arm()
         if len(self.connections) > MAX_CONNECTIONS:
             # one closed stays in the set until its connection_lost: count and choose among the open ones
@@ -47,8 +60,25 @@ class _Protocol(H11Protocol):
         """No request in progress: none received since the last answer, or one whose body is still coming."""
         return self.cycle is self._armed_for or bool(self.cycle and self.cycle.more_body and not self.cycle.response_complete)
 
+    def data_received(self, data: bytes) -> None:
+        """Count what arrives before a request's head is complete; past SMALL_HEAD_BYTES the connection is one
+        of the `large` (at most LARGE_HEADS: one more closes the oldest)."""
+        if self.cycle is self._armed_for:   # no request head parsed since the last answer
+            self.head_bytes += len(data)
+            if self.head_bytes > SMALL_HEAD_BYTES and self not in self.large:
+                self.large[self] = time.monotonic()
+                if len(self.large) > LARGE_HEADS:
+                    oldest = min((c for c in self.large if c is not self), key=self.large.__getitem__)
+                    self.large.pop(oldest, None)
+                    oldest.transport.close()
+        super().data_received(data)
+        if self.cycle is not self._armed_for:   # the head is complete: it holds no more than any request's
+            self.large.pop(self, None)
+
     def _arm(self) -> None:
         self._armed_for = self.cycle
+        self.head_bytes = 0
+        self.large.pop(self, None)
         if getattr(self, "_deadline", None):
             self._deadline.cancel()
         self._deadline = self.loop.call_later(REQUEST_SECONDS, self._too_slow)
@@ -62,6 +92,7 @@ class _Protocol(H11Protocol):
         super().on_response_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.large.pop(self, None)
         if getattr(self, "_deadline", None):
             self._deadline.cancel()
         super().connection_lost(exc)

@@ -15,16 +15,13 @@ from autograder.grades.counting import Version
 from autograder.grades.rows import AssignmentGrades, read_grades
 from autograder.intake.roster import Identity, read_identities, record_identities
 from autograder.judge.results import SubmissionResult
-from autograder.store.gradebook import Gradebook
+from autograder.store.gradebook import Gradebook, gradebook_path
+from autograder.grades.rubric import Marks
 from autograder.store.history import folder, versions
+from autograder.store.marks import Marks as MarkStore
 
 
-GRADEBOOK = "gradebook.sqlite"   # every assignment's graded results, overrides and their audit trail
 IDENTITIES = "identities.json"   # per assignment: who each submission is, as intake found it
-
-
-def gradebook_path(out: Path) -> Path:
-    return Path(out) / GRADEBOOK
 
 
 def identities_path(out: Path, assignment: str) -> Path:
@@ -54,6 +51,9 @@ class ResultsFolder:
     def record_identities(self, assignment: str, found: dict[str, Identity]) -> None:
         """What one intake found, added to what earlier intakes of the assignment recorded."""
         record_identities(identities_path(self.out, assignment), found)
+
+    def marks(self, assignment: str, submission_id: str | None = None) -> Marks:
+        return MarkStore(self.out).marks(assignment, submission_id)
 
     def versions(self, assignment: str, submission_id: str) -> list[Version]:
         return versions(self.out, assignment, submission_id)

@@ -12,6 +12,13 @@ from pathlib import Path
 
 from autograder.judge.results import SubmissionResult
 
+FILE = "gradebook.sqlite"   # in the results folder; named here alone (the store owns the folder)
+
+
+def gradebook_path(out: Path) -> Path:
+    """The gradebook of the results folder `out`: the graded results and staff's marks (`store.marks`)."""
+    return out / FILE
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
     assignment TEXT NOT NULL,

@@ -43,6 +43,12 @@ def keep(out: Path, result: SubmissionResult, notebook: Path | None) -> None:
     tmp.replace(where / f"{result.sha256}.json")
 
 
+def kept_notebook(out: Path, result: SubmissionResult) -> Path | None:
+    """The kept notebook of the version `result` was graded on, when it is kept."""
+    nb = folder(out, result.assignment, result.submission_id) / f"{result.sha256}.ipynb"
+    return nb if result.sha256 and nb.is_file() else None
+
+
 def versions(out: Path, assignment: str, submission_id: str, latest: int | None = None) -> list[Version]:
     """The kept versions, oldest first; with `latest`, only that many of the last written (a page reads no
     more records than it lists, however often a student resubmitted: each record is up to 4 MiB)."""

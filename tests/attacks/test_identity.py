@@ -10,6 +10,7 @@ layout: hub and plain folders, zips of them, nbgrader's exchange, Canvas, Moodle
 from __future__ import annotations
 
 import argparse
+import sys
 import zipfile
 from pathlib import Path
 
@@ -40,14 +41,14 @@ def _hub(root: Path, files: dict[str, bytes]) -> Path:
 
 def _grade_intake(tmp_path: Path, folder: Path, roster: Path | None = None) -> tuple[list, dict]:
     """What `autograder grade toy FOLDER --roster ROSTER` takes in: (submissions, identities.json)."""
-    from autograder.cli.grade import _intake
+    from autograder.intake.batch import take
 
-    out, scratch = tmp_path / "results", tmp_path / "scratch"
+    scratch = tmp_path / "scratch"
     scratch.mkdir(exist_ok=True)
-    args = argparse.Namespace(format="auto", submissions=[folder], roster=roster, submission_times=None,
-                              nb_assignment=None)
-    subs = _intake(args, "toy", out, scratch)
-    return subs, read_identities(out / "toy" / "identities.json")
+    intake = take([folder], scratch, roster=roster, assignment="toy")
+    for note in intake.notes:   # what the grade command prints of it
+        print(note, file=sys.stderr)
+    return intake.submissions, intake.identities
 
 
 @pytest.fixture

@@ -89,3 +89,40 @@ def test_new_and_removed_test_files(kit, tmp_path):
     assert not any(i.startswith("hidden/test_later.py") for i in ids)
     assert "hidden/test_extra.py::test_extra" in ids
     assert again["master"].score == 10 - 2 + 5
+
+
+def test_a_regrade_says_whose_scores_change_and_which_overrides_it_made_stale(kit, tmp_path):
+    """`autograder grade` after a hidden test's fix: each student whose score changes, before and after (before any
+    passback sends it), and the override that a changed notebook made stale, said where the regrade is run."""
+    import subprocess
+    import sys
+
+    master = kit / "solutions" / "toy.ipynb"
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(master, folder / "master.ipynb")
+    edit(master, folder / "wrong.ipynb", replace={"return x + 1": "return x + 2"})
+    out = tmp_path / "out"
+
+    def grade() -> subprocess.CompletedProcess:
+        r = subprocess.run([sys.executable, "-m", "autograder", "--kit", str(kit), "grade", "toy", str(folder),
+                            "--out", str(out)], capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+        return r
+
+    first = grade()
+    assert "score changed" not in first.stdout
+    for sid, score in (("master", "9"), ("wrong", "7")):
+        r = subprocess.run([sys.executable, "-m", "autograder", "--kit", str(kit), "override", "toy", sid, "--score",
+                            score, "--comment", "by hand", "--by", "TA", "--out", str(out)], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+    # the hidden test is fixed (test_later is worth 4), and one student resubmitted the same code, reformatted
+    later = kit / "assignments" / "toy" / "hidden" / "test_later.py"
+    later.write_text(later.read_text().replace("@pytest.mark.points(2)", "@pytest.mark.points(4)"))
+    edit(master, folder / "master.ipynb", replace={"return x + 1": "return (x + 1)"})
+    again = grade()
+    assert "score changed: master: 9 -> 12 (+3)" in again.stdout          # the override is stale: the grader's 12
+    assert "wrong:" not in again.stdout                                # its override (7) holds: no change
+    assert "override #1 of master (whole submission) is stale" in again.stderr
+    assert "override #2" not in again.stderr

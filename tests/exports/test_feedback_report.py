@@ -49,7 +49,7 @@ def test_feedback_with_late_penalty(tmp_path):
                              LatePolicy.from_table({"due": "2026-10-01T23:59:00+00:00", "penalty_percent": 10}))
     html, md = write_feedback(tmp_path, r, who, late, title="Homework 1")
     text = md.read_text()
-    assert "**Score: 8 / 10**" in text and "2 days late" in text
+    assert "**Score: 8 / 10**" in text and "2 days' penalty" in text
     assert "Homework 1" in html.read_text()
 
 

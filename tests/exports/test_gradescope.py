@@ -88,7 +88,7 @@ def test_run_autograder_writes_valid_results(zip_path, toy_kit, tmp_path):
     extra = res["extra_data"]
     assert set(res) <= TOP_KEYS and all(set(t) <= TEST_KEYS for t in res["tests"])
     assert extra["max_score"] == 10 and 0 < extra["late"]["raw_score"] < 10
-    assert res["score"] == extra["late"]["raw_score"] - 1 and "1 day late" in res["output"]
+    assert res["score"] == extra["late"]["raw_score"] - 1 and "1 day's penalty" in res["output"]
     assert isinstance(res["execution_time"], float) and res["visibility"] == "visible"
     assert extra["secret_fingerprint"] == fingerprint(b"s3cret")   # the zip's course secret was used
     if shutil.which("bwrap"):                                  # the label says what really ran

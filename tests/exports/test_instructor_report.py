@@ -107,7 +107,7 @@ def test_roster_names_missing_students_and_statuses():
 def test_lateness_time_and_common_failures():
     t = Tables(page())
     late = t.body("late")
-    assert len(late) == 1 and late[0][0] == "Student S03" and "late" in late[0][1]
+    assert len(late) == 1 and late[0][0] == "Student S03" and "penalty" in late[0][1]
     assert late[0][2] == "2" and late[0][3].replace(" ", "") == "6→4"           # 2 days at 10 % of 10
     s03 = next(row for row in t.body("all") if row[0] == "Student S03")
     assert s03[2] == "4 / 10" and s03[3] == "2"

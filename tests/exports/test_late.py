@@ -24,7 +24,7 @@ def test_on_time_and_grace():
 
 def test_per_day_or_part_of_one_and_cap():
     r = apply_late_policy(8, 10, at("2026-10-02T00:20:00+00:00"), POLICY)   # 21 minutes: 1 day
-    assert r.late and r.penalty == 1 and r.score == 7 and "1 day late" in r.explanation
+    assert r.late and r.penalty == 1 and r.score == 7 and "1 day's penalty" in r.explanation
     r = apply_late_policy(8, 10, at("2026-10-03T01:00:00+00:00"), POLICY)   # 25 h: 2 days
     assert r.score == 6
     r = apply_late_policy(8, 10, at("2026-10-09T00:00:00+00:00"), POLICY)   # 8 days: capped at 30 %

@@ -140,24 +140,39 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
     # an instructor's override of carol's total (autograder override) reaches nbgrader too, as extra credit
     from autograder.store.gradebook import Gradebook as KitGradebook
     from autograder.grades.overrides import record
+    from autograder.store.marks import Marks
 
     db = results / "gradebook.sqlite"
     kit_gb = KitGradebook(db)
     carol_result = next(r for r in kit_gb.all("toy") if "carol" in r.submission_id)
     kit_gb.close()
-    record(db, carol_result, score=7.0, comment="regrade request: double() accepted", by="ta")
+    Marks(results).add_override(record([], carol_result, score=7.0, comment="regrade request: double() accepted",
+                                       by="ta"))
     grade_course(kit, "toy", course, settings(results))
     assert scores(course) == {**expected, "carol": (7.0, 0.0)}
+    # a rubric item (autograder rubric) reaches nbgrader's gradebook in its exercise's task, the kit's score
+    from autograder.pipeline import rubric_add, rubric_apply
+    from autograder.store.folder import assignment_grades
+
+    g = assignment_grades(kit, "toy", results)
+    bob_sid = next(r.submission_id for r in g.counted if "bob" in r.submission_id)
+    item = rubric_add(g, exercise="double", title="right idea", points=1.5, comment="the loop is right", by="TA")
+    rubric_apply(g.with_overrides_of([]), item.id, [bob_sid], by="TA")
+    kit_score = {r.submission_id: r.score for r in assignment_grades(kit, "toy", results).rows}[bob_sid]
+    grade_course(kit, "toy", course, settings(results))
+    assert kit_score == 1.5 and scores(course) == {**expected, "carol": (7.0, 0.0), "bob": (1.5, 0.0)}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert gb.find_grade(TASK_PREFIX + "double", "toy", "toy", "bob").score == 1.5
     assert not marker(course).exists()   # no student code ran outside the sandbox in the documented order
     # a course where someone runs nbgrader's autograde anyway keeps the kit's scores; it resets the late
     # penalty to nbgrader's own plugin's, which the kit puts back.  It runs the notebooks unsandboxed:
     nbg(course, "autograde", "toy", "--force")
     assert marker(course).read_text() == "ran"
     again = scores(course)
-    assert {s: again[s] for s in ("alice", "bob", "carol")} == {**{s: expected[s] for s in ("alice", "bob")},
+    assert {s: again[s] for s in ("alice", "bob", "carol")} == {"alice": expected["alice"], "bob": (1.5, 0.0),
                                                                 "carol": (7.0, 0.0)}
     grade_course(kit, "toy", course, settings(results))
-    assert scores(course) == {**expected, "carol": (7.0, 0.0)}
+    assert scores(course) == {**expected, "carol": (7.0, 0.0), "bob": (1.5, 0.0)}
 
 
 def test_the_feedback_copy_has_no_outputs_and_an_unreadable_notebook_none(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 from autograder.store.gradebook import Gradebook
 from autograder.grades import overrides as ov
+from autograder.store.marks import Marks
 from tests.exports.factory import grader_failure, result
 from tests.exports.test_commands import run, setup_out
 
@@ -53,7 +54,7 @@ def test_trail_kept_regrade_same_notebook_keeps_it_changed_notebook_makes_it_sta
     for score, why in ((8, "first look"), (6, "second look")):
         assert run(["override", "toy", "smithjohn_12345", "--score", str(score), "--comment", why, "--by", "TA",
                     "--out", str(out)], toy_kit) == 0
-    trail = ov.history(db, "toy")
+    trail = Marks(out).overrides("toy")
     assert [(o.old_score, o.new_score) for o in trail] == [(10, 8), (8, 6)]      # old -> new, nothing deleted
     gb = Gradebook(db)
     gb.put(result("smithjohn_12345"))              # re-graded, same notebook (same sha256)
@@ -68,7 +69,7 @@ def test_trail_kept_regrade_same_notebook_keeps_it_changed_notebook_makes_it_sta
     assert run(["override", "toy", "smithjohn_12345", "--list", "--out", str(out)], toy_kit) == 0
     listing = capsys.readouterr().out
     assert "8 -> 6 [stale]" in listing and "10 -> 8 [superseded]" in listing
-    assert len(ov.history(db, "toy")) == 2
+    assert len(Marks(out).overrides("toy")) == 2
 
 
 def test_refused_overrides(toy_kit, tmp_path, capsys):
@@ -83,18 +84,18 @@ def test_refused_overrides(toy_kit, tmp_path, capsys):
         assert run(["override", "toy", sid, "--score", "1", "--comment", "x", "--by", "a", "--out", str(out)],
                    toy_kit) == 2
     with pytest.raises(ov.OverrideError, match="between 0 and 10"):
-        ov.record(db, good, score=11, comment="x", by="a")
+        ov.record([], good, score=11, comment="x", by="a")
     with pytest.raises(ov.OverrideError, match="between 0 and 2"):
-        ov.record(db, good, test_id=HIDDEN, score=2.5, comment="x", by="a")
+        ov.record([], good, test_id=HIDDEN, score=2.5, comment="x", by="a")
     with pytest.raises(ov.OverrideError, match="no test"):
-        ov.record(db, good, test_id="hidden/nope.py::t", score=1, comment="x", by="a")
+        ov.record([], good, test_id="hidden/nope.py::t", score=1, comment="x", by="a")
     with pytest.raises(ov.OverrideError, match="comment"):
-        ov.record(db, good, score=1, comment="  ", by="a")
+        ov.record([], good, score=1, comment="  ", by="a")
     with pytest.raises(ov.OverrideError, match="between"):
-        ov.record(db, good, score=float("nan"), comment="x", by="a")
+        ov.record([], good, score=float("nan"), comment="x", by="a")
     with pytest.raises(ov.OverrideError, match="longer than 2000"):
-        ov.record(db, good, score=1, comment="x" * (ov.MAX_COMMENT + 1), by="a")
-    assert ov.history(db, "toy") == []
+        ov.record([], good, score=1, comment="x" * (ov.MAX_COMMENT + 1), by="a")
+    assert Marks(out).overrides("toy") == []
 
 
 def test_grade_writes_grades_csv_with_overrides_in_force(toy_kit, tmp_path):
@@ -112,7 +113,7 @@ def test_grade_writes_grades_csv_with_overrides_in_force(toy_kit, tmp_path):
     gb = Gradebook(db)
     stored = gb.get("toy", "master")
     gb.close()
-    ov.record(db, stored, score=stored.max_score - 1, comment="late slides", by="Prof")
+    Marks(out).add_override(ov.record([], stored, score=stored.max_score - 1, comment="late slides", by="Prof"))
     run = grade_class(a, subs, out=out, options=GradeOptions(), force=True)
     assert run.results[0].sha256 == stored.sha256
     grades = list(csv.DictReader(io.StringIO((out / "toy" / "grades.csv").read_text())))
@@ -160,7 +161,7 @@ def test_clear_reapply_and_ack_in_the_trail_with_their_author(toy_kit, tmp_path,
     assert "TA Lee: smithjohn_12345 whole submission: 10 -> 7 [superseded] re-applied: copied part 3" in listing
     assert "TA Lee: doejane_23456 " + HIDDEN + ": 2 -> 2 [ack] acknowledged stale #1, not applied" in listing
     assert "Prof: smithjohn_12345 whole submission: 7 -> 10 [clear] cleared #3" in listing
-    assert [o.action for o in ov.history(db, "toy")] == ["set", "set", "reapply", "ack", "clear"]
+    assert [o.action for o in Marks(out).overrides("toy")] == ["set", "set", "reapply", "ack", "clear"]
 
 
 def test_an_override_rewrites_feedback_and_report_and_reaches_moodle_comments(toy_kit, tmp_path, capsys):

@@ -95,3 +95,39 @@ def workspace(toy_kit, tmp_path):
         yield running.base + access.prefix, TOKEN, out, toy_kit, roster
     finally:
         running.stop()
+
+
+LEE = "ta-lee-token-abcdef0123456789"
+
+
+@pytest.fixture
+def team(toy_kit, tmp_path, request):
+    """The workspace of two TAs, each with their own token (TA Kim, TA Lee), and a course file, anonymous when
+    the test parametrizes `team` with True (indirect): (base URL, {name: token}, results folder, kit, roster)."""
+    from autograder.config.course import Course
+
+    out = tmp_path / "results"
+    write_results(out)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n" + "".join(
+        f"\"Student {i}\",{1000 + i},S{i},s{i},A\n" for i in range(4)) + "Hostile,666,S6,h,A\n")
+    anonymous = bool(getattr(request, "param", False))
+    course_file = tmp_path / "course.toml"
+    data = {"serve": {"anonymous": anonymous}, "canvas": {"url": "https://canvas.example.edu", "course": 7},
+            "assignments": {"toy": {"canvas_assignment": 42}}}
+    course_file.write_text(f"[serve]\nanonymous = {'true' if anonymous else 'false'}\n[canvas]\n"
+                           'url = "https://canvas.example.edu"\ncourse = 7\n[assignments.toy]\ncanvas_assignment = 42\n')
+    course = Course(course_file.resolve(), data)
+    access = Access({TOKEN: "TA Kim", LEE: "TA Lee"})
+    running = Running(App(Workspace(toy_kit, out, roster, course), access).asgi)
+    try:
+        yield running.base + access.prefix, {"TA Kim": TOKEN, "TA Lee": LEE}, out, toy_kit, roster
+    finally:
+        running.stop()
+
+
+def trail(out: Path, assignment: str, submission_id: str | None = None) -> list:
+    """The overrides' audit trail of the results folder `out` (`store.marks`), oldest first."""
+    from autograder.store.marks import Marks
+
+    return Marks(out).overrides(assignment, submission_id)

@@ -17,8 +17,9 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
+from tests.serve.conftest import trail  # noqa: E402
 from tests.serve.conftest import notebook
-from tests.serve.test_http import login, request
+from tests.serve.test_http import basis, login, request
 
 pytestmark = pytest.mark.serial  # a TA's page answering within seconds while attacked, measured
 
@@ -40,7 +41,8 @@ def test_a_page_on_another_port_cannot_use_the_session(workspace):
     u = urlsplit(base)
     cookie = login(base, token)
     assert "Path=/;" not in cookie["Cookie"] and "autograder_session=" not in cookie["Cookie"]
-    csrf = _csrf(request(base, "GET", "/a/toy/s/student1_1001", cookie)[2])   # the TA's own page
+    page = request(base, "GET", "/a/toy/s/student1_1001", cookie)[2]   # the TA's own page
+    csrf = _csrf(page)
     assert csrf
     other = f"http://127.0.0.1:{u.port + 1}"
     for mode in ("cors", "no-cors", "navigate"):
@@ -49,15 +51,15 @@ def test_a_page_on_another_port_cannot_use_the_session(workspace):
         assert (status, body) == (403, b""), mode
         assert not any(k.startswith("access-control-") for k in headers)
     form = {**cookie, "Content-Type": "application/x-www-form-urlencoded"}
-    body = urlencode({**OVERRIDE, "csrf": csrf}).encode()
+    body = urlencode({**OVERRIDE, "csrf": csrf, "basis": basis(page)}).encode()
     for origin in ({"Origin": other, "Sec-Fetch-Site": "same-site"}, {"Origin": other}, {"Origin": "null"},
                    {"Origin": f"http://rebound.example:{u.port}"}):
         assert request(base, "POST", "/a/toy/s/student1_1001/override", {**form, **origin}, body)[0] == 403, origin
     assert request(base, "GET", "/a/toy/s/student1_1001", {**cookie, "Host": f"rebound.example:{u.port}"})[0] == 403
-    assert ov.history(out / "gradebook.sqlite", "toy", "student1_1001") == []
+    assert trail(out, "toy", "student1_1001") == []
     status, _, _ = request(base, "POST", "/a/toy/s/student1_1001/override",
                            {**form, "Origin": f"http://{u.netloc}", "Sec-Fetch-Site": "same-origin"}, body)
-    assert status == 303 and len(ov.history(out / "gradebook.sqlite", "toy", "student1_1001")) == 1
+    assert status == 303 and len(trail(out, "toy", "student1_1001")) == 1
 
 
 def test_a_post_without_its_origin_is_refused(workspace):
@@ -208,3 +210,61 @@ def test_a_huge_two_version_submission_answers_under_a_second(workspace, tmp_pat
     assert status == 200 and b'id="override"' in page
     assert cpu < 1.0 and wall < 3.0, (wall, cpu)
     assert b"only the first" in page or b"differ too much" in page
+
+
+def _flood(n: int = 40, size: int = 4000) -> str:
+    """What a browser sends after a page on another port of the host set `n` cookies of `size` bytes for
+    it (cookies ignore ports), one of them malformed as a cookie library reads it."""
+    junk = [f"port8888_{i}={'x' * (size - 12)}" for i in range(n)]
+    return "; ".join(['bad"name=1; =novalue; "quoted=a b', *junk])
+
+
+def test_a_flood_of_another_ports_cookies_does_not_lock_the_ta_out(workspace):
+    """A 160 KB Cookie header of foreign cookies: the login link still logs the TA in, and her session's
+    cookie, sent among them (before, after, between), still opens every page and posts a form.  (Before, the
+    head's 16 KiB bound answered "Invalid HTTP request received." (400) to every page; the cookie parser
+    stopped at the first malformed pair.)"""
+    from autograder.grades import overrides as ov
+
+    base, token, out, *_ = workspace
+    flood = _flood()
+    assert len(flood) > 160_000
+    status, headers, body = request(base, "GET", f"/a/toy?token={token}", {"Cookie": flood})
+    assert status == 303 and b"Invalid HTTP" not in body, (status, body[:200])
+    mine = headers["set-cookie"].split(";")[0]
+    for cookie in (flood + "; " + mine, mine + "; " + flood, flood[:80_000] + "; " + mine + "; " + flood[80_000:]):
+        status, _, page = request(base, "GET", "/a/toy/s/student1_1001", {"Cookie": cookie})
+        assert status == 200 and b"student1_1001" in page, status
+    csrf = _csrf(page)
+    body = urlencode({**OVERRIDE, "csrf": csrf, "basis": basis(page)}).encode()
+    status, _, _ = request(base, "POST", "/a/toy/s/student1_1001/override",
+                           {"Cookie": flood + "; " + mine, "Content-Type": "application/x-www-form-urlencoded",
+                            "Sec-Fetch-Site": "same-origin"}, body)
+    assert status == 303 and len(trail(out, "toy", "student1_1001")) == 1
+    assert request(base, "GET", "/a/toy", {"Cookie": flood})[::2] == (403, b"")   # the flood alone is no session
+    forged = flood + "; " + mine.split("=")[0] + "=forged"
+    assert request(base, "GET", "/a/toy", {"Cookie": forged})[::2] == (403, b"")
+
+
+def test_large_heads_are_bounded(workspace):
+    """Heads larger than a small one, never completed, are held by at most LARGE_HEADS connections: one more
+    closes the oldest, and the TA's own large head still gets its page."""
+    from autograder.serve.server import LARGE_HEADS, SMALL_HEAD_BYTES
+
+    base, token, *_ = workspace
+    u = urlsplit(base)
+    held = []
+    try:
+        for _ in range(LARGE_HEADS + 4):
+            s = socket.create_connection((u.hostname, u.port), timeout=5)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: " + b"x" * (SMALL_HEAD_BYTES + 100))
+            held.append(s)
+            time.sleep(0.05)
+        deadline = time.monotonic() + 5
+        closed = [n for n, s in enumerate(held) if _closed_by_server(s, deadline if n < 4 else 0)]
+        assert closed == [0, 1, 2, 3], closed
+        status, _, _ = request(base, "GET", f"/?token={token}", {"Cookie": _flood()})
+        assert status == 303
+    finally:
+        for s in held:
+            s.close()

@@ -19,6 +19,7 @@ from autograder.pipeline import set_override
 from autograder.grades import overrides as ov
 from autograder.serve import pages
 from autograder.serve.pages import Workspace
+from tests.serve.conftest import trail  # noqa: E402
 from tests.exports.factory import result
 
 DUE = datetime(2026, 10, 1, 12, tzinfo=timezone.utc)
@@ -165,4 +166,4 @@ def test_an_override_rewrites_grades_csv_as_a_full_read_gives_it(course):
     assert [row[:4] for row in written[1:]] == [[str(x) for x in row[:4]] for row in body]
     assert [row[-1] for row in written[1:]] == [row[-1] for row in body]
     assert dict((row[0], row[3]) for row in written[1:])["student4_104"] == "4"
-    assert ov.history(out / "gradebook.sqlite", "toy")[-1].new_score == 4
+    assert trail(out, "toy")[-1].new_score == 4

@@ -12,6 +12,7 @@ from autograder.config.course import load_course
 from autograder.store.gradebook import Gradebook
 from autograder.pipeline import set_override
 from autograder.serve import pages
+from tests.serve.conftest import trail  # noqa: E402
 from tests.exports.factory import result
 from tests.serve.test_http import login, request
 
@@ -62,10 +63,18 @@ def test_export_buttons_run_the_exports_with_csrf(workspace):
                                          r'id="exports">\s*<input type="hidden" name="csrf" value="([0-9a-f]+)"')
     assert request(base, "POST", "/a/toy/export", form, urlencode({"format": "json"}).encode())[0] == 403
     assert not (out / "toy" / "grades_export.json").exists()
-    status, _, body = request(base, "POST", "/a/toy/export", form, urlencode({"csrf": csrf, "format": "json"}).encode())
-    assert status == 200 and "wrote " in body.decode()
-    students = json.loads((out / "toy" / "grades_export.json").read_text())["students"]
+    status, headers, body = request(base, "POST", "/a/toy/export", form, urlencode({"csrf": csrf, "format": "json"}).encode())
+    assert status == 200 and headers["content-disposition"] == 'attachment; filename="toy_grades_export.json"'
+    assert not (out / "toy" / "grades_export.json").exists()     # downloaded, not written on the server
+    students = json.loads(body)["students"]
     assert {s["submission_id"] for s in students} >= {"student0_1000", "hostile_666"}
+    from tests.exports.test_commands import run
+
+    assert run(["export", "toy", "--out", str(out), "--format", "json", "--roster", str(roster)], kit) == 0
+    cli = json.loads((out / "toy" / "grades_export.json").read_text())["students"]
+    assert [(s["submission_id"], s["score"]) for s in students] == [(s["submission_id"], s["score"]) for s in cli]
+    status, headers, body = request(base, "POST", "/a/toy/export", form, urlencode({"csrf": csrf, "format": "csv"}).encode())
+    assert status == 200 and headers["content-type"].startswith("text/csv") and b"student0_1000" in body
     status, _, body = request(base, "POST", "/a/toy/export", form, urlencode({"csrf": csrf, "format": "canvas"}).encode())
     assert status == 400 and "canvas_assignment" in body.decode()     # no Canvas id: said, nothing written
     assert request(base, "GET", "/a/toy/export", cookie)[0] == 405
@@ -76,8 +85,13 @@ def test_a_group_form_needs_csrf_a_test_of_the_exercise_and_a_comment(workspace)
 
     base, token, out, kit, roster = workspace
     cookie, csrf, headers = _signed_in_form(base, token, "/a/toy/e/double", r'name="csrf" value="([0-9a-f]+)"')
+    from autograder.serve import pages
+
+    import time
+
+    now = pages.basis(pages.Workspace(kit, out, roster), "toy", ["student1_1001", "student3_1003"], time.time())
     form = [("sid", "student1_1001"), ("sid", "student3_1003"), ("test", "hidden/test_double.py::test_double_partial"),
-            ("score", "1"), ("comment", "dtype kept")]
+            ("score", "1"), ("comment", "dtype kept"), ("basis", now)]
     assert request(base, "POST", "/a/toy/e/double/apply", headers, urlencode(form).encode())[0] == 403
     other = [*form[:2], ("test", "hidden/test_double.py::test_answer"), *form[3:], ("csrf", csrf)]
     status, _, body = request(base, "POST", "/a/toy/e/double/apply", headers, urlencode(other).encode())
@@ -85,11 +99,11 @@ def test_a_group_form_needs_csrf_a_test_of_the_exercise_and_a_comment(workspace)
     status, _, body = request(base, "POST", "/a/toy/e/double/apply", headers,
                               urlencode([*form[:4], ("comment", " "), ("csrf", csrf)]).encode())
     assert status == 400 and "write a comment" in body.decode()
-    too_high = [*form[:3], ("score", "3"), form[4], ("csrf", csrf)]
+    too_high = [*form[:3], ("score", "3"), *form[4:], ("csrf", csrf)]
     assert request(base, "POST", "/a/toy/e/double/apply", headers, urlencode(too_high).encode())[0] == 400
-    assert ov.history(out / "gradebook.sqlite", "toy") == []          # all or nothing: nothing recorded
+    assert trail(out, "toy") == []          # all or nothing: nothing recorded
     status, headers_, _ = request(base, "POST", "/a/toy/e/double/apply", headers, urlencode([*form, ("csrf", csrf)]).encode())
     assert status == 303 and headers_["location"] == urlsplit(base).path + "/a/toy/e/double?done=2"
-    assert [(o.submission_id, o.new_score, o.by) for o in ov.history(out / "gradebook.sqlite", "toy")] == [
+    assert [(o.submission_id, o.new_score, o.by) for o in trail(out, "toy")] == [
         ("student1_1001", 1.0, "TA Kim"), ("student3_1003", 1.0, "TA Kim")]
     assert request(base, "GET", "/a/toy/e/nothing", cookie)[0] == 404

@@ -7,6 +7,7 @@ import re
 from urllib.parse import urlencode, urlsplit
 
 from autograder.serve.access import Access, AccessError
+from tests.serve.conftest import trail  # noqa: E402
 from tests.serve.conftest import HOSTILE
 
 
@@ -21,6 +22,12 @@ def request(base, method, path, headers=None, body=None):
     data = r.read()
     c.close()
     return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+
+
+def basis(page) -> str:
+    """The `basis` a page's first form carries (what it was drawn from: `serve.team`)."""
+    text = page.decode() if isinstance(page, bytes) else page
+    return re.search(r'name="basis" value="([^"]+)"', text).group(1)
 
 
 def login(base, token):
@@ -97,14 +104,16 @@ def test_override_needs_csrf_and_writes_the_trail(workspace):
     foreign = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
     assert request(base, "POST", "/a/toy/s/student1_1001/override", headers,
                    urlencode({**form, "csrf": foreign}).encode())[0] == 403
-    assert ov.history(out / "gradebook.sqlite", "toy", "student1_1001") == []
+    assert trail(out, "toy", "student1_1001") == []
     page = request(base, "GET", "/a/toy/s/student1_1001", cookie)[2].decode()
     csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    form["basis"] = basis(page)
     status, h, _ = request(base, "POST", "/a/toy/s/student1_1001/override", headers,
                            urlencode({**form, "csrf": csrf}).encode())
     assert status == 303 and h["location"] == urlsplit(base).path + "/a/toy/s/student1_1001"
-    [o] = ov.history(out / "gradebook.sqlite", "toy", "student1_1001")
+    [o] = trail(out, "toy", "student1_1001")
     assert (o.test_id, o.new_score, o.comment, o.by) == ("hidden/test_double.py::test_answer", 2.0, "regraded by hand", "TA Kim")
+    form["basis"] = basis(request(base, "GET", "/a/toy/s/student1_1001", cookie)[2])
     status, _, body = request(base, "POST", "/a/toy/s/student1_1001/override", headers,
                               urlencode({**form, "score": "lots", "csrf": csrf}).encode())
     assert status == 400 and b"must be a number" in body
