@@ -67,6 +67,8 @@ def validate(path: Path, out: Callable[[str], Any] = print) -> int:
     except ValueError as e:
         out(str(e))
         return 2
+    if checker.note:
+        out(checker.note)
     manifest = folder / "manifest.toml"
     limits = Limits.from_table(tomllib.loads(manifest.read_text("utf-8")).get("limits") if manifest.is_file() else None)
 
