@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -73,6 +74,8 @@ def run(args: argparse.Namespace, kit: Path) -> int:
         args.jobs = jobs
     if (args.executor == "dask") != bool(args.scheduler):
         raise UsageError("--executor dask and --scheduler ADDRESS go together")
+    if args.executor == "dask" and importlib.util.find_spec("distributed") is None:
+        raise UsageError("--executor dask needs Dask here: pip install \"torch-course-autograder[cluster]\" (make install has it)")
     if args.device == "cuda" and not common.cuda_available():
         raise UsageError("--device cuda was asked for, but CUDA is not available here")
     out = args.out.resolve()
