@@ -32,7 +32,10 @@ def run(args: argparse.Namespace, kit: Path) -> int:
 
     options = GradeOptions(device="cpu", isolation=choose_isolation(args.allow_weak_isolation))
     if args.action == "source":   # the exercises' points come from grading the master, sandboxed like any notebook
-        dest = nbg.write_source_notebook(kit, args.assignment, args.course, args.nb_assignment, options=options)
+        from autograder.config.course import package_link
+
+        dest = nbg.write_source_notebook(kit, args.assignment, args.course, args.nb_assignment, options=options,
+                                         link=package_link(getattr(args, "course_settings", None)))
         print(f"wrote {dest}")
         return 0
     done = nbg.grade_course(kit, args.assignment, args.course, out=args.out.resolve(), options=options,

@@ -10,6 +10,7 @@ always wins over the file.  Example::
     secret_file = "~/.config/autograder/secret"   # the course secret: the file's *path*, never its value
     variants = "student"                          # hidden inputs per student (the default), or a number N
     results = "results"
+    package = "https://course.example.edu/torch_course_autograder-0.1.0-py3-none-any.whl"  # the student package
 
     [canvas]
     url = "https://canvas.example.edu"
@@ -65,7 +66,7 @@ _DEADLINE_KEYS = ("due", "grace_minutes", "penalty_percent", "period", "max_pena
 KEYS: dict[str, tuple[str, ...]] = {
     "": ("course", "canvas", "lti", "deadline", "assignments", "serve"),
     "serve": ("host", "port", "tokens"),     # read by cli/serve.py; tokens: name = token
-    "course": ("title", "roster", "results", "secret_file", "variants", "counts"),
+    "course": ("title", "roster", "results", "secret_file", "variants", "counts", "package"),
     "canvas": ("url", "course", "token_env", "token_file"),
     "lti": ("token_url", "client_id", "key_file", "kid"),
     "deadline": _DEADLINE_KEYS,
@@ -200,6 +201,23 @@ def apply_course(args: argparse.Namespace, course: Course | None) -> None:
     for dest, value in DEFAULTS.items():
         if hasattr(args, dest) and getattr(args, dest) is None:
             setattr(args, dest, value)
+
+
+# A pip link of the student package (README "For students"): written into released notebooks' install line, inside a
+# Python comment and a string, so nothing there may end either (no space, quote, backslash or control character).
+_PACKAGE_LINK = re.compile(r"(https?|file)://[^\s\"'\\#]+")
+
+
+def package_link(course: Course | None) -> str | None:
+    """`[course] package`: the student package's link that released notebooks tell students to install (None: the
+    notebooks keep the placeholder LINK, as the kit's own student/ does)."""
+    value = course.table("course").get("package") if course else None
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or not _PACKAGE_LINK.fullmatch(value) or not value.isprintable():
+        raise CourseError(f"course.package = {str(value)[:200]!r}: give the student package's link, an https:// (or "
+                          "http://, file://) URL of its wheel with no spaces or quotes (README, \"For students\")")
+    return value
 
 
 PER_STUDENT = None  # `variant_count()` when every student has a variant of their own (the default)

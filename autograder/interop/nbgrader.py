@@ -66,7 +66,8 @@ def exercise_points(assignment, options=None) -> dict[str, float]:
     return {e: round(p, 4) for e, p in points.items() if p > 0}
 
 
-def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbformat.NotebookNode:
+def source_notebook(kit: Path, assignment: str, points: dict[str, float],
+                    link: str | None = None) -> nbformat.NotebookNode:
     a = load_assignment(assignment, kit)
     nb = nbformat.read(a.solution, as_version=4)
     for i, cell in enumerate(nb.cells):
@@ -89,20 +90,20 @@ def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbf
     # what students run checks itself as a kit release does: the public checks' version, the import guard
 
     version = checks.version(a.root)
-    self_checking(nb, a.id, version)
+    self_checking(nb, a.id, version, link)   # link: course.toml's [course] package
     nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                    "language_info": {"name": "python"}, "autograder": {"assignment": a.id, "version": version}}
     return nb
 
 
 def write_source_notebook(kit: Path, assignment: str, course: Path, nb_assignment: str | None = None,
-                          options=None) -> Path:
+                          options=None, link: str | None = None) -> Path:
     """course/source/<nb_assignment>/<assignment>.ipynb (+ a minimal nbgrader_config.py if the course has none)."""
 
     name = nb_assignment or assignment
     dest = course / "source" / name / f"{assignment}.ipynb"
     dest.parent.mkdir(parents=True, exist_ok=True)
-    nb = source_notebook(kit, assignment, exercise_points(load_assignment(assignment, kit), options))
+    nb = source_notebook(kit, assignment, exercise_points(load_assignment(assignment, kit), options), link)
     nbformat.write(nb, dest)
     cfg = course / "nbgrader_config.py"
     if not cfg.exists():
