@@ -74,7 +74,7 @@ student: install
 	$(PY) -m autograder release
 
 demo: $(DEMO_STAMP)
-	$(PY) -m autograder grade 01_tensors examples/submissions/01_tensors --out results --jobs $(JOBS)
+	$(PY) -m autograder grade 01_tensors examples/submissions/01_tensors --out results --jobs $(JOBS) --roster examples/roster.csv
 	$(PY) -m autograder feedback 01_tensors --out results
 	$(PY) -m autograder report 01_tensors --out results --roster examples/roster.csv
 	$(PY) -m autograder export 01_tensors --out results --format canvas --roster examples/roster.csv --new-assignment

@@ -106,7 +106,12 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     if provisional:
         print(f"NOTE: {len(provisional)} result(s) hit a grader or host fault and are provisional (not final); "
               f"they are graded again on the next run: {', '.join(provisional[:10])}", file=sys.stderr)
-    print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
+    from autograder.store.folder import assignment_grades
+
+    # the exports' rows (late policy, overrides, roster names), not the raw results: one score everywhere
+    g = assignment_grades(kit, assignment.id, out, roster_csv=args.roster, course=getattr(args, "course_settings", None))
+    by_id = {row.submission_id: row for row in g.rows}
+    print_table([by_id[r.submission_id] for r in run.results if r.submission_id in by_id], f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
                 f"{f'; {run.partial} re-graded on changed tests only' if run.partial else ''})")
     print(f"results: {out / assignment.id}  gradebook: {out / 'gradebook.sqlite'}")
     return 0

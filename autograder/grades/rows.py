@@ -21,6 +21,7 @@ from autograder.grades.late import LateResult, apply_late_policy
 from autograder.grades.overrides import apply, effective, history, in_force
 from autograder.intake.roster import Identity, Roster, identities_for, match_roster
 from autograder.judge.results import SubmissionResult
+from autograder.notebook.cells import exercise_key, exercise_order
 
 
 MISSING_POLICIES = ("blank", "zero")   # what an export gives a roster student with no submission
@@ -33,6 +34,7 @@ class GradeRow:
     result: SubmissionResult | None
     late: LateResult | None
     status: str                        # the submission status, or "missing"
+    order: tuple[str, ...] = ()        # the assignment's exercises in the notebook's order (`AssignmentGrades.order`)
 
     @property
     def gradable(self) -> bool:
@@ -90,7 +92,8 @@ class GradeRow:
             bits.append(sentence(r.message, 300))
         if self.late and self.late.explanation:
             bits.append(sentence("Late: " + self.late.explanation))
-        failed = [t for t in r.tests if t.outcome not in ("passed", "skipped")]
+        key = exercise_key(self.order)
+        failed = sorted((t for t in r.tests if t.outcome not in ("passed", "skipped")), key=lambda t: key(t.exercise))
         if failed:
             bits.append(sentence("Not passed: " + "; ".join(f"{t.name} ({t.outcome})" for t in failed[:10])
                                  + ("; and more" if len(failed) > 10 else "")))
@@ -121,8 +124,11 @@ def grade_rows(
     *,
     policy: LatePolicy | None = None,
     roster: list[Identity] | None = None,
+    order: Iterable[str] = (),
 ) -> list[GradeRow]:
-    """Rows for every graded submission, plus roster students without one (status "missing")."""
+    """Rows for every graded submission, plus roster students without one (status "missing"); `order`: the
+    exercises in the notebook's order, which every face lists them in."""
+    order = tuple(order)
     identities = identities or {}
     rows: list[GradeRow] = []
     covered: set[str] = set()
@@ -131,11 +137,11 @@ def grade_rows(
             continue  # the reference run
         who = identities.get(r.submission_id) or Identity(student_id=r.submission_id)
         late = _late(r, who, policy) if policy or who.late else None
-        rows.append(GradeRow(who, r.submission_id, r, late, r.status))
+        rows.append(GradeRow(who, r.submission_id, r, late, r.status, order))
         covered.update(x.casefold() for x in who.ids())
     for s in roster or []:
         if not {x.casefold() for x in s.ids()} & covered:
-            rows.append(GradeRow(s, "", None, None, "missing"))
+            rows.append(GradeRow(s, "", None, None, "missing", order))
     return rows
 
 
@@ -176,6 +182,7 @@ class AssignmentGrades:
     policy: LatePolicy | None = None
     stale: dict[str, list[Any]] = field(default_factory=dict)       # submission id -> its stale overrides
     notes: tuple[list[str], list[str]] = ([], [])   # the other warnings: (before the stale ones, after them)
+    order: tuple[str, ...] = ()        # the exercises in the notebook's order (the master's `check()` lines)
 
     def again(self) -> "AssignmentGrades":
         """The same assignment's grades read again (after an override, a regrade)."""
@@ -199,7 +206,8 @@ class AssignmentGrades:
             results[i] = apply(r, applied)
             stale[r.submission_id] = old
             if r.submission_id in at:
-                rows[at[r.submission_id]] = grade_rows([results[i]], self.identities, policy=self.policy)[0]
+                rows[at[r.submission_id]] = grade_rows([results[i]], self.identities, policy=self.policy,
+                                                       order=self.order)[0]
         stale = {r.submission_id: stale[r.submission_id] for r in self.counted if stale.get(r.submission_id)}
         return replace(self, results=results, rows=rows, stale=stale,
                        warnings=_warnings(self.assignment.id, self.notes, stale, self.counted))
@@ -276,10 +284,11 @@ def read_grades(a: Any, stored: Stored, *, roster_csv: Path | None = None, cours
             extensions.append(f"{a.id}: the extension for {key!r} names nobody "
                               + ("on the roster (login, LMS user id, SIS id or email)" if roster else
                                  "who submitted") + ": not applied")
-    rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
+    order = tuple(exercise_order(a.solution))
+    rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None, order=order)
     by_sid: dict[str, list[Any]] = {}
     for o in stale:
         by_sid.setdefault(o.submission_id, []).append(o)
     notes = (unmatched, extensions)
     return AssignmentGrades(a, out, results, rows, roster, _warnings(a.id, notes, by_sid, counted), counted, course,
-                            roster_csv, stored, match.matched, policy, by_sid, notes)
+                            roster_csv, stored, match.matched, policy, by_sid, notes, order)
