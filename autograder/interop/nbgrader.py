@@ -40,6 +40,7 @@ from autograder.config.assignment import load_assignment
 from autograder.store.folder import assignment_grades
 from autograder.intake.downloads import unpack
 from autograder.intake.roster import record_identities
+from autograder.notebook.cells import exercise_order, in_exercise_order
 from autograder.notebook.parse import InvalidNotebook, read_notebook
 from autograder.student import public_checks as checks
 
@@ -63,7 +64,7 @@ def exercise_points(assignment, options=None) -> dict[str, float]:
     points: dict[str, float] = {}
     for t in ref.tests:
         points[t.exercise] = points.get(t.exercise, 0.0) + t.max_score
-    return {e: round(p, 4) for e, p in points.items() if p > 0}
+    return {e: round(points[e], 4) for e in in_exercise_order(points, exercise_order(assignment.solution)) if points[e] > 0}
 
 
 def source_notebook(kit: Path, assignment: str, points: dict[str, float],

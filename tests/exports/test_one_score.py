@@ -17,6 +17,7 @@ from autograder.config.course import load_course
 from autograder.grades.rows import grade_rows
 from autograder.pipeline import set_override
 from autograder.report.feedback import student_view
+from autograder.report.grades_csv import grades_table
 from autograder.report.instructor_report import report_context
 from autograder.report.table import print_table
 from autograder.serve import pages
@@ -123,6 +124,8 @@ def test_exercises_keep_the_notebooks_order_on_every_face(course, tmp_path):
     ex_of = {t.id: t.exercise for t in row.result.tests}
     per_column = [ex_of[h[:-len(" score")]] for h in header if h.endswith(" score") and h[:-len(" score")] in ex_of]
     assert list(dict.fromkeys(per_column)) == ORDER
+    header, _ = grades_table(g.results, g.order)   # grades.csv (`write_assignment_grades_csv`)
+    assert list(dict.fromkeys(ex_of[h] for h in header if h in ex_of)) == ORDER
     assert main([*base, "export", "toy", "--format", "json", "--to", str(tmp_path / "g.json")]) == 0
     student = next(s for s in json.loads((tmp_path / "g.json").read_text())["students"]
                    if s["submission_id"] == "doejane_23456")
