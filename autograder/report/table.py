@@ -46,7 +46,7 @@ def rows(grades: list[GradeRow]) -> list[tuple[str, str, str, str, str]]:
         if r is None:
             continue   # a roster student with no submission: the exports' blank, nothing graded here
         name = who(row)
-        note = "; ".join(x for x in (f"provisional: {r.provisional}." if r.provisional else "",
+        note = "; ".join(x for x in (f"provisional: {r.provisional}" if r.provisional else "",
                                       f"late: {row.late.explanation}" if row.late and row.late.late else "",
                                       r.message) if x)
         out.append(tuple(terminal(c) for c in (
