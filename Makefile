@@ -13,16 +13,25 @@ JOBS       ?= 2
 TEST_JOBS  ?= 3
 PY         := $(VENV)/bin/python
 STAMP      := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.demo-installed
 
 .PHONY: install test check demo student check-student check-solutions check-curriculum check-secrets dist bench clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml scripts/install-system-deps
+# What `make demo` runs, alone (grading a PyTorch class, its feedback pages, report and exports): the CPU torch,
+# the kit with what notebooks import and what instructors' commands need (`grader`, `instructor` extras) and
+# bubblewrap.  No TensorFlow, Triton, Dask, test tools or Chromium: `make install` adds them, for `make test`.
+$(DEMO_STAMP): pyproject.toml scripts/install-system-deps
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q $(TORCH_SPEC)
+	$(PY) -m pip install -q -e ".[grader,instructor]"
+	sh scripts/install-system-deps bubblewrap
+	touch $(DEMO_STAMP)
+
+$(STAMP): $(DEMO_STAMP) pyproject.toml scripts/install-system-deps
 	$(PY) -m pip install -q $(TF_SPEC)
-	$(PY) -m pip install -q -e ".[grader,instructor,lms,interop,dev]"
+	$(PY) -m pip install -q -e ".[course,instructor,cluster,lms,interop,dev]"
 	sh scripts/install-system-deps
 	# TensorFlow's framework headers precompiled for the kit's build of a tf02b kernel (about 30 s, 400 MB under
 	# $(VENV)/share): a compile takes a third of the time.  Without it (no g++ yet) the kit compiles them each time.
@@ -64,8 +73,8 @@ check-secrets: install
 student: install
 	$(PY) -m autograder release
 
-demo: install
-	$(PY) -m autograder grade 01_tensors examples/submissions/01_tensors --out results --jobs $(JOBS)
+demo: $(DEMO_STAMP)
+	$(PY) -m autograder grade 01_tensors examples/submissions/01_tensors --out results --jobs $(JOBS) --roster examples/roster.csv
 	$(PY) -m autograder feedback 01_tensors --out results
 	$(PY) -m autograder report 01_tensors --out results --roster examples/roster.csv
 	$(PY) -m autograder export 01_tensors --out results --format canvas --roster examples/roster.csv --new-assignment

@@ -62,6 +62,7 @@ class ClassRun:
     gradebook: Path | None = None     # where the results were stored
     changes: list = field(default_factory=list)   # (submission id, score before, after): `score_changes`
     stale: list = field(default_factory=list)     # the warnings of overrides and rubric items this run made stale
+    grades: AssignmentGrades | None = None        # the class's grades after this run, as every export shows them
 
 # A partial re-grade: the test files to run again, and the stored record whose other results stay.
 Rerun = tuple[list[str], dict]
@@ -314,6 +315,7 @@ def grade_class(
     on_result: Callable[[SubmissionResult, bool], None] | None = None,
     scheduler: str | None = None,
     course: Any = None,
+    roster: Path | None = None,
 ) -> ClassRun:
     """Grade `submissions`: the master first (`MasterFailed` when it is short of full marks: nobody is
     graded), then every submission whose stored grade does not stand, on this process, `jobs` local judge
@@ -344,7 +346,7 @@ def grade_class(
             raise MasterFailed(f"grading the master notebook failed: {type(e).__name__}: {e}") from e
         check_master(reference)
         # 2. what the gradebook holds that still stands
-        before = assignment_grades(assignment.kit, assignment.id, out, course=course) \
+        before = assignment_grades(assignment.kit, assignment.id, out, roster_csv=roster, course=course) \
             if gradebook_path(out).is_file() else None
         gradebook = Gradebook(gradebook_path(out))
         storing = _Storing(tasks, out, gradebook, on_result, todo={})
@@ -373,11 +375,11 @@ def grade_class(
                 pool = _run_on_pool(pool, jobs, tasks, batch, storing)
             batch, storing.again = storing.again, []
         # 4. grades.csv as every export: the counted versions (course.toml `[course] counts`), overrides in force
-        after = assignment_grades(assignment.kit, assignment.id, out, course=course)
+        after = assignment_grades(assignment.kit, assignment.id, out, roster_csv=roster, course=course)
         write_assignment_grades_csv(after)
         return ClassRun([storing.results[s.id] for s in submissions], reference, reused, len(tasks.reruns),
                         sum(storing.tries.values()), gradebook_path(out), score_changes(before, after),
-                        _newly_stale(before, after))
+                        _newly_stale(before, after), after)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -418,7 +420,7 @@ def grade(assignment: Assignment, intake: Intake, settings: GradeSettings, *,
     try:
         run = grade_class(assignment, intake.submissions, out=settings.out, jobs=jobs, options=options,
                           force=settings.force, on_result=on_result, scheduler=settings.scheduler,
-                          course=settings.course)
+                          course=settings.course, roster=settings.roster)
     finally:
         if local:
             judges.stop()   # the judges have ended with grade_class

@@ -83,6 +83,7 @@ def grade_settings(args: argparse.Namespace, ctx: Context) -> GradeSettings:
         secret=find_secret(course.path_of("course", "secret_file") if course else None),
         variants=course.variants() if course else None,
         course=course,
+        roster=getattr(args, "roster", None),
     )
 
 

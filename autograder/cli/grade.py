@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -45,6 +46,9 @@ def add(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     if (args.executor == "dask") != bool(args.scheduler):
         raise UsageError("--executor dask and --scheduler ADDRESS go together")
+    if args.executor == "dask" and importlib.util.find_spec("distributed") is None:
+        raise UsageError("--executor dask needs Dask here: pip install \"torch-course-autograder[cluster]\" (make install "
+                         "has it)")
     settings = grade_settings(args, ctx)
     assignment = load_assignment(args.assignment, ctx.kit)
     from autograder import pipeline
@@ -67,7 +71,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             for line in f"autograder: error: grading stopped before any submission was graded: {e}".splitlines():
                 say(line)
             return 1
-    print_table(run.results, f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
+    # the exports' rows (late policy, overrides, roster names), not the raw results: one score everywhere
+    by_id = {row.submission_id: row for row in run.grades.rows} if run.grades else {}
+    print_table([by_id[r.submission_id] for r in run.results if r.submission_id in by_id],
+                f"{assignment.title}: {len(run.results)} submissions ({run.reused} unchanged, reused"
                 f"{f'; {run.partial} re-graded on changed tests only' if run.partial else ''})")
     for sid, was, now in run.changes:   # what this run changed, before any passback sends it
         print(terminal(f"score changed: {change(sid, was, now)}"))

@@ -37,7 +37,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
     settings = grade_settings(args, ctx)
     if args.action == "source":   # the exercises' points come from grading the master, sandboxed like any notebook
-        dest = nbg.write_source_notebook(ctx.kit, args.assignment, args.course, args.nb_assignment, settings=settings)
+        from autograder.config.course import package_link
+
+        dest = nbg.write_source_notebook(ctx.kit, args.assignment, args.course, args.nb_assignment, settings=settings,
+                                         link=package_link(ctx.course))
         print(f"wrote {dest}")
         return 0
     done = nbg.grade_course(ctx.kit, args.assignment, args.course, settings, nb_assignment=args.nb_assignment,

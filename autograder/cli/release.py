@@ -19,18 +19,21 @@ def add(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    from autograder.config.course import package_link
+
     from autograder.student.release import release
 
+    link = package_link(ctx.course)   # course.toml [course] package
     stale = []
     for name in assignment_ids(args.assignments, ctx.kit):
         if not args.check:
-            for p in release(ctx.kit, name):
+            for p in release(ctx.kit, name, link=link):
                 print(f"wrote {p.relative_to(ctx.kit)}")
             continue
         if (ctx.kit / "student" / name).is_dir():
             stale.append(f"student/{name}/ (the student package carries the checks now: remove it)")
         with tempfile.TemporaryDirectory() as tmp:
-            for p in release(ctx.kit, name, Path(tmp)):
+            for p in release(ctx.kit, name, Path(tmp), link):
                 rel = p.relative_to(tmp)
                 current = ctx.kit / "student" / rel
                 if not current.is_file() or not filecmp.cmp(p, current, shallow=False):

@@ -11,6 +11,7 @@ over the file); this module knows the file, never a command line.  Example::
     secret_file = "~/.config/autograder/secret"   # the course secret: the file's *path*, never its value
     variants = "student"                          # hidden inputs per student (the default), or a number N
     results = "results"
+    package = "https://course.example.edu/torch_course_autograder-0.1.0-py3-none-any.whl"  # the student package
 
     [canvas]
     url = "https://canvas.example.edu"
@@ -66,7 +67,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "": ("course", "canvas", "lti", "deadline", "assignments", "serve", "rubric"),
     "rubric": ("floor", "ceiling"),          # read by grades/rubric.py, Bounds.of: fractions of an exercise's points
     "serve": ("host", "port", "tokens", "anonymous"),   # read by cli/serve.py and serve/pages.py; tokens: name = token
-    "course": ("title", "roster", "results", "secret_file", "variants", "counts"),
+    "course": ("title", "roster", "results", "secret_file", "variants", "counts", "package"),
     "canvas": ("url", "course", "token_env", "token_file"),
     "lti": ("token_url", "client_id", "key_file", "kid"),
     "deadline": _DEADLINE_KEYS,
@@ -165,6 +166,23 @@ def find_course(start: Path | None = None) -> Course | None:
     the caller can change it (`config.locate.course_file`)."""
     found = locate.course_file(start)
     return load_course(found) if found else None
+
+
+# A pip link of the student package (README "For students"): written into released notebooks' install line, inside a
+# Python comment and a string, so nothing there may end either (no space, quote, backslash or control character).
+_PACKAGE_LINK = re.compile(r"(https?|file)://[^\s\"'\\#]+")
+
+
+def package_link(course: Course | None) -> str | None:
+    """`[course] package`: the student package's link that released notebooks tell students to install (None: the
+    notebooks keep the placeholder LINK, as the kit's own student/ does)."""
+    value = course.table("course").get("package") if course else None
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or not _PACKAGE_LINK.fullmatch(value) or not value.isprintable():
+        raise CourseError(f"course.package = {str(value)[:200]!r}: give the student package's link, an https:// (or "
+                          "http://, file://) URL of its wheel with no spaces or quotes (README, \"For students\")")
+    return value
 
 
 PER_STUDENT = None  # `variants` when every student has a variant of their own (the default)

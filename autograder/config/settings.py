@@ -28,6 +28,7 @@ class GradeSettings:
     secret: Secret = field(default_factory=Secret)   # found by the face (`config.secret.find_secret`)
     variants: int | None = PER_STUDENT    # hidden-input variants: one per student, or N
     course: Course | None = None          # the course file the face read, if any (late policy, counts)
+    roster: Path | None = None            # the roster CSV the grades name students by (exports, the table)
 
     def notes(self) -> list[str]:
         """What the instructor should read about these settings before a class is graded."""

@@ -22,6 +22,7 @@ from autograder.grades.overrides import Override, apply_tests, apply_whole, in_f
 from autograder.grades.rubric import Applied, Bounds, Marks, pending, score as rubric_score
 from autograder.intake.roster import Identity, Roster, identities_for, match_roster
 from autograder.judge.results import SubmissionResult
+from autograder.notebook.cells import exercise_key, exercise_order
 
 
 MISSING_POLICIES = ("blank", "zero")   # what an export gives a roster student with no submission
@@ -34,6 +35,7 @@ class GradeRow:
     result: SubmissionResult | None
     late: LateResult | None
     status: str                        # the submission status, or "missing"
+    order: tuple[str, ...] = ()        # the assignment's exercises in the notebook's order (`AssignmentGrades.order`)
 
     @property
     def gradable(self) -> bool:
@@ -103,7 +105,9 @@ class GradeRow:
         if self.pending:
             bits.append(sentence("Still to be graded by hand: " + ", ".join(self.pending)
                                  + "; this score is not final yet"))
-        failed = [t for t in r.tests if t.outcome not in ("passed", "skipped", "pending") and not t.is_manual]
+        key = exercise_key(self.order)
+        failed = sorted((t for t in r.tests if t.outcome not in ("passed", "skipped", "pending") and not t.is_manual),
+                        key=lambda t: key(t.exercise))
         if failed:
             bits.append(sentence("Not passed: " + "; ".join(f"{t.name} ({t.outcome})" for t in failed[:10])
                                  + ("; and more" if len(failed) > 10 else "")))
@@ -134,8 +138,11 @@ def grade_rows(
     *,
     policy: LatePolicy | None = None,
     roster: list[Identity] | None = None,
+    order: Iterable[str] = (),
 ) -> list[GradeRow]:
-    """Rows for every graded submission, plus roster students without one (status "missing")."""
+    """Rows for every graded submission, plus roster students without one (status "missing"); `order`: the
+    exercises in the notebook's order, which every face lists them in."""
+    order = tuple(order)
     identities = identities or {}
     rows: list[GradeRow] = []
     covered: set[str] = set()
@@ -144,11 +151,11 @@ def grade_rows(
             continue  # the reference run
         who = identities.get(r.submission_id) or Identity(student_id=r.submission_id)
         late = _late(r, who, policy) if policy or who.late else None
-        rows.append(GradeRow(who, r.submission_id, r, late, r.status))
+        rows.append(GradeRow(who, r.submission_id, r, late, r.status, order))
         covered.update(x.casefold() for x in who.ids())
     for s in roster or []:
         if not {x.casefold() for x in s.ids()} & covered:
-            rows.append(GradeRow(s, "", None, None, "missing"))
+            rows.append(GradeRow(s, "", None, None, "missing", order))
     return rows
 
 
@@ -207,6 +214,7 @@ class AssignmentGrades:
     marks: Marks = field(default_factory=Marks)   # what staff added: overrides, rubric items, applications, notes
     bounds: Bounds = Bounds()                       # course.toml [rubric]
     stale_rubric: dict[str, list[Applied]] = field(default_factory=dict)   # submission id -> its stale applications
+    order: tuple[str, ...] = ()        # the exercises in the notebook's order (the master's `check()` lines)
 
     def derive(self, counted: SubmissionResult, overrides: list[Override] | None = None) -> SubmissionResult:
         """`counted` as these grades show it (`derive`), with `overrides` in force instead of the trail's."""
@@ -236,7 +244,8 @@ class AssignmentGrades:
             results[i], stale[r.submission_id], stale_rubric[r.submission_id] = derive(
                 r, marks.of(r.submission_id), self.assignment.manual, self.bounds)
             if r.submission_id in at:
-                rows[at[r.submission_id]] = grade_rows([results[i]], self.identities, policy=self.policy)[0]
+                rows[at[r.submission_id]] = grade_rows([results[i]], self.identities, policy=self.policy,
+                                                       order=self.order)[0]
         ids = [r.submission_id for r in self.counted]
         stale = {sid: stale[sid] for sid in ids if stale.get(sid)}
         stale_rubric = {sid: stale_rubric[sid] for sid in ids if stale_rubric.get(sid)}
@@ -337,8 +346,10 @@ def read_grades(a: Any, stored: Stored, *, roster_csv: Path | None = None, cours
             extensions.append(f"{a.id}: the extension for {key!r} names nobody "
                               + ("on the roster (login, LMS user id, SIS id or email)" if roster else
                                  "who submitted") + ": not applied")
-    rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None)
+    order = tuple(exercise_order(a.solution))
+    rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None, order=order)
     notes = (unmatched, extensions)
     return AssignmentGrades(a, out, results, rows, roster,
                             _warnings(a.id, notes, by_sid, counted, by_sid_rubric, marks), counted, course,
-                            roster_csv, stored, match.matched, policy, by_sid, notes, marks, bounds, by_sid_rubric)
+                            roster_csv, stored, match.matched, policy, by_sid, notes, marks, bounds, by_sid_rubric,
+                            order)

@@ -37,6 +37,7 @@ import nbformat
 
 from autograder.config.assignment import Assignment, load_assignment
 from autograder.config.settings import GradeSettings
+from autograder.notebook.cells import exercise_order, in_exercise_order
 from autograder.notebook.parse import InvalidNotebook, read_notebook
 from autograder.store.folder import assignment_grades
 from autograder.student import public_checks
@@ -65,10 +66,11 @@ def exercise_points(assignment: Assignment, settings: GradeSettings) -> dict[str
         points[t.exercise] = points.get(t.exercise, 0.0) + t.max_score
     for m in assignment.manual:   # graded by hand (the manifest's [manual.EXERCISE]), with the kit's rubric
         points[m.exercise] = points.get(m.exercise, 0.0) + m.points
-    return {e: round(p, 4) for e, p in points.items() if p > 0}
+    return {e: round(points[e], 4) for e in in_exercise_order(points, exercise_order(assignment.solution)) if points[e] > 0}
 
 
-def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbformat.NotebookNode:
+def source_notebook(kit: Path, assignment: str, points: dict[str, float],
+                    link: str | None = None) -> nbformat.NotebookNode:
     a = load_assignment(assignment, kit)
     nb = nbformat.read(a.solution, as_version=4)
     for i, cell in enumerate(nb.cells):
@@ -91,21 +93,21 @@ def source_notebook(kit: Path, assignment: str, points: dict[str, float]) -> nbf
     # what students run checks itself as a kit release does: the public checks' version, the import guard
 
     version = public_checks.version(a.root)
-    self_checking(nb, a.id, version)
+    self_checking(nb, a.id, version, link)   # link: course.toml's [course] package
     nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                    "language_info": {"name": "python"}, "autograder": {"assignment": a.id, "version": version}}
     return nb
 
 
 def write_source_notebook(kit: Path, assignment: str, course: Path, nb_assignment: str | None = None,
-                          settings: GradeSettings | None = None) -> Path:
+                          settings: GradeSettings | None = None, link: str | None = None) -> Path:
     """course/source/<nb_assignment>/<assignment>.ipynb (+ a minimal nbgrader_config.py if the course has none)."""
 
     name = nb_assignment or assignment
     dest = course / "source" / name / f"{assignment}.ipynb"
     dest.parent.mkdir(parents=True, exist_ok=True)
     nb = source_notebook(kit, assignment, exercise_points(load_assignment(assignment, kit),
-                                                          settings or GradeSettings()))
+                                                          settings or GradeSettings()), link)
     nbformat.write(nb, dest)
     cfg = course / "nbgrader_config.py"
     if not cfg.exists():

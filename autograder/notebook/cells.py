@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable, Sequence
 
 FIRST_LINE_CHARS = 60
 _CHECK_CALL = re.compile(r"""check\(\s*["'](\w+)["']""")
@@ -45,6 +45,19 @@ def exercise_order(notebook: Path) -> list[str]:
                 if m.group(1) not in order:
                     order.append(m.group(1))
     return order
+
+
+def exercise_key(order: Sequence[str]) -> Callable[[str], tuple[int, str]]:
+    """The sort key of exercises on every face (the command's table, the pages' columns, menus and filters, the
+    report, the feedback pages, the exports' columns and comments): the notebook's order, `order` being
+    `exercise_order` of the master; an exercise it does not `check()` comes after them, alphabetically."""
+    rank = {e: i for i, e in enumerate(order)}
+    return lambda exercise: (rank.get(exercise, len(rank)), exercise)
+
+
+def in_exercise_order(exercises: Iterable[str], order: Sequence[str]) -> list[str]:
+    """`exercises`, each once, sorted by `exercise_key(order)`."""
+    return sorted(dict.fromkeys(exercises), key=exercise_key(order))
 
 
 def exercise_of_cells(sources: list[str]) -> list[str]:

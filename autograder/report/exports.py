@@ -11,6 +11,8 @@ from typing import Any
 from autograder.config.files import write_atomic
 from autograder.judge.results import OVERRIDE_LINE_ID
 from autograder.grades.rows import AssignmentGrades, GradeRow
+from autograder.judge.results import TestResult
+from autograder.notebook.cells import exercise_key
 from autograder.report.escape import write_csv
 from autograder.report.canvas_csv import write_canvas_csv
 from autograder.report.moodle_csv import write_moodle_csv
@@ -21,12 +23,19 @@ def _fmt(x: float | None) -> str:
 
 
 def per_test_columns(rows: list[GradeRow]) -> list[tuple[str, str]]:
-    """(test id, display name) in first-seen order."""
-    cols: dict[str, str] = {}
+    """(test id, display name): exercises in the notebook's order (`notebook.cells.exercise_key`), each one's tests
+    in the order first seen."""
+    cols: dict[str, tuple[str, str]] = {}
     for row in rows:
         for t in row.result.tests if row.result else []:
-            cols.setdefault(t.id, t.name)
-    return list(cols.items())
+            cols.setdefault(t.id, (t.name, t.exercise))
+    key = exercise_key(rows[0].order if rows else ())
+    return [(tid, name) for tid, (name, _) in sorted(cols.items(), key=lambda c: key(c[1][1]))]
+
+
+def _in_order(row: GradeRow, tests: list[TestResult]) -> list[TestResult]:
+    key = exercise_key(row.order)
+    return sorted(tests, key=lambda t: key(t.exercise))
 
 
 def generic_table(rows: list[GradeRow], missing: str = "blank") -> tuple[list[str], list[list[str]]]:
@@ -76,7 +85,8 @@ def generic_json(rows: list[GradeRow], assignment: str, missing: str = "blank") 
             "message": r.message if r else "",
             "provisional": (r.provisional or None) if r else None,
             "tests": [{"id": t.id, "name": t.name, "exercise": t.exercise, "kind": t.kind, "outcome": t.outcome,
-                       "score": t.score, "max_score": t.max_score} for t in (r.tests if r else []) if not t.is_override],
+                       "score": t.score, "max_score": t.max_score}
+                      for t in _in_order(row, r.tests if r else []) if not t.is_override],
             # a whole-score override is no test: the line `grades.overrides.apply` adds to carry it, shown as what it is
             "override": next(({"adjustment": t.score, "note": t.message} for t in (r.tests if r else [])
                               if t.id == OVERRIDE_LINE_ID), None),

@@ -22,7 +22,7 @@ from typing import Any
 from jinja2 import Environment
 
 from autograder.intake.roster import Identity
-from autograder.notebook.cells import cell_name, exercise_order
+from autograder.notebook.cells import cell_name, in_exercise_order
 from autograder.notebook.stub import ERROR as STUB_ERROR, NOT_ANSWERED
 from autograder.report.escape import html_environment, md_block, md_cell, md_inline, md_text
 from autograder.config.files import write_atomic
@@ -92,12 +92,6 @@ class CellView:
     notes: list[str]
 
 
-def exercise_rank(order: list[str] | None):
-    """Sort key: exercises in notebook order (the master's check() lines), the others after, as first seen."""
-    pos = {e: i for i, e in enumerate(order or [])}
-    return lambda e: pos.get(e, len(pos))
-
-
 def student_view(result: SubmissionResult, identity: Identity | None = None, late: LateResult | None = None,
                  title: str | None = None, order: list[str] | None = None, notes: list[Any] | None = None
                  ) -> dict[str, Any]:
@@ -126,9 +120,7 @@ def student_view(result: SubmissionResult, identity: Identity | None = None, lat
         elif t.kind == "public" and t.hint and t.outcome not in ("passed", "skipped"):
             hint = t.hint
         tests.append(TestView(t.name, t.exercise, t.kind, t.score, t.max_score, t.outcome, out, hint))
-    rank = exercise_rank(order)
-    first = list(dict.fromkeys([t.exercise for t in tests] + skipped))
-    seen = sorted(first, key=lambda e: (rank(e), first.index(e)))
+    seen = in_exercise_order([t.exercise for t in tests] + skipped, order or ())
     tests.sort(key=lambda t: seen.index(t.exercise))   # stable: file order within an exercise
     exercises = []
     for ex in seen:
@@ -232,7 +224,7 @@ def write_class_feedback(grades: Any, folder: Path, only: set[str] | None = None
     `only`, in `folder`, the exercises in the order the student meets them: what `autograder feedback` writes
     and what an override rewrites.  Returns how many students' pages were written."""
     a = grades.assignment
-    order = exercise_order(a.solution)
+    order = list(grades.order)
     n = 0
     for row in grades.rows:
         if row.result is not None and (only is None or row.submission_id in only):

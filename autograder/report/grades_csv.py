@@ -7,22 +7,26 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from autograder.report.escape import csv_row
 from autograder.config.files import write_atomic
 from autograder.judge.results import SubmissionResult
+from autograder.notebook.cells import exercise_key
 
 if TYPE_CHECKING:
     from autograder.grades.rows import AssignmentGrades
 
 
-def grades_table(results: list[SubmissionResult]) -> tuple[list[str], list[list[object]]]:
-    test_ids: list[str] = []
+def grades_table(results: list[SubmissionResult], order: Sequence[str] = ()) -> tuple[list[str], list[list[object]]]:
+    """The header and rows; a column per test, exercises in the notebook's `order` (`notebook.cells.exercise_key`),
+    each one's tests in the order first seen."""
+    exercise_of: dict[str, str] = {}
     for r in results:
         for t in r.tests:
-            if t.id not in test_ids:
-                test_ids.append(t.id)
+            exercise_of.setdefault(t.id, t.exercise)
+    key = exercise_key(order)
+    test_ids = sorted(exercise_of, key=lambda i: key(exercise_of[i]))
     header = ["submission_id", "source", "status", "score", "max_score", *test_ids, "message"]
     rows: list[list[object]] = []
     for r in results:
@@ -32,8 +36,8 @@ def grades_table(results: list[SubmissionResult]) -> tuple[list[str], list[list[
     return header, rows
 
 
-def write_grades_csv(path: Path, results: list[SubmissionResult]) -> None:
-    header, rows = grades_table(results)
+def write_grades_csv(path: Path, results: list[SubmissionResult], order: Sequence[str] = ()) -> None:
+    header, rows = grades_table(results, order)
     buf = io.StringIO()
     w = csv.writer(buf, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
     w.writerow(csv_row(header))   # every field through escape.csv_cell (test ids, source, message...)
@@ -44,5 +48,5 @@ def write_grades_csv(path: Path, results: list[SubmissionResult]) -> None:
 def write_assignment_grades_csv(grades: AssignmentGrades) -> Path:
     """OUT/ASSIGNMENT/grades.csv from the grades every export sends (counted versions, overrides in force)."""
     path = grades.out / grades.assignment.id / "grades.csv"
-    write_grades_csv(path, grades.results)
+    write_grades_csv(path, grades.results, grades.order)
     return path

@@ -2,7 +2,7 @@
 
 Built from the export rows (`rows.grade_rows`) so it shows what the gradebook will: roster names,
 students without a submission, scores after the manifest's late policy.  Sections: statuses counted,
-score distribution, pass rate per exercise (hardest first), the tests failed most often with an example
+score distribution, pass rate per exercise (in the notebook's order), the tests failed most often with an example
 message, tests that errored (likely assignment bugs), lateness, time per submission, submissions that
 need a look, every student.  Opens from disk in any browser: no server, no scripts, no external assets.
 """
@@ -14,11 +14,12 @@ import statistics
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from autograder.intake.roster import Identity
 from autograder.report.escape import plot_label
 from autograder.grades.rows import GradeRow, grade_rows
+from autograder.notebook.cells import exercise_key
 from autograder.notebook.stub import ERROR as STUB_ERROR
 from autograder.report.feedback import environment
 from autograder.config.files import write_atomic
@@ -80,7 +81,7 @@ def exercise_figure(exercises: list[dict[str, Any]]) -> "Figure":
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
     ax.set_xlabel("% of submissions passing every test of the exercise")
-    ax.set_title("Pass rate per exercise (hardest first)")
+    ax.set_title("Pass rate per exercise")
     return fig
 
 
@@ -99,7 +100,7 @@ def _who(row: GradeRow) -> str:
     return row.identity.name or row.identity.student_id
 
 
-def _tests(results: list[SubmissionResult]) -> list[dict[str, Any]]:
+def _tests(results: list[SubmissionResult], order: Sequence[str]) -> list[dict[str, Any]]:
     by_test: dict[str, dict[str, Any]] = {}
     for r in results:
         for t in r.tests:
@@ -123,11 +124,12 @@ def _tests(results: list[SubmissionResult]) -> list[dict[str, Any]]:
         tests.append({**d, "pass_rate": d["passed"] / n, "mean": d["sum"] / n, "duration": d["time"] / n,
                       "not_passed": sum(d["outcomes"][o] for o in NOT_PASSED),
                       "outcomes": [(o, d["outcomes"][o]) for o in TEST_OUTCOMES if d["outcomes"][o]]})
-    tests.sort(key=lambda t: (t["exercise"], t["id"]))
+    key = exercise_key(order)
+    tests.sort(key=lambda t: (key(t["exercise"]), t["id"]))
     return tests
 
 
-def _exercises(results: list[SubmissionResult]) -> list[dict[str, Any]]:
+def _exercises(results: list[SubmissionResult], order: Sequence[str]) -> list[dict[str, Any]]:
     """Per exercise: the share of submissions that passed all its tests run here, and the mean share of
     their points.  A test this grader skipped (a device variant with no device here) is not counted: it
     neither passed nor failed; an exercise none of whose tests ran is not listed."""
@@ -147,7 +149,8 @@ def _exercises(results: list[SubmissionResult]) -> list[dict[str, Any]]:
             d["points"] += sum(t.score for t in ts) / mx if mx else 1.0
             d["tests"] = max(d["tests"], len(ts))
     out = [{**d, "pass_rate": d["passed"] / d["n"], "mean": d["points"] / d["n"]} for d in acc.values()]
-    out.sort(key=lambda e: (e["pass_rate"], e["mean"], e["exercise"]))
+    key = exercise_key(order)
+    out.sort(key=lambda e: key(e["exercise"]))   # as the notebook has them, as on every face
     return out
 
 
@@ -158,8 +161,9 @@ def report_context(rows: list[GradeRow], *, title: str, plots: bool = True) -> d
     scored = [row for row in submitted if row.gradable and row.result and row.result.tests]
     scores = [row.score for row in scored if row.score is not None]
     max_score = max((row.result.max_score for row in scored if row.result), default=0.0)
-    tests = _tests([row.result for row in scored if row.result])
-    exercises = _exercises([row.result for row in scored if row.result])
+    order = rows[0].order if rows else ()   # the notebook's order of exercises (`grades.rows.grade_rows`)
+    tests = _tests([row.result for row in scored if row.result], order)
+    exercises = _exercises([row.result for row in scored if row.result], order)
     errors = [(_who(row), row.submission_id, t) for row in submitted if row.result
               for t in row.result.tests if t.outcome == "error"]
 
@@ -207,9 +211,11 @@ def render_rows(rows: list[GradeRow], *, title: str) -> str:
 
 
 def render_report(results: Iterable[SubmissionResult], *, title: str, identities: dict[str, Identity] | None = None,
-                  missing: list[Identity] | None = None, policy: LatePolicy | None = None) -> str:
-    """The report straight from results (`missing`: roster students without a submission)."""
-    return render_rows(grade_rows(results, identities, policy=policy, roster=missing), title=title)
+                  missing: list[Identity] | None = None, policy: LatePolicy | None = None,
+                  order: Sequence[str] = ()) -> str:
+    """The report straight from results (`missing`: roster students without a submission; `order`: the exercises
+    in the notebook's order)."""
+    return render_rows(grade_rows(results, identities, policy=policy, roster=missing, order=order), title=title)
 
 
 def write_report(path: Path, rows: list[GradeRow], *, title: str) -> Path:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from autograder.config.limits import (SHOWN_PAGE_TEXT, SHOWN_TEXT, SHOWN_VERSIONS, SIMILAR_PAIRS, SIMILAR_RANGES,
                                       SIMILAR_SPANS)
@@ -21,7 +21,7 @@ from autograder.grades import overrides as ov
 from autograder.grades import rubric
 from autograder.judge.results import RUBRIC_LINE
 from autograder.store.marks import Marks as MarkStore
-from autograder.notebook.cells import exercise_order
+from autograder.notebook.cells import in_exercise_order
 from autograder.serve import notebook_view as notebook
 from autograder.serve import team
 from autograder.similarity.pairs import RESULT_FILE, read_result
@@ -52,16 +52,6 @@ def _stamp(f: Path | None) -> tuple | None:
     return st and (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-def _order(solution: Path) -> list[str]:
-    """The exercises in the order the student meets them (`notebook.cells.exercise_order` of the master),
-    kept while the master is unchanged: every grading page lists exercises in it."""
-    key = (solution, _stamp(solution))
-    if key not in _ORDERS:
-        _ORDERS[key] = exercise_order(solution)
-    return _ORDERS[key]
-
-
-_ORDERS: dict[tuple, list[str]] = {}
 
 
 @dataclass
@@ -78,10 +68,11 @@ class Workspace:
 
     def _files(self, assignment: str) -> tuple:
         """Stamps of the files the grades come from: the gradebook (and its write-ahead log), identities,
-        roster, course file and manifest."""
+        roster, course file, manifest and master (the exercises' order)."""
         return tuple(_stamp(f) for f in (self.db, self.db.with_name(self.db.name + "-wal"), self.roster,
                                          self.out / assignment / "identities.json", getattr(self.course, "path", None),
-                                         self.kit / "assignments" / assignment / "manifest.toml"))
+                                         self.kit / "assignments" / assignment / "manifest.toml",
+                                         self.kit / "solutions" / f"{assignment}.ipynb"))
 
     def _gradebook(self, assignment: str, kept: _Kept | None) -> tuple[dict[str, float], int, set[str], list]:
         """(`Gradebook.stamps`, the latest override's id, the submissions overridden since `kept`, the results
@@ -181,14 +172,13 @@ def assignment_page(ws: Workspace, assignment: str, query: dict[str, str]) -> di
            "score": lambda v: (v["score"] is None, v["score"] or 0.0),
            "status": lambda v: (v["status"], v["who"].casefold()),
            "late": lambda v: (-(v["late"]["penalty"] if v["late"] else -1), v["who"].casefold())}[sort]
-    order = _order(g.assignment.solution)
-    names = sorted({e["exercise"] for e in ctx["exercises"]}, key=lambda e: (order.index(e) if e in order else len(order), e))
+    names = in_exercise_order((e["exercise"] for e in ctx["exercises"]), g.order)
     return {"a": g.assignment, "ctx": ctx, "rows": sorted(rows, key=key), "warnings": [hide(w, alias) for w in g.warnings],
             "columns": names, "marks": _marks(g), "histogram": histogram([v["score"] for v in ctx["rows"]
                                                                           if v["score"] is not None], ctx["stats"]["max_score"]),
             "exports": EXPORTS, "notice": "",
             "filters": {"status": status, "exercise": exercise, "test": test, "late": late, "sort": sort},
-            "statuses": [s for s, n in ctx["statuses"] if n] + ["look"], "exercise_names": [e["exercise"] for e in ctx["exercises"]],
+            "statuses": [s for s, n in ctx["statuses"] if n] + ["look"], "exercise_names": names,
             "test_ids": [t["id"] for t in ctx["tests"]], "sorts": SORTS, "anonymous": bool(alias),
             "revealed": team_store.revealed(ws.db, assignment) if ws.course and ws.course.table("serve").get("anonymous") is True else None}
 
@@ -231,7 +221,7 @@ def check_basis(ws: Workspace, assignment: str, sids: list[str], form: dict[str,
         raise team.StaleForm([hide(c, alias) for c in changed])
 
 
-def _sections(rendered: list[dict[str, Any]], tests: list, order: list[str]) -> list[dict[str, Any]]:
+def _sections(rendered: list[dict[str, Any]], tests: list, order: Sequence[str]) -> list[dict[str, Any]]:
     """The notebook cut into its exercises (`notebook.cells.exercise_of_cells`), each with its tests and
     points beside its cells: consecutive cells of one exercise make a section; an exercise with tests and no
     cell found (a notebook without `check` calls) gets a section of its tests alone, in `order`."""
@@ -248,8 +238,7 @@ def _sections(rendered: list[dict[str, Any]], tests: list, order: list[str]) -> 
         if sec["exercise"] in by_ex and sec["exercise"] not in seen:
             sec["tests"] = by_ex[sec["exercise"]]
             seen.add(sec["exercise"])
-    rank = {e: i for i, e in enumerate(order)}
-    for ex in sorted(set(by_ex) - seen, key=lambda e: (rank.get(e, len(rank)), e)):
+    for ex in in_exercise_order(set(by_ex) - seen, order):
         sections.append({"exercise": ex, "cells": [], "tests": by_ex[ex]})
     for i, sec in enumerate(sections, start=1):
         sec["anchor"] = f"ex-{i}"
@@ -361,7 +350,7 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
     if not (old and new) and len(kept) >= 2:
         old, new = kept[-2], kept[-1]
     diff = history.code_diff(old.notebook, new.notebook, (old.sha256[:12], new.sha256[:12])) if old and new else []
-    sections = _sections(rendered, tests, _order(g.assignment.solution))
+    sections = _sections(rendered, tests, g.order)
     for sec in sections:   # the exercise's rubric items beside its tests: applied here or not, by key
         sec["items"] = [{"item": i, "on": i.id in has, "stale": i.id in has and has[i.id].sha256 != r.sha256}
                         for i in g.marks.items if i.exercise == sec["exercise"] and not i.deleted]
@@ -370,7 +359,7 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
             "versions": kept, "counts": r.sha256, "shown": shown, "unreadable": unreadable,
             "diff": diff, "diff_pair": (old, new), "nav": _neighbours(ctx, sid, alias), "alias": alias.get(sid, ""),
             "trail": trail, "names": names, "applied": applied, "stale": stale,
-            "menu": sorted(by_exercise.items()), "basis": team.basis_of(drawn, {sid: counted.sha256} if counted else {}),
+            "menu": [(ex, by_exercise[ex]) for ex in in_exercise_order(by_exercise, g.order)], "basis": team.basis_of(drawn, {sid: counted.sha256} if counted else {}),
             "rubric_log": [e for e in MarkStore(ws.out).trail(assignment) if any(t[0] == sid for t in e["touched"])],
             "failing_exercises": [e for e, ts in by_exercise.items() if any(t.outcome not in ("passed", "skipped") for t in ts)],
             "stdout": r.stdout[:SHOWN_TEXT], "stderr": r.stderr[:SHOWN_TEXT]}
@@ -452,7 +441,7 @@ def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, An
                 if kept and kept.notebook else []
     return {"a": g.assignment, "exercise": exercise, "groups": ordered, "tests": list(tests.values()),
             "items": items, "uses": {i.id: len(holders.get(i.id, ())) for i in items}, "shown": ANSWERS_SHOWN,
-            "others": [e for e in _order(g.assignment.solution) if e != exercise], "anonymous": bool(alias),
+            "others": [e for e in g.order if e != exercise], "anonymous": bool(alias),
             "keys": rubric.KEYS}
 
 
@@ -641,9 +630,7 @@ def split(ws: Workspace, assignment: str, form: dict[str, str], tas: list[str], 
 
 
 def _exercises(g: AssignmentGrades) -> list[str]:
-    order = _order(g.assignment.solution)
-    found = {t.exercise for r in g.results for t in r.tests if not t.is_override}
-    return sorted(found, key=lambda e: (order.index(e) if e in order else len(order), e))
+    return in_exercise_order((t.exercise for r in g.results for t in r.tests if not t.is_override), g.order)
 
 
 def mark_done(ws: Workspace, assignment: str, sids: list[str], exercise: str, by: str) -> None:

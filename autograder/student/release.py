@@ -30,7 +30,7 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 _BLOCK = re.compile(r"^([ \t]*)" + re.escape(BEGIN) + r"[^\n]*\n.*?^[ \t]*" + re.escape(END) + r"[^\n]*(\n|$)", re.M | re.S)
 
 
-_GUARD = """# Install once:  {install}  (LINK: the link your course gives), then restart the kernel.
+_GUARD = """# Install once:  {install}{where}, then restart the kernel.
 # Checked before anything is imported, so a missing package says so here, once:
 import importlib.util
 _missing = [m for m in {modules!r} if importlib.util.find_spec(m) is None]
@@ -56,10 +56,15 @@ class ReleaseError(ValueError):
 _EXTRA_FOR = {"tensorflow": "tensorflow", "keras": "tensorflow"}
 
 
-def install_line(modules: list[str] | tuple[str, ...]) -> str:
-    """The one install line for a notebook importing `modules`: checking.INSTALL, with the extras they need."""
+_WHERE = "  (LINK: the link your course gives)"  # after an install line whose link the course file did not fill
+
+
+def install_line(modules: list[str] | tuple[str, ...], link: str | None = None) -> str:
+    """The one install line for a notebook importing `modules`: checking.INSTALL, with the extras they need and the
+    course's package `link` (course.toml `[course] package`, `config.course.package_link`) for LINK."""
     extras = sorted({_EXTRA_FOR[m] for m in modules if m in _EXTRA_FOR})
-    return INSTALL.replace("[course]", "[" + ",".join(["course", *extras]) + "]")
+    line = INSTALL.replace("[course]", "[" + ",".join(["course", *extras]) + "]")
+    return line.replace(" @ LINK", f" @ {link}") if link else line
 
 
 def strip_solutions(source: str) -> str:
@@ -73,27 +78,29 @@ def strip_solutions(source: str) -> str:
     return out
 
 
-def self_checking(nb: nbformat.NotebookNode, assignment: str, version: str) -> None:
+def self_checking(nb: nbformat.NotebookNode, assignment: str, version: str, link: str | None = None) -> None:
     """In place: the notebook's `Checker("<assignment>")` tied to the checks' `version`, and the import guard
-    (naming what the notebook's code cells import) at the top of its first code cell."""
+    (naming what the notebook's code cells import, and the install line with the course's package `link`) at the
+    top of its first code cell."""
     code = [c for c in nb.cells if c.cell_type == "code"]
     for cell in code:
         cell.source = cell.source.replace(f'Checker("{assignment}")', f'Checker("{assignment}", version="{version}")')
     modules = tuple(imported_modules([strip_solutions(c.source) for c in code]))
     if modules:
-        install = install_line(modules)
-        tail = f".  Run  {install}  (LINK: the link your course gives), then restart the kernel."
-        code[0].source = _GUARD.format(install=install, modules=modules, tail=tail) + code[0].source
+        install, where = install_line(modules, link), "" if link else _WHERE
+        tail = f".  Run  {install}{where}, then restart the kernel."
+        code[0].source = _GUARD.format(install=install, where=where, modules=modules, tail=tail) + code[0].source
 
 
-def student_notebook(master: nbformat.NotebookNode, assignment: str, version: str) -> nbformat.NotebookNode:
+def student_notebook(master: nbformat.NotebookNode, assignment: str, version: str,
+                     link: str | None = None) -> nbformat.NotebookNode:
     """Stubs for solutions; a notebook that checks itself gets its setup cell tied to the checks' `version`,
     the import guard and a last cell running `check.all()`."""
     nb = nbformat.from_dict(master)
     if any(f'Checker("{assignment}")' in c.source for c in nb.cells if c.cell_type == "code"):
         nb.cells += [nbformat.v4.new_markdown_cell(_SUBMIT, id="before-you-submit"),
                      nbformat.v4.new_code_cell("check.all()", id="check-all")]
-    self_checking(nb, assignment, version)
+    self_checking(nb, assignment, version, link)
     for i, cell in enumerate(nb.cells):
         is_solution = cell.cell_type == "code" and BEGIN in cell.source
         if cell.cell_type == "code":
@@ -137,11 +144,11 @@ def read_master(path: Path) -> nbformat.NotebookNode:
     return nbformat.reads(json.dumps(data), as_version=4)
 
 
-def release(kit: Path, assignment: str, out_dir: Path | None = None) -> list[Path]:
-    """Write student/<id>.ipynb; return the written paths."""
+def release(kit: Path, assignment: str, out_dir: Path | None = None, link: str | None = None) -> list[Path]:
+    """Write student/<id>.ipynb, its install line naming the course's package `link`; return the written paths."""
     out_dir = out_dir or kit / "student"
     master = read_master(kit / "solutions" / f"{assignment}.ipynb")
     nb_path = out_dir / f"{assignment}.ipynb"
     version = public_checks.version(kit / "assignments" / assignment)
-    write_deterministic(student_notebook(master, assignment, version), nb_path)
+    write_deterministic(student_notebook(master, assignment, version, link), nb_path)
     return [nb_path]

@@ -4,8 +4,9 @@
 with the student's live namespace as the `student` backend, so a check that passes here can only
 fail in grading because of hidden tests.  `check.all()` runs the saved notebook top to bottom in a
 fresh kernel first, as the grader will (`autograder.student.validate`).  The checks come from the course
-kit when the notebook sits in one, else from the installed student package (`autograder.student.public_checks`);
-checks of another version than the notebook was released with are refused, not run.  Inside a
+kit when the notebook sits in one, else from the installed student package (`autograder.student.public_checks`):
+the checks grading runs, whatever version the notebook was released with (a note says so once where they
+differ: a notebook from an earlier release keeps working for the whole term).  Inside a
 grading worker (`AUTOGRADER_WORKER`) or a validation run (`AUTOGRADER_VALIDATING`) both do nothing:
 grading does not need them, and a validation runs every check once at the end.  `check()` prints and
 returns None (a notebook shows no `Out:` line); `check.passed("x")` says whether its last run passed, so a
@@ -33,7 +34,9 @@ def _quiet() -> bool:
 
 
 class Checker(Checks):
-    """`check` in a notebook: `check("x")`, `check.passed("x")`, `check.all()`."""
+    """`check` in a notebook: `check("x")`, `check.passed("x")`, `check.all()` (`autograder.student.CHECKER`)."""
+
+    _noted = False  # whether the note on the checks' version (`Checks.note`) was printed in this kernel
 
     def __call__(self, exercise: str, namespace: dict | None = None) -> None:
         """Print `exercise`'s verdict.  Returns None, so a notebook shows no `Out:` line under it; the
@@ -47,6 +50,9 @@ class Checker(Checks):
         except ValueError as e:
             print(e)
             return
+        if self.note and not self._noted:
+            print(self.note)
+            self._noted = True
         for line in render(exercise, results):
             print(line)
         self._verdicts[exercise] = passed(results)

@@ -69,6 +69,8 @@ def validate(path: Path, out: Callable[[str], Any] = print, kit: Path | None = N
     except ValueError as e:
         out(str(e))
         return 2
+    if checker.note:
+        out(checker.note)
     manifest = folder / "manifest.toml"
     limits = Limits.from_table(tomllib.loads(manifest.read_text("utf-8")).get("limits") if manifest.is_file() else None)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from autograder.probe.seeds import Seeds
 from autograder.report.feedback import write_feedback
 from autograder.report.instructor_report import render_report
+from autograder.grades.rows import grade_rows
 from autograder.report.table import print_table
 from tests.attacks.corpus import FULL, NO_ANSWER, WRONG_DOUBLE, Attack, Ctx, nb, notebook, output_of
 from tests.exports.test_escaping import (assert_csv_safe, assert_same_structure, assert_terminal_safe, html_structure,
@@ -99,7 +100,7 @@ def neutralised(r, ctx: Ctx) -> None:
         [t for t in html_structure(benign_report)[0] if t[0] != "img"]
     # the score table, through the function `autograder grade` prints with
     buf = io.StringIO()
-    print_table([r], f"{r.assignment}: 1 submission", stream=buf)
+    print_table(grade_rows([r]), f"{r.assignment}: 1 submission", stream=buf)
     assert_terminal_safe(buf.getvalue())
     assert r.submission_id in buf.getvalue() or len(r.submission_id) > 20
 

@@ -176,6 +176,11 @@ def test_cli_usage_errors_and_grading(toy_kit, tmp_path):
                         capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
     assert "10/10" in ok.stdout and (tmp_path / "r" / "toy" / "toy" / "results.json").is_file()
+    # the table is the exports' rows: the roster's name, as `export` names the student (the grade reused)
+    (tmp_path / "roster.csv").write_text('Student,ID,SIS User ID,SIS Login ID,Section\n"Lovelace, Ada",1,S1,toy,A\n')
+    named = subprocess.run(cli + ["grade", "toy", str(toy_kit / "solutions" / "toy.ipynb"), "--out", str(tmp_path / "r"),
+                                  "--roster", str(tmp_path / "roster.csv")], capture_output=True, text=True)
+    assert named.returncode == 0 and "Lovelace, Ada (toy)" in named.stdout and "10/10" in named.stdout, named.stdout
 
 
 def test_largest_notebooks_are_graded_first(toy_kit, tmp_path):

@@ -18,4 +18,4 @@ def test_default_stream_is_the_stdout_of_the_call(monkeypatch):
     now = io.StringIO()
     monkeypatch.setattr(sys, "stdout", now)
     table.print_table([], "an empty class")
-    assert "submission" in now.getvalue()
+    assert "student" in now.getvalue()

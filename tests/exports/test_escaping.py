@@ -185,7 +185,7 @@ def test_score_table_never_crashes_nor_obeys_markup_or_escapes(s):
         buf = io.StringIO()
         r = hostile_result(s)
         if rich:
-            print_table([r], s, stream=buf)
+            print_table(grade_rows([r]), s, stream=buf)
         else:
             import builtins
             real_import = builtins.__import__
@@ -196,7 +196,7 @@ def test_score_table_never_crashes_nor_obeys_markup_or_escapes(s):
                 return real_import(name, *a, **k)
             builtins.__import__ = no_rich
             try:
-                print_table([r], s, stream=buf)
+                print_table(grade_rows([r]), s, stream=buf)
             finally:
                 builtins.__import__ = real_import
         assert_terminal_safe(buf.getvalue())
@@ -204,7 +204,7 @@ def test_score_table_never_crashes_nor_obeys_markup_or_escapes(s):
 
 def test_score_table_shows_markup_as_text():
     buf = io.StringIO()
-    print_table([hostile_result("[/x] [link=https://e.example]y[/link]", sid="[red]id[/red]")], "t [/]", stream=buf)
+    print_table(grade_rows([hostile_result("[/x] [link=https://e.example]y[/link]", sid="[red]id[/red]")]), "t [/]", stream=buf)
     out = buf.getvalue()
     assert "[red]id[/red]" in out and "t [/]" in out and "[/x]" in out
 

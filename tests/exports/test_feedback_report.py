@@ -37,7 +37,7 @@ def test_feedback_summary_policy_hides_hidden_messages():
 def test_feedback_messages_policy_and_markdown():
     md = render_markdown(partial("messages"), Identity("a1", "Alice"))
     assert HIDDEN_MSG in md and "**Score: 5.5 / 10**" in md
-    assert "```python\nx = 1 / 0" in md and "| 1 | ` double() on a known vector ` | ` double ` | 0 / 1 | failed |" in md
+    assert "```python\nx = 1 / 0" in md and "| 2 | ` double() on a known vector ` | ` double ` | 0 / 1 | failed |" in md  # after `answer`: no master order, alphabetical
     assert md.startswith("# toy: feedback for Alice\n") and "| ` double ` | 3.5 / 6 | 1 of 3 passed |" in md
     assert HIDDEN_MSG not in render_markdown(partial("summary"))
 

@@ -75,20 +75,20 @@ def klass():
     return rs, names, missing
 
 
-def page():
+def page(order=()):
     rs, names, missing = klass()
     policy = LatePolicy.from_table({"due": DUE, "penalty_percent": 10})
-    return render_report(rs, title="Toy", identities=names, missing=missing, policy=policy)
+    return render_report(rs, title="Toy", identities=names, missing=missing, policy=policy, order=order)
 
 
-def test_exercises_sorted_hardest_first_with_zero_listed():
-    t = Tables(page())
-    ex = t.body("exercises")
-    rates = [int(row[3].rstrip("%")) for row in ex]
-    assert rates == sorted(rates) and {row[0] for row in ex} == {"double", "answer", "later"}
-    assert ex[0][0] == "later" and ex[0][3] == "0%"            # nobody passes it: listed, first
+def test_exercises_in_the_notebooks_order_with_zero_listed():
+    """As every face lists them (`notebook.cells.exercise_key`): the master's order, not the hardest first."""
+    ex = Tables(page(["double", "later", "answer"])).body("exercises")
+    assert [row[0] for row in ex] == ["double", "later", "answer"]
+    assert dict((row[0], row[3]) for row in ex)["later"] == "0%"   # nobody passes it: listed, at its place
     # the grader failure and the provisional result are not in the statistics: 15 scored submissions
     assert all(row[2] == "15" for row in ex)
+    assert [row[0] for row in Tables(page()).body("exercises")] == ["answer", "double", "later"]  # no master's order
 
 
 def test_roster_names_missing_students_and_statuses():

@@ -202,6 +202,7 @@ def test_a_whole_score_override_is_an_override_in_the_json_not_a_test(toy_kit, t
 
 
 def test_a_provisional_result_says_why_in_the_table_and_the_exports(toy_kit, tmp_path, capsys):
+    from autograder.grades.rows import grade_rows
     from autograder.report.table import rows
 
     out = setup_out(tmp_path)
@@ -213,5 +214,5 @@ def test_a_provisional_result_says_why_in_the_table_and_the_exports(toy_kit, tmp
     assert s["score"] is None and s["provisional"] == "the worker was killed by the host (OOM)"
     assert "1 submission is provisional (the worker was killed by the host (OOM)): prov_2; left blank" in \
         capsys.readouterr().err
-    line = rows([replace(result("prov_2"), provisional="the worker was killed by the host (OOM)")])[0]
+    line = rows(grade_rows([replace(result("prov_2"), provisional="the worker was killed by the host (OOM)")]))[0]
     assert line[2] == "graded (provisional)" and line[4].startswith("provisional: the worker was killed")

@@ -4,6 +4,7 @@ import io
 from autograder.judge.session import _status_message
 from autograder.notebook.cells import cell_name
 from autograder.report.feedback import student_view
+from autograder.grades.rows import grade_rows
 from autograder.report.table import print_table, rows
 from autograder.judge.results import CellIssue, SubmissionResult
 
@@ -21,9 +22,9 @@ def test_a_stopped_cell_is_named_by_position_and_first_line():
     name = cell_name(27, LOOP)
     assert name == "cell 27 (while True:  # wait for the data)"
     assert hung.message == f"{name} did not finish in time; it was skipped and the rest graded"
-    assert rows([hung])[0][4] == hung.message   # whole in the table, not cut before what happened
+    assert rows(grade_rows([hung]))[0][4] == hung.message   # whole in the table, not cut before what happened
     out = io.StringIO()
-    print_table([hung], "01_tensors", stream=out)
+    print_table(grade_rows([hung]), "01_tensors", stream=out)
     assert "while True:" in out.getvalue() and "did not finish" in out.getvalue()
     view = student_view(hung)
     assert [c.name for c in view["cells"]] == [name]   # the feedback page's name for the same cell
