@@ -346,7 +346,7 @@ def grade_class(
             raise MasterFailed(f"grading the master notebook failed: {type(e).__name__}: {e}") from e
         check_master(reference)
         # 2. what the gradebook holds that still stands
-        before = assignment_grades(assignment.kit, assignment.id, out, roster_csv=roster, course=course) \
+        before = assignment_grades(assignment.kit, assignment.id, out, course=course) \
             if gradebook_path(out).is_file() else None
         gradebook = Gradebook(gradebook_path(out))
         storing = _Storing(tasks, out, gradebook, on_result, todo={})
@@ -375,11 +375,13 @@ def grade_class(
                 pool = _run_on_pool(pool, jobs, tasks, batch, storing)
             batch, storing.again = storing.again, []
         # 4. grades.csv as every export: the counted versions (course.toml `[course] counts`), overrides in force
-        after = assignment_grades(assignment.kit, assignment.id, out, roster_csv=roster, course=course)
+        after = assignment_grades(assignment.kit, assignment.id, out, course=course)
         write_assignment_grades_csv(after)
         return ClassRun([storing.results[s.id] for s in submissions], reference, reused, len(tasks.reruns),
                         sum(storing.tries.values()), gradebook_path(out), score_changes(before, after),
-                        _newly_stale(before, after), after)
+                        _newly_stale(before, after),
+                        after if roster is None else assignment_grades(assignment.kit, assignment.id, out,
+                                                                       roster_csv=roster, course=course))
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
