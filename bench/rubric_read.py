@@ -20,7 +20,7 @@ from autograder.grades.rubric import Item  # noqa: E402
 from autograder.store.folder import assignment_grades  # noqa: E402
 from autograder.store.gradebook import Gradebook, gradebook_path  # noqa: E402
 from autograder.store.marks import Marks  # noqa: E402
-from tests.exports.factory import result  # noqa: E402
+from tests.grades.factory import result  # noqa: E402
 
 KIT = ROOT / "tests" / "fixtures" / "kit"
 

@@ -53,7 +53,7 @@ from autograder.serve.access import Access  # noqa: E402
 from autograder.serve.app import App  # noqa: E402
 from autograder.serve.pages import Workspace  # noqa: E402
 from autograder.serve.server import Running  # noqa: E402
-from tests.exports.factory import result  # noqa: E402
+from tests.grades.factory import result  # noqa: E402
 
 KIT = ROOT / "tests" / "fixtures" / "kit"
 TOKEN = "bench-token-0123456789abcdef"

@@ -46,7 +46,7 @@ HEADER_SIZE = _HEADER.size
 @dataclass(frozen=True)
 class Limits:
     """Bounds that hold *while* a message from a worker is read, so whatever it sends costs the
-    judge bounded memory (measured in tests/engine/test_wire.py::test_worst_case_frames_stay_bounded).
+    judge bounded memory (measured in tests/execute/test_wire.py::test_worst_case_frames_stay_bounded).
 
     The frame's length is checked before a byte of it is read; the JSON tree's length, node count
     (an upper bound counted over the raw bytes) before `json.loads` allocates anything; nesting by

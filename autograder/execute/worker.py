@@ -188,7 +188,7 @@ def _python(source: str) -> str:
     """The cell as plain Python calling `get_ipython()`; as written if IPython cannot rewrite it
     (then `compile` reports the syntax error against the student's own lines).  A cell without anything
     IPython rewrites (`_plain`) is only dedented, as IPython does: its transformer tokenizes the whole cell,
-    a third of a plain cell's cost in the worker (tests/engine/test_cell_transform.py holds the two equal)."""
+    a third of a plain cell's cost in the worker (tests/execute/test_cell_transform.py holds the two equal)."""
     cell = source if source.endswith("\n") else source + "\n"
     if _plain(cell):
         return textwrap.dedent(cell)

@@ -5,7 +5,7 @@ student package carries.
 names it imports from it, and `CHECKER` the methods its `check` object is called by.  A student keeps the
 notebook given out for the whole term while the package is upgraded under it, so these names stay where they
 are, with the same meaning: a module that moves leaves a shim at the old name (`autograder/selfcheck.py`),
-and a name is never removed from here.  `tests/engine/test_public_api.py` fails when a name a released
+and a name is never removed from here.  `tests/student/test_public_api.py` fails when a name a released
 notebook imports is not here or not importable, and `tests/e2e/test_released_notebooks.py` runs earlier
 releases' notebooks (`tests/fixtures/released/`) against this package.
 """

@@ -4,7 +4,7 @@ Forged frames (a tree over the size cap, a wide one of tiny values, a deep one),
 answers that are too big (300,000 values, a 3 MiB string), forged and malformed cell records,
 huge notes and exception messages repeated over several cells, a malformed probe error, a
 forged exit report and a malformed notebook header.  Each must leave the grader bounded (the
-wire refuses before building anything: see tests/engine/test_wire.py for the memory measured),
+wire refuses before building anything: see tests/execute/test_wire.py for the memory measured),
 cost only the forging cell or test (honest credit stays), end as the submission's own status
 with a clear message, and keep every result file under `config.limits.MAX_RESULT_BYTES`.
 """

@@ -26,7 +26,7 @@ from autograder.report.instructor_report import render_report
 from autograder.grades.rows import grade_rows
 from autograder.report.table import print_table
 from tests.attacks.corpus import FULL, NO_ANSWER, WRONG_DOUBLE, Attack, Ctx, nb, notebook, output_of
-from tests.exports.test_escaping import (assert_csv_safe, assert_same_structure, assert_terminal_safe, html_structure,
+from tests.report.test_escaping import (assert_csv_safe, assert_same_structure, assert_terminal_safe, html_structure,
                                          markdown_html)
 
 TERMINAL = ("[/x] [link=javascript:alert(1)]AG_ESC[/link] [bold red]RED[/] :skull: \x1b[31mRED\x1b[0m\x1b[2J "

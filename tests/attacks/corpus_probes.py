@@ -3,7 +3,7 @@
 Probes run in the student's process, so a notebook can look for the `probes` module through its
 frames and replace a probe.  The worker keeps only probes.py's compiled code and runs each request
 (a test's batch of calls) from a module made for it after the cells, so a replacement made by a cell
-never answers a probe (tests/engine/test_probe_batch.py: nor one made by a call, a later test's).  (This only makes forging
+never answers a probe (tests/probe/test_probe_batch.py: nor one made by a call, a later test's).  (This only makes forging
 harder: tests award points only for values the judge compares with the reference, see
 docs/writing-tests.md, "How and what".)  `ANSWER` is withheld, so a successful forgery shows up as 2
 more points.

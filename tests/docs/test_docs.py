@@ -117,7 +117,7 @@ def test_the_checks_find_what_the_kit_does_not_have():
         ".venv/bin/python bench/floor.py 01_tensors --repeat 3",
         "make benchmark",
         "```",
-        "See `autograder/no_such_module.py`, `judge/nothing.py`, `tests/engine/test_suite.py::test_no_such_test`,",
+        "See `autograder/no_such_module.py`, `judge/nothing.py`, `tests/judge/test_suite.py::test_no_such_test`,",
         "[a link](nowhere.md), `AUTOGRADER_NO_SUCH_VARIABLE` and `[canvas] api_url`, `[assignments.ID] due`,",
         "and grade with `--jobz 4`.",
         "```toml",

@@ -19,7 +19,7 @@ from autograder.serve.access import Access
 from autograder.serve.app import App
 from autograder.serve.pages import Workspace
 from autograder.serve.server import Running
-from tests.exports.factory import result
+from tests.grades.factory import result
 
 HOSTILE = ('<script>document.title="PWNED"</script><img src=x onerror="document.title=\'PWNED\'">'
            '<a href="javascript:document.title=\'PWNED\'">click</a>'

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from tests.serve.conftest import trail  # noqa: E402
-from tests.exports.test_commands import run
+from tests.cli.test_commands import run
 
 webdriver = pytest.importorskip("selenium.webdriver")
 DRIVER = shutil.which("chromedriver")
@@ -240,7 +240,7 @@ def test_grade_by_exercise_one_comment_to_a_group(workspace, browser, capsys):
 
     from autograder.store.gradebook import Gradebook
     from autograder.grades import overrides as ov
-    from tests.exports.factory import result
+    from tests.grades.factory import result
 
     base, token, out, kit, roster = workspace
     gb = Gradebook(out / "gradebook.sqlite")
@@ -293,7 +293,7 @@ def test_clearing_a_stale_override_in_the_page(workspace, browser, capsys):
     from selenium.webdriver.common.by import By
 
     from autograder.store.gradebook import Gradebook
-    from tests.exports.factory import result
+    from tests.grades.factory import result
 
     base, token, out, kit, roster = workspace
     assert run(["override", "toy", "student2_1002", "--score", "6", "--comment", "copied part 2", "--by", "Prof",

@@ -16,7 +16,7 @@ def test_items_by_key_to_a_group_and_edited(workspace, browser):
 
     from autograder.store.gradebook import Gradebook
     from autograder.store.marks import Marks
-    from tests.exports.factory import result
+    from tests.grades.factory import result
     from tests.serve.conftest import trail
 
     base, token, out, kit, roster = workspace
@@ -77,8 +77,8 @@ def test_regrade_preview(team, browser, capsys):
     from autograder.pipeline import record_sent
     from autograder.store.folder import assignment_grades
     from autograder.store.gradebook import Gradebook
-    from tests.exports.factory import result
-    from tests.exports.test_commands import run
+    from tests.grades.factory import result
+    from tests.cli.test_commands import run
 
     base, tokens, out, kit, roster = team
     canvas = "https://canvas.example.edu/courses/7/assignments/42"

@@ -167,7 +167,7 @@ def test_the_class_view_fits_the_window(workspace, browser):
     from selenium.webdriver.common.by import By
 
     from autograder.store.gradebook import Gradebook
-    from tests.exports.factory import result
+    from tests.grades.factory import result
 
     base, token, out, *_ = workspace
     gb = Gradebook(out / "gradebook.sqlite")

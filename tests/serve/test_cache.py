@@ -20,7 +20,7 @@ from autograder.grades import overrides as ov
 from autograder.serve import pages
 from autograder.serve.pages import Workspace
 from tests.serve.conftest import trail  # noqa: E402
-from tests.exports.factory import result
+from tests.grades.factory import result
 
 DUE = datetime(2026, 10, 1, 12, tzinfo=timezone.utc)
 N = 12

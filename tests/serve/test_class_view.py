@@ -13,7 +13,7 @@ from autograder.store.gradebook import Gradebook
 from autograder.pipeline import set_override
 from autograder.serve import pages
 from tests.serve.conftest import trail  # noqa: E402
-from tests.exports.factory import result
+from tests.grades.factory import result
 from tests.serve.test_http import login, request
 
 
@@ -68,7 +68,7 @@ def test_export_buttons_run_the_exports_with_csrf(workspace):
     assert not (out / "toy" / "grades_export.json").exists()     # downloaded, not written on the server
     students = json.loads(body)["students"]
     assert {s["submission_id"] for s in students} >= {"student0_1000", "hostile_666"}
-    from tests.exports.test_commands import run
+    from tests.cli.test_commands import run
 
     assert run(["export", "toy", "--out", str(out), "--format", "json", "--roster", str(roster)], kit) == 0
     cli = json.loads((out / "toy" / "grades_export.json").read_text())["students"]

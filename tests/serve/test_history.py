@@ -6,7 +6,7 @@ import json
 import shutil
 
 from autograder.store import history
-from tests.exports.factory import result
+from tests.grades.factory import result
 from tests.serve.conftest import notebook
 
 

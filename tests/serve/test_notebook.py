@@ -10,7 +10,7 @@ import pytest
 from autograder.notebook.cells import exercise_of_cells
 from autograder.serve import notebook_view as notebook
 from autograder.serve.pages import _sections
-from tests.exports.factory import result
+from tests.grades.factory import result
 from tests.serve.conftest import HOSTILE, notebook as nb_json
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
