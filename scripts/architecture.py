@@ -1,8 +1,8 @@
 """The numbers docs/architecture.md gives about the package's shape, drawn from the code (of the work tree, or of
-any commit: `--at REV`), so the doc never carries a number typed in by hand (tests/docs/test_architecture.py).
+any commit: `REV`), so the doc never carries a number typed in by hand (tests/docs/test_architecture.py).
 
-    python scripts/architecture.py              # the work tree, as the doc's block
-    python scripts/architecture.py --at b0c779c # an earlier commit, for a before/after
+    python scripts/architecture.py          # the work tree, as the doc's block
+    python scripts/architecture.py b0c779c  # an earlier commit, for a before/after
 
 - lines per layer: `wc -l` of each layer's `.py` files (pyproject.toml's import-linter layers);
 - the modules that spell a results folder's file name (`gradebook.sqlite`, `identities.json`) as a string:
@@ -100,8 +100,8 @@ def report(at: str | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    p.add_argument("--at", help="a commit (default: the work tree)")
-    print(report(p.parse_args(argv).at))
+    p.add_argument("rev", nargs="?", help="a commit (default: the work tree)")
+    print(report(p.parse_args(argv).rev))
     return 0
 
 

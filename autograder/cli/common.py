@@ -129,14 +129,3 @@ def grades_of(args: argparse.Namespace, ctx: Context, assignment: str | None = N
     for w in g.warnings:
         print(terminal(f"warning: {w}"), file=sys.stderr)
     return g
-
-
-def points(x: float | None) -> str:
-    """A score as the commands print it: blank is "blank"."""
-    return "blank" if x is None else f"{x:g}"
-
-
-def change(sid: str, was: float | None, now: float | None) -> str:
-    """"SUBMISSION: BEFORE -> AFTER (+DELTA)": a score a regrade, a rubric change or a passback changes."""
-    delta = f" ({now - was:+g})" if was is not None and now is not None else ""
-    return f"{sid}: {points(was)} -> {points(now)}{delta}"

@@ -6,7 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from autograder.cli.common import Context, UsageError, change, grade_settings, parse_jobs
+from autograder.cli.common import Context, UsageError, grade_settings, parse_jobs
 from autograder.config.assignment import load_assignment
 from autograder.report.escape import terminal
 
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     assignment = load_assignment(args.assignment, ctx.kit)
     from autograder import pipeline
     from autograder.report.progress import progress
-    from autograder.report.table import print_table
+    from autograder.report.table import change, print_table
 
     def say(line: str) -> None:
         print(terminal(line), file=sys.stderr)

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         also = "" if "to" in e.settings else " (or the course file's [canvas], [lti] and [assignments.ID])"
         print(terminal(f"error: {e}" + (f": {flags}{also}" if flags else "")), file=sys.stderr)
         return 2
-    from autograder.cli.common import change
+    from autograder.report.table import change
     from autograder.pipeline import record_sent, unsent_changes
 
     grades = grades_of(args, ctx)

@@ -8,7 +8,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder.cli.common import Context, change, grades_of, points
+from autograder.cli.common import Context, grades_of
+from autograder.report.table import change, points
 from autograder.report.escape import terminal
 
 

@@ -82,3 +82,14 @@ def print_table(grades: list[GradeRow], title: str, stream: TextIO | None = None
         status = row.result.status if row.result else ""
         table.add_row(*(rich_text(c, colours.get(status, "white") if i == 2 else "") for i, c in enumerate(line)))
     Console(file=stream, width=max(100, Console(file=stream).width)).print(table)
+
+
+def points(x: float | None) -> str:
+    """A score as the commands print it: blank is "blank"."""
+    return "blank" if x is None else f"{x:g}"
+
+
+def change(sid: str, was: float | None, now: float | None) -> str:
+    """"SUBMISSION: BEFORE -> AFTER (+DELTA)": a score a regrade, a rubric change or a passback changes."""
+    delta = f" ({now - was:+g})" if was is not None and now is not None else ""
+    return f"{sid}: {points(was)} -> {points(now)}{delta}"

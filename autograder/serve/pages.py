@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from autograder.config.limits import (SHOWN_PAGE_TEXT, SHOWN_TEXT, SHOWN_VERSIONS, SIMILAR_PAIRS, SIMILAR_RANGES,
                                       SIMILAR_SPANS)
 from autograder.grades.rows import AssignmentGrades
-from autograder.store.folder import assignment_grades
+from autograder.store.folder import assignment_grades, identities_path
 from autograder.report.exports import EXPORT_FILES, write_export
 from autograder.report.instructor_report import report_context
 from autograder.config.assignment import list_assignments, load_assignment
@@ -26,7 +26,7 @@ from autograder.serve import notebook_view as notebook
 from autograder.serve import team
 from autograder.similarity.pairs import RESULT_FILE, read_result
 from autograder.store import history
-from autograder.store.gradebook import Gradebook
+from autograder.store.gradebook import Gradebook, gradebook_path
 from autograder.store import team as team_store
 
 SORTS = ("who", "score", "status", "late")
@@ -64,13 +64,13 @@ class Workspace:
 
     @property
     def db(self) -> Path:
-        return self.out / "gradebook.sqlite"
+        return gradebook_path(self.out)
 
     def _files(self, assignment: str) -> tuple:
         """Stamps of the files the grades come from: the gradebook (and its write-ahead log), identities,
         roster, course file, manifest and master (the exercises' order)."""
         return tuple(_stamp(f) for f in (self.db, self.db.with_name(self.db.name + "-wal"), self.roster,
-                                         self.out / assignment / "identities.json", getattr(self.course, "path", None),
+                                         identities_path(self.out, assignment), getattr(self.course, "path", None),
                                          self.kit / "assignments" / assignment / "manifest.toml",
                                          self.kit / "solutions" / f"{assignment}.ipynb"))
 

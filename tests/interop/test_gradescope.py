@@ -173,9 +173,12 @@ def test_master_scores_full_marks_in_a_gradescope_layout(kit_root, tmp_path, ass
 def test_each_submitter_has_a_variant_of_their_own(monkeypatch):
     """Hidden inputs per student reach Gradescope: keyed by the id its intake gives the submitter, the same on
     every resubmission; course.toml's `variants` (kept in gradescope.json) is honoured."""
-    from autograder.interop.gradescope import _variant
+    from autograder.config.secret import Secret
+    from autograder.interop import gradescope
 
-    monkeypatch.setenv("AUTOGRADER_SECRET", "s3cret")
+    def _variant(*args):
+        return gradescope._variant(Secret(b"s3cret", "env"), *args)
+
     alice = {"users": [{"sid": "S1", "email": "a@x", "id": 1}], "created_at": "2026-10-01T10:00:00+00:00"}
     bob = {"users": [{"sid": "S2", "email": "b@x", "id": 2}]}
     assert _variant("toy", alice, "") == _variant("toy", {"users": [{"sid": "S1"}]}, "") != _variant("toy", bob, "")
