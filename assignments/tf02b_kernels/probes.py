@@ -623,49 +623,20 @@ def rings_fit(ns, data, eval_data, seed):
 # ---------------------------------------------------------------- 6 measure
 
 def time_sleeps(ns, sleeps, repeat):
-    """time_op on a function whose k-th call takes sleeps[k] seconds of a fake clock (time.perf_counter, and every
-    other clock the time module and timeit give, also where the notebook imported them by name), so the answer is
-    exact whatever the machine's load; also how often it was called."""
-    import timeit
+    """time_op on a function whose k-th call takes sleeps[k] seconds of a fake clock (`FakeClock`: every clock of
+    the time module, also where the notebook imported one by name), so the answer is exact whatever the machine's
+    load; also how often it was called."""
+    from autograder.probe.fake_clock import FakeClock
 
-    calls, clock = [0], [1000.0]
+    calls = [0]
+    with FakeClock(ns) as clock:
+        def fn(x):
+            k = calls[0]
+            calls[0] += 1
+            clock.advance(sleeps[k] if k < len(sleeps) else sleeps[-1])
+            return x
 
-    def fn(x):
-        k = calls[0]
-        calls[0] += 1
-        clock[0] += sleeps[k] if k < len(sleeps) else sleeps[-1]
-        return x
-
-    def read():
-        return clock[0]
-
-    def read_ns():
-        return int(round(clock[0] * 1e9))
-
-    fakes = {time.perf_counter: read, time.time: read, time.monotonic: read, timeit.default_timer: read,
-             time.perf_counter_ns: read_ns, time.time_ns: read_ns, time.monotonic_ns: read_ns}
-    names = {"perf_counter": read, "time": read, "monotonic": read, "perf_counter_ns": read_ns, "time_ns": read_ns,
-             "monotonic_ns": read_ns}
-    imported = {}
-    for name, value in list(ns.items()):
-        try:
-            if value in fakes:  # `from time import perf_counter` binds the real clock in the notebook
-                imported[name] = fakes[value]
-        except Exception:  # noqa: BLE001 - an unhashable or odd value of the student's is not a clock
-            pass
-    saved = {n: getattr(time, n) for n in names}
-    saved_timer, saved_ns = timeit.default_timer, {n: ns[n] for n in imported}
-    try:
-        for n, f in names.items():
-            setattr(time, n, f)
-        timeit.default_timer = read
-        ns.update(imported)
         t = ns["time_op"](fn, _in(torch.zeros(3)), repeat)
-    finally:
-        for n, f in saved.items():
-            setattr(time, n, f)
-        timeit.default_timer = saved_timer
-        ns.update(saved_ns)
     return {"t": t, "calls": calls[0]}
 
 

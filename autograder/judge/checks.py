@@ -264,8 +264,9 @@ def assert_equal(got: Any, expected: Any, *, name: str = "the result") -> None:
     if type(got) is not type(expected) and not (isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple))):
         raise CheckFailed(f"{name} should be {_describe(expected)} ({_what(expected)}), but it is {_describe(got)}.")
     if got != expected:
-        if isinstance(expected, (list, tuple)) and all(type(v) in (bool, int, float, str, list, tuple) or v is None
-                                                       for v in (*got, *expected)):  # where it first differs
+        if isinstance(expected, (list, tuple)) and max(len(repr(got)), len(repr(expected))) > 80 and all(
+                type(v) in (bool, int, float, str, list, tuple) or v is None for v in (*got, *expected)):
+            # a long sequence: where it first differs, not "is a list, expected a list"
             if len(got) != len(expected):
                 raise CheckFailed(f"{name} has {len(got)} items, expected {len(expected)}: {_what(got)}, expected "
                                   f"{_what(expected)}.")
