@@ -585,6 +585,10 @@ class StepNotTraced(RuntimeError):
     """fit_rings ran ring_loss's Python body more often than one tf.function for its step does."""
 
 
+_NOT_TRACED = ("fit_rings ran ring_loss's Python code {runs} times in one fit: its steps run eagerly, or each step makes "
+               "a new tf.function (traced again). Make the step one tf.function, once, before the loop of 150 steps.")
+
+
 def _guarded_ring_loss(ns):
     """ns's ring_loss, which refuses to run its Python body more than RING_LOSS_RUNS times: a fit whose step runs
     eagerly or is traced again stops with a message that says so (values the trusted side then does not get)."""
@@ -593,9 +597,7 @@ def _guarded_ring_loss(ns):
     def ring_loss(*args, **kwargs):
         runs[0] += 1
         if runs[0] > RING_LOSS_RUNS:
-            raise StepNotTraced(
-                f"fit_rings ran ring_loss's Python code {runs[0]} times in one fit: its steps run eagerly, or each step "
-                "makes a new tf.function (traced again). Make the step one tf.function, once, before the loop of 150 steps.")
+            raise StepNotTraced(_NOT_TRACED.format(runs=runs[0]))
         return real(*args, **kwargs)
 
     return ring_loss, runs
@@ -611,6 +613,10 @@ def rings_fit(ns, data, eval_data, seed):
     ns["ring_loss"] = guarded
     try:
         model = ns["fit_rings"](X, Y, seed)
+    except Exception:
+        if runs[0] > RING_LOSS_RUNS:  # the guard's own refusal, which tf.function wraps in a StagingError: say it plainly
+            raise StepNotTraced(_NOT_TRACED.format(runs=runs[0])) from None
+        raise
     finally:
         ns["ring_loss"] = real
     if runs[0] == 0:
