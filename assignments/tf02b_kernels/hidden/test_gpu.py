@@ -10,7 +10,8 @@ def _launches(rng, helpers):
     cases = []
     for dtype in (torch.float32, torch.float64):
         n = helpers.randint(rng, 40, 200)
-        cases.append((helpers.randint(rng, 1, 3), helpers.randint(rng, 2, 8), torch.randn(n, generator=rng, dtype=dtype) * 4,
+        # two blocks or more, always: with one block, a stride of blockDim.x alone is the grid's width and goes unseen
+        cases.append((helpers.randint(rng, 2, 3), helpers.randint(rng, 2, 8), torch.randn(n, generator=rng, dtype=dtype) * 4,
                       round(float(torch.rand((), generator=rng)) * 2 + 0.5, 3)))
         n = helpers.randint(rng, 1, 30)
         cases.append((helpers.randint(rng, 2, 4), 32, torch.randn(n, generator=rng, dtype=dtype) * 4, 1.0))
