@@ -184,13 +184,25 @@ static thread_local KitDim3 threadIdx, blockIdx, blockDim, gridDim;
 """
 _GPU_EPILOGUE = """
 #define KIT_LAUNCH(NAME, T)                                                                          \\
-extern "C" void NAME(long blocks, long threads, long n, float beta, const T* x, T* y) {               \\
+extern "C" long NAME(long blocks, long threads, long n, float beta, const T* x, T* y, T* scratch) {   \\
   gridDim = {(unsigned)blocks, 1, 1}; blockDim = {(unsigned)threads, 1, 1};                          \\
+  long stray = 0;                                                                                     \\
   for (long b = 0; b < blocks; ++b)                                                                   \\
     for (long t = 0; t < threads; ++t) {                                                              \\
       blockIdx = {(unsigned)b, 0, 0}; threadIdx = {(unsigned)t, 0, 0};                                \\
-      KitSiluKernel<T>(n, beta, x, y);                                                                \\
+      unsigned char* raw = (unsigned char*)scratch;                                                   \\
+      for (long k = 0; k < (long)sizeof(T) * (n + 16); ++k) raw[k] = 0xFF;                            \\
+      KitSiluKernel<T>(n, beta, x, scratch);                                                          \\
+      const long first = b * threads + t, stride = blocks * threads;                                  \\
+      for (long i = 0; i < n + 16; ++i) {                                                             \\
+        bool written = false;                                                                         \\
+        for (long k = 0; k < (long)sizeof(T); ++k) written |= raw[i * sizeof(T) + k] != 0xFF;        \\
+        if (!written) continue;                                                                       \\
+        if (i >= n || i < first || (i - first) % stride != 0) ++stray;                                \\
+        if (i >= n || (i >= first && (i - first) % stride == 0)) y[i] = scratch[i];                   \\
+      }                                                                                               \\
     }                                                                                                 \\
+  return stray;                                                                                       \\
 }
 KIT_LAUNCH(kit_launch_silu_f32, float)
 KIT_LAUNCH(kit_launch_silu_f64, double)
@@ -309,8 +321,10 @@ def _run_case(lib, case):
 
 
 def _run_gpu_case(path, case):
-    """KitSiluKernel launched on the CPU by the kit's launcher: (blocks, threads, x, beta) -> y, and whether the
-    guard elements past n kept their value."""
+    """KitSiluKernel launched on the CPU by the kit's launcher: (blocks, threads, x, beta) -> y, whether the
+    guard elements past n kept their value, and how many writes were stray: each thread runs on a scratch buffer of
+    its own, and a write to an element outside its grid-stride loop (blockIdx.x * blockDim.x + threadIdx.x, then
+    every blockDim.x * gridDim.x-th) counts, as do writes at or past n (only the owner's values reach y)."""
     import ctypes
 
     import numpy as np
@@ -320,12 +334,13 @@ def _run_gpu_case(path, case):
     y = np.full(a.size + 16, 7.25, dtype=a.dtype)  # 16 guard elements after the output
     fn = getattr(ctypes.CDLL(path), "kit_launch_silu_f32" if a.dtype == np.float32 else "kit_launch_silu_f64")
     ptr = ctypes.c_float if a.dtype == np.float32 else ctypes.c_double
-    fn.restype = None
+    fn.restype = ctypes.c_long
     fn.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_long, ctypes.c_float,
-                   ctypes.POINTER(ptr), ctypes.POINTER(ptr)]
-    src = np.ascontiguousarray(a)
-    fn(blocks, threads, a.size, beta, src.ctypes.data_as(ctypes.POINTER(ptr)), y.ctypes.data_as(ctypes.POINTER(ptr)))
-    return {"y": torch.from_numpy(y[:a.size].copy()), "guard": bool((y[a.size:] == 7.25).all())}
+                   ctypes.POINTER(ptr), ctypes.POINTER(ptr), ctypes.POINTER(ptr)]
+    src, scratch = np.ascontiguousarray(a), np.empty_like(y)
+    stray = fn(blocks, threads, a.size, beta, src.ctypes.data_as(ctypes.POINTER(ptr)), y.ctypes.data_as(ctypes.POINTER(ptr)),
+               scratch.ctypes.data_as(ctypes.POINTER(ptr)))
+    return {"y": torch.from_numpy(y[:a.size].copy()), "guard": bool((y[a.size:] == 7.25).all()), "stray": int(stray)}
 
 
 def _isolated(fn, timeout=30.0):
@@ -424,6 +439,21 @@ def kit_ops_run(ns, built, cases, errors=(), shapes=(), gpu_cases=()):
             "gpu": _isolated(lambda: [_run_gpu_case(path, c) for c in gpu_cases]) if gpu_cases else []}
 
 
+def build_library(ns, marker):
+    """build_op_library on two sources the kit writes (in the notebook's worker, after its own build): one that
+    registers no op (a C function named `marker`: TensorFlow's loader keeps one library per path, so a build into a
+    folder used before hands back the notebook's library, KitSilu and all), and one the compiler refuses
+    (`#error marker`): the ops the first returned, and what the second raised."""
+    lib = ns["build_op_library"](f'extern "C" int {marker}(void) {{ return 17; }}\n')
+    ops = sorted(n for n in ("kit_silu", "kit_log_sum_exp") if hasattr(lib, n))
+    try:
+        ns["build_op_library"](f"#error {marker}\n")
+        failed = None
+    except Exception as e:  # noqa: BLE001 - what it raised is the data
+        failed = {"type": type(e).__name__, "runtime_error": isinstance(e, RuntimeError), "message": str(e)[-4000:]}
+    return {"ops": ops, "failed": failed}
+
+
 # ---------------------------------------------------------------- 3 gradients (in the notebook's worker)
 
 def _lib(ns):
@@ -450,6 +480,21 @@ def op_grads(ns, x, beta, v, w):
         l = tf.reduce_sum(lib.kit_log_sum_exp(xt) * _in(w))
     gs, gl = tape.gradient(s, xt), tape.gradient(l, xt)
     return {"silu": _out(gs), "lse": _out(gl)}
+
+
+def expected_gradient_error(x, which):
+    """Trusted side (a test calls it; never a worker): what max_gradient_error(which, x) returns for float64 `x`, as
+    tf.test.compute_gradient computes it (central differences with delta = 1/1024, one column per element of x)
+    against the exact Jacobian: the largest absolute difference, silu with beta = 1.5."""
+    x = x.detach().to(torch.float64)
+    f = (lambda t: t * torch.sigmoid(1.5 * t)) if which == "silu" else (lambda t: torch.logsumexp(t, -1))
+    exact = torch.autograd.functional.jacobian(f, x).reshape(f(x).numel(), x.numel())
+    delta, numeric = 1.0 / 1024, torch.empty_like(exact)
+    for col in range(x.numel()):
+        step = torch.zeros(x.numel(), dtype=torch.float64)
+        step[col] = delta
+        numeric[:, col] = (f(x + step.reshape(x.shape)) - f(x - step.reshape(x.shape))).reshape(-1) / (2 * delta)
+    return float((exact - numeric).abs().max())
 
 
 def gradient_error(ns, x, which):
@@ -480,6 +525,14 @@ def silu_layer(ns, beta, x):
     config = layer.get_config()
     copy = type(layer).from_config(config)
     return {"y": y, "beta": config.get("beta") if isinstance(config, dict) else None, "copy": _out(copy(_in(x)))}
+
+
+def silu_layer_config(ns, beta):
+    """KitSiluLayer(beta, name=...)'s get_config() keys, and whether from_config keeps the name (the base config's)."""
+    layer = ns["KitSiluLayer"](beta=float(beta), name="kit_silu_probe")
+    config = layer.get_config()
+    keys = sorted(str(k) for k in config) if isinstance(config, dict) else type(config).__name__
+    return {"config_keys": keys, "clone_name_kept": type(layer).from_config(config).name == layer.name}
 
 
 # ---------------------------------------------------------------- 5 the book's two tasks
@@ -523,11 +576,51 @@ def linreg_steps(ns, data, w, b, lr, steps):
     return {"losses": losses, "w": _out(wv.read_value()), "b": _out(bv.read_value())}
 
 
+RING_LOSS_RUNS = 10  # how often ring_loss's Python body may run in one fit: a step traced once (twice, as a
+# tf.function that creates the optimizer's variables is), a look at the loss before or after; 150 eager steps, or a
+# tf.function made for each step, run it 150 times
+
+
+class StepNotTraced(RuntimeError):
+    """fit_rings ran ring_loss's Python body more often than one tf.function for its step does."""
+
+
+_NOT_TRACED = ("fit_rings ran ring_loss's Python code {runs} times in one fit: its steps run eagerly, or each step makes "
+               "a new tf.function (traced again). Make the step one tf.function, once, before the loop of 150 steps.")
+
+
+def _guarded_ring_loss(ns):
+    """ns's ring_loss, which refuses to run its Python body more than RING_LOSS_RUNS times: a fit whose step runs
+    eagerly or is traced again stops with a message that says so (values the trusted side then does not get)."""
+    real, runs = ns["ring_loss"], [0]
+
+    def ring_loss(*args, **kwargs):
+        runs[0] += 1
+        if runs[0] > RING_LOSS_RUNS:
+            raise StepNotTraced(_NOT_TRACED.format(runs=runs[0]))
+        return real(*args, **kwargs)
+
+    return ring_loss, runs
+
+
 def rings_fit(ns, data, eval_data, seed):
-    """fit_rings on make_rings(*data), then its predicted labels on make_rings(*eval_data) (n_pos ones, then zeros)."""
+    """fit_rings on make_rings(*data), then its predicted labels on make_rings(*eval_data) (n_pos ones, then zeros).
+    ring_loss is guarded while fit_rings runs (`_guarded_ring_loss`): the fit must use it, through one tf.function."""
     _tf()
     X, Y = make_rings(*data)
-    model = ns["fit_rings"](X, Y, seed)
+    guarded, runs = _guarded_ring_loss(ns)
+    real = ns["ring_loss"]
+    ns["ring_loss"] = guarded
+    try:
+        model = ns["fit_rings"](X, Y, seed)
+    except Exception:
+        if runs[0] > RING_LOSS_RUNS:  # the guard's own refusal, which tf.function wraps in a StagingError: say it plainly
+            raise StepNotTraced(_NOT_TRACED.format(runs=runs[0])) from None
+        raise
+    finally:
+        ns["ring_loss"] = real
+    if runs[0] == 0:
+        raise StepNotTraced("fit_rings never called ring_loss: train with ring_loss(model(X, training=True), Y).")
     Xe, _ = make_rings(*eval_data)
     logits = model(Xe)
     return _out(tf.argmax(logits, axis=-1, output_type=tf.int32))
@@ -536,16 +629,20 @@ def rings_fit(ns, data, eval_data, seed):
 # ---------------------------------------------------------------- 6 measure
 
 def time_sleeps(ns, sleeps, repeat):
-    """time_op on a function whose k-th call sleeps sleeps[k] seconds; also how often it was called."""
+    """time_op on a function whose k-th call takes sleeps[k] seconds of a fake clock (`FakeClock`: every clock of
+    the time module, also where the notebook imported one by name), so the answer is exact whatever the machine's
+    load; also how often it was called."""
+    from autograder.probe.fake_clock import FakeClock
+
     calls = [0]
+    with FakeClock(ns) as clock:
+        def fn(x):
+            k = calls[0]
+            calls[0] += 1
+            clock.advance(sleeps[k] if k < len(sleeps) else sleeps[-1])
+            return x
 
-    def fn(x):
-        k = calls[0]
-        calls[0] += 1
-        time.sleep(sleeps[k] if k < len(sleeps) else sleeps[-1])
-        return x
-
-    t = ns["time_op"](fn, _in(torch.zeros(3)), repeat)
+        t = ns["time_op"](fn, _in(torch.zeros(3)), repeat)
     return {"t": t, "calls": calls[0]}
 
 

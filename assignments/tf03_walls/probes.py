@@ -145,10 +145,46 @@ def features_run(ns, numeric, cities, age_boundaries, numeric_new, cities_new, a
 
 # ---------------------------------------------------------------- linear_regression
 
+class _SeedChecked:
+    """While a training runs: the notebook's make_dataset serves the data only when it is called with the seed the
+    training was given (the text: `make_dataset(X, y, batch_size, seed=seed)`); called with another (the default 0
+    of a call that leaves it out) it serves corrupted labels, so a pipeline that ignores its seed trains a model
+    the trusted side sees is wrong.  `others` counts those calls (for the message only)."""
+
+    def __init__(self, ns, seed, corrupt):
+        self.ns, self.seed, self.corrupt, self.others = ns, int(seed), corrupt, 0
+
+    def __enter__(self):
+        real = self.real = self.ns["make_dataset"]
+
+        def make_dataset(X, y, batch_size=32, shuffle=True, seed=0):
+            try:
+                same = int(seed) == self.seed
+            except Exception:  # noqa: BLE001 - not a number: not the seed it was given
+                same = False
+            if not same:
+                self.others += 1
+                y = self.corrupt(np.asarray(y, "float32"))
+            return real(X, y, batch_size=batch_size, shuffle=shuffle, seed=seed)
+
+        self.ns["make_dataset"] = make_dataset
+        return self
+
+    def __exit__(self, *exc):
+        self.ns["make_dataset"] = self.real
+        return False
+
+
 def linear_regression_run(ns, X, y, kwargs):
-    """train_linear_regression(X, y, **kwargs): the class of what it returns and its weights."""
-    model = ns["train_linear_regression"](np.asarray(X, "float32"), np.asarray(y, "float32"), **kwargs)
-    return {"classes": _classes(model), "weights": [_np(w) for w in model.get_weights()]}
+    """train_linear_regression(X, y, **kwargs): the class of what it returns and its weights.  With a seed in
+    kwargs, its make_dataset must get that seed (`_SeedChecked`: else the targets are shifted by 100)."""
+    if "seed" in kwargs:
+        with _SeedChecked(ns, kwargs["seed"], lambda t: t + 100.0) as checked:
+            model = ns["train_linear_regression"](np.asarray(X, "float32"), np.asarray(y, "float32"), **kwargs)
+        other = checked.others
+    else:
+        model, other = ns["train_linear_regression"](np.asarray(X, "float32"), np.asarray(y, "float32"), **kwargs), 0
+    return {"classes": _classes(model), "weights": [_np(w) for w in model.get_weights()], "unseeded_pipelines": other}
 
 
 def linear_regression_twice(ns, X, y, seed, ambient):
@@ -166,9 +202,14 @@ def linear_regression_twice(ns, X, y, seed, ambient):
 # ---------------------------------------------------------------- ring_classifier
 
 def ring_train_run(ns, X, y, X_val, kwargs):
-    """train_ring_classifier(X, y, **kwargs), then the model's probabilities on X_val at inference."""
+    """train_ring_classifier(X, y, **kwargs), then the model's probabilities on X_val at inference.  With a seed in
+    kwargs, its make_dataset must get that seed (`_SeedChecked`: else the labels are flipped)."""
     tf, _ = _tf()
-    model = ns["train_ring_classifier"](np.asarray(X, "float32"), np.asarray(y, "float32"), **kwargs)
+    if "seed" in kwargs:
+        with _SeedChecked(ns, kwargs["seed"], lambda t: 1.0 - t):
+            model = ns["train_ring_classifier"](np.asarray(X, "float32"), np.asarray(y, "float32"), **kwargs)
+    else:
+        model = ns["train_ring_classifier"](np.asarray(X, "float32"), np.asarray(y, "float32"), **kwargs)
     return _np(tf.sigmoid(model(tf.constant(X_val, tf.float32), training=False)))
 
 

@@ -217,7 +217,9 @@ def _what(x: Any) -> str:
     """A short description of an expected value: repr for plain small data, else its kind."""
     if isinstance(x, (bool, int, float, str, tuple, list, torch.dtype, torch.device, TFDType, TFShape)) or x is None:
         text = repr(x)
-        return text if len(text) <= 80 else _describe(x)
+        if len(text) <= 80:
+            return text
+        return text[:72] + " ...]" if type(x) is list else text[:72] + " ...)" if type(x) is tuple else _describe(x)
     return _describe(x)
 
 
@@ -263,6 +265,15 @@ def assert_equal(got: Any, expected: Any, *, name: str = "the result") -> None:
     if type(got) is not type(expected) and not (isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple))):
         raise CheckFailed(f"{name} should be {_describe(expected)} ({_what(expected)}), but it is {_describe(got)}.")
     if got != expected:
+        if isinstance(expected, (list, tuple)) and max(len(repr(got)), len(repr(expected))) > 80 and all(
+                type(v) in (bool, int, float, str, list, tuple) or v is None for v in (*got, *expected)):
+            # a long sequence: where it first differs, not "is a list, expected a list"
+            if len(got) != len(expected):
+                raise CheckFailed(f"{name} has {len(got)} items, expected {len(expected)}: {_what(got)}, expected "
+                                  f"{_what(expected)}.")
+            i = next(i for i, (g, e) in enumerate(zip(got, expected)) if type(g) is not type(e) or g != e)
+            raise CheckFailed(f"{name} differs first at item {i} (counting from 0): {_what(got[i])}, expected "
+                              f"{_what(expected[i])}.")
         raise CheckFailed(f"{name} is {_what(got)}, expected {_what(expected)}.")
 
 
@@ -345,6 +356,12 @@ def assert_history(got: Any, expected: Mapping[str, Iterable[float]], *, columns
                 raise CheckFailed(f"history[{col!r}] should hold numbers (int or float), but holds {_describe(v)}{hint}.")
         _compare_values(torch.tensor(list(gv), dtype=torch.float64), ev, name=f"history[{col!r}]", rtol=rtol, atol=atol,
                         equal_nan=False)
+
+
+def tf_name(dtype: torch.dtype) -> str:
+    """A torch dtype as TensorFlow names it ("tf.float32"), for the messages of a TensorFlow assignment whose tests make
+    their inputs with torch: the student reads TensorFlow's names."""
+    return "tf." + str(dtype).removeprefix("torch.")
 
 
 def tf_device(full: Any) -> Any:

@@ -41,3 +41,13 @@ def test_an_untouched_stub_is_not_answered_yet():
     assert outcome == "failed" and message.startswith("not answered yet") and "cell 30, line 2" in message
     outcome, message = _classify(ProbeError({**err, "type": "ZeroDivisionError", "message": "division by zero"}))
     assert message == "your code raised ZeroDivisionError: division by zero (cell 30, line 2: raise NotImplementedError)"
+
+
+def test_a_long_list_says_where_it_differs():
+    """A sequence too long to print whole is not "a list, expected a list": the first item that differs, or the lengths."""
+    seen = [[False, True]] * 30
+    want = [[False, True]] * 12 + [[True, True]] + [[False, True]] * 17
+    assert fails(checks.assert_equal, seen, want, name="what the callback saw") == (
+        "what the callback saw differs first at item 12 (counting from 0): [False, True], expected [True, True].")
+    msg = fails(checks.assert_equal, list(range(40)), list(range(41)), name="the steps")
+    assert msg.startswith("the steps has 40 items, expected 41: [0, 1, 2,") and "a list" not in msg

@@ -1,7 +1,24 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close, assert_equal, assert_loop_free, assert_true
+from autograder.judge.checks import CheckFailed, assert_close, assert_equal, assert_loop_free, assert_true
+
+
+def assert_distances(got, want, A, B, *, name, rtol, atol):
+    """pairwise distances close to the reference's, or their squares close within the rounding of the expansion
+    |a|^2 + |b|^2 - 2 a.b (16 eps of the dtype times |a|^2 + |b|^2): a correct vectorised formula whose squared
+    distance rounds to 0 (or below, clamped) reports 0 where the distance is 2.6e-4 (01's alternative on 200000
+    points, one secret in four), which a tolerance on the distances alone calls wrong."""
+    try:
+        assert_close(got, want, name=name, rtol=rtol, atol=atol)
+    except CheckFailed:
+        if not (type(got) is torch.Tensor and got.shape == want.shape and got.dtype == want.dtype
+                and bool(torch.isfinite(got).all())):
+            raise
+        g2, w2 = got.double() ** 2, want.double() ** 2
+        scale = A.double().pow(2).sum(1)[:, None] + B.double().pow(2).sum(1)[None, :]
+        if not bool(((g2 - w2).abs() <= rtol * w2 + 16 * torch.finfo(want.dtype).eps * scale).all()):
+            raise
 
 
 @pytest.mark.points(3)
@@ -17,7 +34,8 @@ def test_pairwise_distances_random(student, reference, probes, rng, device):
     for i, (n, m, d, dtype) in enumerate(cases):
         got, want = results[2 * i], answers[2 * i]
         tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == torch.float32 else {"rtol": 1e-6, "atol": 1e-6}
-        assert_close(got["out"], want["out"], name=f"pairwise_distances of {dtype} point sets ({n} and {m} points in {d}-d)", **tol)
+        A, B = calls[2 * i][0], calls[2 * i][1]
+        assert_distances(got["out"], want["out"], A, B, name=f"pairwise_distances of {dtype} point sets ({n} and {m} points in {d}-d)", **tol)
         assert_equal(got["device"], want["device"], name=f"the device of pairwise_distances of points on {device}")
         got, want = results[2 * i + 1], answers[2 * i + 1]
         assert_close(got, want, name=f"pairwise_distances of {dtype} points on 'meta' (a stand-in GPU): shape, dtype, device")
@@ -51,7 +69,7 @@ def test_no_python_loops(student, reference, probes, rng):
             got = assert_loop_free(student, probes.timed, name, (A, B), reference_cpu=want["cpu"], name=f"{name} of {what}", function=name,
                                    advice="it loops in Python (a for/while loop or a comprehension). Let broadcasting do the loop.")
             if name == "pairwise_distances":
-                assert_close(got["out"], want["out"], rtol=1e-4, atol=1e-4, name=f"pairwise_distances of {what}")
+                assert_distances(got["out"], want["out"], A, B, rtol=1e-4, atol=1e-4, name=f"pairwise_distances of {what}")
             else:  # any of the nearest rows where two are equally near (to float64 rounding)
                 assert_nearest(got["out"], A, B, name=f"nearest_neighbor of {what}")
 

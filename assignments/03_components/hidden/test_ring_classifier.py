@@ -28,7 +28,9 @@ def test_heldout_accuracy(student, reference, probes, rng):
     """trained on fresh rings, the classifier's held-out accuracy is within a margin of the reference's"""
     X, Y = probes.rings(500, 500, rng)
     Xv, Yv = probes.rings(1000, 1000, rng)
-    seeds = [int(s) for s in torch.randint(0, 1000, (2,), generator=rng)]
+    # three seeds: 1 draw in 50 fell out of the margin on its first, and three independent draws bound the rate under
+    # 1e-3 even at that rate's 95 % upper bound (docs/writing-tests.md, "False failures")
+    seeds = [int(s) for s in torch.randint(0, 1000, (3,), generator=rng)]
     for seed in seeds:
         got = student(probes.ring_classifier_fit, X, Y, Xv, {"seed": seed})
         exp = reference(probes.ring_classifier_fit, X, Y, Xv, {"seed": seed})
@@ -47,4 +49,4 @@ def test_heldout_accuracy(student, reference, probes, rng):
         if acc >= need:
             break
     assert_true(acc >= need, f"held-out accuracy {acc:.3f} is below {need:.3f} (the reference reached {ref_acc:.3f} "
-                             f"on the same data with the same seed, minus a margin of {MARGIN}), with two different seeds")
+                             f"on the same data with the same seed, minus a margin of {MARGIN}), with three different seeds")

@@ -25,7 +25,7 @@ def test_accuracy(student, probes):
     Xv, Yv = probes.rings(1000, 1000, torch.Generator().manual_seed(1))
     # the 2-4-8-1 net sometimes starts stuck: a correct recipe whose random draws differ from the master's can
     # land below the bar once in ~40 runs, so it gets a second run with another seed (docs/writing-tests.md)
-    for kwargs in ({}, {"seed": 1}):
+    for kwargs in ({}, {"seed": 1}, {"seed": 2}):  # three starts: docs/writing-tests.md, "False failures"
         got = student(probes.ring_classifier_fit, X, Y, Xv, kwargs)
         assert_true(type(got["pred"]) is torch.Tensor and tuple(got["pred"].shape) == (2000, 1),
                     f"predict(x) on 2000 held-out points should return a tensor of shape [2000, 1], but returned "
@@ -35,5 +35,5 @@ def test_accuracy(student, probes):
         if acc >= 0.87:
             break
     assert_true(acc >= 0.87, f"held-out accuracy {acc:.3f} on rings(1000, 1000, seed 1) after training on "
-                             "rings(1000, 1000, seed 0) with train_ring_classifier(X, Y), and again with seed=1, "
+                             "rings(1000, 1000, seed 0) with train_ring_classifier(X, Y), and again with seeds 1 and 2, "
                              "is below 0.87")

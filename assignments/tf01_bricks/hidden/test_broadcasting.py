@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close
+from autograder.judge.checks import assert_close, tf_name
 
 
 @pytest.mark.points(3)
@@ -11,7 +11,7 @@ def test_center_columns_random(student, reference, probes, rng):
         for dtype in (torch.float32, torch.float64):
             x = torch.randn(n, d, generator=rng, dtype=dtype) * 3 + 1
             assert_close(student(probes.center_columns, x), reference(probes.center_columns, x),
-                         name=f"center_columns of a {dtype} [{n}, {d}] matrix")
+                         name=f"center_columns of a {tf_name(dtype)} [{n}, {d}] matrix")
 
 
 @pytest.mark.points(4)
@@ -22,4 +22,4 @@ def test_pairwise_sq_dists_random(student, reference, probes, rng):
             a, b = torch.randn(n, d, generator=rng, dtype=dtype), torch.randn(m, d, generator=rng, dtype=dtype)
             tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == torch.float32 else {}
             assert_close(student(probes.pairwise_sq_dists, a, b), reference(probes.pairwise_sq_dists, a, b),
-                         name=f"pairwise_sq_dists of {n} against {m} {dtype} points in {d}-d", **tol)
+                         name=f"pairwise_sq_dists of {n} against {m} {tf_name(dtype)} points in {d}-d", **tol)

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close
+from autograder.judge.checks import assert_close, tf_name
 
 
 @pytest.mark.points(5)
@@ -11,4 +11,4 @@ def test_straight_through_random(student, reference, probes, rng):
         x = torch.randn(shape, generator=rng, dtype=dtype) * 4
         v = torch.randn(shape, generator=rng, dtype=dtype)
         got, want = student(probes.straight_through, x, v), reference(probes.straight_through, x, v)
-        assert_close(got, want, name=f"straight_through_round of a {dtype} tensor of shape {list(shape)} and its gradient")
+        assert_close(got, want, name=f"straight_through_round of a {tf_name(dtype)} tensor of shape {list(shape)} and its gradient")

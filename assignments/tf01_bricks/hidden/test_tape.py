@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close
+from autograder.judge.checks import assert_close, tf_name
 
 NAMES = ["square_sum", "poly", "logsumexp", "sin_mean", "norm"]
 
@@ -14,7 +14,7 @@ def test_value_and_grad_random(student, reference, probes, rng):
         x = torch.randn(shape, generator=rng, dtype=dtype)
         name = NAMES[i]
         got, want = student(probes.value_and_grad, x, name), reference(probes.value_and_grad, x, name)
-        assert_close(got["result"], want["result"], name=f"value_and_grad of {name} at a {dtype} tensor of shape {list(shape)}",
+        assert_close(got["result"], want["result"], name=f"value_and_grad of {name} at a {tf_name(dtype)} tensor of shape {list(shape)}",
                      rtol=1e-5, atol=1e-6)
 
 
@@ -25,7 +25,7 @@ def test_two_grads_random(student, reference, probes, rng):
                                ("logsumexp", "poly", (6,), torch.float64)]:
         x = torch.randn(shape, generator=rng, dtype=dtype)
         got, want = student(probes.two_grads, x, f, g), reference(probes.two_grads, x, f, g)
-        assert_close(got["result"], want["result"], name=f"two_grads of {f} and {g} at a {dtype} tensor of shape {list(shape)}",
+        assert_close(got["result"], want["result"], name=f"two_grads of {f} and {g} at a {tf_name(dtype)} tensor of shape {list(shape)}",
                      rtol=1e-5, atol=1e-6)
 
 
@@ -37,5 +37,5 @@ def test_two_grads_under_one_tape(student, reference, probes, rng):
         x = torch.randn(shape, generator=rng, dtype=dtype)
         got, want = student(probes.two_grads_linked, x), reference(probes.two_grads_linked, x)
         assert_close(got, want, rtol=1e-5, atol=1e-6,
-                     name=f"two_grads of a pair of functions that share an intermediate, at a {dtype} tensor of shape "
+                     name=f"two_grads of a pair of functions that share an intermediate, at a {tf_name(dtype)} tensor of shape "
                           f"{list(shape)} (run f(x) and g(x) once each, both inside the same `with tf.GradientTape`)")

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close, assert_true
+from autograder.judge.checks import assert_close, assert_true, tf_name
 
 
 @pytest.mark.points(2)
@@ -12,7 +12,7 @@ def test_scale_in_place_random(student, reference, probes, rng):
         factor = float(torch.empty(()).uniform_(-3.0, 3.0, generator=rng))
         got, want = student(probes.scale_in_place, x, factor), reference(probes.scale_in_place, x, factor)
         assert_true(got["same"] is True, "scale_in_place should return the variable it was given.")
-        assert_close(got["value"], want["value"], name=f"a {dtype} variable of shape {list(shape)} after scale_in_place")
+        assert_close(got["value"], want["value"], name=f"a {tf_name(dtype)} variable of shape {list(shape)} after scale_in_place")
 
 
 @pytest.mark.points(2)
@@ -22,7 +22,7 @@ def test_running_sum_random(student, reference, probes, rng):
         x0 = torch.randn(shape, generator=rng, dtype=dtype)
         xs = [torch.randn(shape, generator=rng, dtype=dtype) for _ in range(k)]
         got, want = student(probes.running_sum, x0, xs), reference(probes.running_sum, x0, xs)
-        assert_close(got, want, name=f"running_sum over {k} {dtype} tensors of shape {list(shape)}")
+        assert_close(got, want, name=f"running_sum over {k} {tf_name(dtype)} tensors of shape {list(shape)}")
 
 
 @pytest.mark.points(2)
@@ -31,4 +31,4 @@ def test_int_mean_random(student, reference, probes, rng):
     for shape, dtype in [((7,), "int32"), ((3, 5), "int64"), ((2, 2, 3), "uint8"), ((1,), "int32")]:
         x = torch.randint(0, 100, shape, generator=rng)
         got, want = student(probes.int_mean, x, dtype), reference(probes.int_mean, x, dtype)
-        assert_close(got, want, name=f"int_mean of a {dtype} tensor of shape {list(shape)}")
+        assert_close(got, want, name=f"int_mean of a {tf_name(dtype)} tensor of shape {list(shape)}")

@@ -1,7 +1,8 @@
 import pytest
 import torch
 
-from autograder.judge.checks import CheckFailed, assert_close, assert_equal, assert_tensor, assert_true
+from autograder.judge.checks import (CheckFailed, assert_close, assert_equal, assert_tensor, assert_true,
+                                     tf_name)
 
 
 def _value(outcome, what):
@@ -67,16 +68,16 @@ def test_ops_as_the_grader_builds_them(student, probes, rng, helpers, credit):
                 continue
             x = case[1]
             if kind == "silu":
-                what = f"KitSilu(beta={case[2]}) of a {x.dtype} tensor of shape {tuple(x.shape)}"
+                what = f"KitSilu(beta={case[2]}) of a {tf_name(x.dtype)} tensor of shape {tuple(x.shape)}"
                 assert_tensor(_value(outcome, what), helpers.silu(x, case[2]), name=what)
             else:
-                what = f"KitLogSumExp of a {x.dtype} tensor of shape {tuple(x.shape)}"
+                what = f"KitLogSumExp of a {tf_name(x.dtype)} tensor of shape {tuple(x.shape)}"
                 assert_tensor(_value(outcome, what), torch.logsumexp(x, -1), name=what)
 
     def stable():
         out = _group(got, "out", "the ops on valid inputs")
         for (_, x), outcome in zip(big, out[len(plain):]):
-            what = f"KitLogSumExp of a {x.dtype} tensor of shape {tuple(x.shape)} with values near {x.mean().item():.0f}"
+            what = f"KitLogSumExp of a {tf_name(x.dtype)} tensor of shape {tuple(x.shape)} with values near {x.mean().item():.0f}"
             assert_tensor(_value(outcome, what), torch.logsumexp(x, -1), name=what)
 
     def traced():
@@ -102,10 +103,31 @@ def test_ops_as_the_grader_builds_them(student, probes, rng, helpers, credit):
 
 
 @pytest.mark.points(2)
-def test_notebook_builds_its_library(student, probes, rng, helpers):
-    """build_op_library(op_source()) in the notebook gives working kit_silu and kit_log_sum_exp"""
+def test_notebook_builds_its_library(student, probes, rng, helpers, credit):
+    """build_op_library(op_source()) in the notebook gives working kit_silu and kit_log_sum_exp; a second build is
+    compiled in a fresh folder (its own library, not the first one again), and a failed compile raises RuntimeError
+    with the compiler's messages"""
     x = torch.randn(helpers.random_shape(rng, 2), generator=rng, dtype=torch.float64) * 3
     beta = round(float(torch.rand((), generator=rng)) * 2 + 0.5, 3)
     got = student(probes.notebook_ops, x, beta)
     assert_close(got, {"silu": helpers.silu(x, beta), "lse": torch.logsumexp(x, -1)},
                  name=f"the notebook's kit_ops on a {tuple(x.shape)} float64 input (beta = {beta})")
+    credit.award(0.5)
+    marker = f"kit_build_marker_{helpers.randint(rng, 1000, 9999)}"
+    built = student(probes.build_library, marker)
+    assert_true(type(built) is dict and type(built.get("ops")) is list, f"build_op_library gave no answer ({type(built).__name__}).")
+    assert_true(not built["ops"],
+                f"build_op_library on a second source that registers no op returned a library with {built['ops']}: it "
+                "loaded the first build's library again (TensorFlow keeps one library per path). Write each build into a "
+                "fresh temporary folder (tempfile.mkdtemp()).")
+    failed = built.get("failed")
+    assert_true(type(failed) is dict, "build_op_library on a source g++ refuses (#error) returned instead of raising "
+                                      "RuntimeError: check the compiler's return code.")
+    assert_true(failed.get("runtime_error") is True,
+                f"build_op_library on a source g++ refuses raised {failed.get('type')!r}, expected a RuntimeError "
+                "holding the compiler's messages.")
+    message = failed.get("message")
+    assert_true(type(message) is str and marker in message,
+                "build_op_library on a source g++ refuses raised a RuntimeError without the compiler's messages: put g++'s "
+                "stderr (the lines saying error: ...) in it.")
+    credit.award(1.0)

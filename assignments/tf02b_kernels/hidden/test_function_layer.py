@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import assert_close, assert_equal
+from autograder.judge.checks import assert_close, assert_equal, assert_true
 
 
 @pytest.mark.points(3)
@@ -13,7 +13,7 @@ def test_lse_graph_random(student, probes, rng, helpers):
                  name=f"lse_graph on shapes {[tuple(x.shape) for x in xs]}" + " (values, traces of lse_graph, its static output shape)")
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(2)
 def test_silu_layer_random(student, probes, rng, helpers):
     """KitSiluLayer(beta) computes silu with its beta, and from_config(get_config()) rebuilds the same layer"""
     for _ in range(2):
@@ -22,3 +22,16 @@ def test_silu_layer_random(student, probes, rng, helpers):
         got = student(probes.silu_layer, beta, x)
         want = helpers.silu(x, beta)
         assert_close(got, {"y": want, "beta": beta, "copy": want}, name=f"KitSiluLayer(beta={beta}) on a {tuple(x.shape)} input")
+
+
+@pytest.mark.points(1)
+def test_config_keeps_the_base_config(student, reference, probes, rng):
+    """get_config() holds the base Layer's config (name, trainable, dtype) beside beta: every key of the reference's,
+    and from_config keeps the layer's name"""
+    beta = round(float(torch.rand((), generator=rng)) * 3 + 0.25, 3)
+    got, want = student(probes.silu_layer_config, beta), reference(probes.silu_layer_config, beta)
+    keys = got.get("config_keys") if type(got) is dict else None
+    missing = sorted(set(want["config_keys"]) - set(keys)) if type(keys) is list else want["config_keys"]
+    assert_true(not missing, f"KitSiluLayer's get_config() lacks {missing}: start from super().get_config() "
+                             "(the base layer's name, trainable and dtype) and add beta.")
+    assert_equal(got["clone_name_kept"], True, name="KitSiluLayer.from_config(layer.get_config()).name == layer.name")

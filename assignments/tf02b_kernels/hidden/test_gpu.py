@@ -10,7 +10,8 @@ def _launches(rng, helpers):
     cases = []
     for dtype in (torch.float32, torch.float64):
         n = helpers.randint(rng, 40, 200)
-        cases.append((helpers.randint(rng, 1, 3), helpers.randint(rng, 2, 8), torch.randn(n, generator=rng, dtype=dtype) * 4,
+        # two blocks or more, always: with one block, a stride of blockDim.x alone is the grid's width and goes unseen
+        cases.append((helpers.randint(rng, 2, 3), helpers.randint(rng, 2, 8), torch.randn(n, generator=rng, dtype=dtype) * 4,
                       round(float(torch.rand((), generator=rng)) * 2 + 0.5, 3)))
         n = helpers.randint(rng, 1, 30)
         cases.append((helpers.randint(rng, 2, 4), 32, torch.randn(n, generator=rng, dtype=dtype) * 4, 1.0))
@@ -33,5 +34,10 @@ def test_gpu_kernel_launched_by_the_grader(student, probes, rng, helpers):
         what = (f"KitSiluKernel<{'float' if x.dtype == torch.float32 else 'double'}> launched on {blocks} blocks of {threads} "
                 f"threads for n = {x.numel()} (beta = {beta})")
         assert_true(type(res) is dict, f"{what}: no answer.")
-        assert_tensor(res.get("y"), x * torch.sigmoid(beta * x), name=what)
         assert_true(res.get("guard") is True, f"{what} wrote past the output's n elements: stop every thread at i < n.")
+        stray = res.get("stray")
+        assert_true(type(stray) is int and stray == 0,
+                    f"{what}: {stray!r} writes landed on elements another thread owns (each element was written more than "
+                    "once, or by the wrong thread): thread blockIdx.x * blockDim.x + threadIdx.x starts at its own index "
+                    "and steps by blockDim.x * gridDim.x, the whole grid's width.")
+        assert_tensor(res.get("y"), x * torch.sigmoid(beta * x), name=what)

@@ -14,7 +14,10 @@ def test_kernel_lookup_random(student, reference, probes, rng, helpers):
     """kernel_devices and has_kernel agree with TensorFlow's kernel registry on random ops, devices and dtypes.  The
     registry only grows as TensorFlow loads parts of itself, so the probe reads it beside the student's answer; what
     a worker says the registry holds is its own claim, so it must hold at least what the master's worker read"""
-    asks = [("Softmax", "TPU", "float32"), ("Softmax", "CPU", "int32")]
+    # fixed edges: a device with no kernel, a dtype outside the constraint, and kernels with no constraint on T
+    # (Identity's and Reshape's CPU kernels accept any dtype), which a random op, device and dtype rarely draw
+    asks = [("Softmax", "TPU", "float32"), ("Softmax", "CPU", "int32"), ("Identity", "CPU", "string"),
+            ("Reshape", "CPU", "complex64")]
     for _ in range(8):
         asks.append((OPS[helpers.randint(rng, 0, len(OPS) - 1)], DEVICES[helpers.randint(rng, 0, len(DEVICES) - 1)],
                      DTYPES[helpers.randint(rng, 0, len(DTYPES) - 1)]))

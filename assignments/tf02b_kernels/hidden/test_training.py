@@ -33,13 +33,17 @@ def test_linreg_steps_random(student, reference, probes, rng, helpers):
 @pytest.mark.points(4)
 def test_fit_rings_random(student, probes, rng, helpers):
     """fit_rings classifies fresh rings with at least 90 % accuracy"""
-    data = (helpers.randint(rng, 150, 250), helpers.randint(rng, 150, 250), helpers.randint(rng, 0, 10_000))
-    # judged on 2000 fresh points: the rings overlap (radius 5 and 8, sd 1: at best about 93 % right), and on 400
-    # a correct model's accuracy spreads by 1.3 points, enough to fall under 90 % for some draws
-    held = (1000, 1000, data[2] + 1)
-    pred = student(probes.rings_fit, data, held, helpers.randint(rng, 0, 1000))
-    labels = torch.cat([torch.ones(1000, dtype=torch.int32), torch.zeros(1000, dtype=torch.int32)])
-    assert_true(type(pred) is torch.Tensor and pred.shape == labels.shape,
-                f"fit_rings' model should give two logits per point: its argmax has shape {getattr(pred, 'shape', pred)!r}.")
-    acc = float((pred == labels).float().mean())
-    assert_true(acc >= 0.9, f"fit_rings' model classifies {acc:.1%} of 2000 fresh ring points right (at least 90 % expected).")
+    # judged on 20000 fresh points: the rings overlap (radius 5 and 8, sd 1: at best 93.3 % right), a correct model's
+    # accuracy is 0.91-0.93, and 20000 points measure it within 0.2 points (sd), where 400 spread it by 1.3; a run under
+    # the bar trains again on a second, independent draw (docs/writing-tests.md, "False failures")
+    labels = torch.cat([torch.ones(10000, dtype=torch.int32), torch.zeros(10000, dtype=torch.int32)])
+    for attempt in range(2):
+        data = (helpers.randint(rng, 150, 250), helpers.randint(rng, 150, 250), helpers.randint(rng, 0, 10_000))
+        pred = student(probes.rings_fit, data, (10000, 10000, data[2] + 1), helpers.randint(rng, 0, 1000))
+        assert_true(type(pred) is torch.Tensor and pred.shape == labels.shape,
+                    f"fit_rings' model should give two logits per point: its argmax has shape {getattr(pred, 'shape', pred)!r}.")
+        acc = float((pred == labels).float().mean())
+        if acc >= 0.9:
+            return
+    assert_true(acc >= 0.9, f"fit_rings' model classifies {acc:.1%} of 20000 fresh ring points right (at least 90 % expected), "
+                            "on two independent draws.")

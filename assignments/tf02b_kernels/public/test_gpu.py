@@ -20,5 +20,9 @@ def test_gpu_kernel_launched_by_the_grader(student, probes):
         raise CheckFailed(f"Launching KitSiluKernel crashed the process running it: {out}")
     for (blocks, threads, x, beta), res in zip(cases, out):
         what = f"KitSiluKernel on {blocks} blocks of {threads} threads for n = {x.numel()}"
-        assert_tensor(res.get("y"), x * torch.sigmoid(beta * x), name=what)
         assert_true(res.get("guard") is True, f"{what} wrote past the output's n elements.")
+        stray = res.get("stray")
+        assert_true(type(stray) is int and stray == 0,
+                    f"{what}: {stray!r} writes landed on elements another thread owns (written more than once, or by the "
+                    "wrong thread): step by blockDim.x * gridDim.x, the whole grid's width, not blockDim.x.")
+        assert_tensor(res.get("y"), x * torch.sigmoid(beta * x), name=what)

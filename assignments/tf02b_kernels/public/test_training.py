@@ -25,14 +25,26 @@ def test_linreg_step_moves(student, probes):
     """linreg_train_step lowers the loss over ten steps"""
     got = student(probes.linreg_steps, (100, 0), torch.zeros(2, 1), torch.zeros(1, 1), 0.01, 10)
     losses = got.get("losses") if type(got) is dict else None
-    assert_true(type(losses) is list and len(losses) == 10 and all(type(v) is torch.Tensor for v in losses) and float(losses[-1]) < float(losses[0]), f"the losses of ten steps: {losses}")
+    shown = ([round(float(v), 4) if type(v) is torch.Tensor and v.numel() == 1 else type(v).__name__ for v in losses]
+             if type(losses) is list else type(losses).__name__)
+    assert_true(type(losses) is list and len(losses) == 10 and all(type(v) is torch.Tensor and v.numel() == 1 for v in losses)
+                and float(losses[-1]) < float(losses[0]),
+                f"linreg_train_step should return each step's loss (a 0-d tf.Tensor) and lower it over ten steps; "
+                f"the ten losses: {shown}")
 
 
 @pytest.mark.points(2)
 @pytest.mark.hint("Dense(16) -> KitSiluLayer() -> Dense(2), Adam(0.05), 150 full-batch steps of ring_loss in one tf.function.")
 def test_fit_rings_accuracy(student, probes):
     """fit_rings classifies fresh rings with at least 90 % accuracy"""
-    pred = student(probes.rings_fit, (200, 200, 0), (200, 200, 1), 0)
-    labels = torch.cat([torch.ones(200, dtype=torch.int32), torch.zeros(200, dtype=torch.int32)])
-    acc = float((pred == labels).float().mean()) if type(pred) is torch.Tensor and pred.shape == labels.shape else 0.0
-    assert_true(acc >= 0.9, f"fit_rings' model classifies {acc:.1%} of 400 fresh ring points right (at least 90 %).")
+    # scored on 20000 fresh points: a correct model's accuracy is 0.91-0.93 (the rings overlap: at best 93.3 %), and on
+    # 400 points it spread by 1.3 points, below 90 % for 7 of 10 training seeds on one draw; a run under the bar trains
+    # again with seed 1 (docs/writing-tests.md, "False failures")
+    labels = torch.cat([torch.ones(10000, dtype=torch.int32), torch.zeros(10000, dtype=torch.int32)])
+    for seed in (0, 1):
+        pred = student(probes.rings_fit, (200, 200, 0), (10000, 10000, 1), seed)
+        acc = float((pred == labels).float().mean()) if type(pred) is torch.Tensor and pred.shape == labels.shape else 0.0
+        if acc >= 0.9:
+            return
+    assert_true(acc >= 0.9, f"fit_rings' model classifies {acc:.1%} of 20000 fresh ring points right (at least 90 %), "
+                            "trained with seeds 0 and 1.")

@@ -22,13 +22,14 @@ def test_two_rings_fresh_data(student, reference, probes, np_rng):
     """train_ring_classifier on fresh rings: held-out accuracy close to the reference's under the same seed"""
     X, y = rings(np_rng, 1000)
     X_val, y_val = rings(np_rng, 1000)
-    seeds = [int(s) for s in np_rng.integers(0, 1000, size=2)]
+    seeds = [int(s) for s in np_rng.integers(1, 1000, size=3)]  # never 0, make_dataset's default (probes._SeedChecked)
     for k, s in enumerate(seeds):
         got = accuracy(student(probes.ring_train_run, X, y, X_val, {"seed": s}), y_val)
         want = accuracy(reference(probes.ring_train_run, X, y, X_val, {"seed": s}), y_val)
         if got >= want - 0.055:
             return
-    assert_true(False, f"held-out accuracy {got:.3f}, the reference's {want:.3f} under the same seed")
+    assert_true(False, f"held-out accuracy {got:.3f}, the reference's {want:.3f} under the same seed (train with "
+                       "make_dataset(X, y, batch_size, seed=seed): the seed train_ring_classifier was given)")
 
 
 @pytest.mark.points(1)

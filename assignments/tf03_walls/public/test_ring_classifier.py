@@ -62,6 +62,7 @@ def test_trains_on_the_rings(student, probes):
     X, y = ring_data(1000, 1000, seed=1)
     X_val, y_val = ring_data(1000, 1000, seed=2)
     acc = accuracy(student(probes.ring_train_run, X, y, X_val, {}), y_val)
-    if acc < 0.87:  # the tiny net sometimes starts stuck: one more independent start
-        acc = max(acc, accuracy(student(probes.ring_train_run, X, y, X_val, {"seed": 1}), y_val))
+    for seed in (1, 2):  # the tiny net sometimes starts stuck: up to two more independent starts ("False failures")
+        if acc < 0.87:
+            acc = max(acc, accuracy(student(probes.ring_train_run, X, y, X_val, {"seed": seed}), y_val))
     assert_true(acc >= 0.87, f"held-out accuracy {acc:.3f} after training, expected at least 0.87")
