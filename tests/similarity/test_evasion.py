@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from autograder.similarity import pairs, syntax
-from autograder.similarity.pairs import THRESHOLD, boilerplate, compare, fingerprint
+from autograder.similarity.pairs import THRESHOLD, boilerplate, cell_sources, compare, fingerprint
 from tests.similarity.evasions import OBFUSCATIONS, PAD, SAME_TREE, disguise
 from tests.similarity.test_similarity import ASSIGNMENTS, ROOT
 
@@ -153,7 +153,7 @@ def test_spans_point_at_the_copied_lines(tmp_path):
     copy = write(tmp_path / "copy.ipynb", disguise(code_of(master), ["parens", "dead statements"]))
     pair = _pair(master, copy, a)[0]
     skip = boilerplate(ROOT / "student" / f"{a}.ipynb")
-    cells = {"a": fingerprint(master, "a", "a", skip).cells, "b": fingerprint(copy, "b", "b", skip).cells}
+    cells = {"a": cell_sources(fingerprint(master, "a", "a", skip)), "b": cell_sources(fingerprint(copy, "b", "b", skip))}
     lit = []
     for s in pair.spans:
         for side in "ab":
