@@ -20,7 +20,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from autograder.notebook.parse import InvalidNotebook, code_cells, read_notebook
-from autograder.similarity.syntax import notebook_tokens
+from autograder.similarity.syntax import defined_names, notebook_tokens
 from autograder.similarity.winnow import Print, kgrams, winnow
 from autograder.config.assignment import load_assignment
 from autograder.config.limits import (SHOWN_TEXT, SIMILAR_HOLDERS, SIMILAR_KEPT, SIMILAR_PAIRS,
@@ -81,11 +81,18 @@ class Pair:
         return {"a": self.a, "b": self.b, "score": round(self.score, 3), "shared": self.shared, "spans": self.spans}
 
 
-def notebook_grams(path: Path) -> tuple[list[list[Print]], dict[int, str]]:
+class Boilerplate(frozenset):
+    """The released notebook's k-gram hashes, and `names`: what it binds (its functions are the exercise's API,
+    never inlined as a student's trivial helper, `similarity.canon`)."""
+
+    names: frozenset[str] = frozenset()
+
+
+def notebook_grams(path: Path, keep: frozenset[str] = frozenset()) -> tuple[list[list[Print]], dict[int, str]]:
     """Each code cell's k-grams, smallest cells first, and the cells' sources; raises `InvalidNotebook` (a
     capped read)."""
     sources = {c.index: c.source for c in code_cells(read_notebook(path))}
-    return [kgrams(toks) for toks in notebook_tokens(list(sources.items())).values()], sources
+    return [kgrams(toks) for toks in notebook_tokens(list(sources.items()), keep).values()], sources
 
 
 def cell_sources(nb: Notebook) -> dict[int, str]:
@@ -96,12 +103,14 @@ def cell_sources(nb: Notebook) -> dict[int, str]:
         return {}
 
 
-def boilerplate(released: Path | None) -> frozenset[int]:
+def boilerplate(released: Path | None) -> Boilerplate:
     """Every k-gram hash of the released student notebook's code (all of them, not only the winnowed)."""
     if released is None or not released.is_file():
-        return frozenset()
-    grams, _ = notebook_grams(released)
-    return frozenset(p.hash for cell in grams for p in cell)
+        return Boilerplate()
+    grams, sources = notebook_grams(released)
+    out = Boilerplate(p.hash for cell in grams for p in cell)
+    out.names = frozenset(defined_names(list(sources.values())))
+    return out
 
 
 def fingerprint(path: Path, key: str, student: str, skip: frozenset[int]) -> Notebook:
@@ -109,7 +118,7 @@ def fingerprint(path: Path, key: str, student: str, skip: frozenset[int]) -> Not
     the class `Notebook` (a 20,000-zero list winnows to one hash found 10,000 times: two places are kept)."""
     nb = Notebook(key, student, path=path)
     try:
-        grams, _ = notebook_grams(path)
+        grams, _ = notebook_grams(path, getattr(skip, "names", frozenset()))
     except (InvalidNotebook, OSError) as e:
         nb.problem = str(e)
         return nb
