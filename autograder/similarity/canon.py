@@ -161,15 +161,17 @@ class Helpers:
     _busy: set[str] = field(default_factory=set)
 
     def gather(self, tree: ast.AST) -> None:
+        methods: set[int] = set()
         for node in ast.walk(tree):
             if len(self.defs) + len(self.methods) >= MAX_HELPERS:
                 return
             if isinstance(node, ast.ClassDef):
                 self.classes.add(node.name)
                 for s in node.body:
+                    methods.add(id(s))
                     if isinstance(s, ast.FunctionDef) and _size(s) <= 4 * MAX_TEMPLATE:
                         self.methods.setdefault(s.name, []).append(s)
-            elif isinstance(node, ast.FunctionDef) and _size(node) <= 4 * MAX_TEMPLATE:
+            elif isinstance(node, ast.FunctionDef) and id(node) not in methods and _size(node) <= 4 * MAX_TEMPLATE:
                 self.defs.setdefault(node.name, node)
             elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                     and isinstance(node.value, (ast.Lambda, ast.Name)) and _size(node.value) <= MAX_TEMPLATE:
