@@ -266,10 +266,15 @@ _TF_AXIS = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "argmax", "
 class _Respell(ast.NodeTransformer):
     """Each library call written the other legal way: `torch.f(x, ...)` as `x.f(...)` and `x.f(...)` as
     `torch.f(x, ...)`, `a @ b` as `torch.matmul(a, b)` (`tf.matmul` in a TensorFlow notebook), `x.sum(dim=0)`
-    as `x.sum(0)` and `x.sum(0)` as `x.sum(dim=0)`, `.view` as `.reshape`."""
+    as `x.sum(0)` and `x.sum(0)` as `x.sum(dim=0)`, `tf.reduce_sum(x, axis=0)` as `tf.reduce_sum(x, 0)`, `.view`
+    as `.reshape`; `module` is the name the notebook imports torch or tensorflow as, `imported` every name its
+    imports bind (a module's own functions, `np.sum(x)`, are left alone)."""
 
-    def __init__(self, tf: bool) -> None:
-        self.module = "tf" if tf else "torch"
+    def __init__(self, module: str, tf: bool, imported: set[str]) -> None:
+        self.module, self.tf, self.imported = module, tf, imported
+
+    def _lib(self, node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id == self.module
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)
@@ -285,29 +290,51 @@ class _Respell(ast.NodeTransformer):
             return node
         if f.attr == "view":
             f.attr = "reshape"
-        if self.module == "tf" and isinstance(f.value, ast.Name) and f.value.id == "tf" and f.attr in _TF_AXIS and \
-                len(node.args) == 1 and [k.arg for k in node.keywords] == ["axis"]:
-            node.args, node.keywords = [node.args[0], node.keywords[0].value], []
-        if self.module == "torch" and isinstance(f.value, ast.Name) and f.value.id == "torch" and \
-                f.attr in _TORCH_METHODS and node.args and not isinstance(node.args[0], (ast.Starred, ast.Constant)):
+        if self.tf:
+            if self._lib(f.value) and f.attr in _TF_AXIS and len(node.args) == 1 and \
+                    [k.arg for k in node.keywords] == ["axis"]:
+                node.args, node.keywords = [node.args[0], node.keywords[0].value], []
+            return node
+        if self._lib(f.value) and f.attr in _TORCH_METHODS and node.args and \
+                not isinstance(node.args[0], (ast.Starred, ast.Constant)):
             return ast.Call(ast.Attribute(node.args[0], f.attr, ast.Load()), node.args[1:], node.keywords)
-        if self.module == "torch" and f.attr in _TORCH_METHODS and not (isinstance(f.value, ast.Name) and f.value.id
-                                                                        in ("torch", "np", "F", "nn", "math", "self")):
+        if f.attr in _TORCH_METHODS and not (isinstance(f.value, (ast.Name, ast.Attribute)) and
+                                             _root(f.value) in self.imported | {"self"}):
             if f.attr in ("sum", "mean") and len(node.args) == 1 and not node.keywords:
                 node.keywords, node.args = [ast.keyword("dim", node.args[0])], []
             elif f.attr in ("sum", "mean") and not node.args and [k.arg for k in node.keywords] == ["dim"]:
                 node.args, node.keywords = [node.keywords[0].value], []
             elif not isinstance(f.value, ast.Constant):
-                return ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), f.attr, ast.Load()), [f.value, *node.args],
-                                node.keywords)
+                return ast.Call(ast.Attribute(ast.Name(self.module, ast.Load()), f.attr, ast.Load()),
+                                [f.value, *node.args], node.keywords)
         return node
 
 
-def _respelled(src: str) -> str:
-    return ast.unparse(_Respell("import tensorflow" in src or "tf." in src).visit(ast.parse(src)))
+def _root(node: ast.expr) -> str:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
 
 
-OBFUSCATIONS["respelled calls"] = _per_cell(_respelled)
+def _respelled(cells: Cells) -> Cells:
+    imported: set[str] = set()
+    aliases = {"torch": "torch"}
+    for c in cells:
+        try:
+            tree = ast.parse(c)
+        except SyntaxError:
+            continue
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                imported.update((a.asname or a.name).split(".")[0] for a in n.names)
+            if isinstance(n, ast.Import):
+                aliases.update({a.name: a.asname or a.name for a in n.names if a.name in ("torch", "tensorflow")})
+    tf = "tensorflow" in aliases
+    module = aliases["tensorflow" if tf else "torch"]
+    return _per_cell(lambda c: ast.unparse(_Respell(module, tf, imported).visit(ast.parse(c))))(cells)
+
+
+OBFUSCATIONS["respelled calls"] = _respelled
 SAME_TREE.append("respelled calls")
 for _kind in WRAPPERS:
     OBFUSCATIONS[f"{_kind} wrapper"] = wrapped(_kind)
