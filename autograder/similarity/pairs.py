@@ -23,8 +23,9 @@ from autograder.notebook.parse import InvalidNotebook, code_cells, read_notebook
 from autograder.similarity.syntax import defined_names, notebook_tokens
 from autograder.similarity.winnow import Print, kgrams, winnow
 from autograder.config.assignment import load_assignment
-from autograder.config.limits import (SHOWN_TEXT, SIMILAR_HOLDERS, SIMILAR_KEPT, SIMILAR_PAIRS,
-                                      SIMILAR_PLACES, SIMILAR_PRINTS, SIMILAR_RANGES, SIMILAR_SPANS)
+from autograder.config.limits import (SHOWN_TEXT, SIMILAR_KEPT, SIMILAR_PAIRS,
+                                      SIMILAR_PLACES, SIMILAR_PRINTS, SIMILAR_RANGES, SIMILAR_SPANS,
+                                      SIMILAR_WORK)
 from autograder.intake.roster import read_identities
 from autograder.intake.submissions import collect
 from autograder.store.history import versions
@@ -166,8 +167,8 @@ def spans(a: dict[int, list[tuple[int, int, int]]], b: dict[int, list[tuple[int,
 
 def _shared_counts(sets: list[Any], common: Any) -> Iterator[tuple[int, Any]]:
     """For each notebook i, how many of its fingerprints each notebook holds (a row of counts), over the
-    fingerprints not `common`.  The work is the sum over fingerprints of their holders squared: with at most
-    SIMILAR_HOLDERS holders per fingerprint, at most SIMILAR_HOLDERS times the class's fingerprints."""
+    fingerprints not `common`.  The work is the sum over fingerprints of their holders squared (`_common` keeps
+    it under SIMILAR_WORK), gathered a million at a time."""
     n = len(sets)
     owner = np.repeat(np.arange(n), [len(s) for s in sets])
     allh = np.concatenate(sets) if sets else np.zeros(0, np.uint64)
@@ -185,8 +186,28 @@ def _shared_counts(sets: list[Any], common: Any) -> Iterator[tuple[int, Any]]:
         s, lens = s[multi], lens[multi]
         if not len(s):
             continue
-        offsets = np.repeat(s - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-        yield i, np.bincount(sorted_owner[offsets], minlength=n)
+        row = np.zeros(n, np.int64)
+        cut = np.searchsorted(np.cumsum(lens), np.arange(2**20, int(lens.sum()) + 2**20, 2**20), side="right")
+        for a, b in zip(np.concatenate([[0], cut[:-1]]), cut):
+            cs, cl = s[a:b], lens[a:b]
+            offsets = np.repeat(cs - np.cumsum(cl) + cl, cl) + np.arange(int(cl.sum()))
+            row += np.bincount(sorted_owner[offsets], minlength=n)
+        yield i, row
+
+
+def _common(sets: list[Any]) -> Any:
+    """The fingerprints taken as common code: those more than COMMON_SHARE of a class of 10 or more hold, and,
+    where counting pairs over the rest would cost over SIMILAR_WORK, the most shared ones past that (a class
+    flooded with one shared text), so the count's work is bounded whatever the notebooks hold."""
+    if not sets:
+        return np.zeros(0, np.uint64)
+    values, counts = np.unique(np.concatenate(sets), return_counts=True)
+    limit = COMMON_SHARE * len(sets) if len(sets) >= 10 else len(sets)
+    shared = np.sort(counts[(counts >= 2) & (counts <= limit)])
+    fits = int(np.searchsorted(np.cumsum(shared.astype(np.int64) ** 2), SIMILAR_WORK, side="right"))
+    if fits < len(shared):
+        limit = min(limit, int(shared[fits]) - 1)
+    return values[counts > limit]
 
 
 def compare(current: list[Notebook], archive: list[Notebook] = (), *, threshold: float = THRESHOLD,
@@ -195,11 +216,7 @@ def compare(current: list[Notebook], archive: list[Notebook] = (), *, threshold:
     this term's notebooks with each other and with the archive."""
     everyone = [n for n in [*current, *archive] if not n.problem]
     sets = [np.unique(n.hashes) for n in everyone]
-    common = np.zeros(0, np.uint64)
-    if sets:
-        values, counts = np.unique(np.concatenate(sets), return_counts=True)
-        limit = SIMILAR_HOLDERS if len(everyone) < 10 else min(SIMILAR_HOLDERS, COMMON_SHARE * len(everyone))
-        common = values[counts > limit]
+    common = _common(sets)
     own = np.array([len(s) - int(np.isin(s, common).sum()) for s in sets], np.int64)
     students = np.array([n.student for n in everyone], object)
     archived = np.array([i >= len(everyone) - sum(not n.problem for n in archive) for i in range(len(everyone))], bool)

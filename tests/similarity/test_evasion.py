@@ -298,7 +298,8 @@ def test_padding_cells_shared_by_copies_cost_bounded_time_and_memory(tmp_path):
 
 def test_a_fingerprint_repeated_or_shared_by_many_is_bounded(tmp_path, monkeypatch):
     """A cell of one repeated k-gram keeps SIMILAR_PLACES places; only the best SIMILAR_KEPT pairs are kept,
-    and how many were flagged is said; a fingerprint more than SIMILAR_HOLDERS notebooks share is common code."""
+    and how many were flagged is said; where counting pairs would cost over SIMILAR_WORK, the most shared
+    fingerprints are common code."""
     from autograder.config import limits
 
     nb = fingerprint(_padded(tmp_path, "pad", "PAD = [" + "0, " * 20_000 + "]\n"), "x", "x", frozenset())
@@ -308,6 +309,10 @@ def test_a_fingerprint_repeated_or_shared_by_many_is_bounded(tmp_path, monkeypat
     copies = [pairs.Notebook(f"s{i:02}", f"s{i}", one.hashes, one.cells, one.firsts, one.lasts, master) for i in range(51)]
     blank = [pairs.Notebook(f"b{i}", f"b{i}") for i in range(70)]      # a class of 121: half is 60
     monkeypatch.setattr(pairs, "SIMILAR_KEPT", 100)
-    found = compare(copies[:limits.SIMILAR_HOLDERS] + blank)
-    assert found.flagged == 50 * 49 // 2 and len(found) == 100
-    assert compare(copies + blank) == []     # held by 51 of 121: common code
+    found = compare(copies + blank)
+    assert found.flagged == 51 * 50 // 2 and len(found) == 100
+    work = len(one.prints) * 51 ** 2
+    monkeypatch.setattr(pairs, "SIMILAR_WORK", work - 1)       # one fingerprint too many: all held by 51
+    assert compare(copies + blank) == []
+    monkeypatch.setattr(pairs, "SIMILAR_WORK", work)
+    assert compare(copies + blank).flagged == 51 * 50 // 2
