@@ -7,6 +7,11 @@ A pair is flagged when the fingerprints both share make up `THRESHOLD` of the sm
 code and there are at least `MIN_SHARED` of them (about `MIN_SHARED` lines of shared code); two
 notebooks of the same student (resubmissions) are never a pair, and past terms' notebooks (an archive)
 are compared with this term's, not with each other.
+
+Bounded whatever the notebooks hold (`config.limits`, SIMILAR_*): a notebook's fingerprints are kept compactly
+(numpy arrays, at most SIMILAR_PLACES places of one hash, SIMILAR_PRINTS in all), not its code; counting pairs
+costs at most SIMILAR_WORK (past it the most shared fingerprints are common code, `_common`); the best
+SIMILAR_KEPT pairs are kept, each with its SIMILAR_SPANS largest spans.
 """
 from __future__ import annotations
 
