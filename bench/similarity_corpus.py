@@ -50,7 +50,7 @@ def write(folder: Path, name: str, cells: Cells) -> Path:
     return path
 
 
-def _lexical(cells: list[tuple[int, str]]) -> dict:
+def _lexical(cells: list[tuple[int, str]], keep: frozenset[str] = frozenset()) -> dict:
     out, left = {}, MAX_TOKENS
     for number, source in cells:
         out[number] = tokens(source, number, left) if left > 0 else []

@@ -33,7 +33,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     for n in notebooks:
         if n.problem:
             print(terminal(f"warning: {n.key}: not compared: {n.problem}"), file=sys.stderr)
-    print(terminal(f"{args.assignment}: {len(notebooks)} notebooks, {len(pairs)} pairs at or above {args.threshold:g}"))
+    flagged = getattr(pairs, "flagged", len(pairs))
+    kept = f" (the best {len(pairs):,} kept)" if flagged > len(pairs) else ""
+    print(terminal(f"{args.assignment}: {len(notebooks)} notebooks, {flagged:,} pairs at or above {args.threshold:g}{kept}"))
     for p in pairs:
         where = "; ".join(f"cell {s['a_cell']} ~ cell {s['b_cell']}" for s in p.spans[:3])
         print(terminal(f"{p.score:6.0%}  {p.shared:4d}  {p.a}  {p.b}  ({where})"))

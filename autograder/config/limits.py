@@ -108,3 +108,13 @@ DIFF_SECONDS = 0.5             # wall seconds one diff may take; past it, it sto
 SIMILAR_PAIRS = 200            # pairs shown on the similarity page
 SIMILAR_SPANS = 5              # matching spans shown of one pair
 SIMILAR_RANGES = 200           # line ranges of one span marked
+
+# -- what `autograder similarity` keeps of a class ---------------------------------------------------------------
+# Its time and memory must not follow what the notebooks hold: a notebook's fingerprints are bounded (the tokens
+# by `similarity.winnow.MAX_TOKENS`, the places kept per fingerprint and in all here), counting the pairs costs
+# at most SIMILAR_WORK, and only the best pairs are kept with their spans.
+SIMILAR_PRINTS = 50_000        # fingerprint places kept of one notebook (the largest master has 400), smallest cells first
+SIMILAR_PLACES = 2             # places kept of one fingerprint in one notebook (a 20,000-zero list is one fingerprint)
+SIMILAR_WORK = 200_000_000     # pairs counted, the sum over fingerprints of their holders squared (a few seconds):
+                               # past it, the most shared fingerprints are common code (MOSS's -m, chosen by the class)
+SIMILAR_KEPT = 1_000           # pairs kept in similarity.json (the best); how many more were flagged is said

@@ -14,10 +14,12 @@ dangerous:
 | a notebook's Markdown and HTML outputs (workspace) | `markdown_html`, `clean_html` | rendered, then nh3 (a maintained allow-list sanitiser): no script, handler, style, form, frame, SVG; no image; links only http(s)/mailto/# |
 | plot labels (matplotlib, instructor report) | `plot_label` | mathtext (`$`), control glyphs; long labels wrapped |
 | Markdown (feedback .md) | `md_block`, `md_inline`, `md_cell` | raw HTML, links, images, emphasis: student text only inside code fences/spans |
+| code on a page (workspace: submission, grade by exercise, similarity) | `code_html` (filter `code`), `hidden_warning` | characters that make code read otherwise than it runs (Trojan Source, CVE-2021-42574): bidi controls, zero-width and other invisible characters, unusual spaces, look-alikes of ASCII letters, each drawn as a visible `⟨U+202E⟩` mark; the cell flagged |
 """
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import re
 import unicodedata
@@ -97,8 +99,83 @@ def html_environment(package: str = "autograder.report", folder: str = "template
 
     env = Environment(loader=PackageLoader(package, folder), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(filters)
+    env.filters.update(code=code_html, hidden_warning=hidden_warning, **filters)
     return env
+
+
+# -- code shown on a page: what reads otherwise than it runs ---------------------------------
+
+# Letters of other scripts that look like ASCII ones (Unicode's confusables for the Latin alphabet, the
+# Cyrillic and Greek ones students' keyboards type): an identifier spelled with them is another name.
+_LOOKALIKES = dict(zip("АВЕЅІЈКМНОРСТХУ" "асеԁһіјӏорԛѕԝху" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ" "αονρτυχ",
+                       "ABESIJKMHOPCTXY" "acedhijlopqswxy" "ABEZHIKMNOPTYX" "aovptux"))
+_UNUSUAL = re.compile(r"[^\x20-\x7e\n\t\r]")   # where `_hidden` may find something: the rest is plain ASCII
+
+
+@functools.lru_cache(maxsize=4096)
+def _hidden(ch: str) -> str:
+    """Why `ch` in code is not what a reader sees ("" when it is): a bidi control, invisible, an unusual space,
+    or a look-alike of an ASCII character."""
+    if ch in "\n\t\r" or " " <= ch <= "~":
+        return ""
+    if ch in _BIDI or unicodedata.bidirectional(ch) in ("LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"):
+        return "bidirectional control"
+    category = unicodedata.category(ch)
+    if category in ("Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp") or ch in "\u115f\u1160\u3164\uffa0\u2800" or \
+            "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
+        return "invisible"
+    if category == "Zs":
+        return "unusual space"
+    like = _LOOKALIKES.get(ch) or (unicodedata.normalize("NFKC", ch) if category[0] == "L" or category == "Nd" else "")
+    return f"looks like {like!r}" if like.isascii() and like.isprintable() and like.strip() else ""
+
+
+def _label(ch: str) -> str:
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
+
+
+def hidden_characters(text: Any) -> list[str]:
+    """The characters of `text` that make code read otherwise than it runs, each once ("U+202E RIGHT-TO-LEFT
+    OVERRIDE (bidirectional control)"), at most 20 (then how many more kinds)."""
+    found: dict[str, str] = {}
+    for ch in set(_UNUSUAL.findall(str(text))):
+        if why := _hidden(ch):
+            found[ch] = f"{_label(ch)} ({why})"
+    kinds = sorted(found.values())
+    return kinds[:20] + ([f"{len(kinds) - 20} more kinds"] if len(kinds) > 20 else [])
+
+
+def code_html(text: Any) -> Any:
+    """Code for a `<pre>`: escaped, and every character `hidden_characters` names drawn visibly as a marked
+    `⟨U+202E⟩` (a look-alike letter is kept, marked and followed by its code point), so no reordering,
+    hiding or impersonation acts on the page.  `Markup`, built here alone."""
+    from markupsafe import Markup, escape
+
+    text, out, at = str(text), [], 0
+    for m in _UNUSUAL.finditer(text):
+        ch, why = m.group(), _hidden(m.group())
+        if not why:
+            continue
+        out.append(escape(text[at:m.start()]))
+        at = m.end()
+        if why.startswith("looks like"):
+            out.append(Markup('<mark class="uc" title="{}">{}⟨U+{:04X}⟩</mark>').format(f"{_label(ch)}, {why}", ch, ord(ch)))
+        else:
+            out.append(Markup('<mark class="uc" title="{}">⟨U+{:04X}⟩</mark>').format(f"{_label(ch)}, {why}", ord(ch)))
+    out.append(escape(text[at:]))
+    return Markup("").join(out)
+
+
+def hidden_warning(text: Any) -> Any:
+    """The flag on a cell whose code holds such characters (empty `Markup` when it holds none), as code hosts
+    warn of bidirectional and hidden Unicode."""
+    from markupsafe import Markup
+
+    kinds = hidden_characters(text)
+    if not kinds:
+        return Markup("")
+    return Markup('<p class="uc-warn">This code holds characters that make it read otherwise than it runs '
+                  '(hidden, bidirectional or look-alike Unicode), each shown as ⟨U+…⟩: {}.</p>').format("; ".join(kinds))
 
 
 # -- a notebook's own HTML (the workspace's rendered notebook) ---------------------------

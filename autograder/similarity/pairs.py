@@ -7,6 +7,11 @@ A pair is flagged when the fingerprints both share make up `THRESHOLD` of the sm
 code and there are at least `MIN_SHARED` of them (about `MIN_SHARED` lines of shared code); two
 notebooks of the same student (resubmissions) are never a pair, and past terms' notebooks (an archive)
 are compared with this term's, not with each other.
+
+Bounded whatever the notebooks hold (`config.limits`, SIMILAR_*): a notebook's fingerprints are kept compactly
+(numpy arrays, at most SIMILAR_PLACES places of one hash, SIMILAR_PRINTS in all), not its code; counting pairs
+costs at most SIMILAR_WORK (past it the most shared fingerprints are common code, `_common`); the best
+SIMILAR_KEPT pairs are kept, each with its SIMILAR_SPANS largest spans.
 """
 from __future__ import annotations
 
@@ -15,12 +20,17 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+import numpy as np
 
 from autograder.notebook.parse import InvalidNotebook, code_cells, read_notebook
-from autograder.similarity.syntax import notebook_tokens
+from autograder.similarity.syntax import defined_names, notebook_tokens
 from autograder.similarity.winnow import Print, kgrams, winnow
 from autograder.config.assignment import load_assignment
+from autograder.config.limits import (SHOWN_TEXT, SIMILAR_KEPT, SIMILAR_PAIRS,
+                                      SIMILAR_PLACES, SIMILAR_PRINTS, SIMILAR_RANGES, SIMILAR_SPANS,
+                                      SIMILAR_WORK)
 from autograder.intake.roster import read_identities
 from autograder.intake.submissions import collect
 from autograder.store.history import versions
@@ -33,13 +43,36 @@ RESULT_FILE = "similarity.json"
 
 @dataclass
 class Notebook:
-    """One notebook's fingerprints (boilerplate removed) and its cells' code, for showing spans."""
+    """One notebook's fingerprints (boilerplate removed), compactly: `hashes[i]` was found in cell `cells[i]`,
+    lines `firsts[i]` to `lasts[i]` (at most SIMILAR_PLACES places per hash, SIMILAR_PRINTS in all).  Its code
+    is not kept: the few cells a flagged pair shows are read again from `path` (`cell_sources`)."""
 
     key: str                     # submission id, or "archive:<path>"
     student: str                 # who: pairs of one student are resubmissions
-    prints: dict[int, list[Print]] = field(default_factory=dict)   # hash -> where
-    cells: dict[int, str] = field(default_factory=dict)            # cell number -> source
+    hashes: Any = field(default_factory=lambda: np.zeros(0, np.uint64))
+    cells: Any = field(default_factory=lambda: np.zeros(0, np.int32))
+    firsts: Any = field(default_factory=lambda: np.zeros(0, np.int32))
+    lasts: Any = field(default_factory=lambda: np.zeros(0, np.int32))
+    path: Path | None = None
     problem: str = ""            # why it could not be read
+
+    @property
+    def prints(self) -> set[int]:
+        """Its distinct fingerprint hashes."""
+        return {int(h) for h in self.hashes}
+
+    def places(self) -> dict[int, list[tuple[int, int, int]]]:
+        """{hash: [(cell, first line, last line), ...]}."""
+        out: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+        for h, c, f, la in zip(self.hashes.tolist(), self.cells.tolist(), self.firsts.tolist(), self.lasts.tolist()):
+            out[h].append((c, f, la))
+        return out
+
+
+class Pairs(list):
+    """The pairs kept (`SIMILAR_KEPT`, best first) and how many were flagged in all."""
+
+    flagged = 0
 
 
 @dataclass
@@ -54,30 +87,60 @@ class Pair:
         return {"a": self.a, "b": self.b, "score": round(self.score, 3), "shared": self.shared, "spans": self.spans}
 
 
-def notebook_grams(path: Path) -> tuple[list[list[Print]], dict[int, str]]:
-    """Each code cell's k-grams, and the cells' sources; raises `InvalidNotebook` (a capped read)."""
+class Boilerplate(frozenset):
+    """The released notebook's k-gram hashes, and `names`: what it binds (its functions are the exercise's API,
+    never inlined as a student's trivial helper, `similarity.canon`)."""
+
+    names: frozenset[str] = frozenset()
+
+
+def notebook_grams(path: Path, keep: frozenset[str] = frozenset()) -> tuple[list[list[Print]], dict[int, str]]:
+    """Each code cell's k-grams, smallest cells first, and the cells' sources; raises `InvalidNotebook` (a
+    capped read)."""
     sources = {c.index: c.source for c in code_cells(read_notebook(path))}
-    return [kgrams(toks) for toks in notebook_tokens(list(sources.items())).values()], sources
+    return [kgrams(toks) for toks in notebook_tokens(list(sources.items()), keep).values()], sources
 
 
-def boilerplate(released: Path | None) -> frozenset[int]:
+def cell_sources(nb: Notebook) -> dict[int, str]:
+    """The notebook's code cells read again, {cell number: source} ({} when it cannot be read)."""
+    try:
+        return {c.index: c.source for c in code_cells(read_notebook(nb.path))} if nb.path else {}
+    except (InvalidNotebook, OSError):
+        return {}
+
+
+def boilerplate(released: Path | None) -> Boilerplate:
     """Every k-gram hash of the released student notebook's code (all of them, not only the winnowed)."""
     if released is None or not released.is_file():
-        return frozenset()
-    grams, _ = notebook_grams(released)
-    return frozenset(p.hash for cell in grams for p in cell)
+        return Boilerplate()
+    grams, sources = notebook_grams(released)
+    out = Boilerplate(p.hash for cell in grams for p in cell)
+    out.names = frozenset(defined_names(list(sources.values())))
+    return out
 
 
 def fingerprint(path: Path, key: str, student: str, skip: frozenset[int]) -> Notebook:
-    nb = Notebook(key, student)
+    """The notebook's winnowed fingerprints, boilerplate left out, smallest cells first, within the caps of
+    the class `Notebook` (a 20,000-zero list winnows to one hash found 10,000 times: two places are kept)."""
+    nb = Notebook(key, student, path=path)
     try:
-        grams, nb.cells = notebook_grams(path)
+        grams, _ = notebook_grams(path, getattr(skip, "names", frozenset()))
     except (InvalidNotebook, OSError) as e:
         nb.problem = str(e)
         return nb
+    rows: list[tuple[int, int, int, int]] = []
+    seen: dict[int, int] = defaultdict(int)
     for cell in grams:
         for p in winnow([g for g in cell if g.hash not in skip]):
-            nb.prints.setdefault(p.hash, []).append(p)
+            if seen[p.hash] < SIMILAR_PLACES:
+                seen[p.hash] += 1
+                rows.append((p.hash, p.cell, p.first, p.last))
+        if len(rows) >= SIMILAR_PRINTS:
+            break
+    rows = sorted(rows[:SIMILAR_PRINTS])
+    if rows:
+        nb.hashes = np.array([r[0] for r in rows], np.uint64)
+        nb.cells, nb.firsts, nb.lasts = (np.array([r[i] for r in rows], np.int32) for i in (1, 2, 3))
     return nb
 
 
@@ -88,54 +151,100 @@ def _merge(ranges: list[tuple[int, int]]) -> list[list[int]]:
             out[-1][1] = max(out[-1][1], last)
         else:
             out.append([first, last])
-    return out
+    return out[:SIMILAR_RANGES]
 
 
-def spans(a: Notebook, b: Notebook, shared: set[int]) -> list[dict[str, Any]]:
-    """The matching code as line ranges per pair of cells: {"a_cell", "a_lines", "b_cell", "b_lines"}."""
+def spans(a: dict[int, list[tuple[int, int, int]]], b: dict[int, list[tuple[int, int, int]]],
+          shared: set[int]) -> list[dict[str, Any]]:
+    """The matching code as line ranges per pair of cells, {"a_cell", "a_lines", "b_cell", "b_lines", "prints"},
+    the pairs of cells sharing most first, at most SIMILAR_SPANS of them (`Notebook.places` of each side)."""
     by_cells: dict[tuple[int, int], tuple[list, list]] = defaultdict(lambda: ([], []))
     for h in shared:
-        for pa in a.prints[h]:
-            for pb in b.prints[h]:
-                ra, rb = by_cells[(pa.cell, pb.cell)]
-                ra.append((pa.first, pa.last))
-                rb.append((pb.first, pb.last))
+        for ca, fa, la in a.get(h, ()):
+            for cb, fb, lb in b.get(h, ()):
+                ra, rb = by_cells[(ca, cb)]
+                ra.append((fa, la))
+                rb.append((fb, lb))
+    best = sorted(by_cells.items(), key=lambda kv: (-len(kv[1][0]), kv[0]))[:SIMILAR_SPANS]
     return [{"a_cell": ca, "a_lines": _merge(ra), "b_cell": cb, "b_lines": _merge(rb), "prints": len(ra)}
-            for (ca, cb), (ra, rb) in sorted(by_cells.items(), key=lambda kv: -len(kv[1][0]))]
+            for (ca, cb), (ra, rb) in best]
+
+
+def _shared_counts(sets: list[Any], common: Any) -> Iterator[tuple[int, Any]]:
+    """For each notebook i, how many of its fingerprints each notebook holds (a row of counts), over the
+    fingerprints not `common`.  The work is the sum over fingerprints of their holders squared (`_common` keeps
+    it under SIMILAR_WORK), gathered a million at a time."""
+    n = len(sets)
+    owner = np.repeat(np.arange(n), [len(s) for s in sets])
+    allh = np.concatenate(sets) if sets else np.zeros(0, np.uint64)
+    keep = ~np.isin(allh, common)
+    allh, owner = allh[keep], owner[keep]
+    order = np.argsort(allh, kind="stable")
+    sorted_h, sorted_owner = allh[order], owner[order]
+    starts = np.searchsorted(sorted_h, allh, side="left")      # each entry's group in the sorted array
+    ends = np.searchsorted(sorted_h, allh, side="right")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=n))])
+    for i in range(n):
+        s, e = starts[bounds[i]:bounds[i + 1]], ends[bounds[i]:bounds[i + 1]]
+        lens = e - s
+        multi = lens > 1                                         # held by someone else too
+        s, lens = s[multi], lens[multi]
+        if not len(s):
+            continue
+        row = np.zeros(n, np.int64)
+        cut = np.searchsorted(np.cumsum(lens), np.arange(2**20, int(lens.sum()) + 2**20, 2**20), side="right")
+        for a, b in zip(np.concatenate([[0], cut[:-1]]), cut):
+            cs, cl = s[a:b], lens[a:b]
+            offsets = np.repeat(cs - np.cumsum(cl) + cl, cl) + np.arange(int(cl.sum()))
+            row += np.bincount(sorted_owner[offsets], minlength=n)
+        yield i, row
+
+
+def _common(sets: list[Any]) -> Any:
+    """The fingerprints taken as common code: those more than COMMON_SHARE of a class of 10 or more hold, and,
+    where counting pairs over the rest would cost over SIMILAR_WORK, the most shared ones past that (a class
+    flooded with one shared text), so the count's work is bounded whatever the notebooks hold."""
+    if not sets:
+        return np.zeros(0, np.uint64)
+    values, counts = np.unique(np.concatenate(sets), return_counts=True)
+    limit = COMMON_SHARE * len(sets) if len(sets) >= 10 else len(sets)
+    shared = np.sort(counts[(counts >= 2) & (counts <= limit)])
+    fits = int(np.searchsorted(np.cumsum(shared.astype(np.int64) ** 2), SIMILAR_WORK, side="right"))
+    if fits < len(shared):
+        limit = min(limit, int(shared[fits]) - 1)
+    return values[counts > limit]
 
 
 def compare(current: list[Notebook], archive: list[Notebook] = (), *, threshold: float = THRESHOLD,
-            min_shared: int = MIN_SHARED) -> list[Pair]:
-    """Pairs above `threshold`, best first: this term's notebooks with each other and with the archive."""
+            min_shared: int = MIN_SHARED) -> Pairs:
+    """Pairs above `threshold`, best first, at most SIMILAR_KEPT of them (`Pairs.flagged`: how many were):
+    this term's notebooks with each other and with the archive."""
     everyone = [n for n in [*current, *archive] if not n.problem]
-    common: set[int] = set()
-    if len(everyone) >= 10:
-        seen: dict[int, int] = defaultdict(int)
-        for n in everyone:
-            for h in n.prints:
-                seen[h] += 1
-        common = {h for h, c in seen.items() if c > COMMON_SHARE * len(everyone)}
-    own = {n.key: set(n.prints) - common for n in everyone}
-    index: dict[int, list[Notebook]] = defaultdict(list)
-    for n in everyone:
-        for h in own[n.key]:
-            index[h].append(n)
-    counts: dict[tuple[str, str], int] = defaultdict(int)
-    archived = {n.key for n in archive}
-    by_key = {n.key: n for n in everyone}
-    for holders in index.values():
-        for x, y in combinations(holders, 2):
-            if x.student == y.student or (x.key in archived and y.key in archived):
-                continue
-            counts[(x.key, y.key) if x.key < y.key else (y.key, x.key)] += 1
-    pairs = []
-    for (ka, kb), n in counts.items():
-        smaller = min(len(own[ka]), len(own[kb]))
-        score = n / smaller if smaller else 0.0
-        if n >= min_shared and score >= threshold:
-            a, b = by_key[ka], by_key[kb]
-            pairs.append(Pair(ka, kb, score, n, spans(a, b, own[ka] & own[kb])))
-    pairs.sort(key=lambda p: (-p.score, -p.shared, p.a, p.b))
+    sets = [np.unique(n.hashes) for n in everyone]
+    common = _common(sets)
+    own = np.array([len(s) - int(np.isin(s, common).sum()) for s in sets], np.int64)
+    students = np.array([n.student for n in everyone], object)
+    archived = np.array([i >= len(everyone) - sum(not n.problem for n in archive) for i in range(len(everyone))], bool)
+    found: list[tuple[float, int, int, int]] = []
+    for i, row in _shared_counts(sets, common):
+        j = np.nonzero(row[i + 1:] >= max(min_shared, 1))[0] + i + 1
+        j = j[(students[j] != students[i]) & ~(archived[j] & archived[i])]
+        smaller = np.minimum(own[i], own[j])
+        score = np.where(smaller > 0, row[j] / np.maximum(smaller, 1), 0.0)
+        for k in np.nonzero(score >= threshold)[0]:
+            found.append((-float(score[k]), int(i), int(j[k]), int(row[j[k]])))
+    keys = [n.key for n in everyone]
+    found.sort(key=lambda f: (f[0], -f[3], *sorted((keys[f[1]], keys[f[2]]))))
+    pairs = Pairs()
+    pairs.flagged = len(found)
+    places: dict[int, dict] = {}
+    for negative, i, j, shared in found[:SIMILAR_KEPT]:
+        a, b = (i, j) if keys[i] < keys[j] else (j, i)
+        for x in (a, b):
+            if x not in places:
+                places[x] = everyone[x].places()
+        both = set(np.intersect1d(np.setdiff1d(sets[a], common), sets[b]).tolist())
+        pairs.append(Pair(keys[a], keys[b], -negative, shared, spans(places[a], places[b], both)))
     return pairs
 
 
@@ -146,24 +255,30 @@ def write_result(path: Path, assignment: str, notebooks: list[Notebook], pairs: 
     data = {"assignment": assignment, "threshold": threshold, "notebooks": len(notebooks),
             "unreadable": {n.key: n.problem for n in notebooks if n.problem},
             "students": {n.key: n.student for n in notebooks},
+            "flagged": getattr(pairs, "flagged", len(pairs)),
             "pairs": [p.to_json() for p in pairs], "code": _flagged_code(notebooks, pairs)}
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
     tmp.replace(path)
 
 
-MAX_SHOWN_CELL = 20_000   # characters of one cell kept in the JSON file for showing a pair side by side
+MAX_SHOWN_CELL = SHOWN_TEXT   # characters of one cell kept in the JSON file for showing a pair side by side
 
 
 def _flagged_code(notebooks: list[Notebook], pairs: list[Pair]) -> dict[str, dict[str, str]]:
-    """The code of the cells that flagged pairs match, {key: {cell: source}}, for a person to read."""
+    """The code of the cells the similarity page shows (its first SIMILAR_PAIRS pairs, SIMILAR_SPANS spans
+    each), {key: {cell: source}}, each cut to SHOWN_TEXT characters: the file's size is bounded too."""
     wanted: dict[str, set[int]] = defaultdict(set)
-    for p in pairs:
-        for s in p.spans:
+    for p in pairs[:SIMILAR_PAIRS]:
+        for s in p.spans[:SIMILAR_SPANS]:
             wanted[p.a].add(s["a_cell"])
             wanted[p.b].add(s["b_cell"])
-    return {n.key: {str(c): n.cells.get(c, "")[:MAX_SHOWN_CELL] for c in sorted(wanted[n.key])}
-            for n in notebooks if n.key in wanted}
+    out = {}
+    for n in notebooks:
+        if n.key in wanted:
+            sources = cell_sources(n)
+            out[n.key] = {str(c): sources.get(c, "")[:MAX_SHOWN_CELL] for c in sorted(wanted[n.key])}
+    return out
 
 
 def read_result(path: Path) -> dict[str, Any]:
@@ -192,7 +307,6 @@ def assignment_similarity(kit: Path, assignment: str, submissions: list[Path], o
     identities intake recorded when grading (`identities.json`), else its submission id."""
     import tempfile
 
-
     a = load_assignment(assignment, kit)
     skip = boilerplate(kit / "student" / f"{a.id}.ipynb")
     known = read_identities(out / a.id / "identities.json")
@@ -209,7 +323,7 @@ def assignment_similarity(kit: Path, assignment: str, submissions: list[Path], o
             for s in collect([archive], Path(scratch) / "archive"):
                 key = f"archive:{s.source}"
                 past.append(fingerprint(s.path, key, key, skip) if not s.problem else Notebook(key, key, problem=s.problem))
-    pairs = compare(current, past, threshold=threshold)
-    dest = out / a.id / RESULT_FILE
-    write_result(dest, a.id, current + past, pairs, threshold)
+        pairs = compare(current, past, threshold=threshold)
+        dest = out / a.id / RESULT_FILE
+        write_result(dest, a.id, current + past, pairs, threshold)     # reads the shown cells again
     return current + past, pairs, dest

@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections import Counter
 
 from autograder.notebook.imports import without_ipython
+from autograder.similarity.canon import Canon, Helpers
 from autograder.similarity.winnow import MAX_TOKENS, Token, tokens
 
 MAX_PARSE_CHARS = 32_000   # one cell (the curriculum's largest cell is 2,500): its tree takes ~16 MB at worst
@@ -63,24 +65,44 @@ class _Names:
         self.read: set[str] = set()       # names loaded anywhere
         self.own: set[str] = set()        # names it binds (assigns, defines, imports, takes as parameters)
         self.own_attrs: set[str] = set()  # attributes it assigns (`self.w = ...`) and methods it defines
+        self.binds: Counter[str] = Counter()          # how many places bind each name
+        self.imports: Counter[str] = Counter()        # how many of them are imports
 
     def scan(self, tree: ast.AST) -> None:
         for node in ast.walk(tree):
             if isinstance(node, ast.Name):
                 (self.read if isinstance(node.ctx, ast.Load) else self.own).add(node.id)
+                if not isinstance(node.ctx, ast.Load):
+                    self.binds[node.id] += 1
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.own.add(node.name)
+                self.binds[node.name] += 1
                 if isinstance(node, ast.ClassDef):    # its methods are attributes; its own name is not, so
                     self.own_attrs.update(            # renaming `class Huber` leaves `keras.losses.Huber`
                         s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
             elif isinstance(node, ast.arg):
                 self.own.add(node.arg)
+                self.binds[node.arg] += 1
             elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
                 self.own_attrs.add(node.attr)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                self.own.update((a.asname or a.name).split(".")[0] for a in node.names)
+                bound = [(a.asname or a.name).split(".")[0] for a in node.names]
+                self.own.update(bound)
+                self.binds.update(bound)
+                self.imports.update(bound)
             elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and getattr(node, "name", None):
                 self.own.add(node.name)
+                self.binds[node.name] += 1
+
+    def bound_once(self, name: str) -> bool:
+        return self.binds[name] == 1
+
+    def library(self, name: str) -> bool:
+        """Bound by imports only: a module, or a library's function (`from torch import matmul`)."""
+        return self.imports[name] > 0 and self.binds[name] == self.imports[name]
+
+    def builtin(self, name: str) -> bool:
+        return name in _BUILTINS and name not in self.own
 
     def spell(self, name: str) -> str:
         """A builtin the notebook does not rebind keeps its name; every other name is the student's."""
@@ -166,8 +188,8 @@ class _Walk:
         if isinstance(n, ast.Attribute):
             attr = "V" if n.attr in self.names.own_attrs else n.attr
             return [Token("." + attr, self.cell, line), *self.node(n.value, line, depth + 1)]
-        if isinstance(n, ast.keyword):
-            return [Token("**" if n.arg is None else "V=", self.cell, line), *self.node(n.value, line, depth + 1)]
+        if isinstance(n, ast.keyword):      # `dim=0` is `0` (the value, in `_Walk.node`'s canonical order)
+            return [*([Token("**", self.cell, line)] if n.arg is None else []), *self.node(n.value, line, depth + 1)]
         if isinstance(n, ast.If) and isinstance(n.test, ast.Constant):     # if 0: / if True:
             return self.body(n.body if n.test.value else n.orelse, line, depth)
         if isinstance(n, ast.While) and isinstance(n.test, ast.Constant) and not n.test.value:
@@ -189,6 +211,8 @@ class _Walk:
                 parts.append(self.node(value, line, depth + 1))
         if self._commutes(n):
             parts.sort(key=lambda p: [t.text for t in p])
+        elif isinstance(n, ast.Call) and len(n.keywords) > 1:     # keyword arguments in one order
+            parts[-len(n.keywords):] = sorted(parts[-len(n.keywords):], key=lambda p: [t.text for t in p])
         for p in parts:
             out.extend(p)
         if isinstance(n, _BLOCKS):
@@ -209,25 +233,49 @@ class _Walk:
         return out[:self.budget]
 
 
-def notebook_tokens(cells: list[tuple[int, str]]) -> dict[int, list[Token]]:
+def _canonical(tree: ast.Module, helpers: Helpers) -> ast.Module:
+    """`canon.Canon` over the cell: trivial helpers inlined, library calls respelled one way.  A tree too deep
+    for it is walked as far as it got (the walk caps depth on its own)."""
+    try:
+        return Canon(helpers).visit(tree)
+    except RecursionError:
+        return tree
+
+
+def notebook_tokens(cells: list[tuple[int, str]], keep: frozenset[str] = frozenset()) -> dict[int, list[Token]]:
     """Each code cell's tokens, {cell number: tokens}, from (number, source) pairs; the budgets of the
-    module docstring are spent on the smallest cells first."""
+    module docstring are spent on the smallest cells first.  `keep`: the names the released notebook binds,
+    never inlined as a trivial helper (`canon`)."""
     by_size = sorted(cells, key=lambda c: len(c[1]))
     parsable: set[int] = set()
     names, parsed = _Names(), 0
+    helpers = Helpers(keep, names, lambda s: _dead(s, names))
     for number, source in by_size:      # first pass: what the notebook binds and reads (trees not kept)
         if len(source) <= MAX_PARSE_CHARS and parsed + len(source) <= MAX_PARSE_TOTAL:
             tree = parse(source)
             parsed += len(source)
             if tree is not None:
                 names.scan(tree)
+                helpers.gather(tree)
                 parsable.add(number)
     out, left = {}, MAX_TOKENS
     for i, (number, source) in enumerate(by_size):
         budget = min(CELL_TOKENS, left // (len(by_size) - i))   # at most a fair share of what is left
         tree = parse(source) if number in parsable else None
+        tree = _canonical(tree, helpers) if tree is not None else None
         toks = _Walk(names, number, budget).body(tree.body, 1, 0) if tree is not None else \
             tokens(source, number, budget)
         out[number] = toks
         left -= len(toks)
+    return out
+
+
+def defined_names(sources: list[str]) -> set[str]:
+    """The functions, classes and methods the cells define (of the released notebook: the exercise's API)."""
+    out: set[str] = set()
+    for source in sources:
+        tree = parse(source) if len(source) <= MAX_PARSE_CHARS else None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(node.name)
     return out

@@ -26,6 +26,9 @@ HOSTILE = ('<script>document.title="PWNED"</script><img src=x onerror="document.
            '<svg onload="document.title=\'PWNED\'"><circle r=5 /></svg>'
            '<link rel=stylesheet href="http://198.51.100.1/x.css"><iframe src="http://198.51.100.1/"></iframe>')
 TOKEN = "ta-kim-token-0123456789abcdef"
+# Trojan Source (CVE-2021-42574): the docstring's bidi controls draw `return x + x` inside it, while the function
+# returns 0; a zero-width space and a Cyrillic `х` beside.
+TROJAN = 'def double(x):\n    """Doubles x.\u202e\u2066 return x + x\u2069\u2066"""\n    return 0 * x\u200b + \u0445\n'
 
 
 def notebook(cells) -> str:
@@ -68,6 +71,7 @@ def write_results(out: Path) -> None:
                            {"output_type": "display_data", "data": {"image/png": '" onerror="document.title=1'}},
                            {"output_type": "stream", "name": "stdout", "text": "spam\n" * 2_000_000},
                            {"output_type": "error", "ename": "<script>", "evalue": HOSTILE, "traceback": []}]),
+        ("code", TROJAN, []), ("code", 'check("double")', []),
     ]))
     keep(out, bad, hostile_nb)
     gb.close()
@@ -77,7 +81,7 @@ def write_results(out: Path) -> None:
         "assignment": "toy", "threshold": 0.5, "notebooks": 5, "unreadable": {}, "students": {},
         "pairs": [{"a": "hostile_666", "b": "student1_1001", "score": 0.9, "shared": 30,
                    "spans": [{"a_cell": 2, "a_lines": [[1, 2]], "b_cell": 3, "b_lines": [[1, 1]], "prints": 30}]}],
-        "code": {"hostile_666": {"2": HOSTILE + "\ny = 2\n"}, "student1_1001": {"3": "y = 2\nz = 3\n"}}}))
+        "code": {"hostile_666": {"2": HOSTILE + "\ny = 2\n" + TROJAN}, "student1_1001": {"3": "y = 2\nz = 3\n"}}}))
 
 
 @pytest.fixture

@@ -204,3 +204,137 @@ def disguise(cells: Cells, names: list[str]) -> Cells:
         cells = OBFUSCATIONS[n](cells)
     return cells
 SAME_TREE = [n for n in OBFUSCATIONS if n not in ("reordered statements", "split cells", "merged cells", "padding cell")]
+
+
+# -- what a trivial helper of the notebook's own does, and a library call respelled (issue 49) -----------------
+
+WRAPPERS = {   # a helper that changes nothing: its definition, and how a value `{}` goes through it
+    "identity": ("def _k(v):\n    return v\n", "_k({})"),
+    "lambda": ("_k = lambda v: v\n", "_k({})"),
+    "forwarding": ("def _same(v):\n    return v\n\n\ndef _k(*a, **kw):\n    return _same(*a, **kw)\n", "_k({})"),
+    "no-op statement": ('def _k(v):\n    """Checks the value."""\n    _seen = v\n    print(end="")\n    return v\n', "_k({})"),
+    "chain": ("def _a(v):\n    return v\n\n\ndef _b(v):\n    t = _a(v)\n    return t\n\n\ndef _k(v):\n    return _b(_a(v))\n",
+              "_k({})"),
+    "trivial class": ("class _Pass:\n    def through(self, v):\n        return v\n\n\n_p = _Pass()\n", "_p.through({})"),
+}
+
+
+def wrapped(kind: str) -> Callable[[Cells], Cells]:
+    """Every returned and assigned value passed through a helper of `WRAPPERS` (defined in a cell of its own,
+    first): the program computes the very same."""
+    definition, call = WRAPPERS[kind]
+
+    def through(value: ast.expr) -> ast.expr:
+        template = ast.parse(call.format("__v__"), mode="eval").body
+        for n in ast.walk(template):
+            for name, old in ast.iter_fields(n):
+                if isinstance(old, ast.Name) and old.id == "__v__":
+                    setattr(n, name, value)
+                elif isinstance(old, list):
+                    setattr(n, name, [value if isinstance(x, ast.Name) and x.id == "__v__" else x for x in old])
+        return template
+
+    class Wrap(ast.NodeTransformer):
+        def _value(self, node: ast.AST) -> ast.AST:
+            self.generic_visit(node)
+            if node.value is not None:
+                node.value = through(node.value)
+            return node
+
+        visit_Return = visit_Assign = visit_AugAssign = visit_AnnAssign = _value
+
+    def apply(cells: Cells) -> Cells:
+        out = [definition]
+        for c in cells:
+            try:
+                out.append(ast.unparse(Wrap().visit(ast.parse(c))))
+            except SyntaxError:
+                out.append(c)
+        return out
+    return apply
+
+
+# functions a torch tensor also has as methods, with the same arguments after the tensor
+_TORCH_METHODS = {"sum", "mean", "matmul", "exp", "log", "clamp", "abs", "sqrt", "max", "min", "argmax",
+                  "softmax", "log_softmax", "transpose", "unsqueeze", "squeeze", "flatten", "relu",
+                  "sigmoid", "tanh", "where", "masked_select", "index_select", "gather", "pow", "mm", "t",
+                  "cumsum", "prod", "std", "var", "norm", "round", "floor", "ceil", "neg", "add", "sub", "mul", "div"}
+
+_TF_AXIS = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "argmax", "argmin", "concat", "softmax"}
+
+
+class _Respell(ast.NodeTransformer):
+    """Each library call written the other legal way: `torch.f(x, ...)` as `x.f(...)` and `x.f(...)` as
+    `torch.f(x, ...)`, `a @ b` as `torch.matmul(a, b)` (`tf.matmul` in a TensorFlow notebook), `x.sum(dim=0)`
+    as `x.sum(0)` and `x.sum(0)` as `x.sum(dim=0)`, `tf.reduce_sum(x, axis=0)` as `tf.reduce_sum(x, 0)`, `.view`
+    as `.reshape`; `module` is the name the notebook imports torch or tensorflow as, `imported` every name its
+    imports bind (a module's own functions, `np.sum(x)`, are left alone)."""
+
+    def __init__(self, module: str, tf: bool, imported: set[str]) -> None:
+        self.module, self.tf, self.imported = module, tf, imported
+
+    def _lib(self, node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id == self.module
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.MatMult):
+            return ast.Call(ast.Attribute(ast.Name(self.module, ast.Load()), "matmul", ast.Load()),
+                            [node.left, node.right], [])
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if not isinstance(f, ast.Attribute):
+            return node
+        if f.attr == "view":
+            f.attr = "reshape"
+        if self.tf:
+            if self._lib(f.value) and f.attr in _TF_AXIS and len(node.args) == 1 and \
+                    [k.arg for k in node.keywords] == ["axis"]:
+                node.args, node.keywords = [node.args[0], node.keywords[0].value], []
+            return node
+        if self._lib(f.value) and f.attr in _TORCH_METHODS and node.args and \
+                not isinstance(node.args[0], (ast.Starred, ast.Constant)):
+            return ast.Call(ast.Attribute(node.args[0], f.attr, ast.Load()), node.args[1:], node.keywords)
+        if f.attr in _TORCH_METHODS and not (isinstance(f.value, (ast.Name, ast.Attribute)) and
+                                             _root(f.value) in self.imported | {"self"}):
+            if f.attr in ("sum", "mean") and len(node.args) == 1 and not node.keywords:
+                node.keywords, node.args = [ast.keyword("dim", node.args[0])], []
+            elif f.attr in ("sum", "mean") and not node.args and [k.arg for k in node.keywords] == ["dim"]:
+                node.args, node.keywords = [node.keywords[0].value], []
+            elif not isinstance(f.value, ast.Constant):
+                return ast.Call(ast.Attribute(ast.Name(self.module, ast.Load()), f.attr, ast.Load()),
+                                [f.value, *node.args], node.keywords)
+        return node
+
+
+def _root(node: ast.expr) -> str:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _respelled(cells: Cells) -> Cells:
+    imported: set[str] = set()
+    aliases = {"torch": "torch"}
+    for c in cells:
+        try:
+            tree = ast.parse(c)
+        except SyntaxError:
+            continue
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                imported.update((a.asname or a.name).split(".")[0] for a in n.names)
+            if isinstance(n, ast.Import):
+                aliases.update({a.name: a.asname or a.name for a in n.names if a.name in ("torch", "tensorflow")})
+    tf = "tensorflow" in aliases
+    module = aliases["tensorflow" if tf else "torch"]
+    return _per_cell(lambda c: ast.unparse(_Respell(module, tf, imported).visit(ast.parse(c))))(cells)
+
+
+OBFUSCATIONS["respelled calls"] = _respelled
+SAME_TREE.append("respelled calls")
+for _kind in WRAPPERS:
+    OBFUSCATIONS[f"{_kind} wrapper"] = wrapped(_kind)

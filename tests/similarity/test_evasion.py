@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from autograder.similarity import pairs, syntax
-from autograder.similarity.pairs import THRESHOLD, boilerplate, compare, fingerprint
-from tests.similarity.evasions import OBFUSCATIONS, PAD, SAME_TREE, disguise
+from autograder.similarity.pairs import THRESHOLD, boilerplate, cell_sources, compare, fingerprint
+from tests.similarity.evasions import OBFUSCATIONS, PAD, SAME_TREE, WRAPPERS, disguise
 from tests.similarity.test_similarity import ASSIGNMENTS, ROOT
 
 EVASIONS = {
@@ -153,7 +153,7 @@ def test_spans_point_at_the_copied_lines(tmp_path):
     copy = write(tmp_path / "copy.ipynb", disguise(code_of(master), ["parens", "dead statements"]))
     pair = _pair(master, copy, a)[0]
     skip = boilerplate(ROOT / "student" / f"{a}.ipynb")
-    cells = {"a": fingerprint(master, "a", "a", skip).cells, "b": fingerprint(copy, "b", "b", skip).cells}
+    cells = {"a": cell_sources(fingerprint(master, "a", "a", skip)), "b": cell_sources(fingerprint(copy, "b", "b", skip))}
     lit = []
     for s in pair.spans:
         for side in "ab":
@@ -178,3 +178,141 @@ def test_renaming_a_class_named_like_a_library_attribute_keeps_the_tokens():
 
     assert texts(changed) == texts(cells)
     assert ".Huber" in texts(cells)[1]
+
+
+# -- issue 49: a trivial helper of the notebook's own, library calls respelled, bounded work -----------------
+
+_MASTER_PRINTS: dict[str, object] = {}
+
+
+@pytest.mark.parametrize("respelled", [False, True], ids=["as-is", "respelled"])
+@pytest.mark.parametrize("kind", WRAPPERS)
+def test_copy_through_a_trivial_helper_is_flagged(kind, respelled, tmp_path):
+    """Every returned and assigned value passed through a helper that changes nothing (identity, lambda,
+    forwarding `*a, **kw`, a no-op statement first, a chain, a method of a trivial class), with and without the
+    library calls respelled the other legal way (`a @ b` / `torch.matmul`, `torch.sum(x, 0)` / `x.sum(dim=0)`):
+    the copy of every assignment's master is flagged."""
+    missed = {}
+    for assignment in ASSIGNMENTS:
+        master = ROOT / "solutions" / f"{assignment}.ipynb"
+        names = [f"{kind} wrapper", *(["respelled calls"] if respelled else [])]
+        copy = write(tmp_path / "copy.ipynb", disguise(code_of(master), names))
+        found = _pair(master, copy, assignment)
+        if not (found and found[0].score >= THRESHOLD and found[0].shared >= pairs.MIN_SHARED):
+            missed[assignment] = round(found[0].score, 2) if found else 0.0
+    assert not missed
+
+
+def _tokens(*cells: str, keep: frozenset[str] = frozenset()) -> list[list[str]]:
+    out = syntax.notebook_tokens(list(enumerate(cells)), keep)
+    return [[t.text for t in out[n]] for n in sorted(out)]
+
+
+DIRECT = "import torch\ny = torch.sum(a @ b, dim=0)\nz = y.reshape(2, 3).mean(1)\n"
+HELPERS = {   # the helper's definition, and DIRECT's last two lines written through it
+    "identity": ("def h(v):\n    return v\n", "y = h(torch.sum(h(a) @ b, dim=0))\nz = h(h(y).reshape(2, 3).mean(1))\n"),
+    "lambda": ("h = lambda v: v\n", "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n"),
+    "second argument": ("def h(_, v):\n    return v\n", "y = h(0, torch.sum(a @ b, dim=0))\nz = h(1, y.reshape(2, 3).mean(1))\n"),
+    "keyword": ("def h(v, *, scale=None):\n    return v\n", "y = h(torch.sum(a @ b, dim=0), scale=2)\nz = h(v=y.reshape(2, 3).mean(1))\n"),
+    "varargs": ("def g(v):\n    return v\ndef h(*a, **k):\n    return g(*a, **k)\n", "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n"),
+    "no-op first": ('def h(v):\n    "why"\n    v.shape\n    _ = None\n    if 0:\n        print(v)\n    return v\n', "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n"),
+    "local copy": ("def h(v):\n    w = v\n    return w\n", "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n"),
+    "forwarder": ("def mm(p, q):\n    return torch.matmul(p, q)\ndef total(x, d):\n    return x.sum(dim=d)\n", "y = total(mm(a, b), 0)\nz = y.reshape(2, 3).mean(1)\n"),
+    "chain": ("def f(v):\n    return v\ndef g(v):\n    return f(v)\nh = g\n", "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n"),
+    "method": ("class K:\n    def h(self, v):\n        return v\n", "y = K().h(torch.sum(a @ b, dim=0))\nz = K.h(None, y.reshape(2, 3).mean(1))\n"),
+    "static method": ("class K:\n    @staticmethod\n    def h(v):\n        return v\n", "y = K.h(torch.sum(a @ b, dim=0))\nz = K().h(y.reshape(2, 3).mean(1))\n"),
+    "respelled": ("", "y = a.matmul(b).sum(0)\nz = torch.mean(y.reshape((2, 3)), dim=1)\n"),
+    "respelled alias": ("from torch import matmul as mul_\n", "y = torch.sum(mul_(a, b), 0)\nz = y.view(2, 3).mean(dim=1)\n"),
+}
+
+
+@pytest.mark.parametrize("kind", HELPERS)
+def test_trivial_helpers_and_respelled_calls_are_undone(kind):
+    """The code written through a trivial helper of any shape, or with its library calls respelled, has the very
+    tokens of the code written directly."""
+    definition, body = HELPERS[kind]
+    assert _tokens(definition, "import torch\n" + body)[1] == _tokens(DIRECT)[0]
+
+
+NOT_TRIVIAL = {   # helpers that do something: their calls stay calls
+    "effect first": "def h(v):\n    log(v)\n    return v\n",
+    "effect kept in a name": "def h(v):\n    _ = log(v)\n    return v\n",
+    "two returns": "def h(v):\n    if v:\n        return v\n    return 0\n",
+    "parameter twice": "def h(v):\n    return v * v\n",
+    "decorated": "@cache\ndef h(v):\n    return v\n",
+    "bound twice": "def h(v):\n    return v\nh = print\n",
+    "recursive": "def h(v):\n    return h(v)\n",
+    "the exercise's own": "def h(v):\n    return v\n",     # named in the released notebook (`keep`)
+}
+
+
+@pytest.mark.parametrize("kind", NOT_TRIVIAL)
+def test_helpers_that_do_something_are_kept(kind):
+    keep = frozenset({"h"}) if kind == "the exercise's own" else frozenset()
+    used = _tokens(NOT_TRIVIAL[kind], "y = h(x.sum(0))\n", keep=keep)[1]
+    assert "Call" in used and used.count("Call") >= 2, used
+
+
+def _padded(tmp_path: Path, name: str, pad: str) -> Path:
+    return write(tmp_path / f"{name}.ipynb", [pad, *code_of(ROOT / "solutions" / "01_tensors.ipynb")])
+
+
+_BOMB_SCRIPT = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+from autograder.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_padding_cells_shared_by_copies_cost_bounded_time_and_memory(tmp_path):
+    """The notebooks of issue 49: three copies of the master with a padding cell first, two sharing one
+    20,000-zero list, and two sharing a 100,000-zero list: `autograder similarity` ran minutes and took 14 GB.
+    Now, under a 3 GB address-space limit, it finishes in seconds and flags the copies (not the paddings)."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    zeros = "PAD = [" + "0, " * 20_000 + "]\n"
+    _padded(folder, "a", zeros)
+    _padded(folder, "b", zeros)
+    _padded(folder, "c", "PAD = [" + "1, " * 20_000 + "]\n")
+    write(folder / "d.ipynb", code_of(ROOT / "student" / "01_tensors.ipynb"))
+    _padded(folder, "e", "PAD = [" + "0, " * 100_000 + "]\n")
+    _padded(folder, "f", "PAD = [" + "0, " * 100_000 + "]\n")
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, "-c", _BOMB_SCRIPT, "--kit", str(ROOT), "similarity", "01_tensors",
+                           str(folder), "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    assert cpu < 60        # CPU seconds (the machine may be loaded): about 10; minutes and 14 GB before
+    data = json.loads((tmp_path / "out" / "01_tensors" / "similarity.json").read_text())
+    flagged = {(p["a"], p["b"]) for p in data["pairs"]}
+    assert {("a", "b"), ("a", "c"), ("e", "f"), ("a", "e")} <= flagged and not any("d" in p for p in flagged)
+    assert all(len(p["spans"]) <= pairs.SIMILAR_SPANS for p in data["pairs"])
+
+
+def test_a_fingerprint_repeated_or_shared_by_many_is_bounded(tmp_path, monkeypatch):
+    """A cell of one repeated k-gram keeps SIMILAR_PLACES places; only the best SIMILAR_KEPT pairs are kept,
+    and how many were flagged is said; where counting pairs would cost over SIMILAR_WORK, the most shared
+    fingerprints are common code."""
+    from autograder.config import limits
+
+    nb = fingerprint(_padded(tmp_path, "pad", "PAD = [" + "0, " * 20_000 + "]\n"), "x", "x", frozenset())
+    assert len(nb.hashes) <= limits.SIMILAR_PLACES * len(nb.prints) and len(nb.hashes) < 400
+    master = ROOT / "solutions" / "01_tensors.ipynb"
+    one = fingerprint(master, "s0", "s0", frozenset())
+    copies = [pairs.Notebook(f"s{i:02}", f"s{i}", one.hashes, one.cells, one.firsts, one.lasts, master) for i in range(51)]
+    blank = [pairs.Notebook(f"b{i}", f"b{i}") for i in range(70)]      # a class of 121: half is 60
+    monkeypatch.setattr(pairs, "SIMILAR_KEPT", 100)
+    found = compare(copies + blank)
+    assert found.flagged == 51 * 50 // 2 and len(found) == 100
+    work = len(one.prints) * 51 ** 2
+    monkeypatch.setattr(pairs, "SIMILAR_WORK", work - 1)       # one fingerprint too many: all held by 51
+    assert compare(copies + blank) == []
+    monkeypatch.setattr(pairs, "SIMILAR_WORK", work)
+    assert compare(copies + blank).flagged == 51 * 50 // 2

@@ -2,6 +2,7 @@
 correct solutions of each assignment are not, nor are blank notebooks, nor a student's own resubmissions."""
 from __future__ import annotations
 
+import ast
 import builtins
 import copy
 import io
@@ -22,19 +23,38 @@ KEEP = set(keyword.kwlist) | set(dir(builtins))
 
 
 def rename(source: str, suffix: str = "_mine") -> str:
-    """Every name a student chooses (not keywords, builtins or attributes) renamed, as a copier would."""
+    """Every name a student chooses (not keywords, builtins or attributes) renamed, as a copier would: what an
+    import binds is renamed by an alias (`from torch import nn as zz_nn_mine`), since a library's own names
+    cannot be, and a method called as an attribute somewhere (`def backward` beside `.backward()`) keeps its
+    name, as the program would break."""
     out, previous = [], ""
     try:
         toks = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        tree = ast.parse(source)
     except (tokenize.TokenError, SyntaxError):
         return source
+    imports: dict[int, tuple[int, str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            new = copy.deepcopy(node)
+            for a in new.names:
+                bound = a.asname or a.name.split(".")[0]
+                if a.name != "*" and bound not in KEEP and not bound.startswith("__") and (a.asname or "." not in a.name):
+                    a.asname = "zz_" + bound + suffix
+            imports[node.lineno] = (node.end_lineno, " " * node.col_offset + ast.unparse(new))
+    inside = {n for first, (last, _) in imports.items() for n in range(first, last + 1)}
+    attributes = {b.string for a, b in zip(toks, toks[1:]) if a.string == "."}
     for t in toks:
         text = t.string
-        if t.type == tokenize.NAME and text not in KEEP and previous != "." and not text.startswith("__"):
+        if t.type == tokenize.NAME and text not in KEEP and previous != "." and not text.startswith("__") \
+                and t.start[0] not in inside and text not in attributes:
             text = "zz_" + text + suffix
         out.append((t.type, text))
         previous = t.string
-    return tokenize.untokenize(out)
+    lines = tokenize.untokenize(out).split("\n")
+    for first, (last, text) in imports.items():
+        lines[first - 1:last] = [text] + [""] * (last - first)
+    return "\n".join(lines)
 
 
 def disguised(src: Path, dest: Path) -> Path:
