@@ -31,7 +31,7 @@ from autograder.config.assignment import load_assignment
 from autograder.config.limits import (SHOWN_TEXT, SIMILAR_KEPT, SIMILAR_PAIRS,
                                       SIMILAR_PLACES, SIMILAR_PRINTS, SIMILAR_RANGES, SIMILAR_SPANS,
                                       SIMILAR_WORK)
-from autograder.intake.roster import read_identities
+from autograder.store.folder import ResultsFolder
 from autograder.intake.submissions import collect
 from autograder.store.history import versions
 
@@ -309,7 +309,7 @@ def assignment_similarity(kit: Path, assignment: str, submissions: list[Path], o
 
     a = load_assignment(assignment, kit)
     skip = boilerplate(kit / "student" / f"{a.id}.ipynb")
-    known = read_identities(out / a.id / "identities.json")
+    known = ResultsFolder(out).identities(a.id)
     with tempfile.TemporaryDirectory(prefix="autograder-similarity-") as scratch:
         subs = collect(submissions, Path(scratch) / "current") if submissions else []
         current = [] if submissions else kept_versions(out, a.id, known, skip)
