@@ -34,7 +34,7 @@ from autograder.judge.options import GradeOptions
 from autograder.notebook.stub import NOT_ANSWERED
 from autograder.probe.seeds import Seeds
 from autograder.store.folder import ResultsFolder, assignment_grades
-from autograder.store.gradebook import Gradebook, gradebook_path
+from autograder.store.database import Gradebook, gradebook_path
 from autograder.store.history import keep as keep_version
 from autograder.store.result_files import write_submission
 from autograder.report.feedback import write_class_feedback

@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.grades.rubric import Item  # noqa: E402
 from autograder.store.folder import assignment_grades  # noqa: E402
-from autograder.store.gradebook import Gradebook, gradebook_path  # noqa: E402
+from autograder.store.database import Gradebook, gradebook_path  # noqa: E402
 from autograder.store.marks import Marks  # noqa: E402
 from tests.grades.factory import result  # noqa: E402
 

@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.intake.roster import Identity, write_identities  # noqa: E402
 from autograder.store import history  # noqa: E402
-from autograder.store.gradebook import Gradebook  # noqa: E402
+from autograder.store.database import Gradebook  # noqa: E402
 from autograder import pipeline as ov  # noqa: E402
 from autograder.store.folder import assignment_grades  # noqa: E402
 from autograder.judge.results import CellIssue  # noqa: E402

@@ -18,7 +18,7 @@ from autograder.cli.common import Context, UsageError, fill_from_course
 from autograder.config import locate
 from autograder.config.assignment import AssignmentError
 from autograder.config.course import CourseError, find_course, load_course
-from autograder.config.late import LatePolicyError
+from autograder.config.deadline import LatePolicyError
 from autograder.config.settings import SettingsError
 from autograder.execute.leave import leave
 from autograder.intake.submissions import IntakeError

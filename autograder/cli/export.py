@@ -31,7 +31,7 @@ def add(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.report.exports import EXPORT_FILES, write_export
-    from autograder.store.gradebook import gradebook_path
+    from autograder.store.database import gradebook_path
 
     g = grades_of(args, ctx)
     a, out, rows = g.assignment, g.out, g.rows

@@ -35,8 +35,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     """Every assignment with grades, every roster student: a printed table and one CSV / Canvas / Moodle file."""
     from autograder.config.assignment import list_assignments
     from autograder.intake.roster import Roster
-    from autograder.report import course_gradebook as cg
-    from autograder.store.gradebook import Gradebook, gradebook_path
+    from autograder.report import semester
+    from autograder.store.database import Gradebook, gradebook_path
 
     gb = Gradebook(gradebook_path(args.out.resolve()))
     try:
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         print(f"error: nothing graded yet in {gradebook_path(args.out)} (no file written)", file=sys.stderr)
         return 2
     course = ctx.course
-    columns, warnings = cg.course_columns(ctx.kit, args.out, graded, roster_csv=args.roster, course=course)
+    columns, warnings = semester.course_columns(ctx.kit, args.out, graded, roster_csv=args.roster, course=course)
     for w in warnings:
         print(terminal(f"warning: {w}"), file=sys.stderr)
     if args.format == "canvas" and not args.new_assignment and any(not c.canvas_id for c in columns):
@@ -55,13 +55,13 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
               "course.toml), or --new-assignment; missing for: " + ", ".join(c.id for c in columns if not c.canvas_id),
               file=sys.stderr)
         return 2
-    book = cg.build(columns, Roster.read_csv(args.roster).students if args.roster else None)
+    book = semester.build(columns, Roster.read_csv(args.roster).students if args.roster else None)
     title = course.table("course").get("title", "") if course else ""
     print(terminal(f"{title + ': ' if title else ''}course gradebook: {len(book.students)} students, "
                    f"{len(columns)} assignments"))
-    print(cg.render(*cg.display(book, args.missing)))
-    dest = args.to or args.out / cg.COURSE_FILES[args.format]
-    for n in cg.write_course_file(book, args.format, dest, missing=args.missing, moodle_identity=args.moodle_identity):
+    print(semester.render(*semester.display(book, args.missing)))
+    dest = args.to or args.out / semester.COURSE_FILES[args.format]
+    for n in semester.write_course_file(book, args.format, dest, missing=args.missing, moodle_identity=args.moodle_identity):
         print(terminal(n), file=sys.stderr)
     print(f"wrote {dest}")
     return 0

@@ -10,7 +10,7 @@ import autograder
 from autograder.config import locate
 from autograder.config.compat import tomllib
 from autograder.config.limits import Limits
-from autograder.config.late import LatePolicy
+from autograder.config.deadline import LatePolicy
 
 FEEDBACK_POLICIES = ("summary", "messages")
 FRAMEWORKS = ("torch", "tensorflow")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Iterable
 
-from autograder.config.late import LatePolicy, parse_time
+from autograder.config.deadline import LatePolicy, parse_time
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Protocol
 
-from autograder.config.late import LatePolicy, assignment_policy
+from autograder.config.deadline import LatePolicy, assignment_policy
 from autograder.grades.counting import Version, counting
 from autograder.grades.late import LateResult, apply_late_policy
 from autograder.grades.overrides import Override, apply_tests, apply_whole, in_force

@@ -36,7 +36,7 @@ from pathlib import Path
 from autograder.intake.roster import Identity, Roster, RosterMatch, match_roster
 from autograder.intake.submissions import (IntakeError, Submission, ZipExtractor, open_zip, safe_id,
                                           unique_id)
-from autograder.config.late import LatePolicyError, parse_time
+from autograder.config.deadline import LatePolicyError, parse_time
 
 __all__ = ["Identity", "Entry", "Batch", "detect", "unpack", "FORMATS"]
 

@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from autograder.config.files import writable
 from autograder.config.files import write_json
-from autograder.config.late import LatePolicyError, parse_time
+from autograder.config.deadline import LatePolicyError, parse_time
 from autograder.intake.submissions import Submission, safe_id, unique_id
 
 

@@ -60,7 +60,7 @@ from autograder.config.compat import tomllib
 from autograder.config.course import parse_variants
 from autograder.config.secret import Secret, find_secret
 from autograder.config.files import write_json
-from autograder.config.late import LatePolicyError, parse_time
+from autograder.config.deadline import LatePolicyError, parse_time
 from autograder.grades.late import apply_late_policy
 from autograder.execute.sandbox import RlimitsOnly
 from autograder.intake.downloads import gradescope_student, read_metadata
@@ -362,7 +362,7 @@ def run(root: Path) -> dict:
         from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
         from autograder.judge.gate import MasterFailed, check_master
         from autograder.judge.session import GradeOptions, close_references, grade_notebook, release_reference_workers
-        from autograder.config.late import LatePolicy, load_policy
+        from autograder.config.deadline import LatePolicy, load_policy
 
         kit = root / "source"
         meta = json.loads((kit / "gradescope.json").read_text(encoding="utf-8"))

@@ -23,7 +23,7 @@ from autograder.notebook.cells import exercise_key
 from autograder.notebook.stub import ERROR as STUB_ERROR
 from autograder.report.feedback import environment
 from autograder.config.files import write_atomic
-from autograder.config.late import LatePolicy
+from autograder.config.deadline import LatePolicy
 from autograder.judge.results import SUBMISSION_STATUSES, TEST_OUTCOMES, SubmissionResult
 from autograder.config.limits import clip
 

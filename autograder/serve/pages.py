@@ -26,7 +26,7 @@ from autograder.serve import notebook_view as notebook
 from autograder.serve import team
 from autograder.similarity.pairs import RESULT_FILE, read_result
 from autograder.store import history
-from autograder.store.gradebook import Gradebook, gradebook_path
+from autograder.store.database import Gradebook, gradebook_path
 from autograder.store import team as team_store
 
 SORTS = ("who", "score", "status", "late")

@@ -15,7 +15,7 @@ from autograder.grades.counting import Version
 from autograder.grades.rows import AssignmentGrades, read_grades
 from autograder.intake.roster import Identity, read_identities, record_identities
 from autograder.judge.results import SubmissionResult
-from autograder.store.gradebook import Gradebook, gradebook_path
+from autograder.store.database import Gradebook, gradebook_path
 from autograder.grades.rubric import Marks
 from autograder.store.history import folder, versions
 from autograder.store.marks import Marks as MarkStore

@@ -35,7 +35,7 @@ from typing import Any, Iterable
 
 from autograder.grades.overrides import Override
 from autograder.grades.rubric import Applied, Item, LineNote, Marks as Marked, RubricError
-from autograder.store.gradebook import gradebook_path
+from autograder.store.database import gradebook_path
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS overrides (

@@ -24,7 +24,7 @@ import nbformat
 from autograder.student import public_checks
 from autograder.notebook.imports import imported_modules
 from autograder.notebook.stub import stub
-from autograder.student.checking import INSTALL
+from autograder.student.verdicts import INSTALL
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 _BLOCK = re.compile(r"^([ \t]*)" + re.escape(BEGIN) + r"[^\n]*\n.*?^[ \t]*" + re.escape(END) + r"[^\n]*(\n|$)", re.M | re.S)

@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 
 from autograder.execute.quiet import quiet_stderr
-from autograder.student.checking import Checks, passed, render
+from autograder.student.verdicts import Checks, passed, render
 
 __all__ = ["Checker", "quiet_stderr"]
 

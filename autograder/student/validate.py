@@ -34,7 +34,7 @@ from autograder.notebook.parse import InvalidNotebook, code_cells, read_notebook
 from autograder.notebook.stub import ERROR, MARKER, NOT_ANSWERED, PATTERN, not_answered
 from autograder.probe.seeds import Seeds
 from autograder.report.escape import terminal
-from autograder.student.checking import Checks, answered, passed, render
+from autograder.student.verdicts import Checks, answered, passed, render
 
 SLOW_FRACTION = 0.5            # a cell using half of the grader's cell_timeout (CPU, on this machine) is listed
 PUBLIC_SEED = b"public self-check"  # the seed key of public checks: the same for everyone, no course secret

@@ -257,7 +257,7 @@ def test_a_default_secret_file_others_can_write_is_refused(tmp_path, monkeypatch
 
 def test_validate_uses_a_kit_named_with_kit(tmp_path, monkeypatch):
     """`autograder --kit K validate`: the caller named K, so its checks are the ones run."""
-    from autograder.student.checking import Checks
+    from autograder.student.verdicts import Checks
 
     marker = tmp_path / "marker"
     folder = _plant(tmp_path / "k", marker, "01_tensors")

@@ -10,7 +10,7 @@ import pytest
 from autograder.cli.common import Context, fill_from_course
 from autograder.cli import _parser
 from autograder.intake.roster import Identity, write_identities
-from autograder.store.gradebook import Gradebook
+from autograder.store.database import Gradebook
 from tests.grades.factory import result
 
 

@@ -262,7 +262,7 @@ def test_grader_fault_is_retried_then_provisional_and_never_reused(toy_kit, tmp_
     failing ends as a grader error (no points, provisional), the others are graded, and the next
     run grades it again without --force while reusing the rest."""
     from autograder import pipeline
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
 
     assignment, subs = _toy(toy_kit, tmp_path, ["alice", "bob", "carol"])
     from autograder.judge import session

@@ -33,7 +33,7 @@ from packaging.utils import canonicalize_name
 from autograder.student import public_checks as checks
 from autograder.notebook.imports import imported_modules
 from autograder.student.release import BEGIN, install_line, release
-from autograder.student.checking import INSTALL
+from autograder.student.verdicts import INSTALL
 from tests.tiers import per_assignment
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from autograder.lms.lti import LtiTool, publish_scores
 from autograder.report.canvas_csv import canvas_table
 from autograder.report.exports import generic_json, generic_table
 from autograder.grades.rows import grade_rows
-from autograder.store.gradebook import Gradebook
+from autograder.store.database import Gradebook
 from autograder.report.moodle_csv import moodle_table
 from tests.grades.factory import grader_failure, result
 from tests.cli.test_commands import run, setup_out

@@ -3,7 +3,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from autograder.config.late import LatePolicy, LatePolicyError, load_policy, parse_time
+from autograder.config.deadline import LatePolicy, LatePolicyError, load_policy, parse_time
 from autograder.grades.late import apply_late_policy
 
 DUE = "2026-10-01T23:59:00+00:00"

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from autograder.store.gradebook import Gradebook
+from autograder.store.database import Gradebook
 from autograder.grades import overrides as ov
 from autograder.store.marks import Marks
 from tests.grades.factory import grader_failure, result

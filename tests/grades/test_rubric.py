@@ -85,7 +85,7 @@ def test_the_score_is_derived_never_stored(toy_kit, tmp_path, capsys):
     assert rubric_cli(toy_kit, out, "--exercise", "later", "--add", "explained", "--points", "0.5") == 0
     assert rubric_cli(toy_kit, out, "--apply", "1", DOE) == 0
     from autograder.store.folder import assignment_grades
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
 
     gb = Gradebook(out / "gradebook.sqlite")
     assert gb.get("toy", DOE).score == 3                               # the grader's result, untouched
@@ -350,7 +350,7 @@ def test_feedback_noise(toy_kit, tmp_path):
     """No device variant listed as a test, no over-escaped prose, lateness said as the penalty it is."""
     from datetime import datetime, timedelta, timezone
 
-    from autograder.config.late import LatePolicy
+    from autograder.config.deadline import LatePolicy
     from autograder.grades.late import apply_late_policy
     from autograder.report.feedback import render_markdown
 
@@ -371,7 +371,7 @@ def test_feedback_noise(toy_kit, tmp_path):
 
 
 def test_apply_to_a_whole_group_of_identical_failures(toy_kit, tmp_path, capsys):
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
 
     out = setup_out(tmp_path)
     gb = Gradebook(out / "gradebook.sqlite")
@@ -389,7 +389,7 @@ def test_apply_to_a_whole_group_of_identical_failures(toy_kit, tmp_path, capsys)
 def test_an_item_on_a_resubmitted_notebook_is_stale_until_applied_again(toy_kit, tmp_path, capsys):
     from dataclasses import replace
 
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
 
     out = setup_out(tmp_path)
     assert rubric_cli(toy_kit, out, "--exercise", "double", "--add", "loop", "--points", "-1", "--comment",

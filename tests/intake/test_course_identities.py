@@ -11,7 +11,7 @@ from autograder.lms import targets
 from autograder.grades.rows import grade_rows
 from autograder.report.feedback import render_markdown, student_view
 from autograder.report.instructor_report import report_context
-from autograder.config.late import LatePolicy
+from autograder.config.deadline import LatePolicy
 from autograder.grades.overrides import OverrideError, apply, resolve_submission, resolve_test, Override
 from tests.grades.factory import result
 from tests.cli.test_commands import run, setup_out

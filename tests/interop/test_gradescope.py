@@ -10,7 +10,7 @@ import torch
 from autograder.interop.gradescope import (TEST_KEYS, TOP_KEYS, MissingSecret, apply_late, build_autograder_zip,
                                            simulate, to_gradescope_schema)
 from autograder.probe.seeds import fingerprint
-from autograder.config.late import load_policy
+from autograder.config.deadline import load_policy
 from tests.nbfactory import edit
 
 @pytest.fixture(scope="module")
@@ -145,7 +145,7 @@ def test_course_deadline_and_extensions_reach_gradescope(toy_kit, tmp_path):
     by login reaches the student through the email Gradescope knows them by."""
     from autograder.config.course import load_course
     from autograder.intake.roster import Roster
-    from autograder.config.late import LatePolicy
+    from autograder.config.deadline import LatePolicy
 
     (tmp_path / "course.toml").write_text(COURSE)
     (tmp_path / "roster.csv").write_text("student_id,name,email,login_id\n77,Alice A,alice@uni.edu,alice\n")

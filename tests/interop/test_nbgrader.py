@@ -138,7 +138,7 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
     alice = (course / "feedback" / "alice" / "toy" / "toy.html").read_text()
     assert "10.0 / 10.0" in alice or "10 / 10" in alice
     # an instructor's override of carol's total (autograder override) reaches nbgrader too, as extra credit
-    from autograder.store.gradebook import Gradebook as KitGradebook
+    from autograder.store.database import Gradebook as KitGradebook
     from autograder.grades.overrides import record
     from autograder.store.marks import Marks
 

@@ -5,7 +5,7 @@ import io
 import shutil
 from dataclasses import replace
 
-from autograder.store.gradebook import Gradebook
+from autograder.store.database import Gradebook
 from tests.grades.factory import grader_failure, result
 from tests.cli.test_commands import run, setup_out
 from tests.report.test_exports import canvas_import

@@ -314,7 +314,7 @@ def test_lone_surrogates_reach_every_writer_as_replacement_characters(s, tmp_pat
     writer now gets U+FFFD in its place, and every file it writes is strict UTF-8."""
     from autograder.config.files import write_atomic
     from autograder.store.result_files import write_submission
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
     from autograder.report.feedback import write_feedback
 
     r, who = hostile_result(s, sid="s1"), hostile_identity(s)

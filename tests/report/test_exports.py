@@ -14,7 +14,7 @@ from autograder.report.escape import csv_cell
 from autograder.grades.rows import grade_rows
 from autograder.report.exports import write_generic_csv, write_generic_json
 from autograder.report.moodle_csv import write_moodle_csv
-from autograder.config.late import LatePolicy
+from autograder.config.deadline import LatePolicy
 from tests.grades.factory import grader_failure, result
 
 IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]

@@ -9,7 +9,7 @@ from autograder.intake.roster import Identity
 from autograder.report.feedback import render_html, render_markdown, write_feedback
 from autograder.grades.rows import grade_rows
 from autograder.report.instructor_report import write_report
-from autograder.config.late import LatePolicy
+from autograder.config.deadline import LatePolicy
 from autograder.grades.late import apply_late_policy
 from tests.chromium import needs_chromium, render
 from tests.grades.factory import cell_error, grader_failure, result

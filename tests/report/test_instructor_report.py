@@ -13,7 +13,7 @@ from autograder.report.escape import plot_label
 from autograder.grades.rows import grade_rows
 from autograder.report.instructor_report import (EXAMPLE_MESSAGE_CHARS, exercise_figure, histogram_figure,
                                                  render_report, write_report)
-from autograder.config.late import LatePolicy
+from autograder.config.deadline import LatePolicy
 from tests.chromium import needs_chromium, render
 from tests.grades.factory import grader_failure, result
 

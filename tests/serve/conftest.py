@@ -12,7 +12,7 @@ import pytest
 
 from autograder.intake.roster import Identity, write_identities
 from autograder.store.result_files import write_submission
-from autograder.store.gradebook import Gradebook
+from autograder.store.database import Gradebook
 from autograder.store.history import keep
 from autograder.judge.results import CellIssue
 from autograder.serve.access import Access

@@ -182,7 +182,7 @@ def _closed_by_server(s: socket.socket, deadline: float) -> bool:
 def _versions(out: Path, sid: str, tmp_path: Path) -> None:
     """Two graded versions of `sid`, each one cell of 20,000 short lines; the second keeps every other line of
     the first (the case that makes a line diff quadratic)."""
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
     from autograder.store.history import keep
 
     gb = Gradebook(out / "gradebook.sqlite")

@@ -238,7 +238,7 @@ def test_grade_by_exercise_one_comment_to_a_group(workspace, browser, capsys):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
     from autograder.grades import overrides as ov
     from tests.grades.factory import result
 
@@ -292,7 +292,7 @@ def test_clearing_a_stale_override_in_the_page(workspace, browser, capsys):
 
     from selenium.webdriver.common.by import By
 
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
     from tests.grades.factory import result
 
     base, token, out, kit, roster = workspace

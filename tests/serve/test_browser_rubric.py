@@ -14,7 +14,7 @@ pytestmark = pytest.mark.skipif(DRIVER is None or CHROMIUM is None,
 def test_items_by_key_to_a_group_and_edited(workspace, browser):
     from selenium.webdriver.common.by import By
 
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
     from autograder.store.marks import Marks
     from tests.grades.factory import result
     from tests.serve.conftest import trail
@@ -76,7 +76,7 @@ def test_regrade_preview(team, browser, capsys):
 
     from autograder.pipeline import record_sent
     from autograder.store.folder import assignment_grades
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
     from tests.grades.factory import result
     from tests.cli.test_commands import run
 

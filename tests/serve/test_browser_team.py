@@ -166,7 +166,7 @@ def test_the_class_view_fits_the_window(workspace, browser):
     stretched into a tall band by a long message (one unbroken path of 400 characters, then 800 of words)."""
     from selenium.webdriver.common.by import By
 
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
     from tests.grades.factory import result
 
     base, token, out, *_ = workspace

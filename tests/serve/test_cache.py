@@ -12,7 +12,7 @@ import pytest
 
 from autograder.intake.roster import Identity, write_identities
 from autograder.store.folder import assignment_grades
-from autograder.store.gradebook import Gradebook
+from autograder.store.database import Gradebook
 from autograder.report.grades_csv import grades_table
 from autograder.report.instructor_report import report_context
 from autograder.pipeline import set_override

@@ -9,7 +9,7 @@ import re
 from urllib.parse import urlencode, urlsplit
 
 from autograder.config.course import load_course
-from autograder.store.gradebook import Gradebook
+from autograder.store.database import Gradebook
 from autograder.pipeline import set_override
 from autograder.serve import pages
 from tests.serve.conftest import trail  # noqa: E402

@@ -12,7 +12,7 @@ from autograder.intake.roster import Identity, write_identities
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
 from autograder.pipeline import grade_class
-from autograder.report import course_gradebook as cg
+from autograder.report import semester as cg
 from autograder.store.folder import assignment_grades
 from autograder.report.exports import write_export
 from autograder.pipeline import set_override

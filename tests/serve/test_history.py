@@ -66,7 +66,7 @@ def test_which_version_counts_is_the_course_policy_in_every_export(toy_kit, tmp_
     from autograder.config.course import CourseError, load_course
     from autograder.intake.roster import Identity, write_identities
     from autograder.store.folder import assignment_grades
-    from autograder.store.gradebook import Gradebook
+    from autograder.store.database import Gradebook
     from autograder.grades import overrides as ov
 
     kit = tmp_path / "kit"

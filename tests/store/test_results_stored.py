@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.store import history
-from autograder.store.gradebook import Gradebook
+from autograder.store.database import Gradebook
 from autograder.judge import results as res
 from autograder.config.limits import MAX_OUTPUT
 from autograder.judge.results import CellIssue, SubmissionResult

@@ -14,7 +14,7 @@ from autograder.student import public_checks as checks, selfcheck
 from autograder.interop.nbgrader import source_notebook
 from autograder.notebook.imports import imported_modules
 from autograder.student.release import install_line, release
-from autograder.student.checking import INSTALL
+from autograder.student.verdicts import INSTALL
 from autograder.student.selfcheck import Checker
 
 ROOT = Path(__file__).resolve().parents[2]
