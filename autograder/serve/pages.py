@@ -730,8 +730,6 @@ def lms_targets(ws: Workspace, assignment: str) -> list[tuple[str, str]]:
     """(what, URL) of each LMS target course.toml names for `assignment` (`lms.targets`: a Canvas assignment from
     `[canvas]` and `canvas_assignment`, an LTI line item from `lti_lineitem`): what `autograder passback` sends
     to, and remembers what it sent per."""
-    from types import SimpleNamespace
-
     from autograder.lms import targets
 
     if not ws.course:
@@ -739,8 +737,9 @@ def lms_targets(ws: Workspace, assignment: str) -> list[tuple[str, str]]:
     canvas, mine = ws.course.table("canvas"), ws.course.assignment(assignment)
     out = []
     if canvas.get("url") and canvas.get("course") and mine.get("canvas_assignment"):
-        t = targets.choose(SimpleNamespace(to="canvas", canvas_url=canvas["url"], course=canvas["course"],
-                                           canvas_assignment=mine["canvas_assignment"], lti_lineitem=None))
+        t = targets.choose(targets.PassbackSettings(to="canvas", canvas_url=str(canvas["url"]),
+                                                    course=str(canvas["course"]),
+                                                    canvas_assignment=str(mine["canvas_assignment"])))
         out.append(("Canvas assignment", t.url))
     if mine.get("lti_lineitem"):
         out.append(("LTI line item", str(mine["lti_lineitem"])))
@@ -761,7 +760,7 @@ def changes_page(ws: Workspace, assignment: str) -> dict[str, Any]:
     store = MarkStore(ws.out)
     out = []
     for what, url in lms_targets(ws, assignment):
-        rows = []
+        rows: list[dict[str, Any]] = []
         for sid, was, now in unsent_changes(g, url):
             delta = None if was is None or now is None else round(now - was, 4)
             rows.append({"id": sid, "who": alias.get(sid) or who.get(sid, sid), "was": was, "now": now, "delta": delta})
