@@ -627,7 +627,7 @@ def _dask_client(address: str, assignment: Assignment, options: GradeOptions) ->
                     for w in client.scheduler_info()["workers"]]
 
 
-def _run_on_dask(client, tasks: Tasks, batch: list[Submission], storing: _Storing) -> None:  # type: ignore[no-untyped-def]
+def _run_on_dask(client, tasks: Tasks, batch: list[Submission], storing: _Storing) -> None:
     """One task per submission on a dask.distributed cluster; records come back to this process.
 
     Workers need the kit at the same path (a shared filesystem, as on a Slurm cluster) and the
@@ -701,7 +701,7 @@ def set_group(grades: AssignmentGrades, submission_ids: list[str], *, test: str,
     per submission (its override, or its application)."""
     results = {r.submission_id: r for r in grades.results}
     ids = list(dict.fromkeys(submission_ids))
-    plan = []
+    plan: list[tuple[SubmissionResult, str, float | None]] = []
     for sid in ids:
         counted, shown = _counted(grades, sid), results.get(sid)
         if counted is None or shown is None:
@@ -724,12 +724,12 @@ def set_group(grades: AssignmentGrades, submission_ids: list[str], *, test: str,
     store = _marks(grades)
     for counted, tid, new in plan:   # validated as record validates, before the first row is written
         top = next(t.max_score for t in counted.tests if t.id == tid)
-        if not (0 <= new <= top) or counted.provisional or not comment.strip():
+        if new is None or not (0 <= new <= top) or counted.provisional or not comment.strip():
             raise OverrideError(f"{counted.submission_id}: the score must be between 0 and {top:g}, the result graded "
                                 "(not provisional), and the comment given")
     done = [store.add_override(record(store.overrides(grades.assignment.id, c.submission_id), c, results[c.submission_id],
                                       test_id=tid, score=new, comment=comment, by=by))
-            for c, tid, new in plan]
+            for c, tid, new in plan if new is not None]   # every score checked above
     publish(grades, {o.submission_id for o in done})
     return done
 

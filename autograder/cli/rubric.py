@@ -143,7 +143,7 @@ def _touched(touched: list) -> int:
     return 0
 
 
-def _list(g) -> int:  # type: ignore[no-untyped-def]
+def _list(g) -> int:
     have: dict[int, int] = {}
     for a in g.marks.applied:
         have[a.item_id] = have.get(a.item_id, 0) + 1
@@ -155,7 +155,7 @@ def _list(g) -> int:  # type: ignore[no-untyped-def]
     return 0
 
 
-def _trail(g) -> int:  # type: ignore[no-untyped-def]
+def _trail(g) -> int:
     from autograder.store.marks import Marks
 
     for e in Marks(g.out).trail(g.assignment.id):

@@ -74,7 +74,7 @@ class ManualExercise:
             if type(t) is not dict or set(t) - {"points", "title"}:
                 raise ValueError(f"[manual.{name}] takes points and title")
             points = t.get("points")
-            if type(points) not in (int, float) or not 0 < points <= 1000:
+            if not isinstance(points, (int, float)) or isinstance(points, bool) or not 0 < points <= 1000:
                 raise ValueError(f"manual.{name}.points must be a number above 0 (at most 1000)")
             if not name.replace("_", "").replace("-", "").isalnum():
                 raise ValueError(f"manual.{name}: an exercise name is letters, digits, _ and -")

@@ -504,7 +504,7 @@ class _Standby:
         self._thread: threading.Thread | None = None
         self._made: list[WorkerProcess] = []  # what the thread made (nothing if the fork failed)
 
-    def take(self, key: object, release) -> WorkerProcess | None:  # type: ignore[no-untyped-def]
+    def take(self, key: object, release) -> WorkerProcess | None:
         """The spare if it is of this kind and alive (None otherwise: the caller forks one itself)."""
         kind, thread, made = self._swap(None, None, [])
         if thread is None:
@@ -517,7 +517,7 @@ class _Standby:
             release(worker)
         return None
 
-    def prepare(self, key: object, fork, release) -> None:  # type: ignore[no-untyped-def]
+    def prepare(self, key: object, fork, release) -> None:
         """Start forking the next spare; a spare already there (another thread's, say) is given up."""
         made: list[WorkerProcess] = []
 
@@ -532,7 +532,7 @@ class _Standby:
         thread.start()
         self._give_up(old, release)
 
-    def discard(self, release) -> None:  # type: ignore[no-untyped-def]
+    def discard(self, release) -> None:
         """Kill the spare (when the isolation closes)."""
         self._give_up(self._swap(None, None, []), release)
 
@@ -544,7 +544,7 @@ class _Standby:
         return old
 
     @staticmethod
-    def _give_up(spare: tuple, release) -> None:  # type: ignore[no-untyped-def]
+    def _give_up(spare: tuple, release) -> None:
         _, thread, made = spare
         if thread is not None:
             thread.join()

@@ -104,7 +104,8 @@ class Marks:
         index = self.__dict__.get("_index")
         if index is None:
             index = {}
-            for kind, rows in enumerate((self.overrides, self.applied, self.notes)):
+            marks: tuple[list[Any], ...] = (self.overrides, self.applied, self.notes)
+            for kind, rows in enumerate(marks):
                 for row in rows:
                     index.setdefault(row.submission_id, ([], [], []))[kind].append(row)
             self.__dict__["_index"] = index

@@ -118,7 +118,7 @@ class CannotPin(ValueError):
     """The assignment imports a module that is not installed here, so its version cannot be pinned."""
 
 
-def requirements(assignment) -> list[str]:  # type: ignore[no-untyped-def]
+def requirements(assignment) -> list[str]:
     """`name==version` for the grader's runtime and every third-party module the assignment imports,
     at the versions installed here (the ones the kit's tests passed with); torch is pinned apart."""
     from importlib import metadata
@@ -142,7 +142,7 @@ def requirements(assignment) -> list[str]:  # type: ignore[no-untyped-def]
     return pins
 
 
-def _deadline(assignment, course, roster) -> dict | None:  # type: ignore[no-untyped-def]
+def _deadline(assignment, course, roster) -> dict | None:
     """The late policy's table (manifest, then course.toml), JSON-ready, with each extension also kept
     under every id the roster holds for its student (Gradescope knows students by sid, email, id)."""
 
@@ -164,7 +164,7 @@ def _deadline(assignment, course, roster) -> dict | None:  # type: ignore[no-unt
 
 def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes | None,
                          torch_spec: str | None = None, allow_public_seeds: bool = False,
-                         allow_weak_isolation: bool = False, course=None, roster=None) -> Path:  # type: ignore[no-untyped-def]
+                         allow_weak_isolation: bool = False, course=None, roster=None) -> Path:
     """Write `out` (a zip to upload as the assignment's autograder); returns its path.
 
     Without `secret`, hidden inputs would derive from the kit's public default seed and anyone with
@@ -281,7 +281,7 @@ def submission_identity(metadata: dict) -> tuple[datetime | None, list[str]]:
     return when, ids
 
 
-def apply_late(data: dict, policy, metadata: dict | None) -> dict:  # type: ignore[no-untyped-def]
+def apply_late(data: dict, policy, metadata: dict | None) -> dict:
     """The late policy (`config.late.LatePolicy`, or None) on a results.json, the submitter's extension
     included (keyed by any of their sid, email or Gradescope id); the raw score and the explanation
     are kept for the student to read."""
@@ -310,7 +310,7 @@ class OtherUser:
     grader (root), so files only root may read stay out of its reach (`protect`).  Made by `weak_isolation`."""
 
 
-def weak_isolation(uid: int):  # type: ignore[no-untyped-def]
+def weak_isolation(uid: int):
     """`RlimitsOnly` whose workers drop to `uid` (and its group, no others) before the worker starts."""
 
     class _OtherUser(RlimitsOnly, OtherUser):
@@ -321,7 +321,7 @@ def weak_isolation(uid: int):  # type: ignore[no-untyped-def]
             os.chown(workdir, uid, uid)
             return workdir
 
-        def spawn(self, workdir, probes, limits, env, wire_limits):  # type: ignore[no-untyped-def]
+        def spawn(self, workdir, probes, limits, env, wire_limits):
             from autograder.execute import interpreter
             from autograder.execute.process import WorkerProcess
 

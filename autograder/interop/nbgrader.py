@@ -203,7 +203,7 @@ def _write_gradebook(course: Path, assignment: str, name: str, rows: list, ident
     return written
 
 
-def _write_autograded(submitted: Path, dest: Path, submitted_at) -> None:  # type: ignore[no-untyped-def]
+def _write_autograded(submitted: Path, dest: Path, submitted_at) -> None:
     """What `nbgrader autograde` would leave for generate_feedback and formgrader, without running the
     notebook: the submission (read with the kit's limits) with its outputs cleared, and its time."""
     import json

@@ -101,7 +101,7 @@ class TestSuite:
         self.collection_log = self._log.getvalue()
 
     @contextlib.contextmanager
-    def _output(self):  # type: ignore[no-untyped-def]
+    def _output(self):
         with contextlib.redirect_stdout(self._log), contextlib.redirect_stderr(self._log):
             yield
 
@@ -172,7 +172,7 @@ def run_tests(paths: list[Path], plugin: GradingPlugin, rootdir: Path) -> str:
 _open: TestSuite | None = None
 
 
-def open_suite(key: tuple, paths: list[Path], make_plugin, rootdir: Path) -> TestSuite:  # type: ignore[no-untyped-def]
+def open_suite(key: tuple, paths: list[Path], make_plugin, rootdir: Path) -> TestSuite:
     """The process's suite for `key` (assignment, version, test files, devices), collected on first
     use; a different key closes the open one first (one suite, one set of test modules, at a time)."""
     global _open

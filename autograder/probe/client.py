@@ -162,7 +162,7 @@ class Answers(Sequence):
     def __len__(self) -> int:
         return len(self._answers)
 
-    def __getitem__(self, k):  # type: ignore[no-untyped-def, override]
+    def __getitem__(self, k):
         if isinstance(k, slice):
             return [self[i] for i in range(*k.indices(len(self)))]
         return answer(*self._answers[k])

@@ -50,9 +50,8 @@ class FakeClock:
         self.ns.update(imported)
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> None:
         for name, value in self._saved_time.items():
             setattr(time, name, value)
         timeit.default_timer = self._saved_timer
         self.ns.update(self._saved_ns)
-        return False

@@ -56,7 +56,7 @@ def _output(o: Any) -> dict[str, Any] | None:
             if isinstance(o.get("traceback"), list) else []
         head = f"{_joined(o.get('ename'))}: {_joined(o.get('evalue'))}"
         return {"kind": "error", "text": _text(controls("\n".join(lines) if lines else head, "\n\t"))}
-    data = o.get("data") if isinstance(o.get("data"), dict) else {}
+    data: dict[str, Any] = o["data"] if isinstance(o.get("data"), dict) else {}
     src = _image(data)
     if src:
         return {"kind": "image", "src": src}

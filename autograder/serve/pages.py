@@ -84,7 +84,8 @@ class Workspace:
         try:
             stored = gb.stamps(assignment)
             same = kept is not None and stored.keys() == kept.stored.keys()
-            again = [gb.get(assignment, sid) for sid, at in stored.items() if same and kept.stored[sid] != at]
+            again = [gb.get(assignment, sid) for sid, at in stored.items()
+                     if same and kept is not None and kept.stored[sid] != at]
         finally:
             gb.close()
         return (stored, *MarkStore(self.out).changed_since(assignment, kept.trail if kept else 0),
@@ -335,7 +336,8 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
     for t in tests:
         by_exercise.setdefault(t.exercise, []).append(t)
     failing_cells = {c.cell for c in r.cells if c.status in ("error", "timeout", "crashed")}
-    cells, left = [], SHOWN_PAGE_TEXT
+    cells: list[dict[str, Any]] = []
+    left = SHOWN_PAGE_TEXT
     for c in r.cells:
         if left <= 0:
             break   # the result's own cap bounds them too (`config.limits.MAX_RESULT_BYTES`); a page shows less
@@ -520,9 +522,9 @@ def edit_rubric(ws: Workspace, assignment: str, exercise: str, form: dict[str, s
         raise rubric.RubricError("an item's points are a number") from None
     key = form.get("key") if form.get("key") is not None else None
     if action == "add":
-        item = rubric_add(g, exercise=exercise, title=form.get("title", ""), points=points,
-                          comment=form.get("comment", ""), note=form.get("note", ""), key=key or None, by=by)
-        return f"item #{item.id} added"
+        added = rubric_add(g, exercise=exercise, title=form.get("title", ""), points=points,
+                           comment=form.get("comment", ""), note=form.get("note", ""), key=key or None, by=by)
+        return f"item #{added.id} added"
     item = next((i for i in g.marks.items if str(i.id) == form.get("item", "") and not i.deleted), None)
     if item is None or item.exercise != exercise:
         raise rubric.RubricError(f"no such rubric item of {exercise}")
@@ -714,15 +716,15 @@ def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
     out = []
     for e in order:
         ts = sorted((t for t in tests.values() if t["exercise"] == e), key=lambda t: t["passed"] / max(t["n"], 1))
-        for t in ts:
-            t["rate"] = t["passed"] / t["n"] if t["n"] else 0.0
+        for row in ts:
+            row["rate"] = row["passed"] / row["n"] if row["n"] else 0.0
         tas = [{"who": who, "n": len(d), "mean": round(sum(d) / len(d), 3)}
                for (ex, who), d in sorted(adjust.items(), key=lambda kv: kv[0][1].casefold()) if ex == e]
-        uses = {}
+        uses: dict[int, int] = {}
         for a in g.marks.applied:
             uses[a.item_id] = uses.get(a.item_id, 0) + 1
-        items = [{"item": i, "n": uses.get(i.id, 0)} for i in g.marks.items if i.exercise == e and not i.deleted]
-        out.append({"exercise": e, "tests": ts, "tas": tas, "items": sorted(items, key=lambda x: -x["n"])})
+        items = sorted((i for i in g.marks.items if i.exercise == e and not i.deleted), key=lambda i: -uses.get(i.id, 0))
+        out.append({"exercise": e, "tests": ts, "tas": tas, "items": [{"item": i, "n": uses.get(i.id, 0)} for i in items]})
     return {"a": g.assignment, "exercises": out}
 
 

@@ -80,7 +80,7 @@ class _Protocol(H11Protocol):
         self.head_bytes = 0
         self.large.pop(self, None)
         if getattr(self, "_deadline", None):
-            self._deadline.cancel()
+            self._deadline.cancel()  # type: ignore[has-type]  # set below, on the connection's first request
         self._deadline = self.loop.call_later(REQUEST_SECONDS, self._too_slow)
 
     def _too_slow(self) -> None:

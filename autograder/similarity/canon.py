@@ -133,11 +133,12 @@ class _Put(ast.NodeTransformer):
         node.keywords = keywords
         return node
 
-    def visit_List(self, node: ast.List) -> ast.AST:
+    def visit_List(self, node: ast.List | ast.Tuple) -> ast.AST:
         node.elts = self._splice(node.elts)
         return node
 
-    visit_Tuple = visit_List
+    def visit_Tuple(self, node: ast.Tuple) -> ast.AST:
+        return self.visit_List(node)
 
 
 def _size(node: ast.AST) -> int:
@@ -214,8 +215,10 @@ class Helpers:
                 return None
             static = bool(decorators)
             expr = _returned(node.body, self.dead)
-        else:
+        elif isinstance(node, ast.Lambda):
             expr = copy.deepcopy(node.body)
+        else:
+            return None
         if expr is None:
             return None
         a = node.args

@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -215,7 +215,7 @@ def _common(sets: list[Any]) -> Any:
     return values[counts > limit]
 
 
-def compare(current: list[Notebook], archive: list[Notebook] = (), *, threshold: float = THRESHOLD,
+def compare(current: list[Notebook], archive: Sequence[Notebook] = (), *, threshold: float = THRESHOLD,
             min_shared: int = MIN_SHARED) -> Pairs:
     """Pairs above `threshold`, best first, at most SIMILAR_KEPT of them (`Pairs.flagged`: how many were):
     this term's notebooks with each other and with the archive."""
@@ -227,24 +227,24 @@ def compare(current: list[Notebook], archive: list[Notebook] = (), *, threshold:
     archived = np.array([i >= len(everyone) - sum(not n.problem for n in archive) for i in range(len(everyone))], bool)
     found: list[tuple[float, int, int, int]] = []
     for i, row in _shared_counts(sets, common):
-        j = np.nonzero(row[i + 1:] >= max(min_shared, 1))[0] + i + 1
-        j = j[(students[j] != students[i]) & ~(archived[j] & archived[i])]
-        smaller = np.minimum(own[i], own[j])
-        score = np.where(smaller > 0, row[j] / np.maximum(smaller, 1), 0.0)
+        others = np.nonzero(row[i + 1:] >= max(min_shared, 1))[0] + i + 1
+        others = others[(students[others] != students[i]) & ~(archived[others] & archived[i])]
+        smaller = np.minimum(own[i], own[others])
+        score = np.where(smaller > 0, row[others] / np.maximum(smaller, 1), 0.0)
         for k in np.nonzero(score >= threshold)[0]:
-            found.append((-float(score[k]), int(i), int(j[k]), int(row[j[k]])))
+            found.append((-float(score[k]), int(i), int(others[k]), int(row[others[k]])))
     keys = [n.key for n in everyone]
     found.sort(key=lambda f: (f[0], -f[3], *sorted((keys[f[1]], keys[f[2]]))))
     pairs = Pairs()
     pairs.flagged = len(found)
     places: dict[int, dict] = {}
     for negative, i, j, shared in found[:SIMILAR_KEPT]:
-        a, b = (i, j) if keys[i] < keys[j] else (j, i)
-        for x in (a, b):
+        first, second = (i, j) if keys[i] < keys[j] else (j, i)
+        for x in (first, second):
             if x not in places:
                 places[x] = everyone[x].places()
-        both = set(np.intersect1d(np.setdiff1d(sets[a], common), sets[b]).tolist())
-        pairs.append(Pair(keys[a], keys[b], -negative, shared, spans(places[a], places[b], both)))
+        both = set(np.intersect1d(np.setdiff1d(sets[first], common), sets[second]).tolist())
+        pairs.append(Pair(keys[first], keys[second], -negative, shared, spans(places[first], places[second], both)))
     return pairs
 
 
@@ -295,6 +295,7 @@ def kept_versions(out: Path, assignment: str, known: dict, skip: frozenset[int])
         kept = [v for v in versions(out, assignment, sub.name) if v.notebook]
         who = known.get(sub.name)
         for i, v in enumerate(kept):
+            assert v.notebook is not None   # kept: the versions with a notebook
             key = sub.name if i == len(kept) - 1 else f"{sub.name}@{v.sha256[:12]}"
             found.append(fingerprint(v.notebook, key, who.student_id if who else sub.name, skip))
     return found

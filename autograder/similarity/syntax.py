@@ -90,7 +90,7 @@ class _Names:
                 self.own.update(bound)
                 self.binds.update(bound)
                 self.imports.update(bound)
-            elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and getattr(node, "name", None):
+            elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
                 self.own.add(node.name)
                 self.binds[node.name] += 1
 

@@ -67,7 +67,7 @@ class Gradebook:
         row = self.db.execute(
             "SELECT sha256, assignment_version, grader_version FROM submissions WHERE assignment=? AND submission_id=?",
             (assignment, submission_id)).fetchone()
-        return tuple(row) if row else None  # type: ignore[return-value]
+        return tuple(row) if row else None
 
     def assignments(self) -> set[str]:
         """The assignments with at least one result (without reading any)."""

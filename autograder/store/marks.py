@@ -175,7 +175,7 @@ class Marks:
     def items(self, assignment: str) -> list[Item]:
         rows = self._read("SELECT id, assignment, exercise, title, points, comment, note, key, deleted FROM rubric_items "
                           "WHERE assignment=? ORDER BY exercise, id", (assignment,))
-        return [Item(*r[:8], bool(r[8])) for r in rows]
+        return [Item(*r[:8], bool(r[8])) for r in rows]  # type: ignore[call-arg]  # the item's eight columns, then deleted
 
     def applied(self, assignment: str, submission_id: str | None = None) -> list[Applied]:
         q = "SELECT item_id, submission_id, sha256, by, at FROM rubric_applied WHERE assignment=?"
@@ -208,7 +208,7 @@ class Marks:
 
     # -- writing (each one transaction)
 
-    def _write(self, assignment: str, touched: Iterable[str], do) -> Any:  # type: ignore[no-untyped-def]
+    def _write(self, assignment: str, touched: Iterable[str], do) -> Any:
         conn = self._connect()
         try:
             with conn:

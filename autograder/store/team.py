@@ -122,7 +122,7 @@ def current(db: Path, assignment: str) -> Split | None:
         if row is None:
             return None
         shares = dict(conn.execute("SELECT item, ta FROM team_shares WHERE split=?", (row[0],)).fetchall())
-        return Split(*row, shares=shares)
+        return Split(*row, shares=shares)  # type: ignore[misc]  # `row`: the split's seven columns
     finally:
         conn.close()
 

@@ -92,7 +92,7 @@ def _this_notebook(assignment: str) -> Path | None:
             if path.suffix == ".ipynb" and path.is_file():
                 return path
     try:
-        from google.colab import _message  # type: ignore[import-not-found]
+        from google.colab import _message
 
         content = _message.blocking_request("get_ipynb", request="", timeout_sec=60)["ipynb"]
         path = Path.cwd() / f".{assignment}{_COLAB_COPY}"

@@ -64,13 +64,13 @@ class Checks:
             raise ValueError(f"This version of the `{DISTRIBUTION}` package has no checks for {self.assignment}: "
                              f"install the current release ({INSTALL}, LINK: the link your course gives), "
                              "then restart the kernel.")
-        found = public_checks.version(folder)
+        installed = public_checks.version(folder)
         if self.version is None and folder.parent.name == "assignments":
             return folder  # a master notebook, in its kit
-        if found != self.version:
+        if installed != self.version:
             released = (f"version {self.version} of {self.assignment}'s checks" if self.version
                         else "an older release's checks")
-            self.note = (f"Note: this notebook came with {released}; the installed package has version {found}, "
+            self.note = (f"Note: this notebook came with {released}; the installed package has version {installed}, "
                          "the checks grading runs now, so those are the ones run here (where an exercise changed since, "
                          "its check says what it expects now).")
         return folder
