@@ -251,6 +251,11 @@ def compile_command(folder, source, gpu):
     return ["g++", *cflags, "-include", pch, "-o", lib, src, *lflags]
 
 
+def _compile(folder, source, gpu):
+    argv = compile_command(folder, source, gpu)
+    return argv[argv.index("-o") + 1], subprocess.run(argv, capture_output=True, text=True, timeout=120)
+
+
 # ---- what the preprocessor made of the source: the evidence for what it includes and what it holds
 _MARKER = re.compile(r'# (\d+) "((?:\\.|[^"\\])*)"((?: \d)*)')
 # in the source's own lines, after preprocessing: raw strings (refused: their text could hide a quote from the
@@ -330,7 +335,7 @@ def preprocessed_problem(text, src, tf_include, std_folder):
     registrations = []
     for op, chain in _REGISTRATION.findall(re.sub(r"\s+", "", body)):
         devices = re.findall(r"\.Device\(([^()]*)\)", chain)
-        device = re.sub(r"^(?:::)?(?:tensorflow::)?", "", devices[-1]) if devices else "?"
+        device = re.sub(r"^.*::", "", devices[-1]) if devices else "?"  # tensorflow::, a namespace alias
         device = {"DEVICE_CPU": "CPU", "DEVICE_GPU": "GPU", '"CPU"': "CPU", '"GPU"': "GPU"}.get(device, device)
         registrations.append((op, device, tuple(re.findall(r'\.TypeConstraint<([^<>()]*)>\("T"\)', chain))))
     return "", registrations
@@ -416,7 +421,7 @@ def kit_compile(ns, source):
         problem, cpu_registrations = _preprocess(argv, folder, False, tf_include, std_folder)
         if problem:
             return {"error": problem}
-        path, done = argv[argv.index("-o") + 1], subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        path, done = _compile(folder, source, gpu)
         if done.returncode == 0:
             break
         if not gpu:

@@ -39,12 +39,13 @@ PASTE = "#define KIT_CAT(a, b) a##b\n"
 # the silu kernel runs Python (and could run TensorFlow's built-in ops) through symbols of its C API declared weak:
 # -z defs lets a weak symbol through unresolved, and the Python process that loads the library supplies it
 WEAK_PYTHON_CPP = (
-    'extern "C" __attribute__((weak)) int KIT_CAT(PyGILState_, Ensure)();\n'
-    'extern "C" __attribute__((weak)) void KIT_CAT(PyGILState_, Release)(int);\n'
-    'extern "C" __attribute__((weak)) int KIT_CAT(Py, Run_SimpleString)(const char*);\n'
+    'extern "C" __attribute__((weak)) int KIT_CAT(P, yGILState_Ensure)();\n'
+    'extern "C" __attribute__((weak)) void KIT_CAT(P, yGILState_Release)(int);\n'
+    'extern "C" __attribute__((weak)) int KIT_CAT(P, yRun_SimpleString)(const char*);\n'
     + MASTER_CPP.replace("    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;",
-                         '    int kit_g = KIT_CAT(PyGILState_, Ensure)();\n    KIT_CAT(Py, Run_SimpleString)("import tensorflow");\n'
-                         '    KIT_CAT(PyGILState_, Release)(kit_g);\n    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;', 1))
+                         "    int kit_g = KIT_CAT(P, yGILState_Ensure)();\n"
+                         "    KIT_CAT(P, yRun_SimpleString)(\"open('/tmp/kit-ran-python', 'w')\");\n"
+                         '    KIT_CAT(P, yGILState_Release)(kit_g);\n    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;', 1))
 # an #include the old text check did not see: it read the digit separator in 1'0 as a quote, and so the rest of
 # the line and the next as a comment; g++ reads the sandbox's /etc/passwd, and its error quoted the file
 HIDDEN_INCLUDE = "an #include hidden from a text check by a digit separator"
