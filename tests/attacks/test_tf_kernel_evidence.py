@@ -69,7 +69,7 @@ ATTACKS = {
             "    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;",
             '    PyRun_SimpleString("import tensorflow");\n    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;', 1)),
     "kernels that find symbols through the dynamic loader":
-        _with('extern "C" void* dlsym(void*, const char*);\n' + MASTER_CPP),
+        _with('extern "C" void* dlsym(void*, const char*);\nstatic void* kit_found = dlsym(nullptr, "exp");\n' + MASTER_CPP),
     "assembly that pulls a file into the library": _with('asm(".incbin \\"/etc/hostname\\"");\n' + MASTER_CPP),
     # what the preprocessor makes of the text, not its spelling: token pasting, a digit separator read as a quote
     "assembly made by token pasting that pulls a file into the library":
