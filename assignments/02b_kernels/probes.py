@@ -10,7 +10,9 @@ Points for *how* (a C kernel, a Triton kernel) come from evidence no code of the
 `c_source` / `triton_source` hand the kernels' source text to the trusted side, which checks it
 (`c_source_problem`, `triton_source_problem`: bounded, run in the judge, never in a worker) and has it
 compiled and called by this module's own harness in a worker that never ran the notebook
-(`student.fresh(c_kernels_run, ...)`, `student.fresh(triton_kernel_run, ...)`).
+(`student.fresh(c_kernels_run, ...)`, `student.fresh(triton_kernel_run, ...)`).  A C library's imports are read
+from its ELF symbol table (`autograder.probe.elf`), and its kernels run in the kit's C harness (`HARNESS`), a
+process without Python.
 """
 from __future__ import annotations
 

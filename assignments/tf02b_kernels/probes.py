@@ -6,10 +6,13 @@ as torch tensors and become TensorFlow tensors here; results go back as torch te
 contract asks for as the exception's class name.
 
 Points for the kernels come from evidence no code of the notebook can reach, as in 02b_kernels: `op_source`
-hands the C++ source text to the trusted side, which checks it (`op_source_problem`: bounded, in the judge,
-never in a worker) and has it compiled with the kit's own flags (`KIT_FLAGS`), loaded and called by this
-module's harness in a worker that never ran the notebook (`student.fresh(kit_ops_run, ...)`).  The compile is its own
-fresh worker (`kit_compile`, where nothing of the student's runs: g++ reads the text), answered once per submission
+hands the C++ source text to the trusted side, which bounds it (`op_source_problem`, in the judge) and has it
+compiled with the kit's own flags (`compile_flags`), loaded and called by this module's harness in a worker that
+never ran the notebook (`student.fresh(kit_ops_run, ...)`).  What the source may reach is judged on what the
+compiler and linker produced, not on its text: g++ -E's output before the build (`preprocessed_problem`: the
+headers it enters, no asm) and the library's imports after it (`autograder.probe.elf`); the GPU kernel's
+registrations, which only CUDA compiles, from g++ -E under GOOGLE_CUDA (`gpu_registration_problem`).  The compile
+is its own fresh worker (`kit_compile`, where nothing of the student's runs: g++ reads the text), answered once per submission
 (`student.fresh_once`): the public and hidden tests of the CPU ops and of the GPU kernel share one build (the source
 with the GPU launcher appended; only when that fails, a second build of the source alone serves the CPU ops, so a
 broken GPU kernel costs the GPU exercise only).  The GPU kernel
