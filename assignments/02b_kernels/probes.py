@@ -183,6 +183,8 @@ HARNESS = r"""
 #define ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
 #define ARCH AUDIT_ARCH_AARCH64
+#else
+#error "the kit's C harness knows x86-64 and arm64"
 #endif
 
 static int only(const long *calls, int n) {
@@ -324,12 +326,21 @@ def c_kernels_run(ns, source, cases):
     layout), kernel 'silu' (on a contiguous copy: the kernel reads contiguous memory) or 'softmax' (on the
     [rows, cols] view of the laid-out x, with its strides).  {"error": why it could not be built or run} or
     {"y": outputs, "x_after": inputs}."""
-    from autograder.probe import elf
+    from autograder.probe import elf, preprocessed
 
     folder = tempfile.mkdtemp(prefix="kit-kernels-")
     src, lib = os.path.join(folder, "kernels.c"), os.path.join(folder, "kernels.so")
     with open(src, "w") as f:
         f.write(source)
+    # what the preprocessor makes of it: no file entered (the text check cannot see an #include a comment or a
+    # macro hides, and the compiler's errors would quote the file), no #line, #pragma or asm
+    done = subprocess.run(["cc", *C_FLAGS, "-E", "-o", src + ".i", src], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        return {"error": "cc could not preprocess the source: " + preprocessed.own_diagnostics(done.stderr, src, "c_source()")}
+    with open(src + ".i", encoding="utf-8", errors="replace") as f:
+        problem, _ = preprocessed.own_lines(f.read(), src, lambda path: False, "c_source()")
+    if problem:
+        return {"error": problem}
     done = subprocess.run(["cc", *C_FLAGS, "-o", lib, src, "-lm"], capture_output=True, text=True, timeout=60)
     if done.returncode != 0:
         return {"error": f"cc {' '.join(C_FLAGS)} failed: {done.stderr[-1200:]}"}

@@ -259,22 +259,18 @@ def _compile(folder, source, gpu):
     return argv[argv.index("-o") + 1], subprocess.run(argv, capture_output=True, text=True, timeout=120)
 
 
-# ---- what the preprocessor made of the source: the evidence for what it includes and what it holds
-_MARKER = re.compile(r'# (\d+) "((?:\\.|[^"\\])*)"((?: \d)*)')
-# in the source's own lines, after preprocessing: raw strings (refused: their text could hide a quote from the
-# scan), numbers (digit separators are no quotes), names, string and character literals
-_TOKEN = re.compile(r"(?P<raw>\b(?:u8|u|U|L)?R\")|\.?\d(?:[eEpP][+-]|'\w|[\w.])*|(?P<name>[A-Za-z_]\w*)|"
-                    r"(?:u8|u|U|L)?\"(?:\\.|[^\"\\\n])*\"|(?:u8|u|U|L)?'(?:\\.|[^'\\\n])*'")
-_ASM = {"asm", "__asm", "__asm__"}
+# ---- what the preprocessor made of the source (autograder.probe.preprocessed): what it includes and holds
 _REGISTRATION = re.compile(r'register_kernel::Name\("(\w+)"\)((?:\.\w+(?:<[^<>()]*>)?\([^()]*\))*)\.Build\(\)')
 
 
 def _std_folder(cflags):
     """The folder g++ takes the C++ standard headers from (where <cmath> resolves)."""
+    from autograder.probe.preprocessed import MARKER
+
     done = subprocess.run(["g++", *cflags, "-E", "-x", "c++", "-"], input="#include <cmath>\n", capture_output=True,
                           text=True, timeout=60)
     for line in done.stdout.splitlines():
-        m = _MARKER.fullmatch(line)
+        m = MARKER.fullmatch(line)
         if m and "1" in m.group(3).split() and os.path.basename(m.group(2)) == "cmath":
             return os.path.dirname(os.path.realpath(m.group(2)))
     raise OSError("g++ does not find <cmath>")
@@ -287,54 +283,20 @@ def _allowed_header(path, tf_include, std_folder):
     return bool(_TF_HEADER.fullmatch(os.path.relpath(real, os.path.realpath(tf_include))))
 
 
-def _own_diagnostics(stderr, src):
-    """g++'s messages about the source's own lines only: a message located in a file it included would quote
-    that file (the preprocessor reads any file the source names before the kit can refuse it)."""
-    lines = [line.replace(src, "op_source()", 1) for line in stderr.splitlines() if line.startswith(src + ":")]
-    return "\n".join(lines)[-1500:] or "(no message about op_source()'s own lines)"
-
-
 def preprocessed_problem(text, src, tf_include, std_folder):
     """Why the preprocessed translation unit `text` (g++ -E of the file `src`) reaches outside the source, or '';
-    and the kernel registrations in the source's own lines, as (op, device, types).  Read from the linemarkers and
-    the tokens the preprocessor produced, so no macro, token pasting or line splice hides anything: each file the
-    source itself includes is one of TensorFlow's framework headers or _STD_HEADERS; the source moves no line to
-    another file (#line) and holds no #pragma (nor _Pragma), no asm (nor the .incbin in one) and no raw string."""
-    stack, own, started = ["<start>"], [], False  # started: past the command line's preamble, in the source
-    for line in text.splitlines():
-        if line.startswith("#"):
-            m = _MARKER.fullmatch(line)
-            here = stack[-1] == src
-            if not m:
-                if here:
-                    return f"op_source() holds the directive {' '.join(line.split()[:2])}: the grader compiles no #pragma or _Pragma", []
-                continue
-            name, flags = m.group(2), m.group(3).split()
-            if "1" in flags:
-                if here and not _allowed_header(name, tf_include, std_folder):
-                    return ("op_source() includes a header the grader does not compile (" + os.path.basename(name) +
-                            "): it compiles TensorFlow's framework headers (tensorflow/core/framework/...) and <"
-                            + ">, <".join(sorted(_STD_HEADERS)) + "> only"), []
-                stack.append(name)
-            elif "2" in flags:
-                stack.pop()
-                if not stack:
-                    return "the grader could not follow the preprocessed source", []
-                stack[-1] = name
-            else:
-                if started and here and name != src:
-                    return "op_source() renames its own lines with #line, which the grader does not compile", []
-                started = started or (stack[-1] == "<command-line>" and name == src)
-                stack[-1] = name
-            continue
-        if stack[-1] == src:
-            own.append(line)
-    body = "\n".join(own)
-    for m in _TOKEN.finditer(body):
-        if m.group("raw"):
-            return "op_source() holds a raw string literal, which the grader does not compile", []
-        if m.group("name") in _ASM:
-            return "op_source() holds asm, which the grader does not compile: a kernel is C++", []
+    and the kernel registrations in the source's own lines, as (op, device, types).  Each file the source itself
+    includes is one of TensorFlow's framework headers or _STD_HEADERS (`preprocessed.own_lines`: no #line, #pragma,
+    asm or raw string either)."""
+    from autograder.probe import preprocessed
+
+    problem, body = preprocessed.own_lines(text, src, lambda path: _allowed_header(path, tf_include, std_folder),
+                                           "op_source()")
+    if problem.startswith("op_source() includes"):
+        problem += (": it compiles TensorFlow's framework headers (tensorflow/core/framework/...) and <"
+                    + ">, <".join(sorted(_STD_HEADERS)) + "> only")
+    if problem:
+        return problem, []
     registrations = []
     for op, chain in _REGISTRATION.findall(re.sub(r"\s+", "", body)):
         devices = re.findall(r"\.Device\(([^()]*)\)", chain)
@@ -358,7 +320,9 @@ def _preprocess(argv, folder, gpu_only, tf_include, std_folder):
     out = os.path.join(folder, "gpu.ii" if gpu_only else "ops.ii")
     done = subprocess.run([*pre, "-o", out, src], capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
-        return "g++ could not preprocess the source: " + _own_diagnostics(done.stderr, src), []
+        from autograder.probe.preprocessed import own_diagnostics
+
+        return "g++ could not preprocess the source: " + own_diagnostics(done.stderr, src, "op_source()"), []
     with open(out, encoding="utf-8", errors="replace") as f:
         return preprocessed_problem(f.read(), src, tf_include, std_folder)
 

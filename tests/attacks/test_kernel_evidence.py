@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.attacks.evidence import assert_no_more_than_honest, grade_attacks, master_between, points
+from tests.attacks.evidence import assert_no_more_than_honest, grade_attacks, guarded, master_between, points
 
 ASSIGNMENT = "02b_kernels"
 
@@ -40,6 +40,8 @@ GATHER = _between("    out = torch.empty(tuple(sizes), dtype=storage.dtype)\n", 
 HONEST_GATHER = "    return storage.as_strided(tuple(sizes), tuple(strides), offset).contiguous()\n"
 
 C_KERNELS = _between('    return r"""\nfloat expf', '    ### END SOLUTION')
+HIDDEN_INCLUDE = "an #include hidden from the text check by a comment"
+PASSWD_LINE = "sandboxed notebook"  # in the worker's own /etc/passwd (autograder/execute/etc/passwd)
 # C kernels that hand their pointers to torch through Python's C API, declared weak (no libc: they format by hand)
 WEAK_PYTHON = r"""
 __attribute__((weak)) int PyGILState_Ensure(void);
@@ -94,6 +96,9 @@ ATTACKS = {
     # C kernels with no exp and no arithmetic on their inputs: symbols of Python's C API declared weak pass the
     # link's -z defs unresolved, and the process that loads the library supplies them; they run torch on the pointers
     "C kernels that compute with torch through weak libpython symbols": {C_KERNELS: '    return r"""\n' + WEAK_PYTHON + '"""\n'},
+    # an #include the text check did not see (a comment before it): cc read the worker's /etc/passwd, and its
+    # errors quoted the file in the feedback
+    HIDDEN_INCLUDE: {C_KERNELS: C_KERNELS.replace('    return r"""\n', '    return r"""\n/**/ #include "/etc/passwd"\n', 1)},
     # a Triton kernel whose body computes outside Triton (the interpreter runs its body as Python)
     "a Triton kernel that imports torch in its body": {
         _between("    row = tl.program_id(0)\n", "    ### END SOLUTION"):
@@ -125,3 +130,11 @@ def test_the_plain_torch_notebook_earns_no_kernel_points(graded):
 @pytest.mark.parametrize("i", range(len(ATTACKS)), ids=list(ATTACKS))
 def test_attack_earns_no_more_than_plain_torch(graded, i):
     assert_no_more_than_honest(graded["honest"], graded[f"attack{i}"], KERNEL_TESTS)
+
+
+def test_no_file_the_source_includes_reaches_the_feedback(graded):
+    """cc -E's output shows the file the source entered: refused by name, never compiled, so no message quotes it."""
+    r = graded[f"attack{list(ATTACKS).index(HIDDEN_INCLUDE)}"]
+    kernel = guarded(r, KERNEL_TESTS[:2])
+    assert kernel and all("includes passwd" in t.message for t in kernel if "public" in t.id), [t.message[:300] for t in kernel]
+    assert not [t.id for t in r.tests if PASSWD_LINE in (t.message or "")], [t.message[:300] for t in r.tests]
