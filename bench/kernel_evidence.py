@@ -1,7 +1,7 @@
 """What the kernel evidence costs a submission: each step the kit adds to build a kernel from the student's text.
 
-02b_kernels (each of the two C-kernel tests, in its fresh worker): cc with the kit's flags (the build itself, for
-scale), reading what the library imports from its ELF symbol table (`autograder.probe.elf`), building the kit's C
+02b_kernels (each of the two C-kernel tests, in its fresh worker): cc -E (what the source includes, no asm), cc with
+the kit's flags (the build itself, for scale), reading what the library imports from its ELF symbol table (`autograder.probe.elf`), building the kit's C
 harness and running the kernels in it (a process without Python, under seccomp), on the public test's cases.
 tf02b_kernels (once per submission, `kit_compile`): g++ -E of the source with the build's own flags (what it
 includes, no asm), the same under GOOGLE_CUDA (the GPU registrations), reading the library's imports (every
@@ -70,6 +70,8 @@ def c_kernels(repeat: int) -> dict[str, float]:
     Path(harness + ".c").write_text(probes.HARNESS)
     build = ["cc", *probes.C_FLAGS, "-o", lib, src, "-lm"]
     steps = {
+        "cc -E, the kit's flags (what it includes, no asm)":
+            lambda: subprocess.run(["cc", *probes.C_FLAGS, "-E", "-o", src + ".i", src], check=True, capture_output=True),
         "cc, the kit's flags (the build)": lambda: subprocess.run(build, check=True, capture_output=True),
         "the library's imports (ELF symbol table, libm's exports)":
             lambda: elf.imports_problem(Path(lib).read_bytes(), probes._native_libraries()),
