@@ -10,7 +10,9 @@ Points for *how* (a C kernel, a Triton kernel) come from evidence no code of the
 `c_source` / `triton_source` hand the kernels' source text to the trusted side, which checks it
 (`c_source_problem`, `triton_source_problem`: bounded, run in the judge, never in a worker) and has it
 compiled and called by this module's own harness in a worker that never ran the notebook
-(`student.fresh(c_kernels_run, ...)`, `student.fresh(triton_kernel_run, ...)`).
+(`student.fresh(c_kernels_run, ...)`, `student.fresh(triton_kernel_run, ...)`).  A C library's imports are read
+from its ELF symbol table (`autograder.probe.elf`), and its kernels run in the kit's C harness (`HARNESS`), a
+process without Python.
 """
 from __future__ import annotations
 
@@ -151,46 +153,223 @@ def kit_build(student, cases):
 
 
 # The kit's own build: no header, no library but the math library (-lm), every symbol resolved there
-# (-z defs): the kernels compute with their own loops and exp, and cannot call into Python or torch.
+# (-z defs): the kernels compute with their own loops and exp, and cannot call into Python or torch.  -z defs lets
+# a symbol declared weak through unresolved, so what the built library imports is read from its ELF symbol table
+# (`autograder.probe.elf.imports_problem`: every undefined symbol defined by libm, weak ones included), and its
+# kernels run in the kit's own C harness (`HARNESS`), a process with no Python in it.
 C_FLAGS = ["-O2", "-shared", "-fPIC", "-nostdinc", "-nostdlib", "-fno-stack-protector",
            "-fno-tree-loop-distribute-patterns", "-Wl,-z,defs"]
+KERNELS = ("silu_f32", "silu_f64", "softmax_rows_f32", "softmax_rows_f64")
 _C_SUFFIX = {torch.float32: "f32", torch.float64: "f64"}
+
+# The process the kernels run in: C, no Python, no torch.  It loads the library (RTLD_LOCAL: nothing of it is
+# offered to any other), looks the four kernels up, then allows itself only read, write, exit and memory
+# (seccomp, filters stacked on the worker's): a kernel can compute and nothing else, whatever machine code it
+# holds.  While the library loads (its constructors run), the filter allows what the loader needs (files, maps).
+# Cases come on stdin, each a header of 9 longs: kernel (0 silu, 1 softmax), element size (4, 8), elements of
+# input, offset of the first, elements of output, rows, cols, row stride, column stride; then the input.  For each
+# case it writes the output, then the input as the kernel left it.
+HARNESS = r"""
+#include <dlfcn.h>
+#include <stddef.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#if defined(__x86_64__)
+#define ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ARCH AUDIT_ARCH_AARCH64
+#else
+#error "the kit's C harness knows x86-64 and arm64"
+#endif
+
+static int only(const long *calls, int n) {
+    struct sock_filter f[64];
+    int k = 0;
+    f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0);
+    f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    for (int i = 0; i < n; i++) {
+        f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, calls[i], 0, 1);
+        f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    }
+    f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    struct sock_fprog prog = {(unsigned short)k, f};
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static int full(int fd, char *p, long n, int out) {
+    while (n > 0) {
+        long k = out ? write(fd, p, n) : read(fd, p, n);
+        if (k <= 0) return -1;
+        p += k; n -= k;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    static const long loading[] = {SYS_read, SYS_write, SYS_openat, SYS_close, SYS_fstat, SYS_newfstatat, SYS_lseek,
+                                   SYS_pread64, SYS_mmap, SYS_mprotect, SYS_munmap, SYS_brk, SYS_getrandom, SYS_prctl,
+                                   SYS_exit, SYS_exit_group, SYS_rt_sigreturn};
+    static const long running[] = {SYS_read, SYS_write, SYS_mmap, SYS_munmap, SYS_exit, SYS_exit_group, SYS_rt_sigreturn};
+    if (argc != 2 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || only(loading, sizeof loading / sizeof *loading)) return 4;
+    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return 2;
+    static const char *names[4] = {"silu_f32", "silu_f64", "softmax_rows_f32", "softmax_rows_f64"};
+    void *fn[4];
+    for (int i = 0; i < 4; i++)
+        if (!(fn[i] = dlsym(lib, names[i]))) return 3;
+    if (only(running, sizeof running / sizeof *running)) return 4;
+    long h[9];
+    for (;;) {
+        long got = read(0, (char *)h, sizeof h);
+        if (got == 0) return 0;
+        if (got != sizeof h && full(0, (char *)h + got, sizeof h - got, 0)) return 5;
+        long size = h[1], in_bytes = h[2] * size, out_bytes = h[4] * size;
+        char *in = mmap(0, in_bytes + 64, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        char *out = mmap(0, out_bytes + 64, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (in == MAP_FAILED || out == MAP_FAILED || full(0, in, in_bytes, 0)) return 5;
+        char *x = in + h[3] * size;
+        int f = (h[0] ? 2 : 0) + (size == 8);
+        if (h[0])
+            ((void (*)(const void *, void *, long, long, long, long))fn[f])(x, out, h[5], h[6], h[7], h[8]);
+        else
+            ((void (*)(const void *, void *, long))fn[f])(x, out, h[5]);
+        if (full(1, out, out_bytes, 1) || full(1, in, in_bytes, 1)) return 5;
+        munmap(in, in_bytes + 64);
+        munmap(out, out_bytes + 64);
+    }
+}
+"""
+_HARNESS_EXIT = {2: "the grader could not load the library", 3: "the library lacks one of " + ", ".join(KERNELS),
+                 4: "the grader's harness could not start", 5: "the harness lost its data"}
+
+
+def _case_bytes(kernel, x, layout):
+    """The harness's header and input for one case, and how to read its answer: (payload, output elements,
+    input elements, rebuild) where rebuild(out, after) gives the output and the kernel's view of its input."""
+    xl = _layout(x, layout)
+    if kernel == "silu":
+        src_t = xl.contiguous().reshape(-1)
+        storage, offset, rows, cols, strides = src_t, 0, src_t.numel(), 0, (0, 0)
+    else:
+        src_t = xl.reshape(-1, xl.shape[-1])
+        n = src_t.untyped_storage().nbytes() // x.element_size()
+        storage = torch.empty(0, dtype=x.dtype).set_(src_t.untyped_storage(), 0, (n,), (1,))
+        offset, (rows, cols), strides = src_t.storage_offset(), src_t.shape, src_t.stride()
+    header = torch.tensor([0 if kernel == "silu" else 1, x.element_size(), storage.numel(), offset, xl.numel(),
+                           rows, cols, *strides], dtype=torch.int64)
+    payload = header.numpy().tobytes() + storage.contiguous().numpy().tobytes()
+
+    def rebuild(out, after):
+        y = torch.frombuffer(bytearray(out), dtype=x.dtype).reshape(xl.shape) if xl.numel() else torch.empty(xl.shape, dtype=x.dtype)
+        a = torch.frombuffer(bytearray(after), dtype=x.dtype) if storage.numel() else torch.empty(0, dtype=x.dtype)
+        view = a.as_strided(src_t.shape, src_t.stride(), offset) if kernel != "silu" else a.reshape(xl.shape)
+        return y, view.clone()
+
+    return payload, xl.numel(), storage.numel(), rebuild
+
+
+def _run_harness(harness, lib, payloads, expected, timeout=20.0):
+    """The harness's stdout for `payloads` (at most `expected` bytes are read), or why it gave none."""
+    import select
+    import signal
+
+    with tempfile.TemporaryFile() as stdin:
+        stdin.write(b"".join(payloads))
+        stdin.seek(0)
+        proc = subprocess.Popen([harness, lib], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    chunks, size, deadline = [], 0, time.monotonic() + timeout
+    try:
+        while size <= expected:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
+                proc.kill()
+                proc.wait()
+                return None, f"the kernels gave no answer within {timeout:g} s"
+            chunk = os.read(proc.stdout.fileno(), 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        proc.stdout.close()
+    if size > expected:
+        proc.kill()
+    status = proc.wait()
+    if status < 0:
+        why = ("a system call (a kernel only computes)" if -status == signal.SIGSYS
+               else f"signal {signal.Signals(-status).name}")
+        return None, f"the kernels were stopped by {why}"
+    if status:
+        return None, _HARNESS_EXIT.get(status, f"the harness ended with status {status}")
+    if size != expected:
+        return None, "the kernels' output is not the size of their outputs"
+    return b"".join(chunks), ""
+
+
+def _native_libraries(compiler="cc"):
+    """The libraries a kernel library may need: libm (and the C library libm itself needs), by file name."""
+    return {name: subprocess.run([compiler, f"-print-file-name={name}"], capture_output=True, text=True,
+                                 timeout=30).stdout.strip() for name in ("libm.so.6",)}
 
 
 def c_kernels_run(ns, source, cases):
-    """Run in a fresh worker only (`student.fresh`): compile `source` with C_FLAGS and call its kernels
-    through this harness's own ctypes signatures.  cases: (kernel, x, layout), kernel 'silu' (on a
-    contiguous copy: the kernel reads contiguous memory) or 'softmax' (on the [rows, cols] view of the
-    laid-out x, with its strides).  {"error": why it could not be built} or {"y": outputs, "x_after": inputs}."""
+    """Run in a fresh worker only (`student.fresh`), which loads nothing of the student's: compile `source` with
+    C_FLAGS, check what the library imports (`elf.imports_problem`: libm only) and that it defines the four
+    kernels, then call them in the kit's own C harness (`HARNESS`, a process without Python).  cases: (kernel, x,
+    layout), kernel 'silu' (on a contiguous copy: the kernel reads contiguous memory) or 'softmax' (on the
+    [rows, cols] view of the laid-out x, with its strides).  {"error": why it could not be built or run} or
+    {"y": outputs, "x_after": inputs}."""
+    from autograder.probe import elf, preprocessed
+
     folder = tempfile.mkdtemp(prefix="kit-kernels-")
     src, lib = os.path.join(folder, "kernels.c"), os.path.join(folder, "kernels.so")
     with open(src, "w") as f:
         f.write(source)
+    # what the preprocessor makes of it: no file entered (the text check cannot see an #include a comment or a
+    # macro hides, and the compiler's errors would quote the file), no #line, #pragma or asm
+    done = subprocess.run(["cc", *C_FLAGS, "-E", "-o", src + ".i", src], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        return {"error": "cc could not preprocess the source: " + preprocessed.own_diagnostics(done.stderr, src, "c_source()")}
+    with open(src + ".i", encoding="utf-8", errors="replace") as f:
+        problem, _ = preprocessed.own_lines(f.read(), src, lambda path: False, "c_source()")
+    if problem:
+        return {"error": problem}
     done = subprocess.run(["cc", *C_FLAGS, "-o", lib, src, "-lm"], capture_output=True, text=True, timeout=60)
     if done.returncode != 0:
         return {"error": f"cc {' '.join(C_FLAGS)} failed: {done.stderr[-1200:]}"}
-    library = ctypes.CDLL(lib)
-    ys, afters = [], []
-    for kernel, x, layout in cases:
-        suffix = _C_SUFFIX[x.dtype]
-        name = f"{kernel}_{suffix}" if kernel == "silu" else f"softmax_rows_{suffix}"
-        fn = getattr(library, name, None)
-        if fn is None:
-            return {"error": f"the library has no function {name}"}
-        fn.restype = None
-        xl = _layout(x, layout)
-        if kernel == "silu":
-            src_t = xl.contiguous()
-            y = torch.empty(xl.shape, dtype=x.dtype)
-            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
-            fn(src_t.data_ptr(), y.data_ptr(), src_t.numel())
-        else:
-            src_t = xl.reshape(-1, xl.shape[-1])
-            y = torch.empty(xl.shape, dtype=x.dtype)
-            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_long] * 4
-            fn(src_t.data_ptr(), y.data_ptr(), src_t.shape[0], src_t.shape[1], src_t.stride(0), src_t.stride(1))
+    with open(lib, "rb") as f:
+        data = f.read()
+    problem = elf.imports_problem(data, _native_libraries(), "the library built from c_source()")
+    if problem:
+        return {"error": problem}
+    missing = [k for k in KERNELS if k not in elf.read_dynamic(data).defined]
+    if missing:
+        return {"error": f"the library has no function {missing[0]}"}
+    harness = os.path.join(folder, "harness")
+    with open(harness + ".c", "w") as f:
+        f.write(HARNESS)
+    done = subprocess.run(["cc", "-O1", "-o", harness, harness + ".c"], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:  # the grader's own fault: not the student's
+        raise OSError(f"the kit's C harness did not build: {done.stderr[-600:]}")
+    prepared = [_case_bytes(*case) for case in cases]
+    sizes = [(n_out * case[1].element_size(), n_in * case[1].element_size())
+             for case, (_, n_out, n_in, _) in zip(cases, prepared)]
+    out, why = _run_harness(harness, lib, [p[0] for p in prepared], sum(a + b for a, b in sizes))
+    if out is None:
+        return {"error": why}
+    ys, afters, at = [], [], 0
+    for (_, _, _, rebuild), (n_out, n_in) in zip(prepared, sizes):
+        y, after = rebuild(out[at:at + n_out], out[at + n_out:at + n_out + n_in])
+        at += n_out + n_in
         ys.append(y)
-        afters.append(src_t.clone())
+        afters.append(after)
     return {"y": ys, "x_after": afters}
 
 

@@ -6,10 +6,13 @@ as torch tensors and become TensorFlow tensors here; results go back as torch te
 contract asks for as the exception's class name.
 
 Points for the kernels come from evidence no code of the notebook can reach, as in 02b_kernels: `op_source`
-hands the C++ source text to the trusted side, which checks it (`op_source_problem`: bounded, in the judge,
-never in a worker) and has it compiled with the kit's own flags (`KIT_FLAGS`), loaded and called by this
-module's harness in a worker that never ran the notebook (`student.fresh(kit_ops_run, ...)`).  The compile is its own
-fresh worker (`kit_compile`, where nothing of the student's runs: g++ reads the text), answered once per submission
+hands the C++ source text to the trusted side, which bounds it (`op_source_problem`, in the judge) and has it
+compiled with the kit's own flags (`compile_flags`), loaded and called by this module's harness in a worker that
+never ran the notebook (`student.fresh(kit_ops_run, ...)`).  What the source may reach is judged on what the
+compiler and linker produced, not on its text: g++ -E's output before the build (`preprocessed_problem`: the
+headers it enters, no asm) and the library's imports after it (`autograder.probe.elf`); the GPU kernel's
+registrations, which only CUDA compiles, from g++ -E under GOOGLE_CUDA (`gpu_registration_problem`).  The compile
+is its own fresh worker (`kit_compile`, where nothing of the student's runs: g++ reads the text), answered once per submission
 (`student.fresh_once`): the public and hidden tests of the CPU ops and of the GPU kernel share one build (the source
 with the GPU launcher appended; only when that fails, a second build of the source alone serves the CPU ops, so a
 broken GPU kernel costs the GPU exercise only).  The GPU kernel
@@ -106,49 +109,17 @@ def op_source(ns):
 _STD_HEADERS = {"algorithm", "array", "cfloat", "climits", "cmath", "cstddef", "cstdint", "limits",
                 "type_traits", "utility", "vector"}
 _TF_HEADER = re.compile(r"tensorflow/core/framework/[a-z0-9_]+\.h|tensorflow/core/util/gpu_kernel_helper\.h")
-_DIRECTIVES = {"include", "define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "error", "warning"}
-# literals and comments, in the order the compiler reads them (raw strings and trigraphs are refused first)
-_LEXEME = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
-_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(\w*)(.*)$", re.M)
-_INCLUDE = re.compile(r'^[ \t]*(?:<([^<>"\n]+)>|"([^<>"\n]+)")[ \t]*$')
-_FORBIDDEN = re.compile(r'\b(?:asm|__asm|__asm__|_Pragma|__has_include|__has_include_next)\b|\b(?:u8|u|U|L)?R"|\?\?')
-# what a kernel never calls: the dynamic loader, the Python C API (the fresh worker is a Python process: a kernel
-# calling into it could compute with TensorFlow's built-in ops), other processes; -Wl,-z,defs keeps every other
-# symbol to the libraries the kit links (TensorFlow's framework, the C++ runtime, libm, libc)
-_CALLS = re.compile(r'\b(?:dl(?:open|sym|vsym|mopen|info|addr)|_?Py[A-Za-z_]\w*|syscall|popen|system|v?fork|'
-                    r'exec[lv]\w*|posix_spawn\w*|clone)\b')
 
 
 def op_source_problem(source):
-    """Trusted side (a test calls it; never a worker): why the kit will not compile `source`, or ''.
-    #include lines name TensorFlow's framework headers (and its GPU helper) or a few standard headers only;
-    no other directive reaches outside the text (#pragma, #include_next, #embed, #line), and no asm."""
+    """Trusted side (a test calls it; never a worker): why the kit will not compile `source` at all, or ''.  What
+    the source may reach is judged on what the preprocessor and the linker make of it (`kit_compile`), not here."""
     if type(source) is not str:
         return "op_source() should return a string holding the C++ source of the ops"
     if len(source) > SOURCE_CAP:
         return f"op_source() returns more than {SOURCE_CAP} characters"
     if "\x00" in source:
         return "op_source() returns a source with a NUL character"
-    text = source.replace("\\\r\n", "").replace("\\\n", "")  # line splices first, as the compiler does
-    m = _FORBIDDEN.search(text)
-    if m:
-        return f"op_source() returns a source with {m.group(0)!r}, which the grader does not compile (no asm, raw strings, trigraphs or _Pragma)"
-    text = _LEXEME.sub(lambda m: m.group(0) if m.group(0)[0] in "\"'" else " ", text)
-    m = _CALLS.search(_LEXEME.sub(" ", text))  # names in code, not in strings or comments
-    if m:
-        return f"op_source() returns a source that names {m.group(0)!r}: a kernel computes with its inputs only (no loader, Python or processes)"
-    for m in _DIRECTIVE.finditer(text):
-        name, rest = m.group(1), m.group(2)
-        if name not in _DIRECTIVES:
-            return f"op_source() returns a source with the directive #{name}, which the grader does not compile"
-        if name != "include":
-            continue
-        inc = _INCLUDE.match(rest)
-        header = inc and (inc.group(1) or inc.group(2))
-        if not header or not (header in _STD_HEADERS or _TF_HEADER.fullmatch(header)):
-            return ("op_source() includes " + (f"<{header}>" if header else "a header named by a macro") + ": the grader "
-                    "compiles TensorFlow's framework headers (tensorflow/core/framework/...) and <"
-                    + ">, <".join(sorted(_STD_HEADERS)) + "> only")
     return ""
 
 
@@ -300,6 +271,154 @@ def _compile(folder, source, gpu):
     return argv[argv.index("-o") + 1], subprocess.run(argv, capture_output=True, text=True, timeout=120)
 
 
+# ---- what the preprocessor made of the source (autograder.probe.preprocessed): what it includes and holds
+_REGISTRATION = re.compile(r'register_kernel::Name\("(\w+)"\)((?:\.\w+(?:<[^<>()]*>)?\([^()]*\))*)\.Build\(\)')
+
+
+def _std_folder(cflags):
+    """The folder g++ takes the C++ standard headers from (where <cmath> resolves)."""
+    from autograder.probe.preprocessed import MARKER
+
+    done = subprocess.run(["g++", *cflags, "-E", "-x", "c++", "-"], input="#include <cmath>\n", capture_output=True,
+                          text=True, timeout=60)
+    for line in done.stdout.splitlines():
+        m = MARKER.fullmatch(line)
+        if m and "1" in m.group(3).split() and os.path.basename(m.group(2)) == "cmath":
+            return os.path.dirname(os.path.realpath(m.group(2)))
+    raise OSError("g++ does not find <cmath>")
+
+
+def _allowed_header(path, tf_include, std_folder):
+    real = os.path.realpath(path)
+    if os.path.dirname(real) == std_folder and os.path.basename(real) in _STD_HEADERS:
+        return True
+    return bool(_TF_HEADER.fullmatch(os.path.relpath(real, os.path.realpath(tf_include))))
+
+
+def preprocessed_problem(text, src, tf_include, std_folder):
+    """Why the preprocessed translation unit `text` (g++ -E of the file `src`) reaches outside the source, or '';
+    and the kernel registrations in the source's own lines, as (op, device, types).  Each file the source itself
+    includes is one of TensorFlow's framework headers or _STD_HEADERS (`preprocessed.own_lines`: no #line, #pragma,
+    asm or raw string either)."""
+    from autograder.probe import preprocessed
+
+    problem, body = preprocessed.own_lines(text, src, lambda path: _allowed_header(path, tf_include, std_folder),
+                                           "op_source()")
+    if problem.startswith("op_source() includes"):
+        problem += (": it compiles TensorFlow's framework headers (tensorflow/core/framework/...) and <"
+                    + ">, <".join(sorted(_STD_HEADERS)) + "> only")
+    if problem:
+        return problem, []
+    registrations = []
+    for op, chain in _REGISTRATION.findall(re.sub(r"\s+", "", body)):
+        devices = re.findall(r"\.Device\(([^()]*)\)", chain)
+        device = re.sub(r"^.*::", "", devices[-1]) if devices else "?"  # tensorflow::, a namespace alias
+        device = {"DEVICE_CPU": "CPU", "DEVICE_GPU": "GPU", '"CPU"': "CPU", '"GPU"': "GPU"}.get(device, device)
+        registrations.append((op, device, tuple(re.findall(r'\.TypeConstraint<([^<>()]*)>\("T"\)', chain))))
+    return "", registrations
+
+
+def _preprocess(argv, folder, gpu_only, tf_include, std_folder):
+    """g++ -E with the build's own command (the same file and flags, the precompiled header when the build uses
+    one), with GOOGLE_CUDA defined after the framework headers when `gpu_only`: (problem, registrations)."""
+    at = argv.index("-o")
+    src = argv[at + 2]
+    pre = [a for a in argv[:at] if a not in ("-shared", "-fPIC")] + ["-E", "-fpch-preprocess"]
+    if gpu_only:
+        with open(os.path.join(folder, "gpu_only.h"), "w") as f:
+            f.write("#define GOOGLE_CUDA 1\n")
+        at = pre.index("-include") + 2
+        pre[at:at] = ["-include", os.path.join(folder, "gpu_only.h")]
+    out = os.path.join(folder, "gpu.ii" if gpu_only else "ops.ii")
+    done = subprocess.run([*pre, "-o", out, src], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        from autograder.probe.preprocessed import own_diagnostics
+
+        return "g++ could not preprocess the source: " + own_diagnostics(done.stderr, src, "op_source()"), []
+    with open(out, encoding="utf-8", errors="replace") as f:
+        return preprocessed_problem(f.read(), src, tf_include, std_folder)
+
+
+KIT_GPU_TYPES = ("float", "double")
+
+
+def gpu_registration_problem(cpu, cuda, tag=""):
+    """Why the kernels registered only where CUDA is (`cuda` less `cpu`: what g++ -E read in the source's own
+    lines with and without GOOGLE_CUDA) are not KitSilu's GPU kernel for float and double, or ''.  A GPU kernel
+    registered on another device compiles only under CUDA: the CPU grader reads it here, uncompiled."""
+    only = list(cuda)
+    for r in cpu:
+        if r in only:
+            only.remove(r)
+    for op, device, types in only:
+        if device != "GPU":
+            return (f"inside #if GOOGLE_CUDA, op_source() registers a kernel of {op.removesuffix(tag)} "
+                    f"({', '.join(types) or 'no type'}) on the device {device}: a GPU machine would compile it as a "
+                    "second kernel for that device, not as the GPU kernel (.Device(DEVICE_GPU))")
+    for t in KIT_GPU_TYPES:
+        if not any(op == "KitSilu" + tag and t in types for op, _, types in only):
+            return (f"op_source() registers no GPU kernel of KitSilu for {t} inside #if GOOGLE_CUDA "
+                    f'(REGISTER_KERNEL_BUILDER(Name("KitSilu").Device(DEVICE_GPU).TypeConstraint<{t}>("T"), ...))')
+    return ""
+
+
+def _linked_libraries(lflags):
+    """The libraries the kit's link gives a library, by the file name it needs them by: TensorFlow's framework
+    (from -L), the C++ runtime, libm, libgcc_s, the C library, the dynamic loader (`thread_local` variables)."""
+    libs = {name: subprocess.run(["g++", f"-print-file-name={name}"], capture_output=True, text=True,
+                                 timeout=30).stdout.strip()
+            for name in ("libstdc++.so.6", "libm.so.6", "libgcc_s.so.1", "libc.so.6", "ld-linux-x86-64.so.2",
+                         "ld-linux-aarch64.so.1")}
+    libs = {name: path for name, path in libs.items() if os.path.isabs(path)}
+    folder = next(f[2:] for f in lflags if f.startswith("-L"))
+    libs["libtensorflow_framework.so.2"] = os.path.join(folder, "libtensorflow_framework.so.2")
+    return libs
+
+
+def kit_compile(ns, source):
+    """Run in a fresh worker only (`student.fresh_once`): compile `source` with the kit's flags, the GPU prelude and
+    launcher appended (one build for the CPU ops and the GPU kernel; when that fails, the source alone, and why the
+    launcher did not build), its ops renamed to names of this build's own (a process that registered KitSilu before,
+    the notebook's when a self-check runs this in the student's kernel, would load a library with no new op).
+    Before each build, g++ -E on the same file and flags (`preprocessed_problem`: what it includes, no asm); after
+    it, what the library imports (`elf.imports_problem`: every undefined symbol defined by the libraries linked,
+    weak ones included, no loader or Python).  The GPU kernel's registrations, compiled only under CUDA, are read
+    from g++ -E with GOOGLE_CUDA defined (`gpu_registration_problem`).  Nothing is loaded here: {"lib": the
+    library's bytes, "tag": the names' suffix, "gpu_error": "" or why the GPU exercise fails} or {"error": why not}."""
+    import uuid
+
+    from autograder.probe import elf
+
+    tag = f"R{uuid.uuid4().int % 10**9}"
+    source = re.sub(r'"(KitSilu|KitLogSumExp)"', lambda m: f'"{m.group(1)}{tag}"', source)
+    folder = tempfile.mkdtemp(prefix="kit-ops-")
+    cflags, lflags = compile_flags()
+    tf_include, std_folder = tf.sysconfig.get_include(), _std_folder(cflags)
+    gpu_error = ""
+    for gpu in (True, False):
+        argv = compile_command(folder, source, gpu)
+        problem, cpu_registrations = _preprocess(argv, folder, False, tf_include, std_folder)
+        if problem:
+            return {"error": problem}
+        path, done = _compile(folder, source, gpu)
+        if done.returncode == 0:
+            break
+        if not gpu:
+            return {"error": f"g++ failed on the source: {done.stderr[-1500:]}"}
+        gpu_error = ("g++ failed on the source with the kit's launcher of KitSiluKernel<T>(n, beta, x, y) appended: "
+                     + done.stderr[-1500:])
+    with open(path, "rb") as f:
+        data = f.read()
+    problem = elf.imports_problem(data, _linked_libraries(lflags), "the library built from op_source()")
+    if problem:
+        return {"error": problem}
+    if not gpu_error:
+        problem, cuda_registrations = _preprocess(argv, folder, True, tf_include, std_folder)
+        gpu_error = (f"the grader could not read the GPU part of op_source() (GOOGLE_CUDA defined): {problem}" if problem
+                     else gpu_registration_problem(cpu_registrations, cuda_registrations, tag))
+    return {"lib": data, "tag": tag, "gpu_error": gpu_error}
+
+
 def _run_case(lib, case):
     """One call of the library's op: ("silu", x, beta) / ("lse", x) -> value or error name;
     ("shape", op, static_shape) -> the output's static shape in a graph traced with that input shape."""
@@ -386,30 +505,6 @@ def _isolated(fn, timeout=30.0):
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         return {"crashed": f"killed by signal {signal.Signals(sig).name}" if sig else f"exit status {os.WEXITSTATUS(status)}"}
     return pickle.loads(b"".join(chunks))
-
-
-def kit_compile(ns, source):
-    """Run in a fresh worker only (`student.fresh_once`): compile `source` with the kit's flags, the GPU prelude and
-    launcher appended (one build for the CPU ops and the GPU kernel; when that fails, the source alone, and why the
-    launcher did not build), its ops renamed to names of this build's own (a process that registered KitSilu before,
-    the notebook's when a self-check runs this in the student's kernel, would load a library with no new op).
-    Nothing is loaded here: {"lib": the library's bytes, "tag": the names' suffix, "gpu_error": "" or why the
-    launcher did not build} or {"error": why not}."""
-    import uuid
-
-    tag = f"R{uuid.uuid4().int % 10**9}"
-    source = re.sub(r'"(KitSilu|KitLogSumExp)"', lambda m: f'"{m.group(1)}{tag}"', source)
-    folder = tempfile.mkdtemp(prefix="kit-ops-")
-    path, done = _compile(folder, source, gpu=True)
-    gpu_error = ""
-    if done.returncode != 0:
-        gpu_error = ("g++ failed on the source with the kit's launcher of KitSiluKernel<T>(n, beta, x, y) appended: "
-                     + done.stderr[-1500:])
-        path, done = _compile(folder, source, gpu=False)
-        if done.returncode != 0:
-            return {"error": f"g++ failed on the source: {done.stderr[-1500:]}"}
-    with open(path, "rb") as f:
-        return {"lib": f.read(), "tag": tag, "gpu_error": gpu_error}
 
 
 def kit_ops_run(ns, built, cases, errors=(), shapes=(), gpu_cases=()):

@@ -21,11 +21,12 @@ def _launches(rng, helpers):
 @pytest.mark.points(7)
 def test_gpu_kernel_launched_by_the_grader(student, probes, rng, helpers):
     """KitSiluKernel, compiled from op_source() and launched by the grader one thread at a time on the CPU, over
-    grids smaller and larger than n: every element written once, nothing past n"""
+    grids smaller and larger than n: every element written once, nothing past n; its GPU registrations (read under
+    GOOGLE_CUDA) on the GPU device for float and double"""
     cases = _launches(rng, helpers)
     got = probes.kit_build(student, gpu_cases=cases)
     assert_true(type(got) is dict and "error" not in got,
-                f"The grader could not build your GPU kernel: {got.get('error') if type(got) is dict else got}")
+                f"The grader could not build or register your GPU kernel: {got.get('error') if type(got) is dict else got}")
     out = got.get("gpu")
     if type(out) is dict:
         raise CheckFailed(f"Launching KitSiluKernel crashed the process running it ({out.get('crashed')}): a thread past n?")

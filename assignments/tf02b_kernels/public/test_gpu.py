@@ -7,14 +7,16 @@ from autograder.judge.checks import CheckFailed, assert_tensor, assert_true
 @pytest.mark.points(3)
 @pytest.mark.hint("template <typename T> __global__ void KitSiluKernel(int64_t n, float beta, const T* x, T* y) inside "
                   "#if GOOGLE_CUDA || KIT_GPU_EMULATION: start at blockIdx.x * blockDim.x + threadIdx.x, step by "
-                  "blockDim.x * gridDim.x, stop at n.")
+                  "blockDim.x * gridDim.x, stop at n. Inside #if GOOGLE_CUDA, register its OpKernel with "
+                  ".Device(DEVICE_GPU) for float and double: the grader reads those registrations with GOOGLE_CUDA defined.")
 def test_gpu_kernel_launched_by_the_grader(student, probes):
-    """KitSiluKernel launched by the grader on the CPU over a grid smaller and one larger than n"""
+    """KitSiluKernel launched by the grader on the CPU over a grid smaller and one larger than n, and its GPU
+    registrations read under GOOGLE_CUDA"""
     x = torch.linspace(-4, 4, 50)
     cases = [(2, 4, x, 1.0), (4, 32, x[:10].double(), 2.0)]
     got = probes.kit_build(student, gpu_cases=cases)
     assert_true(type(got) is dict and "error" not in got,
-                f"The grader could not build your GPU kernel: {got.get('error') if type(got) is dict else got}")
+                f"The grader could not build or register your GPU kernel: {got.get('error') if type(got) is dict else got}")
     out = got.get("gpu")
     if type(out) is not list or len(out) != len(cases) or any(type(r) is not dict for r in out):
         raise CheckFailed(f"Launching KitSiluKernel crashed the process running it: {out}")

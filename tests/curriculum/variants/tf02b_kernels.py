@@ -71,6 +71,9 @@ MUTANTS = [
      "new": "  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (int64_t)blockDim.x * gridDim.x;\n"},
     {"name": "GPU kernel ignores beta", "exercise": "gpu",
      "old": "    y[i] = x[i] / (T(1) + exp(-T(beta) * x[i]));\n", "new": "    y[i] = x[i] / (T(1) + exp(-x[i]));\n"},
+    {"name": "the GPU kernel registered for DEVICE_CPU inside #if GOOGLE_CUDA (only CUDA compiles it)", "exercise": "gpu",
+     "old": "REGISTER_KERNEL_BUILDER(Name(\"KitSilu\").Device(DEVICE_GPU).TypeConstraint<float>(\"T\"), KitSiluGpuOp<float>);\n",
+     "new": "REGISTER_KERNEL_BUILDER(Name(\"KitSilu\").Device(DEVICE_CPU).TypeConstraint<float>(\"T\"), KitSiluGpuOp<float>);\n"},
     # 7 measure
     {"name": "time_op without the warm-up call", "exercise": "measure",
      "old": "    fn(x).numpy()\n    times = []\n", "new": "    times = []\n"},
