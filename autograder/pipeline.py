@@ -73,11 +73,25 @@ def judge_threads() -> None:
     torch.set_num_threads(JUDGE_THREADS)
 
 
+# The master's worker, which a judge keeps beside the student's with per-student variants: the master is the
+# course's own code on the kit's inputs, so it is counted at what such a worker really uses, not at the cap a
+# hostile notebook could fill.  Peak PSS measured while its class was graded (bench/memsample.py): 180-480
+# MiB for the PyTorch masters, 520-760 MiB for the TensorFlow ones (TensorFlow's runtime, Keras models,
+# tf02b's loaded op library); 1024 leaves room for a larger machine's thread pools.
+MASTER_WORKER_MB = 1024
+
+
+def job_mb(worker_mb: int, workers: int = 1) -> int:
+    """The memory one job may take: its judge, the student's worker at its cap (`memory_mb`: cgroup and
+    RLIMIT_AS; what a hostile notebook can fill), and with per-student variants (`workers` 2) the master's
+    worker at what it uses (`MASTER_WORKER_MB`, never above the cap)."""
+    return worker_mb + (workers - 1) * min(worker_mb, MASTER_WORKER_MB) + JUDGE_MB
+
+
 def jobs_within(requested: int, worker_mb: int, budget_mb: int, workers: int = 1) -> int:
-    """How many submissions may be graded at once in `budget_mb` of memory: each job is a judge
-    process plus `workers` workers, each capped by its cgroup (and RLIMIT_AS) at `memory_mb`: the
-    student's, and with per-student variants the master's, which the judge keeps to answer them."""
-    return max(1, min(requested, (budget_mb - ZYGOTE_MB) // (workers * worker_mb + JUDGE_MB)))
+    """How many submissions may be graded at once in `budget_mb` of memory: the zygote all jobs share, and
+    per job its judge and its workers (`job_mb`)."""
+    return max(1, min(requested, (budget_mb - ZYGOTE_MB) // job_mb(worker_mb, workers)))
 
 
 def available_mb() -> int:

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     judges = args.jobs > 1 and args.executor == "local"  # as asked: a lowered --jobs still started the forkserver
     if judges:
         pool.prestart()  # the judges' imports, beside ours (this process imports no torch: the judges grade)
-    from autograder.pipeline import JUDGE_MB, MasterFailed, available_mb, grade_class, jobs_within
+    from autograder.pipeline import JUDGE_MB, MASTER_WORKER_MB, MasterFailed, available_mb, grade_class, jobs_within
     from autograder.report.progress import progress
     from autograder.report.table import print_table
 
@@ -67,8 +67,8 @@ def run(args: argparse.Namespace, kit: Path) -> int:
     workers = 1 if variant_count() == 1 else 2  # per-student variants: the judge keeps the master's worker too
     jobs = jobs_within(args.jobs, assignment.limits.memory_mb, budget, workers)
     if jobs < args.jobs and args.executor == "local":
-        print(f"NOTE: --jobs {args.jobs} lowered to {jobs}: each job may use {workers} x {assignment.limits.memory_mb} "
-              f"MiB (memory_mb of the student's worker{' and the master' + chr(39) + 's' if workers > 1 else ''}) "
+        print(f"NOTE: --jobs {args.jobs} lowered to {jobs}: each job may use {assignment.limits.memory_mb} MiB (memory_mb "
+              f"of the student's worker){f' + {min(assignment.limits.memory_mb, MASTER_WORKER_MB)} MiB (the master' + chr(39) + 's worker)' if workers > 1 else ''} "
               f"+ {JUDGE_MB} MiB (its judge), within a memory budget of {budget} MiB", file=sys.stderr)
         args.jobs = jobs
     if (args.executor == "dask") != bool(args.scheduler):
