@@ -75,9 +75,10 @@ def judge_threads() -> None:
 
 # The master's worker, which a judge keeps beside the student's with per-student variants: the master is the
 # course's own code on the kit's inputs, so it is counted at what such a worker really uses, not at the cap a
-# hostile notebook could fill.  Peak PSS measured while its class was graded (bench/memsample.py): 180-480
-# MiB for the PyTorch masters, 520-760 MiB for the TensorFlow ones (TensorFlow's runtime, Keras models,
-# tf02b's loaded op library); 1024 leaves room for a larger machine's thread pools.
+# hostile notebook could fill.  Peak PSS of a worker while a master was graded with a course secret
+# (bench/memsample.py, 2-core box): 117-238 MiB for the PyTorch masters (docs/performance.md, "Memory"),
+# 255-370 MiB for tf01, tf03 and tf04, and tf02b's 181 MiB beside the 580-610 MiB of g++ compiling its kernel in
+# a fresh worker; 1024 covers that compile and a larger machine's thread pools.
 MASTER_WORKER_MB = 1024
 
 
