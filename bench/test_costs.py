@@ -5,7 +5,7 @@
 
 In one warm process (as bench/floor.py: the master's cells exec'd, both sides in process, the tests collected
 once, as a judge does), the assignment's tests run twice under a course secret: the first run warms up
-(imports, TensorFlow's first traces), the second is timed.  Each probe call's CPU time (`time.process_time`,
+(imports, TensorFlow's first traces), the second is timed (`--rounds`).  Each probe call's CPU time (`time.process_time`,
 the process's own: other work on a shared machine moves it little) is charged to the test that made it, by
 side.  `student` is what a correct notebook's worker spends on that test; `reference` what the master's
 worker spends answering the same student's inputs (its cache answers a `same_inputs` test's calls once per
@@ -54,7 +54,7 @@ class Timed:
             row[self.role + "_calls"] += 1
 
 
-def measure(assignment_id: str, secret: str) -> dict:
+def measure(assignment_id: str, secret: str, rounds: int = 2) -> dict:
     a = load_assignment(assignment_id, BENCH.parent)
     probes = load_probes(a, a.version())
     if a.framework.name == "tensorflow":  # as a worker starts it: thread pools at its share, deterministic ops
@@ -69,7 +69,7 @@ def measure(assignment_id: str, secret: str) -> dict:
                            test_timeout=a.limits.test_timeout, devices=("cpu",), cuda_available=False,
                            hidden_dir=a.hidden_dir)
     with TestSuite([a.public_dir, a.hidden_dir], plugin, a.root) as suite:
-        for _ in range(2):
+        for _ in range(rounds):
             costs: dict = defaultdict(lambda: defaultdict(float))
             ns, _ = run_master(a.id)
             plugin.bind(Timed(Direct(ns, probes), plugin, costs, "student"),
@@ -96,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("assignments", nargs="+")
     ap.add_argument("--secret", default="bench-test-costs", help="the course secret (per-student inputs on)")
+    ap.add_argument("--rounds", type=int, default=2, help="runs of the tests, the last timed (tf02b_kernels: 1, as "
+                    "its probes register the op's gradient once per process)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     cwd = os.getcwd()
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         os.chdir(work)  # checkpoints the probes write land here, as in a worker's own folder
         try:
             for x in args.assignments:
-                out.append(measure(x, args.secret))
+                out.append(measure(x, args.secret, args.rounds))
         finally:
             os.chdir(cwd)
     if args.json:
