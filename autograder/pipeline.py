@@ -82,11 +82,26 @@ def judge_threads() -> None:
     torch.set_num_threads(JUDGE_THREADS)
 
 
+# The master's worker, which a judge keeps beside the student's with per-student variants: the master is the
+# course's own code on the kit's inputs, so it is counted at what such a worker really uses, not at the cap a
+# hostile notebook could fill.  Peak PSS of a worker while a master was graded with a course secret
+# (bench/memsample.py, 2-core box): 117-238 MiB for the PyTorch masters (docs/performance.md, "Memory"),
+# 255-370 MiB for tf01, tf03 and tf04, and tf02b's 181 MiB beside the 580-610 MiB of g++ compiling its kernel in
+# a fresh worker; 1024 covers that compile and a larger machine's thread pools.
+MASTER_WORKER_MB = 1024
+
+
+def job_mb(worker_mb: int, workers: int = 1) -> int:
+    """The memory one job may take: its judge, the student's worker at its cap (`memory_mb`: cgroup and
+    RLIMIT_AS; what a hostile notebook can fill), and with per-student variants (`workers` 2) the master's
+    worker at what it uses (`MASTER_WORKER_MB`, never above the cap)."""
+    return worker_mb + (workers - 1) * min(worker_mb, MASTER_WORKER_MB) + JUDGE_MB
+
+
 def jobs_within(requested: int, worker_mb: int, budget_mb: int, workers: int = 1) -> int:
-    """How many submissions may be graded at once in `budget_mb` of memory: each job is a judge
-    process plus `workers` workers, each capped by its cgroup (and RLIMIT_AS) at `memory_mb`: the
-    student's, and with per-student variants the master's, which the judge keeps to answer them."""
-    return max(1, min(requested, (budget_mb - ZYGOTE_MB) // (workers * worker_mb + JUDGE_MB)))
+    """How many submissions may be graded at once in `budget_mb` of memory: the zygote all jobs share, and
+    per job its judge and its workers (`job_mb`)."""
+    return max(1, min(requested, (budget_mb - ZYGOTE_MB) // job_mb(worker_mb, workers)))
 
 
 def available_mb() -> int:
@@ -466,10 +481,10 @@ def jobs_for(settings: GradeSettings, assignment: Assignment, note: Callable[[st
     workers = 1 if settings.variants == 1 else 2   # per-student variants: the judge keeps the master's worker too
     jobs = jobs_within(settings.jobs, assignment.limits.memory_mb, budget, workers)
     if jobs < settings.jobs and settings.scheduler is None:
-        note(f"NOTE: --jobs {settings.jobs} lowered to {jobs}: each job may use {workers} x "
-             f"{assignment.limits.memory_mb} MiB (memory_mb of the student's worker"
-             f"{' and the master' + chr(39) + 's' if workers > 1 else ''}) + {JUDGE_MB} MiB (its judge), within a "
-             f"memory budget of {budget} MiB")
+        note(f"NOTE: --jobs {settings.jobs} lowered to {jobs}: each job may use {assignment.limits.memory_mb} MiB "
+             f"(memory_mb of the student's worker)"
+             f"{f' + {min(assignment.limits.memory_mb, MASTER_WORKER_MB)} MiB (the master' + chr(39) + 's worker)' if workers > 1 else ''}"
+             f" + {JUDGE_MB} MiB (its judge), within a memory budget of {budget} MiB")
         return jobs
     return settings.jobs
 

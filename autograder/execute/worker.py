@@ -116,6 +116,13 @@ def start_tensorflow(threads: int) -> None:
     tf.config.threading.set_intra_op_parallelism_threads(threads)
     tf.config.threading.set_inter_op_parallelism_threads(threads)
     tf.config.experimental.enable_op_determinism()
+    # Grappler, TF's graph optimizer, rewrites every function each time it is instantiated: each traced
+    # train/test/predict step, and each tf.data iterator's map function, which Keras makes anew every epoch
+    # for NumPy inputs (16 ms an epoch of the ~35 a small model's epoch costs).  Graded graphs are a few ops
+    # on small tensors, which its rewrites do not speed up: off, a 25-epoch fit of a small Keras model costs
+    # 0.7 s of CPU instead of 1.2 (docs/performance.md).  The student's and the master's workers run the same
+    # graphs the same way, and no fused or reordered kernel changes a compared value.
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
     for gpu in tf.config.list_physical_devices("GPU"):
         tf.config.experimental.set_memory_growth(gpu, True)
     logical = int(os.environ.get("AUTOGRADER_TF_LOGICAL_CPUS", "1"))

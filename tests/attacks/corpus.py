@@ -20,6 +20,7 @@ Notebooks are generated at test time (`build(ctx)`); nothing big is committed.
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,6 +195,32 @@ def any_text(*needles: str) -> Callable:
 def final(r, ctx) -> None:
     """The grade is final: nothing the submission did is taken for a fault of the grader or the host."""
     assert r.provisional == "", r.provisional
+
+
+def host_cpu_pressure() -> float | None:
+    """The share of the last minute in which some runnable task of this host waited for a CPU (PSI's
+    `some avg60`, percent), or None where the kernel does not report it."""
+    try:
+        fields = Path("/proc/pressure/cpu").read_text().split("\n")[0].split()
+        return float(dict(f.split("=") for f in fields[1:])["avg60"])
+    except (OSError, KeyError, ValueError, IndexError):
+        return None
+
+
+def final_unless_host_busy(r, ctx) -> None:
+    """The grade is final, or provisional for the host's own load alone: a worker that spins while other
+    work keeps it from the CPU is rightly seen as starved (`runner.host_starved`), so a busy machine (the
+    suite's other processes, other grading) may leave the grade provisional; what the attack itself did
+    (lowering its own priority, which would make a quiet host look busy) is refused by the sandbox and
+    asserted inside the notebook, whose test then times out instead of failing (`test_outcomes`).  A
+    provisional grade is accepted only with the host's reason, on a host where tasks waited for a CPU
+    (PSI) or the load average exceeds the CPUs: on a quiet machine the grade must be final."""
+    if r.provisional == "":
+        return
+    assert "may be overloaded" in r.provisional, r.provisional
+    pressure = host_cpu_pressure()
+    busy = pressure >= 20.0 if pressure is not None else os.getloadavg()[0] > (os.cpu_count() or 1)
+    assert busy, f"provisional on a quiet host (CPU pressure {pressure}, load {os.getloadavg()}): {r.provisional}"
 
 
 def stdout_capped(r, ctx):
@@ -649,7 +676,7 @@ def _base_attacks() -> list[Attack]:
               "    assert os.getpriority(os.PRIO_PROCESS, 0) == nice and os.sched_getscheduler(0) == os.SCHED_OTHER\n"
               "    assert os.sched_getaffinity(0) == cpus\n"
               "    while True:\n        pass\n    return x * 2")}),
-          WRONG_DOUBLE, "timeout", checks=[final, test_outcomes(test_double_random="timeout")]),
+          WRONG_DOUBLE, "timeout", checks=[final_unless_host_busy, test_outcomes(test_double_random="timeout")]),
         # -- resource bombs ---------------------------------------------------------------------------
         A("fork_bomb", "while True: os.fork() (every child forks too)",
           nb("fork_bomb", insert={3: "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"}),

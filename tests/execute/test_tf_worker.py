@@ -75,8 +75,8 @@ def test_tensorflow_logs_stay_out_of_the_feedback(graded):
 
 @pytest.mark.parametrize("kind", ["warm", "cold", "rlimits"])
 def test_workers_are_set_up_before_student_code(sandbox, kind):
-    """Logical CPUs of the manifest, TF's pools at the worker's share (threads bounded), op determinism, Keras's
-    caches in the worker's own disk; the same per-call seed draws the same, another seed something else.
+    """Logical CPUs of the manifest, TF's pools at the worker's share (threads bounded), op determinism, Grappler off,
+    Keras's caches in the worker's own disk; the same per-call seed draws the same, another seed something else.
     (rlimits: how `autograder validate` runs a notebook where bubblewrap cannot.)"""
     iso = RlimitsOnly() if kind == "rlimits" else sandbox(kind)
     with NotebookRunner(load_cells(MASTER), probes=PROBES, limits=Limits(cell_timeout=60, submission_timeout=400,
@@ -92,6 +92,7 @@ def test_workers_are_set_up_before_student_code(sandbox, kind):
     assert facts["determinism"] and facts["intra"] == facts["inter"] == 1 and facts["sum"] == 64.0 ** 3
     assert facts["threads"] <= 8, facts  # main + TF's pools of one thread each (+ torch's, if it ran)
     assert facts["keras_home"].startswith(facts["tmp"] or "/tmp")
+    assert facts["grappler"] is False  # no graph rewrite on every traced step and tf.data iterator (docs/performance.md)
     assert a.values.tolist() == b.values.tolist() != c.values.tolist()
     assert k1.kind == "Variable" and k1.values.tolist() == k2.values.tolist()
 
