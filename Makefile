@@ -15,7 +15,7 @@ PY         := $(VENV)/bin/python
 STAMP      := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.demo-installed
 
-.PHONY: install test check demo student check-student check-solutions check-curriculum check-secrets dist bench clean
+.PHONY: install lint test check demo student check-student check-solutions check-curriculum check-secrets dist bench clean
 
 install: $(STAMP)
 
@@ -38,9 +38,16 @@ $(STAMP): $(DEMO_STAMP) pyproject.toml scripts/install-system-deps
 	TF_CPP_MIN_LOG_LEVEL=3 $(PY) assignments/tf02b_kernels/probes.py || echo "tf02b's precompiled header was not built"
 	touch $(STAMP)
 
-test: install check-student
+# The kit's own Python, read without running it: the oldest Python it supports, the layers, lint, format, types.
+LINTED := autograder tests bench scripts
+lint: install
 	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --quiet autograder tests setup.py
 	$(VENV)/bin/lint-imports   # the layers of docs/architecture.md: no import of a later layer, no cycle
+	$(PY) -m ruff check $(LINTED)
+	$(PY) -m ruff format --check $(LINTED)
+	$(PY) -m mypy   # the package ([tool.mypy] in pyproject.toml)
+
+test: install check-student lint
 	$(PY) -m autograder check-solutions
 	$(PY) -m pytest -q -m "not deep and not serial" -n $(TEST_JOBS) --dist loadfile
 	$(PY) -m pytest -q -m "not deep and serial"

@@ -10,6 +10,7 @@ store.marks), then `publish` rewrites what shows the students they touched; each
 with their scores before and after.  `unsent_changes` and `record_sent`: what a passback would change in the
 LMS, confirmed first.  Every face (the CLI, the workspace, nbgrader interop) grades and marks through these.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,36 +18,36 @@ import os
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
 import autograder
 from autograder.config.assignment import Assignment, load_assignment
 from autograder.config.settings import GradeSettings, SettingsError
 from autograder.execute.sandbox import SandboxUnavailable, choose_isolation, close_at_exit
+from autograder.execute.scratch import Scratch
+from autograder.grades import rubric
+from autograder.grades.overrides import WHOLE, Override, OverrideError, change, record, resolve_test
+from autograder.grades.rows import AssignmentGrades, stale_warnings
+from autograder.grades.rubric import Item, LineNote, RubricError
 from autograder.intake.batch import Intake, take
 from autograder.intake.submissions import Submission, file_sha256
 from autograder.judge import pool as judges
 from autograder.judge.gate import MasterFailed, check_master
 from autograder.judge.options import GradeOptions
+from autograder.judge.results import SubmissionResult, combine, tests_to_rerun
 from autograder.notebook.stub import NOT_ANSWERED
 from autograder.probe.seeds import Seeds
-from autograder.store.folder import ResultsFolder, assignment_grades
-from autograder.store.database import Gradebook, gradebook_path
-from autograder.store.history import keep as keep_version
-from autograder.store.result_files import write_submission
 from autograder.report.feedback import write_class_feedback
 from autograder.report.grades_csv import write_assignment_grades_csv
 from autograder.report.instructor_report import write_report
-from autograder.judge.results import SubmissionResult, combine, tests_to_rerun
-from autograder.grades import rubric
-from autograder.grades.overrides import WHOLE, Override, OverrideError, change, record, resolve_test
-from autograder.grades.rows import AssignmentGrades, stale_warnings
-from autograder.grades.rubric import Item, LineNote, RubricError
+from autograder.store.database import Gradebook, gradebook_path
+from autograder.store.folder import ResultsFolder, assignment_grades
+from autograder.store.history import keep as keep_version
 from autograder.store.marks import Marks as MarkStore
-from autograder.execute.scratch import Scratch
+from autograder.store.result_files import write_submission
 
 REFERENCE_ID = "__reference__"
 GRADER_RETRIES = 2  # a submission whose grading hit a grader or host fault is graded again this often per run
@@ -54,21 +55,22 @@ GRADER_RETRIES = 2  # a submission whose grading hit a grader or host fault is g
 
 @dataclass
 class ClassRun:
-    results: list[SubmissionResult]   # this run's submissions, in input order
+    results: list[SubmissionResult]  # this run's submissions, in input order
     reference: SubmissionResult | None
-    reused: int                       # submissions whose stored grade was still valid
-    partial: int = 0                  # submissions re-graded on the changed test files only
-    retried: int = 0                  # gradings repeated after a grader or host fault
-    gradebook: Path | None = None     # where the results were stored
-    changes: list = field(default_factory=list)   # (submission id, score before, after): `score_changes`
-    stale: list = field(default_factory=list)     # the warnings of overrides and rubric items this run made stale
-    grades: AssignmentGrades | None = None        # the class's grades after this run, as every export shows them
+    reused: int  # submissions whose stored grade was still valid
+    partial: int = 0  # submissions re-graded on the changed test files only
+    retried: int = 0  # gradings repeated after a grader or host fault
+    gradebook: Path | None = None  # where the results were stored
+    changes: list = field(default_factory=list)  # (submission id, score before, after): `score_changes`
+    stale: list = field(default_factory=list)  # the warnings of overrides and rubric items this run made stale
+    grades: AssignmentGrades | None = None  # the class's grades after this run, as every export shows them
+
 
 # A partial re-grade: the test files to run again, and the stored record whose other results stay.
 Rerun = tuple[list[str], dict]
 
 
-JUDGE_MB = 512   # a judge process (torch, pytest, reference answers): ~250 MiB PSS measured, with room
+JUDGE_MB = 512  # a judge process (torch, pytest, reference answers): ~250 MiB PSS measured, with room
 ZYGOTE_MB = 512  # the one warm zygote all jobs share: ~290 MiB PSS measured
 # torch threads of a judge (tests compare small tensors there).  More threads only wait for each other:
 # while the workers keep the cores busy, every parallel region of a 2-thread judge waited for a
@@ -115,8 +117,9 @@ def available_mb() -> int:
     return (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) // 2**20
 
 
-def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions, rerun: Rerun | None = None,
-           variant: str = "") -> dict:
+def _judge(
+    kit: str, assignment_id: str, sub: Submission, options: GradeOptions, rerun: Rerun | None = None, variant: str = ""
+) -> dict:
     """One submission, in a judge process, under the student's `variant` of the hidden inputs; returns a
     plain record (picklable, no live objects)."""
     from autograder.judge import session  # torch: a judge's (the forkserver preloaded it)
@@ -127,12 +130,14 @@ def _judge(kit: str, assignment_id: str, sub: Submission, options: GradeOptions,
     try:
         if rerun is not None:
             files, stored = rerun
-            result = session.regrade_notebook(assignment, sub.path, SubmissionResult.from_record(stored), files,
-                                              options=options, variant=variant)
+            result = session.regrade_notebook(
+                assignment, sub.path, SubmissionResult.from_record(stored), files, options=options, variant=variant
+            )
         else:
             files = None
-            result = session.grade_notebook(assignment, sub.path, submission_id=sub.id, source=sub.source,
-                                            options=options, variant=variant)
+            result = session.grade_notebook(
+                assignment, sub.path, submission_id=sub.id, source=sub.source, options=options, variant=variant
+            )
         why = _prove_variant(assignment, variant, options, result, files)
         if why:  # the assignment's fault on this variant, or the host's: never charged to the student
             result = replace(result, provisional=why.splitlines()[0][:300], problems=[*result.problems, why])
@@ -180,11 +185,18 @@ def _grader_error(assignment: Assignment, sub: Submission, options: GradeOptions
     from autograder.judge import session  # torch, in the grade command only when a judge was lost
 
     return SubmissionResult(
-        assignment=assignment.id, submission_id=sub.id, source=sub.source, sha256="", status="crashed",
+        assignment=assignment.id,
+        submission_id=sub.id,
+        source=sub.source,
+        sha256="",
+        status="crashed",
         message="grader error: the grader itself failed on this submission; it was not graded and will be "
-                "graded again on the next run (see instructor.json)",
-        tests=[], cells=[], execution_time=0.0,
-        environment=session.environment(assignment, assignment.version(), options), problems=[why[-4000:]],
+        "graded again on the next run (see instructor.json)",
+        tests=[],
+        cells=[],
+        execution_time=0.0,
+        environment=session.environment(assignment, assignment.version(), options),
+        problems=[why[-4000:]],
         provisional=(why.strip().splitlines() or ["grader error"])[-1][:300],
     )
 
@@ -192,15 +204,30 @@ def _grader_error(assignment: Assignment, sub: Submission, options: GradeOptions
 def _unreadable(reference: SubmissionResult, sub: Submission) -> SubmissionResult:
     """A submission intake could not extract (damaged, encrypted, too large): `invalid`, every test
     listed at 0 with the reason, nothing run.  Its content is unknown, so it is never reused."""
-    tests = [replace(t, score=0.0, outcome="error", message=f"not graded: {sub.problem}", duration=0.0)
-             for t in reference.tests]
-    return replace(reference, submission_id=sub.id, source=sub.source, sha256="", status="invalid",
-                   message=sub.problem, tests=tests, cells=[], execution_time=0.0, stdout="", stderr="",
-                   problems=[], provisional="")
+    tests = [
+        replace(t, score=0.0, outcome="error", message=f"not graded: {sub.problem}", duration=0.0)
+        for t in reference.tests
+    ]
+    return replace(
+        reference,
+        submission_id=sub.id,
+        source=sub.source,
+        sha256="",
+        status="invalid",
+        message=sub.problem,
+        tests=tests,
+        cells=[],
+        execution_time=0.0,
+        stdout="",
+        stderr="",
+        problems=[],
+        provisional="",
+    )
 
 
-def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions, result: SubmissionResult,
-                   ran: list[str] | None) -> str:
+def _prove_variant(
+    assignment: Assignment, variant: str, options: GradeOptions, result: SubmissionResult, ran: list[str] | None
+) -> str:
     """'' when the master scores full marks, under the student's `variant`, on every hidden test file in which
     `result` lost points (of the files that `ran`; not to an untouched stub, nor in a notebook that could not
     be read: 0 whatever the master does), else why not: the gate of a variant.  The course-wide inputs passed
@@ -211,29 +238,52 @@ def _prove_variant(assignment: Assignment, variant: str, options: GradeOptions, 
     from autograder.judge import session
 
     hidden = assignment.hidden_dir.name
-    lost = sorted({t.file for t in result.tests if Path(t.file).parts[0] == hidden and t.score < t.max_score
-                   and (ran is None or t.file in ran) and not t.message.startswith(NOT_ANSWERED)})
+    lost = sorted(
+        {
+            t.file
+            for t in result.tests
+            if Path(t.file).parts[0] == hidden
+            and t.score < t.max_score
+            and (ran is None or t.file in ran)
+            and not t.message.startswith(NOT_ANSWERED)
+        }
+    )
     if not variant or not lost or result.status == "invalid":  # an unreadable file answered nothing
         return ""
 
     def run(files: list[str]) -> str:
         try:
-            check_master(session.grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID,
-                                                options=options, as_reference=True, test_files=files, variant=variant))
+            check_master(
+                session.grade_notebook(
+                    assignment,
+                    assignment.solution,
+                    submission_id=REFERENCE_ID,
+                    options=options,
+                    as_reference=True,
+                    test_files=files,
+                    variant=variant,
+                )
+            )
         except MasterFailed as e:
             return f"the master notebook fails the hidden tests on the variant {variant}: {e}"
         return ""
+
     return session.reference_for(assignment, assignment.version(), options).prove(variant, lost, run)
 
 
-def variants_of(assignment: Assignment, submissions: list[Submission], out: Path,
-                options: GradeOptions) -> dict[str, str]:
+def variants_of(
+    assignment: Assignment, submissions: list[Submission], out: Path, options: GradeOptions
+) -> dict[str, str]:
     """Each submission's variant of the hidden inputs, from the identity intake assigned (identities.json:
     the roster's student id where matched), or the submission's id where intake knew no student."""
     known = ResultsFolder(out).identities(assignment.id)
     seeds = Seeds.for_course(options.secret, assignment.id)
-    return {s.id: seeds.variant_of(known[s.id].student_id if s.id in known and known[s.id].student_id else s.id,
-                                   options.variants) for s in submissions}
+    return {
+        s.id: seeds.variant_of(
+            known[s.id].student_id if s.id in known and known[s.id].student_id else s.id, options.variants
+        )
+        for s in submissions
+    }
 
 
 @dataclass
@@ -241,6 +291,7 @@ class Tasks:
     """What a judge needs to grade a submission of this class (picklable: it travels to judge processes
     and Dask workers with each task): the assignment, the options, each submission's variant and partial
     re-grade."""
+
     assignment: Assignment
     options: GradeOptions
     variants: dict[str, str]
@@ -248,8 +299,14 @@ class Tasks:
 
     def args(self, sub: Submission) -> tuple:
         """`_judge`'s arguments for `sub`."""
-        return (str(self.assignment.kit), self.assignment.id, sub, self.options, self.reruns.get(sub.id),
-                self.variants[sub.id])
+        return (
+            str(self.assignment.kit),
+            self.assignment.id,
+            sub,
+            self.options,
+            self.reruns.get(sub.id),
+            self.variants[sub.id],
+        )
 
     def grader_error(self, sub: Submission, why: str) -> SubmissionResult:
         return _grader_error(self.assignment, sub, self.options, why)
@@ -260,11 +317,12 @@ class _Storing:
     """The results of a class as they come back, in this process, the only one that writes them: each
     stored (result files, the version kept, the gradebook) and passed to `on_result`, or, when
     provisional, queued to be graded again (`again`)."""
+
     tasks: Tasks
     out: Path
     gradebook: Gradebook
     on_result: Callable[[SubmissionResult, bool], None] | None
-    todo: dict[str, Submission]                      # the submissions to grade this run, by id
+    todo: dict[str, Submission]  # the submissions to grade this run, by id
     results: dict[str, SubmissionResult] = field(default_factory=dict)
     tries: dict[str, int] = field(default_factory=dict)
     again: list[Submission] = field(default_factory=list)
@@ -282,7 +340,7 @@ class _Storing:
                 self.again.append(self.todo[sid])
                 return
             write_submission(self.out, r)
-            keep_version(self.out, r, self.todo[sid].path if sid in self.todo else None)   # the history
+            keep_version(self.out, r, self.todo[sid].path if sid in self.todo else None)  # the history
             self.gradebook.put(r)
         except Exception:  # noqa: BLE001 - a host fault (disk full...) costs one submission, not the batch
             r = self.tasks.grader_error(self.todo[sid], traceback.format_exc())
@@ -303,8 +361,9 @@ def grade_again(result: SubmissionResult, tries: int) -> bool:
     return bool(result.provisional) and tries < GRADER_RETRIES
 
 
-def stored_grade(gradebook: Gradebook, assignment_id: str, version: str, sub: Submission, variant: str,
-                 force: bool) -> tuple[SubmissionResult | None, bool]:
+def stored_grade(
+    gradebook: Gradebook, assignment_id: str, version: str, sub: Submission, variant: str, force: bool
+) -> tuple[SubmissionResult | None, bool]:
     """The stored grade of `sub` that still says something, and whether it stands as it is.  Nothing for a
     changed notebook, a provisional grade (never final) or one graded on other hidden inputs (another
     variant count, a roster match since); it stands when the assignment and the grader are unchanged too,
@@ -361,8 +420,11 @@ def grade_class(
             raise MasterFailed(f"grading the master notebook failed: {type(e).__name__}: {e}") from e
         check_master(reference)
         # 2. what the gradebook holds that still stands
-        before = assignment_grades(assignment.kit, assignment.id, out, course=course) \
-            if gradebook_path(out).is_file() else None
+        before = (
+            assignment_grades(assignment.kit, assignment.id, out, course=course)
+            if gradebook_path(out).is_file()
+            else None
+        )
         gradebook = Gradebook(gradebook_path(out))
         storing = _Storing(tasks, out, gradebook, on_result, todo={})
         version = assignment.version()
@@ -372,13 +434,13 @@ def grade_class(
                 storing.reused(stored)
                 continue
             files = tests_to_rerun(stored, assignment) if stored is not None else None
-            if stored is not None and files is not None:   # same notebook, only some test files changed
+            if stored is not None and files is not None:  # same notebook, only some test files changed
                 tasks.reruns[sub.id] = (files, stored.to_record())
             storing.todo[sub.id] = sub
         reused = len(storing.results)
         # 3. the rest graded, and graded again while provisional
         for sub in storing.todo.values():
-            if sub.problem:   # intake could not extract it: nothing to run
+            if sub.problem:  # intake could not extract it: nothing to run
                 storing.finish(_unreadable(reference, sub).to_record())
         batch = _longest_first([s for s in storing.todo.values() if not s.problem])
         while batch:
@@ -392,11 +454,19 @@ def grade_class(
         # 4. grades.csv as every export: the counted versions (course.toml `[course] counts`), overrides in force
         after = assignment_grades(assignment.kit, assignment.id, out, course=course)
         write_assignment_grades_csv(after)
-        return ClassRun([storing.results[s.id] for s in submissions], reference, reused, len(tasks.reruns),
-                        sum(storing.tries.values()), gradebook_path(out), score_changes(before, after),
-                        _newly_stale(before, after),
-                        after if roster is None else assignment_grades(assignment.kit, assignment.id, out,
-                                                                       roster_csv=roster, course=course))
+        return ClassRun(
+            [storing.results[s.id] for s in submissions],
+            reference,
+            reused,
+            len(tasks.reruns),
+            sum(storing.tries.values()),
+            gradebook_path(out),
+            score_changes(before, after),
+            _newly_stale(before, after),
+            after
+            if roster is None
+            else assignment_grades(assignment.kit, assignment.id, out, roster_csv=roster, course=course),
+        )
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -407,17 +477,28 @@ def grade_class(
 
 
 @contextmanager
-def intake(paths: list[Path], *, fmt: str | None = None, roster: Path | None = None, times: Path | None = None,
-           assignment: str | None = None) -> Iterator[Intake]:
+def intake(
+    paths: list[Path],
+    *,
+    fmt: str | None = None,
+    roster: Path | None = None,
+    times: Path | None = None,
+    assignment: str | None = None,
+) -> Iterator[Intake]:
     """`intake.batch.take` into a scratch folder of its own, removed when the block ends (and pruned by the next
     run if this one is killed): the class to hand to `grade` inside the block."""
     with Scratch("ag-intake-") as scratch:
         yield take(paths, scratch, fmt=fmt, roster=roster, times=times, assignment=assignment)
 
 
-def grade(assignment: Assignment, intake: Intake, settings: GradeSettings, *,
-          on_result: Callable[[SubmissionResult, bool], None] | None = None,
-          note: Callable[[str], None] = lambda _line: None) -> ClassRun:
+def grade(
+    assignment: Assignment,
+    intake: Intake,
+    settings: GradeSettings,
+    *,
+    on_result: Callable[[SubmissionResult, bool], None] | None = None,
+    note: Callable[[str], None] = lambda _line: None,
+) -> ClassRun:
     """Grade a class: the one function every face calls (the grade command, nbgrader interop, the bench).
 
     The sandbox's zygote and the judges' forkserver are started first, so their imports of torch overlap this
@@ -428,23 +509,34 @@ def grade(assignment: Assignment, intake: Intake, settings: GradeSettings, *,
     Raises `MasterFailed` when the master is short of full marks (nobody is graded) and `SettingsError`
     when these settings cannot grade here (no sandbox, no CUDA)."""
     options = grade_options(settings, assignment)
-    local = settings.jobs > 1 and settings.scheduler is None   # as asked: a lowered job count still starts them
+    local = settings.jobs > 1 and settings.scheduler is None  # as asked: a lowered job count still starts them
     if local:
-        judges.prestart()   # the judges' imports, beside the zygote's (this process imports no torch: they grade)
+        judges.prestart()  # the judges' imports, beside the zygote's (this process imports no torch: they grade)
     jobs = jobs_for(settings, assignment, note)
     if intake.identities:
         ResultsFolder(settings.out).record_identities(assignment.id, intake.identities)
     try:
-        run = grade_class(assignment, intake.submissions, out=settings.out, jobs=jobs, options=options,
-                          force=settings.force, on_result=on_result, scheduler=settings.scheduler,
-                          course=settings.course, roster=settings.roster)
+        run = grade_class(
+            assignment,
+            intake.submissions,
+            out=settings.out,
+            jobs=jobs,
+            options=options,
+            force=settings.force,
+            on_result=on_result,
+            scheduler=settings.scheduler,
+            course=settings.course,
+            roster=settings.roster,
+        )
     finally:
         if local:
-            judges.stop()   # the judges have ended with grade_class
+            judges.stop()  # the judges have ended with grade_class
     provisional = [r.submission_id for r in run.results if r.provisional]
     if provisional:
-        note(f"NOTE: {len(provisional)} result(s) hit a grader or host fault and are provisional (not final); "
-             f"they are graded again on the next run: {', '.join(provisional[:10])}")
+        note(
+            f"NOTE: {len(provisional)} result(s) hit a grader or host fault and are provisional (not final); "
+            f"they are graded again on the next run: {', '.join(provisional[:10])}"
+        )
     return run
 
 
@@ -463,8 +555,7 @@ def grade_options(settings: GradeSettings, assignment: Assignment | None = None)
         raise SettingsError(str(e)) from None
     if assignment is not None:
         isolation.prestart(assignment.probes, assignment.limits)
-    return GradeOptions(device=settings.device, isolation=isolation, secret=settings.secret,
-                        variants=settings.variants)
+    return GradeOptions(device=settings.device, isolation=isolation, secret=settings.secret, variants=settings.variants)
 
 
 def _cuda_available() -> bool:
@@ -478,13 +569,15 @@ def _cuda_available() -> bool:
 def jobs_for(settings: GradeSettings, assignment: Assignment, note: Callable[[str], None]) -> int:
     """The jobs asked for, lowered to what the memory budget holds (`jobs_within`), said in a note when lowered."""
     budget = settings.memory_budget_mb or int(0.8 * available_mb())
-    workers = 1 if settings.variants == 1 else 2   # per-student variants: the judge keeps the master's worker too
+    workers = 1 if settings.variants == 1 else 2  # per-student variants: the judge keeps the master's worker too
     jobs = jobs_within(settings.jobs, assignment.limits.memory_mb, budget, workers)
     if jobs < settings.jobs and settings.scheduler is None:
-        note(f"NOTE: --jobs {settings.jobs} lowered to {jobs}: each job may use {assignment.limits.memory_mb} MiB "
-             f"(memory_mb of the student's worker)"
-             f"{f' + {min(assignment.limits.memory_mb, MASTER_WORKER_MB)} MiB (the master' + chr(39) + 's worker)' if workers > 1 else ''}"
-             f" + {JUDGE_MB} MiB (its judge), within a memory budget of {budget} MiB")
+        note(
+            f"NOTE: --jobs {settings.jobs} lowered to {jobs}: each job may use {assignment.limits.memory_mb} MiB "
+            f"(memory_mb of the student's worker)"
+            f"{f' + {min(assignment.limits.memory_mb, MASTER_WORKER_MB)} MiB (the master' + chr(39) + 's worker)' if workers > 1 else ''}"
+            f" + {JUDGE_MB} MiB (its judge), within a memory budget of {budget} MiB"
+        )
         return jobs
     return settings.jobs
 
@@ -494,9 +587,12 @@ def _newly_stale(before: AssignmentGrades | None, after: AssignmentGrades) -> li
     was = {o.id for v in (before.stale.values() if before else []) for o in v}
     was_r = {(a.item_id, a.submission_id) for v in (before.stale_rubric.values() if before else []) for a in v}
     stale = {sid: [o for o in v if o.id not in was] for sid, v in after.stale.items()}
-    stale_r = {sid: [a for a in v if (a.item_id, a.submission_id) not in was_r] for sid, v in after.stale_rubric.items()}
-    return stale_warnings(after.assignment.id, {k: v for k, v in stale.items() if v},
-                          {k: v for k, v in stale_r.items() if v}, after.marks)
+    stale_r = {
+        sid: [a for a in v if (a.item_id, a.submission_id) not in was_r] for sid, v in after.stale_rubric.items()
+    }
+    return stale_warnings(
+        after.assignment.id, {k: v for k, v in stale.items() if v}, {k: v for k, v in stale_r.items() if v}, after.marks
+    )
 
 
 def _run_here(tasks: Tasks, batch: list[Submission], storing: _Storing) -> None:
@@ -513,15 +609,19 @@ def _longest_first(batch: list[Submission]) -> list[Submission]:
     """Largest notebooks first, a guess at the longest to grade: the last ones to start then are the
     short ones, so the judges finish together instead of one grading a full notebook while the rest wait
     (a class in name order can end with its ten complete notebooks)."""
+
     def size(sub: Submission) -> int:
         try:
             return sub.path.stat().st_size
         except OSError:
             return 0
+
     return sorted(batch, key=size, reverse=True)
 
 
-def _reference_pass(assignment: Assignment, options: GradeOptions, pool: ProcessPoolExecutor | None) -> SubmissionResult:
+def _reference_pass(
+    assignment: Assignment, options: GradeOptions, pool: ProcessPoolExecutor | None
+) -> SubmissionResult:
     """The master graded through the reference: fills the answer cache every judge reads, and proves
     the assignment (and the sandbox) sound before any student is graded.  With local judges each test
     file is a task for them, largest first: done in this process the pass was one core's work while
@@ -533,11 +633,13 @@ def _reference_pass(assignment: Assignment, options: GradeOptions, pool: Process
     if pool is None:
         from autograder.judge import session  # torch: this process judges (jobs=1, Dask)
 
-        result = session.grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID,
-                                        options=options, as_reference=True)
+        result = session.grade_notebook(
+            assignment, assignment.solution, submission_id=REFERENCE_ID, options=options, as_reference=True
+        )
     else:
-        shares = [pool.submit(_judge_reference, str(assignment.kit), assignment.id, options, [f]) for f in files] \
-            or [pool.submit(_judge_reference, str(assignment.kit), assignment.id, options, None)]  # no test file
+        shares = [pool.submit(_judge_reference, str(assignment.kit), assignment.id, options, [f]) for f in files] or [
+            pool.submit(_judge_reference, str(assignment.kit), assignment.id, options, None)
+        ]  # no test file
         result = combine(assignment, [SubmissionResult.from_record(share.result()) for share in shares])
     if kept is not None:
         try:
@@ -558,8 +660,9 @@ def _passed_master(assignment: Assignment, options: GradeOptions) -> Path | None
     master again on answers that are all in the cache.  None without a cache."""
     if options.cache_dir is None:
         return None
-    how = "-".join([type(options.isolation).__qualname__, options.isolation.name, *options.devices(),
-                    autograder.__version__])
+    how = "-".join(
+        [type(options.isolation).__qualname__, options.isolation.name, *options.devices(), autograder.__version__]
+    )
     return options.cache_dir / assignment.id / assignment.version() / f".master-passed-{how}.json"
 
 
@@ -569,12 +672,19 @@ def _judge_reference(kit: str, assignment_id: str, options: GradeOptions, files:
     from autograder.judge import session  # torch: a judge's (the forkserver preloaded it)
 
     assignment = load_assignment(assignment_id, Path(kit))
-    return session.grade_notebook(assignment, assignment.solution, submission_id=REFERENCE_ID, options=options,
-                                  as_reference=True, test_files=files).to_record()
+    return session.grade_notebook(
+        assignment,
+        assignment.solution,
+        submission_id=REFERENCE_ID,
+        options=options,
+        as_reference=True,
+        test_files=files,
+    ).to_record()
 
 
-def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, tasks: Tasks, batch: list[Submission], storing: _Storing,
-                 restarts: int = 2) -> ProcessPoolExecutor:
+def _run_on_pool(
+    pool: ProcessPoolExecutor, jobs: int, tasks: Tasks, batch: list[Submission], storing: _Storing, restarts: int = 2
+) -> ProcessPoolExecutor:
     """Judge `batch` on `pool`.  A judge process that dies (the OOM killer, a kill from outside) breaks
     the whole pool: the submissions it had not finished go to a fresh pool, `restarts` times, and
     only then are recorded as grader errors.  Returns the pool in use at the end."""
@@ -586,7 +696,7 @@ def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, tasks: Tasks, batch: list
                 pending[pool.submit(_judge, *tasks.args(sub))] = sub
         except BrokenProcessPool:
             pass  # the rest is resubmitted below
-        unsent = left[len(pending):]
+        unsent = left[len(pending) :]
         lost: list[tuple[Submission, str]] = []
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -613,9 +723,12 @@ def _run_on_pool(pool: ProcessPoolExecutor, jobs: int, tasks: Tasks, batch: list
 
 def _start_judges(jobs: int, assignment: Assignment, options: GradeOptions) -> ProcessPoolExecutor:
     """`jobs` judge processes, forked from the forkserver (see judge/pool.py); each collects the tests first."""
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=judges.judge_context(),
-                               initializer=_start_judge,
-                               initargs=(str(assignment.kit), assignment.id, options, dict(os.environ)))
+    pool = ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=judges.judge_context(),
+        initializer=_start_judge,
+        initargs=(str(assignment.kit), assignment.id, options, dict(os.environ)),
+    )
     for _ in range(jobs):
         pool.submit(int)  # the pool starts a process per task it cannot hand to an idle one
     return pool
@@ -638,8 +751,10 @@ def _dask_client(address: str, assignment: Assignment, options: GradeOptions) ->
     from dask.distributed import Client
 
     client = Client(address)
-    return client, [client.submit(_ready, str(assignment.kit), assignment.id, options, workers=[w], pure=False)
-                    for w in client.scheduler_info()["workers"]]
+    return client, [
+        client.submit(_ready, str(assignment.kit), assignment.id, options, workers=[w], pure=False)
+        for w in client.scheduler_info()["workers"]
+    ]
 
 
 def _run_on_dask(client, tasks: Tasks, batch: list[Submission], storing: _Storing) -> None:
@@ -653,8 +768,20 @@ def _run_on_dask(client, tasks: Tasks, batch: list[Submission], storing: _Storin
     futures = {}
     for sub in batch:
         kit, assignment_id, _, options, rerun, variant = tasks.args(sub)
-        futures[client.submit(_judge_bytes, kit, assignment_id, sub.id, sub.source, sub.path.read_bytes(), options,
-                              rerun, variant, pure=False)] = sub
+        futures[
+            client.submit(
+                _judge_bytes,
+                kit,
+                assignment_id,
+                sub.id,
+                sub.source,
+                sub.path.read_bytes(),
+                options,
+                rerun,
+                variant,
+                pure=False,
+            )
+        ] = sub
     for fut in as_completed(futures):
         sub = futures[fut]
         try:
@@ -663,8 +790,16 @@ def _run_on_dask(client, tasks: Tasks, batch: list[Submission], storing: _Storin
             storing.failed(sub, traceback.format_exc())
 
 
-def _judge_bytes(kit: str, assignment_id: str, sid: str, source: str, notebook: bytes, options: GradeOptions,
-                 rerun: Rerun | None = None, variant: str = "") -> dict:
+def _judge_bytes(
+    kit: str,
+    assignment_id: str,
+    sid: str,
+    source: str,
+    notebook: bytes,
+    options: GradeOptions,
+    rerun: Rerun | None = None,
+    variant: str = "",
+) -> dict:
     with Scratch("ag-task-") as tmp:
         path = tmp / "submission.ipynb"
         path.write_bytes(notebook)
@@ -675,8 +810,9 @@ def _marks(grades: AssignmentGrades) -> MarkStore:
     return MarkStore(grades.out)
 
 
-def set_override(grades: AssignmentGrades, submission_id: str, *, test: str | None, score: float, comment: str,
-                 by: str) -> Override:
+def set_override(
+    grades: AssignmentGrades, submission_id: str, *, test: str | None, score: float, comment: str, by: str
+) -> Override:
     """Making an override, as every face does it (`autograder override`, the workspace's forms): record it in
     the audit trail (`store.marks`, rules in `grades.overrides`) against the version of the
     submission that counts (`[course] counts`), then rewrite what shows the assignment's grades so they carry
@@ -688,27 +824,46 @@ def set_override(grades: AssignmentGrades, submission_id: str, *, test: str | No
     counted = _counted(grades, submission_id)
     store = _marks(grades)
     shown = grades.derive(counted) if counted is not None else None
-    o = store.add_override(record(store.overrides(grades.assignment.id, submission_id), counted, shown,
-                                  test_id=test or WHOLE, score=score, comment=comment, by=by))
+    o = store.add_override(
+        record(
+            store.overrides(grades.assignment.id, submission_id),
+            counted,
+            shown,
+            test_id=test or WHOLE,
+            score=score,
+            comment=comment,
+            by=by,
+        )
+    )
     publish(grades, {o.submission_id})
     return o
 
 
-def change_override(grades: AssignmentGrades, submission_id: str, *, test: str | None, action: str,
-                    by: str) -> Override:
+def change_override(
+    grades: AssignmentGrades, submission_id: str, *, test: str | None, action: str, by: str
+) -> Override:
     """Clear, acknowledge (`ack`) or re-apply (`reapply`) the override of `test` (None: the whole score) of
     `submission_id` (`grades.overrides.change`), then `publish`."""
     counted = _counted(grades, submission_id)
     store = _marks(grades)
     derive = (lambda applied: grades.derive(counted, applied)) if counted is not None else None
-    o = store.add_override(change(store.overrides(grades.assignment.id, submission_id), counted, test=test or WHOLE,
-                                  action=action, by=by, derive=derive))
+    o = store.add_override(
+        change(
+            store.overrides(grades.assignment.id, submission_id),
+            counted,
+            test=test or WHOLE,
+            action=action,
+            by=by,
+            derive=derive,
+        )
+    )
     publish(grades, {o.submission_id})
     return o
 
 
-def set_group(grades: AssignmentGrades, submission_ids: list[str], *, test: str, score: float | None, comment: str,
-              by: str) -> list[Any]:
+def set_group(
+    grades: AssignmentGrades, submission_ids: list[str], *, test: str, score: float | None, comment: str, by: str
+) -> list[Any]:
     """A group of students with the same answer: with a `score`, one override of `test` per submission, each in
     the trail with its author; without one, the comment is a comment, not an override: the exercise's zero-point
     rubric item with that text (made once, as the comment bank was) applied to each (`rubric_apply`).  One
@@ -728,23 +883,44 @@ def set_group(grades: AssignmentGrades, submission_ids: list[str], *, test: str,
         text = comment.strip()
         if not text:
             raise OverrideError("write the comment: the students read it")
-        item = next((i for i in grades.marks.items if not i.deleted and i.exercise == exercise and i.points == 0
-                     and i.comment == text), None)
+        item = next(
+            (
+                i
+                for i in grades.marks.items
+                if not i.deleted and i.exercise == exercise and i.points == 0 and i.comment == text
+            ),
+            None,
+        )
         if item is None:
-            item = rubric_add(grades, exercise=exercise, title=" ".join(text.split())[:60], points=0.0, comment=text,
-                              by=by)
+            item = rubric_add(
+                grades, exercise=exercise, title=" ".join(text.split())[:60], points=0.0, comment=text, by=by
+            )
             grades = grades.with_overrides_of([])
         rubric_apply(grades, item.id, ids, by=by)
         return [(item.id, sid) for sid in ids]
     store = _marks(grades)
-    for counted, tid, new in plan:   # validated as record validates, before the first row is written
+    for counted, tid, new in plan:  # validated as record validates, before the first row is written
         top = next(t.max_score for t in counted.tests if t.id == tid)
         if new is None or not (0 <= new <= top) or counted.provisional or not comment.strip():
-            raise OverrideError(f"{counted.submission_id}: the score must be between 0 and {top:g}, the result graded "
-                                "(not provisional), and the comment given")
-    done = [store.add_override(record(store.overrides(grades.assignment.id, c.submission_id), c, results[c.submission_id],
-                                      test_id=tid, score=new, comment=comment, by=by))
-            for c, tid, new in plan if new is not None]   # every score checked above
+            raise OverrideError(
+                f"{counted.submission_id}: the score must be between 0 and {top:g}, the result graded "
+                "(not provisional), and the comment given"
+            )
+    done = [
+        store.add_override(
+            record(
+                store.overrides(grades.assignment.id, c.submission_id),
+                c,
+                results[c.submission_id],
+                test_id=tid,
+                score=new,
+                comment=comment,
+                by=by,
+            )
+        )
+        for c, tid, new in plan
+        if new is not None
+    ]  # every score checked above
     publish(grades, {o.submission_id for o in done})
     return done
 
@@ -778,8 +954,9 @@ def _scores(g: AssignmentGrades, ids: Iterable[str]) -> dict[str, float | None]:
     return {r.submission_id: r.score for r in g.rows if r.submission_id in want}
 
 
-def _rescore(grades: AssignmentGrades, ids: list[str], write: Callable[[], None], item_id: int, action: str,
-             detail: str, by: str) -> tuple[AssignmentGrades, Touched]:
+def _rescore(
+    grades: AssignmentGrades, ids: list[str], write: Callable[[], None], item_id: int, action: str, detail: str, by: str
+) -> tuple[AssignmentGrades, Touched]:
     """Write (`write`), publish the grades of `ids` again, and log the change with their scores before and after."""
     before = _scores(grades, ids)
     write()
@@ -797,8 +974,9 @@ def _item(grades: AssignmentGrades, item_id: int | str) -> Item:
         raise RubricError(f"{item_id!r} is not an item id (the number `--list` shows)") from None
     hit = next((i for i in grades.marks.items if i.id == n and not i.deleted), None)
     if hit is None:
-        raise RubricError(f"no rubric item #{n} in {grades.assignment.id} (see `autograder rubric "
-                          f"{grades.assignment.id} --list`)")
+        raise RubricError(
+            f"no rubric item #{n} in {grades.assignment.id} (see `autograder rubric {grades.assignment.id} --list`)"
+        )
     return hit
 
 
@@ -806,8 +984,17 @@ def _holders(grades: AssignmentGrades, item_id: int) -> list[str]:
     return sorted({a.submission_id for a in grades.marks.applied if a.item_id == item_id})
 
 
-def rubric_add(grades: AssignmentGrades, *, exercise: str, title: str, points: float, comment: str = "",
-               note: str = "", key: str | None = None, by: str) -> Item:
+def rubric_add(
+    grades: AssignmentGrades,
+    *,
+    exercise: str,
+    title: str,
+    points: float,
+    comment: str = "",
+    note: str = "",
+    key: str | None = None,
+    by: str,
+) -> Item:
     """A new item of `exercise` (one of the assignment's, graded or by hand); adding one changes nobody."""
     known = rubric.exercises(grades.counted, grades.assignment.manual)
     if exercise not in known:
@@ -820,21 +1007,48 @@ def rubric_add(grades: AssignmentGrades, *, exercise: str, title: str, points: f
     return item
 
 
-def rubric_edit(grades: AssignmentGrades, item_id: int | str, *, by: str, title: str | None = None,
-                points: float | None = None, comment: str | None = None, note: str | None = None,
-                key: str | None = None) -> tuple[Item, Touched]:
+def rubric_edit(
+    grades: AssignmentGrades,
+    item_id: int | str,
+    *,
+    by: str,
+    title: str | None = None,
+    points: float | None = None,
+    comment: str | None = None,
+    note: str | None = None,
+    key: str | None = None,
+) -> tuple[Item, Touched]:
     """Change an item: new points re-score everyone who has it; a new text changes their feedback only."""
     old = _item(grades, item_id)
-    t, p, c, n = rubric.check_item(old.title if title is None else title, old.points if points is None else points,
-                                   old.comment if comment is None else comment, old.note if note is None else note)
+    t, p, c, n = rubric.check_item(
+        old.title if title is None else title,
+        old.points if points is None else points,
+        old.comment if comment is None else comment,
+        old.note if note is None else note,
+    )
     k = old.key if key is None else rubric.check_key(grades.marks.items, old.exercise, key, old.id)
     new = replace(old, title=t, points=p, comment=c, note=n, key=k)
-    said = [f"{name} {a:g} -> {b:g}" if isinstance(a, float) else f"{name} {a!r} -> {b!r}"
-            for name, a, b in (("title", old.title, t), ("points", old.points, p), ("comment", old.comment, c),
-                               ("note", old.note, n), ("key", old.key, k)) if a != b]
+    said = [
+        f"{name} {a:g} -> {b:g}" if isinstance(a, float) else f"{name} {a!r} -> {b!r}"
+        for name, a, b in (
+            ("title", old.title, t),
+            ("points", old.points, p),
+            ("comment", old.comment, c),
+            ("note", old.note, n),
+            ("key", old.key, k),
+        )
+        if a != b
+    ]
     holders = _holders(grades, old.id)
-    _, touched = _rescore(grades, holders, lambda: _marks(grades).edit_item(new, holders), old.id, "edit",
-                          "; ".join(said) or "nothing changed", by)
+    _, touched = _rescore(
+        grades,
+        holders,
+        lambda: _marks(grades).edit_item(new, holders),
+        old.id,
+        "edit",
+        "; ".join(said) or "nothing changed",
+        by,
+    )
     return new, touched
 
 
@@ -842,8 +1056,15 @@ def rubric_delete(grades: AssignmentGrades, item_id: int | str, *, by: str) -> T
     """Delete an item: everyone who had it is re-scored without it (its rows stay, so the trail can name it)."""
     old = _item(grades, item_id)
     holders = _holders(grades, old.id)
-    return _rescore(grades, holders, lambda: _marks(grades).edit_item(replace(old, deleted=True, key=""), holders),
-                    old.id, "delete", f"{old.exercise}: {old.title} ({old.points:+g})", by)[1]
+    return _rescore(
+        grades,
+        holders,
+        lambda: _marks(grades).edit_item(replace(old, deleted=True, key=""), holders),
+        old.id,
+        "delete",
+        f"{old.exercise}: {old.title} ({old.points:+g})",
+        by,
+    )[1]
 
 
 def rubric_apply(grades: AssignmentGrades, item_id: int | str, submission_ids: list[str], *, by: str) -> Touched:
@@ -859,8 +1080,15 @@ def rubric_apply(grades: AssignmentGrades, item_id: int | str, submission_ids: l
     if not by.strip():
         raise RubricError("--by is required (who applied it)")
     ids = [sid for sid, _ in on]
-    return _rescore(grades, ids, lambda: _marks(grades).apply(grades.assignment.id, item.id, on, by.strip()),
-                    item.id, "apply", f"{item.exercise}: {item.title} ({item.points:+g})", by)[1]
+    return _rescore(
+        grades,
+        ids,
+        lambda: _marks(grades).apply(grades.assignment.id, item.id, on, by.strip()),
+        item.id,
+        "apply",
+        f"{item.exercise}: {item.title} ({item.points:+g})",
+        by,
+    )[1]
 
 
 def rubric_unapply(grades: AssignmentGrades, item_id: int | str, submission_ids: list[str], *, by: str) -> Touched:
@@ -870,8 +1098,15 @@ def rubric_unapply(grades: AssignmentGrades, item_id: int | str, submission_ids:
     missing = [sid for sid in ids if sid not in have]
     if missing:
         raise RubricError(f"item #{item.id} is not applied to {', '.join(missing)}")
-    return _rescore(grades, ids, lambda: _marks(grades).unapply(grades.assignment.id, item.id, ids), item.id,
-                    "unapply", f"{item.exercise}: {item.title} ({item.points:+g})", by)[1]
+    return _rescore(
+        grades,
+        ids,
+        lambda: _marks(grades).unapply(grades.assignment.id, item.id, ids),
+        item.id,
+        "unapply",
+        f"{item.exercise}: {item.title} ({item.points:+g})",
+        by,
+    )[1]
 
 
 def rubric_import(grades: AssignmentGrades, text: str, *, by: str) -> tuple[int, int]:
@@ -882,11 +1117,22 @@ def rubric_import(grades: AssignmentGrades, text: str, *, by: str) -> tuple[int,
     for w in wanted:
         live = [i for i in grades.marks.items if not i.deleted]
         same = next((i for i in live if i.exercise == w["exercise"] and i.title == w["title"]), None)
-        key = w["key"] if w["key"] and not any(i.key == w["key"] and i.exercise == w["exercise"] and i is not same
-                                                 for i in live) else None
+        key = (
+            w["key"]
+            if w["key"] and not any(i.key == w["key"] and i.exercise == w["exercise"] and i is not same for i in live)
+            else None
+        )
         if same is None:
-            rubric_add(grades, exercise=w["exercise"], title=w["title"], points=w["points"], comment=w["comment"],
-                       note=w["note"], key=key, by=by)
+            rubric_add(
+                grades,
+                exercise=w["exercise"],
+                title=w["title"],
+                points=w["points"],
+                comment=w["comment"],
+                note=w["note"],
+                key=key,
+                by=by,
+            )
             added += 1
         elif (same.points, same.comment, same.note) != (w["points"], w["comment"], w["note"]):
             rubric_edit(grades, same.id, points=w["points"], comment=w["comment"], note=w["note"], by=by)
@@ -895,8 +1141,9 @@ def rubric_import(grades: AssignmentGrades, text: str, *, by: str) -> tuple[int,
     return added, changed
 
 
-def add_line_note(grades: AssignmentGrades, submission_id: str, *, cell: int, line: int, text: str, code: str = "",
-                  by: str) -> LineNote:
+def add_line_note(
+    grades: AssignmentGrades, submission_id: str, *, cell: int, line: int, text: str, code: str = "", by: str
+) -> LineNote:
     """A comment on line `line` (0: the whole cell) of cell `cell` of the counted version, shown in the student's
     feedback at that line; `code` is the line as the commenter saw it (quoted there)."""
     counted = _counted(grades, submission_id)
@@ -904,12 +1151,16 @@ def add_line_note(grades: AssignmentGrades, submission_id: str, *, cell: int, li
         raise RubricError(f"no graded submission {submission_id}")
     text = text.strip()
     if not text or len(text) > rubric.MAX_TEXT or cell < 0 or line < 0 or not by.strip():
-        raise RubricError(f"a line comment is 1 to {rubric.MAX_TEXT} characters on a cell and line (0 or more), by someone")
+        raise RubricError(
+            f"a line comment is 1 to {rubric.MAX_TEXT} characters on a cell and line (0 or more), by someone"
+        )
     code = code or _line_of(grades, counted, cell, line)
     import time as _time
 
-    note = _marks(grades).add_note(grades.assignment.id, LineNote(0, submission_id, counted.sha256, cell, line,
-                                                                  code[:500], text, by.strip(), _time.time()))
+    note = _marks(grades).add_note(
+        grades.assignment.id,
+        LineNote(0, submission_id, counted.sha256, cell, line, code[:500], text, by.strip(), _time.time()),
+    )
     publish(grades, {submission_id})
     return note
 
@@ -937,33 +1188,50 @@ def _line_of(grades: AssignmentGrades, counted: SubmissionResult, cell: int, lin
     except (InvalidNotebook, OSError):
         return ""
     if cell not in cells:
-        raise RubricError(f"{counted.submission_id} has no code cell {cell} (its code cells: "
-                          f"{', '.join(map(str, sorted(cells))) or 'none'})")
+        raise RubricError(
+            f"{counted.submission_id} has no code cell {cell} (its code cells: "
+            f"{', '.join(map(str, sorted(cells))) or 'none'})"
+        )
     lines = cells[cell]
     if line > len(lines):
         raise RubricError(f"code cell {cell} of {counted.submission_id} has {len(lines)} lines")
     return lines[line - 1][:500] if line else "\n".join(lines[:12])[:500]
 
 
-def score_changes(before: AssignmentGrades | None, after: AssignmentGrades) -> list[tuple[str, float | None, float | None]]:
+def score_changes(
+    before: AssignmentGrades | None, after: AssignmentGrades
+) -> list[tuple[str, float | None, float | None]]:
     """(submission id, score before, score after) for every student whose score (the one every export sends)
     differs: what a regrade changed, shown before anything is published."""
     old = {r.submission_id: r.score for r in (before.rows if before else []) if r.submission_id}
-    return [(r.submission_id, old.get(r.submission_id), r.score) for r in after.rows
-            if r.submission_id and r.submission_id in old and old[r.submission_id] != r.score]
+    return [
+        (r.submission_id, old.get(r.submission_id), r.score)
+        for r in after.rows
+        if r.submission_id and r.submission_id in old and old[r.submission_id] != r.score
+    ]
 
 
-def unsent_changes(grades: AssignmentGrades, target: str, missing: str = "blank"
-                   ) -> list[tuple[str, float | None, float | None]]:
+def unsent_changes(
+    grades: AssignmentGrades, target: str, missing: str = "blank"
+) -> list[tuple[str, float | None, float | None]]:
     """(submission id, the score it last reached the LMS target `target` (its URL) with, its score now) where the
     two differ: what a passback would change in the LMS, confirmed before it is sent."""
     sent = _marks(grades).sent(grades.assignment.id, target)
-    return [(r.submission_id, sent[r.submission_id], r.export_score(missing)) for r in grades.rows
-            if r.submission_id in sent and sent[r.submission_id] != r.export_score(missing)]
+    return [
+        (r.submission_id, sent[r.submission_id], r.export_score(missing))
+        for r in grades.rows
+        if r.submission_id in sent and sent[r.submission_id] != r.export_score(missing)
+    ]
 
 
 def record_sent(grades: AssignmentGrades, target: str, missing: str = "blank") -> None:
     """Remember each row's score as sent to the LMS target `target` (after a passback that sent all it planned)."""
-    _marks(grades).record_sent(grades.assignment.id, target, {
-        r.submission_id: r.export_score(missing) for r in grades.rows
-        if r.submission_id and r.export_score(missing) is not None})
+    _marks(grades).record_sent(
+        grades.assignment.id,
+        target,
+        {
+            r.submission_id: r.export_score(missing)
+            for r in grades.rows
+            if r.submission_id and r.export_score(missing) is not None
+        },
+    )

@@ -29,6 +29,7 @@ never runs code while loading; the only copy the two processes cannot avoid), pl
 between the two processes, with nothing in them (`transport_s`: one per cell, one request per test, one
 reply per call).  Cell events, deadlines, the reference's cache and the result's record are not in it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,15 +50,15 @@ sys.path.insert(0, str(KIT))
 
 from autograder.config.assignment import load_assignment  # noqa: E402
 from autograder.config.secret import find_secret  # noqa: E402
+from autograder.execute.backend import ProbeError  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
 from autograder.execute.rng import seed_all  # noqa: E402  (as the worker seeds: the floor owes no more)
 from autograder.execute.wire import copy_decoded  # noqa: E402
 from autograder.execute.worker import _python  # noqa: E402
-from autograder.judge.plugin import GradingPlugin
-from autograder.judge.suite import TestSuite  # noqa: E402
+from autograder.judge.plugin import GradingPlugin  # noqa: E402
 from autograder.judge.session import load_probes  # noqa: E402
+from autograder.judge.suite import TestSuite  # noqa: E402
 from autograder.notebook.parse import load_cells  # noqa: E402
-from autograder.execute.backend import ProbeError  # noqa: E402
 from autograder.probe.inprocess import _copy  # noqa: E402
 from autograder.probe.seeds import Seeds  # noqa: E402
 
@@ -70,8 +71,9 @@ class Direct:
     def __init__(self, namespace: dict, probes: Any, copy: Callable[[Any], Any] = _copy) -> None:
         self.namespace, self.probes, self.copy = namespace, probes, copy
 
-    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-             timeout: float | None = None) -> Any:
+    def call(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         seed_all(seed)
         try:
             value = getattr(self.probes, probe)(self.namespace, *self.copy(list(args)), **self.copy(kwargs or {}))
@@ -91,8 +93,9 @@ class Recorder:
     def __init__(self, inner: Any, calls: list[tuple[str, tuple, dict, int]]) -> None:
         self.inner, self.calls = inner, calls
 
-    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-             timeout: float | None = None) -> Any:
+    def call(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         # a clone, not a wire round trip: the timed run pays the copies a grader makes (`Direct`), not these
         self.calls.append((probe, copy_decoded(list(args)), copy_decoded(kwargs or {}), seed))
         return self.inner.call(probe, args, kwargs, seed=seed, timeout=timeout)
@@ -125,16 +128,26 @@ def _record(a: Any, probes: Any) -> tuple[list, list, float, int, int, float]:
     """Run the tests twice with both sides in process on fresh master namespaces, collected once as a
     judge collects them (`TestSuite`): the first run warms up, the second is timed and its calls recorded.
     Then twice more with `bare` backends (no copy, no recording): the best of those is the last value."""
-    plugin = GradingPlugin(student=None, reference=None, probes=probes, seeds=Seeds.for_course(find_secret(), a.id),
-                           test_timeout=a.limits.test_timeout, devices=("cpu",), cuda_available=False,
-                           hidden_dir=a.hidden_dir)
+    plugin = GradingPlugin(
+        student=None,
+        reference=None,
+        probes=probes,
+        seeds=Seeds.for_course(find_secret(), a.id),
+        test_timeout=a.limits.test_timeout,
+        devices=("cpu",),
+        cuda_available=False,
+        hidden_dir=a.hidden_dir,
+    )
     with TestSuite([a.public_dir, a.hidden_dir], plugin, a.root) as suite:
         for _ in range(2):
             ns, _ = run_master(a.id)
             student: list = []
             reference: list = []
-            plugin.bind(Recorder(Direct(ns, probes), student), Recorder(Direct(ns, probes), reference),
-                        Seeds.for_course(find_secret(), a.id))
+            plugin.bind(
+                Recorder(Direct(ns, probes), student),
+                Recorder(Direct(ns, probes), reference),
+                Seeds.for_course(find_secret(), a.id),
+            )
             t0 = time.perf_counter()
             suite.run()
             seconds = time.perf_counter() - t0
@@ -175,6 +188,7 @@ def in_fork(work: Callable[[], Any]) -> float:
 def _forked_student(assignment_id: str, probes: Any, student: list) -> float:
     """The master's cells and the student's side of the calls in a child forked from this warm process,
     with none of a worker's loop around them (best of two children)."""
+
     def work() -> None:
         ns, _ = run_master(assignment_id)
         for name, args, kw, seed in student:
@@ -243,7 +257,7 @@ def _copies(ns: dict, probes: Any, student: list) -> float:
         for request, value in pairs:
             for x in (request, value):
                 frame = wire.encode(x)
-                wire.decode(frame[wire.HEADER_SIZE:])
+                wire.decode(frame[wire.HEADER_SIZE :])
         best = min(best, time.perf_counter() - t0)
     return best
 
@@ -268,19 +282,36 @@ def measure(assignment_id: str, repeat: int = 2) -> dict:
                 failures += 1
         replay.append(time.perf_counter() - t0)
     floor_s = min(cells) + min(replay)
-    out = {"assignment": assignment_id, "cells_s": min(cells), "calls_s": min(replay),
-           "floor_s": floor_s, "probe_calls": len(student) + len(reference),
-           "probe_calls_raised": failures, "tests": tests, "tests_passed_inprocess": passed,
-           "inprocess_pytest_s": inprocess_pytest_s, "inprocess_pytest_bare_s": bare_s}
+    out = {
+        "assignment": assignment_id,
+        "cells_s": min(cells),
+        "calls_s": min(replay),
+        "floor_s": floor_s,
+        "probe_calls": len(student) + len(reference),
+        "probe_calls_raised": failures,
+        "tests": tests,
+        "tests_passed_inprocess": passed,
+        "inprocess_pytest_s": inprocess_pytest_s,
+        "inprocess_pytest_bare_s": bare_s,
+    }
     if "tensorflow" in sys.modules:  # a child forked after TensorFlow started its threads hangs on their locks
-        return {**out, "bound_skipped": "no child forked once TensorFlow's runtime runs (the kit's zygote forks before a cell starts it)"}
+        return {
+            **out,
+            "bound_skipped": "no child forked once TensorFlow's runtime runs (the kit's zygote forks before a cell starts it)",
+        }
     pytest_checks_s = max(0.0, bare_s - min(replay))
     forked_student_s = _forked_student(assignment_id, probes, student)
     copies_s = _copies(run_master(assignment_id)[0], probes, student)
     # one message per cell, one request per test (a test's calls go as one batch at best), one reply per call
     transport_s = transport(len(load_cells(a.solution)), max(1, tests), len(student))
-    return {**out, "pytest_checks_s": pytest_checks_s, "forked_student_s": forked_student_s, "copies_s": copies_s,
-            "transport_s": transport_s, "bound_s": pytest_checks_s + forked_student_s + copies_s + transport_s}
+    return {
+        **out,
+        "pytest_checks_s": pytest_checks_s,
+        "forked_student_s": forked_student_s,
+        "copies_s": copies_s,
+        "transport_s": transport_s,
+        "bound_s": pytest_checks_s + forked_student_s + copies_s + transport_s,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

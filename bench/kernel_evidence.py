@@ -10,6 +10,7 @@ seconds of this process and its children (getrusage), median of --repeat runs, w
 
     .venv/bin/python bench/kernel_evidence.py [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _module(assignment: str):
-    spec = importlib.util.spec_from_file_location(f"{assignment}_probes", ROOT / "assignments" / assignment / "probes.py")
+    spec = importlib.util.spec_from_file_location(
+        f"{assignment}_probes", ROOT / "assignments" / assignment / "probes.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -45,9 +48,11 @@ def _master(notebook: str, function: str) -> str:
 
 def cpu(fn) -> float:
     """CPU seconds (user + sys) of this process and its children while fn() runs."""
+
     def now():
         s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
     t0 = now()
     fn()
     return now() - t0
@@ -62,29 +67,39 @@ def c_kernels(repeat: int) -> dict[str, float]:
     source = _master("02b_kernels.ipynb", "c_source")
     x = torch.tensor([-2.0, 0.0, 1.0, 3.0])
     rows = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 1000.0], [-300.0, -250.0, -280.0]])
-    cases = [("silu", x, "c"), ("silu", x.double(), "c"), ("softmax", rows, "c"), ("softmax", rows.double(), "t"),
-             ("softmax", torch.full((2, 4), -500.0, dtype=torch.float64), "c")]
+    cases = [
+        ("silu", x, "c"),
+        ("silu", x.double(), "c"),
+        ("softmax", rows, "c"),
+        ("softmax", rows.double(), "t"),
+        ("softmax", torch.full((2, 4), -500.0, dtype=torch.float64), "c"),
+    ]
     folder = tempfile.mkdtemp(prefix="bench-kernels-")
     src, lib, harness = (os.path.join(folder, n) for n in ("k.c", "k.so", "harness"))
     Path(src).write_text(source)
     Path(harness + ".c").write_text(probes.HARNESS)
     build = ["cc", *probes.C_FLAGS, "-o", lib, src, "-lm"]
     steps = {
-        "cc -E, the kit's flags (what it includes, no asm)":
-            lambda: subprocess.run(["cc", *probes.C_FLAGS, "-E", "-o", src + ".i", src], check=True, capture_output=True),
+        "cc -E, the kit's flags (what it includes, no asm)": lambda: subprocess.run(
+            ["cc", *probes.C_FLAGS, "-E", "-o", src + ".i", src], check=True, capture_output=True
+        ),
         "cc, the kit's flags (the build)": lambda: subprocess.run(build, check=True, capture_output=True),
-        "the library's imports (ELF symbol table, libm's exports)":
-            lambda: elf.imports_problem(Path(lib).read_bytes(), probes._native_libraries()),
-        "building the C harness": lambda: subprocess.run(["cc", "-O1", "-o", harness, harness + ".c"], check=True,
-                                                         capture_output=True),
+        "the library's imports (ELF symbol table, libm's exports)": lambda: elf.imports_problem(
+            Path(lib).read_bytes(), probes._native_libraries()
+        ),
+        "building the C harness": lambda: subprocess.run(
+            ["cc", "-O1", "-o", harness, harness + ".c"], check=True, capture_output=True
+        ),
     }
     rows_ = {name: statistics.median(cpu(step) for _ in range(repeat)) for name, step in steps.items()}
     prepared = [probes._case_bytes(*c) for c in cases]
     expected = sum((p[1] + p[2]) * c[1].element_size() for p, c in zip(prepared, cases))
     rows_["running the kernels in the harness (5 cases)"] = statistics.median(
-        cpu(lambda: probes._run_harness(harness, lib, [p[0] for p in prepared], expected)) for _ in range(repeat))
-    rows_["c_kernels_run, all of it"] = statistics.median(cpu(lambda: probes.c_kernels_run({}, source, cases))
-                                                          for _ in range(repeat))
+        cpu(lambda: probes._run_harness(harness, lib, [p[0] for p in prepared], expected)) for _ in range(repeat)
+    )
+    rows_["c_kernels_run, all of it"] = statistics.median(
+        cpu(lambda: probes.c_kernels_run({}, source, cases)) for _ in range(repeat)
+    )
     return rows_
 
 
@@ -103,9 +118,12 @@ def tf_kernels(repeat: int) -> dict[str, float]:
     steps = {
         "where <cmath> is (g++ -E of one line)": lambda: probes._std_folder(cflags),
         "g++ -E, the build's flags (includes, asm)": lambda: probes._preprocess(argv, folder, False, tf_include, std),
-        "g++ -E under GOOGLE_CUDA (the GPU registrations)": lambda: probes._preprocess(argv, folder, True, tf_include, std),
-        "the library's imports (ELF symbol tables, TensorFlow's framework's exports)":
-            lambda: elf.imports_problem(Path(lib).read_bytes(), probes._linked_libraries(lflags)),
+        "g++ -E under GOOGLE_CUDA (the GPU registrations)": lambda: probes._preprocess(
+            argv, folder, True, tf_include, std
+        ),
+        "the library's imports (ELF symbol tables, TensorFlow's framework's exports)": lambda: elf.imports_problem(
+            Path(lib).read_bytes(), probes._linked_libraries(lflags)
+        ),
         "g++, the kit's build (for scale)": lambda: subprocess.run(argv, check=True, capture_output=True),
     }
     return {name: statistics.median(cpu(step) for _ in range(repeat)) for name, step in steps.items()}
@@ -120,9 +138,16 @@ def main() -> None:
         print(assignment)
         for name, seconds in rows.items():
             print(f"  {name:78s} {seconds:6.3f} s CPU")
-    print(json.dumps({"cpu_s": {a: {k: round(v, 3) for k, v in r.items()} for a, r in result.items()},
-                      "repeat": args.repeat, "load_1_5_15": [round(x, 2) for x in os.getloadavg()],
-                      "cpus": os.cpu_count()}))
+    print(
+        json.dumps(
+            {
+                "cpu_s": {a: {k: round(v, 3) for k, v in r.items()} for a, r in result.items()},
+                "repeat": args.repeat,
+                "load_1_5_15": [round(x, 2) for x in os.getloadavg()],
+                "cpus": os.cpu_count(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ RSS counts every page a process maps, including the torch/libtorch pages that fo
 copy-on-write with their zygote; PSS divides each shared page between the processes that map it;
 USS counts only the pages private to the process (what killing it would free).
 """
+
 from __future__ import annotations
 
 import os
@@ -32,10 +33,10 @@ class ProcPeak:
     pid: int
     role: str
     cmdline: str
-    hwm: int = 0       # peak RSS (VmHWM), bytes
-    rss: int = 0       # peak sampled RSS
-    pss: int = 0       # peak sampled PSS
-    uss: int = 0       # peak sampled USS
+    hwm: int = 0  # peak RSS (VmHWM), bytes
+    rss: int = 0  # peak sampled RSS
+    pss: int = 0  # peak sampled PSS
+    uss: int = 0  # peak sampled USS
     samples: int = 0
 
 
@@ -55,13 +56,14 @@ def _status(pid: int) -> dict[str, int]:
 @dataclass
 class Sampler:
     """`classify(cmdline, proc) -> role or None` picks (and names) the processes to track."""
+
     root: int
     classify: object
     interval: float = 0.5
     pss: bool = False
     peaks: dict[int, ProcPeak] = field(default_factory=dict)
-    tree_rss: int = 0    # peak of the summed RSS of all tracked processes at one instant
-    tree_pss: int = 0    # same, PSS (the honest "how much RAM did the whole run take")
+    tree_rss: int = 0  # peak of the summed RSS of all tracked processes at one instant
+    tree_pss: int = 0  # same, PSS (the honest "how much RAM did the whole run take")
 
     def __post_init__(self) -> None:
         self._stop = threading.Event()
@@ -115,8 +117,10 @@ class Sampler:
         """Per role: how many processes, and the largest per-process peak of each measure (MiB)."""
         out: dict[str, dict] = {}
         for p in self.peaks.values():
-            r = out.setdefault(p.role, {"processes": 0, "peak_rss_mib": 0.0, "peak_hwm_mib": 0.0,
-                                        "peak_pss_mib": 0.0, "peak_uss_mib": 0.0})
+            r = out.setdefault(
+                p.role,
+                {"processes": 0, "peak_rss_mib": 0.0, "peak_hwm_mib": 0.0, "peak_pss_mib": 0.0, "peak_uss_mib": 0.0},
+            )
             r["processes"] += 1
             r["peak_rss_mib"] = max(r["peak_rss_mib"], round(p.rss / MiB, 1))
             r["peak_hwm_mib"] = max(r["peak_hwm_mib"], round(p.hwm / MiB, 1))
@@ -128,9 +132,13 @@ class Sampler:
         return out
 
     def summary(self) -> dict:
-        return {"by_role": self.by_role(), "tree_peak_rss_mib": round(self.tree_rss / MiB, 1),
-                "tree_peak_pss_mib": round(self.tree_pss / MiB, 1) if self.pss else None, "interval_s": self.interval,
-                "pss_sampled": self.pss}
+        return {
+            "by_role": self.by_role(),
+            "tree_peak_rss_mib": round(self.tree_rss / MiB, 1),
+            "tree_peak_pss_mib": round(self.tree_pss / MiB, 1) if self.pss else None,
+            "interval_s": self.interval,
+            "pss_sampled": self.pss,
+        }
 
 
 def self_pid() -> int:

@@ -14,6 +14,7 @@ that called them, so waiting on the worker lands in `autograder.execute`.  cProf
 code (pytest) more than waiting, so `unprofiled_s` (the same gradings timed without the profiler) is
 printed next to the profiled total.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -167,19 +168,30 @@ def profile(assignment_id: str, notebook: Path | None, copies: int) -> dict:
         total = time.perf_counter() - t0
         stats = pstats.Stats(prof)
         modules = {k: v / copies for k, v in sorted(by_module(stats).items(), key=lambda kv: -kv[1])}
-        return {"assignment": assignment_id, "copies": copies, "status": r.status, "score": r.score,
-                "reference_pass_s": reference_pass, "warmup_s": warmup,
-                "unprofiled_s": sorted(times)[len(times) // 2], "execution_time_s": sorted(exec_times)[len(exec_times) // 2],
-                "profiled_s": total / copies, "stages": stages(stats, copies, total), "modules": modules}
+        return {
+            "assignment": assignment_id,
+            "copies": copies,
+            "status": r.status,
+            "score": r.score,
+            "reference_pass_s": reference_pass,
+            "warmup_s": warmup,
+            "unprofiled_s": sorted(times)[len(times) // 2],
+            "execution_time_s": sorted(exec_times)[len(exec_times) // 2],
+            "profiled_s": total / copies,
+            "stages": stages(stats, copies, total),
+            "modules": modules,
+        }
     finally:
         close_references()
         shutil.rmtree(work, ignore_errors=True)
 
 
 def render(p: dict, top: int = 12) -> str:
-    lines = [f"{p['assignment']}: {p['copies']} gradings of one notebook ({p['status']}, {p['score']:g} points); "
-             f"unprofiled median {p['unprofiled_s']:.3f} s/submission (execution_time {p['execution_time_s']:.3f} s), "
-             f"profiled {p['profiled_s']:.3f} s"]
+    lines = [
+        f"{p['assignment']}: {p['copies']} gradings of one notebook ({p['status']}, {p['score']:g} points); "
+        f"unprofiled median {p['unprofiled_s']:.3f} s/submission (execution_time {p['execution_time_s']:.3f} s), "
+        f"profiled {p['profiled_s']:.3f} s"
+    ]
     lines.append(f"  {'stage':<56} {'s/sub':>7} {'share':>6}")
     for k, v in p["stages"].items():
         lines.append(f"  {k:<56} {v:7.3f} {100 * v / p['profiled_s']:5.1f}%")

@@ -6,6 +6,7 @@ A results folder of N synthetic results of the toy assignment (tests/fixtures/ki
 `store.folder.assignment_grades`, once bare and once with 30 rubric items applied 6 times per student; each
 figure is the best of three (the machine may be shared).
 """
+
 from __future__ import annotations
 
 import sys
@@ -17,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.grades.rubric import Item  # noqa: E402
-from autograder.store.folder import assignment_grades  # noqa: E402
 from autograder.store.database import Gradebook, gradebook_path  # noqa: E402
+from autograder.store.folder import assignment_grades  # noqa: E402
 from autograder.store.marks import Marks  # noqa: E402
 from tests.grades.factory import result  # noqa: E402
 
@@ -43,13 +44,18 @@ def main(n: int) -> None:
         gb.close()
         bare = best(out)
         m = Marks(out)
-        items = [m.add_item(Item(0, "toy", ex, f"item {k}", -0.5 if k % 2 else 0.5))
-                 for ex in ("double", "answer", "later") for k in range(10)]
+        items = [
+            m.add_item(Item(0, "toy", ex, f"item {k}", -0.5 if k % 2 else 0.5))
+            for ex in ("double", "answer", "later")
+            for k in range(10)
+        ]
         for k, it in enumerate(items):
             m.apply("toy", it.id, [(f"s{i:04d}", "ab" * 32) for i in range(k % 5, n, 5)], "TA")
         marked = best(out)
-        print(f"{n} submissions: {bare:.2f} s bare, {marked:.2f} s with 30 rubric items applied "
-              f"{len(m.applied('toy'))} times")
+        print(
+            f"{n} submissions: {bare:.2f} s bare, {marked:.2f} s with 30 rubric items applied "
+            f"{len(m.applied('toy'))} times"
+        )
 
 
 if __name__ == "__main__":

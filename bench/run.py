@@ -14,6 +14,7 @@ engine), `profile` runs bench/profile_stages.py (one judge under cProfile: time 
 The peers run for every assignment bench/peer_tests.py has tests for (all of the kit's).
 Results: tables on stdout and bench/out/bench-<timestamp>.json (+ bench/out/latest.json).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,8 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from memsample import Sampler  # noqa: E402
 import peers  # noqa: E402
+from memsample import Sampler  # noqa: E402
 
 KIT = BENCH.parent
 SAMPLES = ("perfect", "partial", "exception_midway", "infinite_loop", "invalid_json", "blank")
@@ -66,9 +67,15 @@ def machine() -> dict:
         pass
     import torch
 
-    return {"nproc": os.cpu_count(), "cpu_model": cpu, "ram_gib": round(mem_kb / 1024 / 1024, 1),
-            "python": platform.python_version(), "torch": torch.__version__, "kernel": platform.release(),
-            "bwrap": shutil.which("bwrap") is not None}
+    return {
+        "nproc": os.cpu_count(),
+        "cpu_model": cpu,
+        "ram_gib": round(mem_kb / 1024 / 1024, 1),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "kernel": platform.release(),
+        "bwrap": shutil.which("bwrap") is not None,
+    }
 
 
 def loadavg() -> list[float]:
@@ -139,8 +146,13 @@ def pct(xs: list[float], q: float) -> float | None:
 
 
 def dist(xs: list[float]) -> dict:
-    return {"n": len(xs), "median": pct(xs, 0.5), "p95": pct(xs, 0.95), "mean": statistics.fmean(xs) if xs else None,
-            "max": max(xs) if xs else None}
+    return {
+        "n": len(xs),
+        "median": pct(xs, 0.5),
+        "p95": pct(xs, 0.95),
+        "mean": statistics.fmean(xs) if xs else None,
+        "max": max(xs) if xs else None,
+    }
 
 
 # ------------------------------------------------------------------------------------------- this kit
@@ -170,11 +182,32 @@ def _classify_ours(cmd: str, proc) -> str | None:
     return None
 
 
-def run_ours(assignment: str, klass_dir: Path, n: int, work: Path, *, jobs: int, label: str,
-             scheduler: str | None = None, interval: float = 0.5, pss: bool = False) -> dict:
+def run_ours(
+    assignment: str,
+    klass_dir: Path,
+    n: int,
+    work: Path,
+    *,
+    jobs: int,
+    label: str,
+    scheduler: str | None = None,
+    interval: float = 0.5,
+    pss: bool = False,
+) -> dict:
     out = work / f"results-{label}"
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [sys.executable, "-m", "autograder", "grade", assignment, str(klass_dir), "--out", str(out), "--jobs", str(jobs)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "grade",
+        assignment,
+        str(klass_dir),
+        "--out",
+        str(out),
+        "--jobs",
+        str(jobs),
+    ]
     if scheduler:
         cmd += ["--executor", "dask", "--scheduler", scheduler]
     shown = " ".join(["autograder"] + cmd[3:])
@@ -184,8 +217,16 @@ def run_ours(assignment: str, klass_dir: Path, n: int, work: Path, *, jobs: int,
         t0 = time.perf_counter()
         p = subprocess.run(cmd, cwd=KIT, capture_output=True, text=True)
         wall = time.perf_counter() - t0
-    res: dict = {"grader": label, "command": shown, "wall_s": wall, "rc": p.returncode, "n": n,
-                 "load_before": load0, "load_after": loadavg(), "memory": sampler.summary()}
+    res: dict = {
+        "grader": label,
+        "command": shown,
+        "wall_s": wall,
+        "rc": p.returncode,
+        "n": n,
+        "load_before": load0,
+        "load_after": loadavg(),
+        "memory": sampler.summary(),
+    }
     if p.returncode != 0:
         res["error"] = (p.stderr or p.stdout)[-2000:]
         return res
@@ -199,13 +240,22 @@ def run_ours(assignment: str, klass_dir: Path, n: int, work: Path, *, jobs: int,
         tests = sum(float(t.get("duration") or 0.0) for t in rec.get("tests", []))
         cells = float(rec.get("cell_time") or 0.0)  # the notebook's own cells, on the judge's clock
         # engine overhead: what is neither the student's cells nor inside a test (fork, pytest, results)
-        per.append({"id": rec["submission_id"], "status": rec["status"], "score": rec["score"],
-                    "execution_time": rec["execution_time"], "tests_s": tests, "cells_s": cells,
-                    "overhead_s": rec["execution_time"] - tests - cells})
+        per.append(
+            {
+                "id": rec["submission_id"],
+                "status": rec["status"],
+                "score": rec["score"],
+                "execution_time": rec["execution_time"],
+                "tests_s": tests,
+                "cells_s": cells,
+                "overhead_s": rec["execution_time"] - tests - cells,
+            }
+        )
     try:  # the gradebook must agree with the files
         with sqlite3.connect(out / "gradebook.sqlite") as db:
-            res["gradebook_rows"] = db.execute("select count(*) from submissions where assignment=?",
-                                               (assignment,)).fetchone()[0]
+            res["gradebook_rows"] = db.execute(
+                "select count(*) from submissions where assignment=?", (assignment,)
+            ).fetchone()[0]
     except sqlite3.Error as e:
         res["gradebook_rows"] = f"error: {e}"
     res["per_submission"] = per
@@ -215,18 +265,23 @@ def run_ours(assignment: str, klass_dir: Path, n: int, work: Path, *, jobs: int,
 def summarize_ours(r: dict) -> dict:
     per = r.get("per_submission", [])
     non_hang = [x for x in per if x["status"] != "timeout"]
-    s = {"submissions_per_min": 60 * r["n"] / r["wall_s"] if r.get("wall_s") and "error" not in r else None,
-         "execution_time": dist([x["execution_time"] for x in per]),
-         "tests_time": dist([x["tests_s"] for x in per]),
-         "overhead": dist([x["overhead_s"] for x in per]),
-         "overhead_excluding_timeouts": dist([x["overhead_s"] for x in non_hang]),
-         "execution_time_excluding_timeouts": dist([x["execution_time"] for x in non_hang]),
-         "by_kind": {}}
+    s = {
+        "submissions_per_min": 60 * r["n"] / r["wall_s"] if r.get("wall_s") and "error" not in r else None,
+        "execution_time": dist([x["execution_time"] for x in per]),
+        "tests_time": dist([x["tests_s"] for x in per]),
+        "overhead": dist([x["overhead_s"] for x in per]),
+        "overhead_excluding_timeouts": dist([x["overhead_s"] for x in non_hang]),
+        "execution_time_excluding_timeouts": dist([x["execution_time"] for x in non_hang]),
+        "by_kind": {},
+    }
     for k in sorted({kind_of(x["id"]) for x in per}):
         xs = [x for x in per if kind_of(x["id"]) == k]
-        s["by_kind"][k] = {"status": sorted({x["status"] for x in xs}), "score": sorted({x["score"] for x in xs}),
-                           "execution_time_median": pct([x["execution_time"] for x in xs], 0.5),
-                           "overhead_median": pct([x["overhead_s"] for x in xs], 0.5)}
+        s["by_kind"][k] = {
+            "status": sorted({x["status"] for x in xs}),
+            "score": sorted({x["score"] for x in xs}),
+            "execution_time_median": pct([x["execution_time"] for x in xs], 0.5),
+            "overhead_median": pct([x["overhead_s"] for x in xs], 0.5),
+        }
     return s
 
 
@@ -239,17 +294,29 @@ def _classify_peer(cmd: str, proc) -> str | None:
     return None
 
 
-def run_peer(name: str, assignment: str, klass: list[tuple[str, Path]], work: Path, *, timeout: float,
-             interval: float) -> dict:
+def run_peer(
+    name: str, assignment: str, klass: list[tuple[str, Path]], work: Path, *, timeout: float, interval: float
+) -> dict:
     load0 = loadavg()
-    fn = {"nbgrader": peers.run_nbgrader, "otter": peers.run_otter,
-          "nbgrader-batch": functools.partial(peers.run_nbgrader, batch=True)}[name]
+    fn = {
+        "nbgrader": peers.run_nbgrader,
+        "otter": peers.run_otter,
+        "nbgrader-batch": functools.partial(peers.run_nbgrader, batch=True),
+    }[name]
     with Sampler(os.getpid(), _classify_peer, interval=interval) as sampler:
         t0 = time.perf_counter()
         res = fn(assignment, klass, work, timeout=timeout, log=log)
         total = time.perf_counter() - t0
-    res.update({"n": len(klass), "load_before": load0, "load_after": loadavg(), "memory": sampler.summary(),
-                "timeout_s": timeout, "setup_and_total_s": total})
+    res.update(
+        {
+            "n": len(klass),
+            "load_before": load0,
+            "load_after": loadavg(),
+            "memory": sampler.summary(),
+            "timeout_s": timeout,
+            "setup_and_total_s": total,
+        }
+    )
     if "per_submission" in res and "wall_s" not in res:
         res["wall_s"] = sum(x["wall_s"] for x in res["per_submission"])  # grading calls only, not setup
     return res
@@ -259,17 +326,23 @@ def summarize_peer(r: dict) -> dict:
     per = r.get("per_submission", [])
     if not per:
         return {}
-    s = {"submissions_per_min": 60 * len(per) / r["wall_s"],
-         "wall_per_submission": dist([x["wall_s"] for x in per]),
-         "timeouts": sum(x["timed_out"] for x in per), "by_kind": {}}
+    s = {
+        "submissions_per_min": 60 * len(per) / r["wall_s"],
+        "wall_per_submission": dist([x["wall_s"] for x in per]),
+        "timeouts": sum(x["timed_out"] for x in per),
+        "by_kind": {},
+    }
     hang = [x for x in per if kind_of(x["id"]) != "infinite_loop"]
     if hang:
         s["submissions_per_min_excluding_infinite_loop"] = 60 * len(hang) / sum(x["wall_s"] for x in hang)
     for k in sorted({kind_of(x["id"]) for x in per}):
         xs = [x for x in per if kind_of(x["id"]) == k]
-        s["by_kind"][k] = {"rc": sorted({x["rc"] for x in xs}), "timed_out": sum(x["timed_out"] for x in xs),
-                           "score": sorted({str(x.get("score")) for x in xs}),
-                           "wall_median": pct([x["wall_s"] for x in xs], 0.5)}
+        s["by_kind"][k] = {
+            "rc": sorted({x["rc"] for x in xs}),
+            "timed_out": sum(x["timed_out"] for x in xs),
+            "score": sorted({str(x.get("score")) for x in xs}),
+            "wall_median": pct([x["wall_s"] for x in xs], 0.5),
+        }
     return s
 
 
@@ -291,22 +364,60 @@ def fmt(x, spec=".1f", na="NA") -> str:
 
 
 def table(results: dict, summaries: dict) -> str:
-    rows = [("grader", "n", "wall s", "subs/min", "per-sub median s", "per-sub p95 s", "overhead median s",
-             "overhead p95 s", "peak/worker RSS MiB", "peak/worker PSS MiB", "peak/worker USS MiB")]
+    rows = [
+        (
+            "grader",
+            "n",
+            "wall s",
+            "subs/min",
+            "per-sub median s",
+            "per-sub p95 s",
+            "overhead median s",
+            "overhead p95 s",
+            "peak/worker RSS MiB",
+            "peak/worker PSS MiB",
+            "peak/worker USS MiB",
+        )
+    ]
     for name, r in results.items():
         s = summaries.get(name, {})
         if "error" in r:
-            rows.append((name, str(r.get("n", "")), "-", "FAILED", r["error"].splitlines()[-1][:60] if r["error"] else "",
-                         "", "", "", "", "", ""))
+            rows.append(
+                (
+                    name,
+                    str(r.get("n", "")),
+                    "-",
+                    "FAILED",
+                    r["error"].splitlines()[-1][:60] if r["error"] else "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                )
+            )
             continue
         mem = worker_memory(name, r)
         if name.startswith("ours") or name == "dask":
             per, ov = s["execution_time"], s["overhead"]
         else:
             per, ov = s["wall_per_submission"], {"median": None, "p95": None}
-        rows.append((name, str(r["n"]), fmt(r["wall_s"]), fmt(s["submissions_per_min"]), fmt(per["median"], ".2f"),
-                     fmt(per["p95"], ".2f"), fmt(ov["median"], ".2f"), fmt(ov["p95"], ".2f"),
-                     fmt(mem.get("rss")), fmt(mem.get("pss")), fmt(mem.get("uss"))))
+        rows.append(
+            (
+                name,
+                str(r["n"]),
+                fmt(r["wall_s"]),
+                fmt(s["submissions_per_min"]),
+                fmt(per["median"], ".2f"),
+                fmt(per["p95"], ".2f"),
+                fmt(ov["median"], ".2f"),
+                fmt(ov["p95"], ".2f"),
+                fmt(mem.get("rss")),
+                fmt(mem.get("pss")),
+                fmt(mem.get("uss")),
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -317,12 +428,23 @@ def worker_memory(name: str, r: dict) -> dict:
     """The footprint of one grading worker: for this kit the student worker process (the forked one when
     a zygote is used), for the peers the kernel that runs the student's notebook."""
     roles = r.get("memory", {}).get("by_role", {})
-    key = next((k for k in ("student worker (forked from zygote)", "student worker (cold)", "kernel (student code)")
-                if k in roles), None)
+    key = next(
+        (
+            k
+            for k in ("student worker (forked from zygote)", "student worker (cold)", "kernel (student code)")
+            if k in roles
+        ),
+        None,
+    )
     if key is None:
         return {}
     m = roles[key]
-    return {"role": key, "rss": m["peak_hwm_mib"] or m["peak_rss_mib"], "pss": m["peak_pss_mib"], "uss": m["peak_uss_mib"]}
+    return {
+        "role": key,
+        "rss": m["peak_hwm_mib"] or m["peak_rss_mib"],
+        "pss": m["peak_pss_mib"],
+        "uss": m["peak_uss_mib"],
+    }
 
 
 def run_script(script: str, *args: str) -> dict:
@@ -331,8 +453,12 @@ def run_script(script: str, *args: str) -> dict:
     load0 = loadavg()
     t0 = time.perf_counter()
     p = subprocess.run(cmd, cwd=KIT, capture_output=True, text=True)
-    meta = {"command": " ".join(["bench/" + script, *args]), "wall_s": time.perf_counter() - t0,
-            "load_before": load0, "load_after": loadavg()}
+    meta = {
+        "command": " ".join(["bench/" + script, *args]),
+        "wall_s": time.perf_counter() - t0,
+        "load_before": load0,
+        "load_after": loadavg(),
+    }
     lines = p.stdout.strip().splitlines()
     if p.returncode != 0 or not lines:
         return {**meta, "error": (p.stderr or p.stdout)[-2000:]}
@@ -355,10 +481,13 @@ def bench_assignment(assignment: str, args, only: list[str], work: Path, chosen:
     if "ours" in only:
         results["ours"] = run_ours(assignment, klass_dir, n, w, jobs=args.jobs, label="ours", interval=args.interval)
     if "ours-memory" in only:
-        results["ours-memory"] = run_ours(assignment, klass_dir, n, w, jobs=args.jobs, label="ours-memory",
-                                          interval=args.interval, pss=True)
+        results["ours-memory"] = run_ours(
+            assignment, klass_dir, n, w, jobs=args.jobs, label="ours-memory", interval=args.interval, pss=True
+        )
     if "ours-jobs1" in only:
-        results["ours-jobs1"] = run_ours(assignment, klass_dir, n, w, jobs=1, label="ours-jobs1", interval=args.interval)
+        results["ours-jobs1"] = run_ours(
+            assignment, klass_dir, n, w, jobs=1, label="ours-jobs1", interval=args.interval
+        )
     if "dask" in only:
         ok, why = dask_available()
         if not ok:
@@ -366,11 +495,22 @@ def bench_assignment(assignment: str, args, only: list[str], work: Path, chosen:
         else:
             from dask.distributed import LocalCluster
 
-            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                              dashboard_address=None) as cluster:
-                results["dask"] = run_ours(assignment, klass_dir, n, w, jobs=args.jobs, label="dask",
-                                           scheduler=cluster.scheduler_address, interval=args.interval)
-                results["dask"]["cluster"] = "LocalCluster(n_workers=2, threads_per_worker=1, processes=True) on 127.0.0.1"
+            with LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+            ) as cluster:
+                results["dask"] = run_ours(
+                    assignment,
+                    klass_dir,
+                    n,
+                    w,
+                    jobs=args.jobs,
+                    label="dask",
+                    scheduler=cluster.scheduler_address,
+                    interval=args.interval,
+                )
+                results["dask"]["cluster"] = (
+                    "LocalCluster(n_workers=2, threads_per_worker=1, processes=True) on 127.0.0.1"
+                )
     for peer in PEERS:
         if peer not in only:
             continue
@@ -412,15 +552,25 @@ def bench_assignment(assignment: str, args, only: list[str], work: Path, chosen:
     ov = s.get("overhead_excluding_timeouts", {}).get("median")
     mem = worker_memory("ours", results["ours-memory"]) if "ours-memory" in results else {}
     targets = {
-        "throughput >= 5x nbgrader whole-class": None if "ours_vs_nbgrader-batch" not in ratios
+        "throughput >= 5x nbgrader whole-class": None
+        if "ours_vs_nbgrader-batch" not in ratios
         else ratios["ours_vs_nbgrader-batch"] >= 5,
-        "median per-submission <= 3x floor (non-timeout)": None if "median_per_submission_vs_floor" not in ratios
+        "median per-submission <= 3x floor (non-timeout)": None
+        if "median_per_submission_vs_floor" not in ratios
         else ratios["median_per_submission_vs_floor"] <= 3,
         "engine overhead < 0.15 s/submission (median, non-timeout)": None if ov is None else ov < 0.15,
         "peak memory per worker < 500 MB (PSS)": None if not mem.get("pss") else mem["pss"] * 1.048576 < 500,
     }
-    return {"assignment": assignment, "notebooks": n, "results": results, "skipped": skipped, **extra,
-            "summaries": summaries, "ratios": ratios, "targets_met": targets}
+    return {
+        "assignment": assignment,
+        "notebooks": n,
+        "results": results,
+        "skipped": skipped,
+        **extra,
+        "summaries": summaries,
+        "ratios": ratios,
+        "targets_met": targets,
+    }
 
 
 def print_assignment(a: dict, interval: float, peer_timeout: float) -> None:
@@ -432,14 +582,18 @@ def print_assignment(a: dict, interval: float, peer_timeout: float) -> None:
     if "error" in f:
         print(f"floor: FAILED: {f['error'].strip().splitlines()[-1] if f['error'].strip() else ''}")
     elif f:
-        print(f"floor: {f['floor_s']:.3f} s = master cells {f['cells_s']:.3f} s + {f['probe_calls']} probe calls "
-              f"(student + reference) {f['calls_s']:.3f} s; the tests with both sides in process (pytest, no worker): "
-              f"{f['inprocess_pytest_s']:.3f} s, {f['tests_passed_inprocess']}/{f['tests']} passed")
+        print(
+            f"floor: {f['floor_s']:.3f} s = master cells {f['cells_s']:.3f} s + {f['probe_calls']} probe calls "
+            f"(student + reference) {f['calls_s']:.3f} s; the tests with both sides in process (pytest, no worker): "
+            f"{f['inprocess_pytest_s']:.3f} s, {f['tests_passed_inprocess']}/{f['tests']} passed"
+        )
         if "bound_s" in f:
-            print(f"lower bound of this design: {f['bound_s']:.3f} s ({f['bound_s'] / f['floor_s']:.1f}x the floor) = "
-                  f"pytest and the checks {f['pytest_checks_s']:.3f} s + cells and student calls in a forked process "
-                  f"{f['forked_student_s']:.3f} s + one wire copy of each call {f['copies_s']:.3f} s + empty messages "
-                  f"between the two processes {f['transport_s']:.3f} s")
+            print(
+                f"lower bound of this design: {f['bound_s']:.3f} s ({f['bound_s'] / f['floor_s']:.1f}x the floor) = "
+                f"pytest and the checks {f['pytest_checks_s']:.3f} s + cells and student calls in a forked process "
+                f"{f['forked_student_s']:.3f} s + one wire copy of each call {f['copies_s']:.3f} s + empty messages "
+                f"between the two processes {f['transport_s']:.3f} s"
+            )
         elif "bound_skipped" in f:
             print(f"lower bound of this design: not measured: {f['bound_skipped']}")
     p = a.get("profile", {})
@@ -463,11 +617,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--copies", type=int, default=10, help="copies of each of the 6 samples (default 10: 60 notebooks)")
     ap.add_argument("--only", default=",".join(GRADERS), help=f"comma-separated subset of {','.join(GRADERS)}")
     ap.add_argument("--jobs", type=int, default=2, help="--jobs for this kit's parallel run (default 2)")
-    ap.add_argument("--samples", help=f"comma-separated subset of {','.join(SAMPLES)} (e.g. leave out infinite_loop "
-                                      "to compare graders without their different cell timeouts)")
+    ap.add_argument(
+        "--samples",
+        help=f"comma-separated subset of {','.join(SAMPLES)} (e.g. leave out infinite_loop "
+        "to compare graders without their different cell timeouts)",
+    )
     ap.add_argument("--profile-copies", type=int, default=3, help="gradings profiled per assignment (default 3)")
-    ap.add_argument("--peer-timeout", type=float, default=60.0,
-                    help="external per-notebook timeout for nbgrader/otter, seconds (default 60)")
+    ap.add_argument(
+        "--peer-timeout",
+        type=float,
+        default=60.0,
+        help="external per-notebook timeout for nbgrader/otter, seconds (default 60)",
+    )
     ap.add_argument("--interval", type=float, default=0.5, help="memory sampling interval, seconds")
     ap.add_argument("--out", type=Path, default=BENCH / "out")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder (class, results, course dirs)")
@@ -490,14 +651,25 @@ def main(argv: list[str] | None = None) -> int:
     # a course secret, as a course sets one: hidden inputs per student (`probe.seeds`), the variant proofs included
     os.environ.setdefault("AUTOGRADER_SECRET", "bench-course-secret")
     work = Path(tempfile.mkdtemp(prefix="ag-bench-"))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=KIT, capture_output=True, text=True).stdout.strip()
-    info = {"started": dt.datetime.now().isoformat(timespec="seconds"), "machine": machine(), "commit": commit,
-            "command": " ".join([".venv/bin/python", "bench/run.py", *(argv if argv is not None else sys.argv[1:])]),
-            "copies": args.copies, "samples": chosen, "load_at_start": loadavg(), "peer_timeout_s": args.peer_timeout,
-            "variants": os.environ.get("AUTOGRADER_VARIANTS", "student")}
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=KIT, capture_output=True, text=True
+    ).stdout.strip()
+    info = {
+        "started": dt.datetime.now().isoformat(timespec="seconds"),
+        "machine": machine(),
+        "commit": commit,
+        "command": " ".join([".venv/bin/python", "bench/run.py", *(argv if argv is not None else sys.argv[1:])]),
+        "copies": args.copies,
+        "samples": chosen,
+        "load_at_start": loadavg(),
+        "peer_timeout_s": args.peer_timeout,
+        "variants": os.environ.get("AUTOGRADER_VARIANTS", "student"),
+    }
     m = info["machine"]
-    print(f"machine: {m['nproc']} cpu ({m['cpu_model']}), {m['ram_gib']} GiB, python {m['python']}, torch {m['torch']}; "
-          f"commit {commit}; load average at start {info['load_at_start']}")
+    print(
+        f"machine: {m['nproc']} cpu ({m['cpu_model']}), {m['ram_gib']} GiB, python {m['python']}, torch {m['torch']}; "
+        f"commit {commit}; load average at start {info['load_at_start']}"
+    )
     per: dict[str, dict] = {}
     try:
         for assignment in assignments:
@@ -510,10 +682,12 @@ def main(argv: list[str] | None = None) -> int:
             log(f"kept {work}")
     info["load_at_end"] = loadavg()
     print()
-    print(f"load average at end {info['load_at_end']}.  per-sub = execution_time from results.json (ours) or the wall "
-          "time of one grading call (peers); overhead = execution_time - cell_time - sum(tests[].duration) (ours only); memory = "
-          "the peak of one student worker (ours) or one notebook kernel (peers): RSS is VmHWM; PSS/USS sampled every "
-          f"{args.interval:g} s in the ours-memory run only (sampling them slows the grader it measures).  Peers: external per-notebook timeout {args.peer_timeout:g} s.")
+    print(
+        f"load average at end {info['load_at_end']}.  per-sub = execution_time from results.json (ours) or the wall "
+        "time of one grading call (peers); overhead = execution_time - cell_time - sum(tests[].duration) (ours only); memory = "
+        "the peak of one student worker (ours) or one notebook kernel (peers): RSS is VmHWM; PSS/USS sampled every "
+        f"{args.interval:g} s in the ours-memory run only (sampling them slows the grader it measures).  Peers: external per-notebook timeout {args.peer_timeout:g} s."
+    )
     print(summary_table(per))
     report = {**info, "assignments": per}
     args.out.mkdir(parents=True, exist_ok=True)
@@ -527,19 +701,41 @@ def main(argv: list[str] | None = None) -> int:
 
 def summary_table(per: dict[str, dict]) -> str:
     """One line per assignment: the kit against its floor and the peers."""
-    rows = [("assignment", "n", "subs/min", "median s (non-timeout)", "perfect s", "floor s", "median/floor",
-             "perfect - student floor s", "overhead median s", "vs nbgrader-batch", "vs otter")]
+    rows = [
+        (
+            "assignment",
+            "n",
+            "subs/min",
+            "median s (non-timeout)",
+            "perfect s",
+            "floor s",
+            "median/floor",
+            "perfect - student floor s",
+            "overhead median s",
+            "vs nbgrader-batch",
+            "vs otter",
+        )
+    ]
     for aid, a in per.items():
         s, r, f = a["summaries"].get("ours", {}), a["ratios"], a.get("floor", {})
         perfect = s.get("by_kind", {}).get("perfect", {}).get("execution_time_median")
         # the reference's answers are cached: per submission the kit owes the cells and the student's calls
         above = perfect - (f["cells_s"] + f["calls_s"] / 2) if perfect is not None and "floor_s" in f else None
-        rows.append((aid, str(a["notebooks"]), fmt(s.get("submissions_per_min")),
-                     fmt(s.get("execution_time_excluding_timeouts", {}).get("median"), ".2f"),
-                     fmt(perfect, ".2f"), fmt(f.get("floor_s"), ".2f"),
-                     fmt(r.get("median_per_submission_vs_floor"), ".1f"), fmt(above, ".2f"),
-                     fmt(s.get("overhead_excluding_timeouts", {}).get("median"), ".2f"),
-                     fmt(r.get("ours_vs_nbgrader-batch"), ".1f"), fmt(r.get("ours_vs_otter"), ".1f")))
+        rows.append(
+            (
+                aid,
+                str(a["notebooks"]),
+                fmt(s.get("submissions_per_min")),
+                fmt(s.get("execution_time_excluding_timeouts", {}).get("median"), ".2f"),
+                fmt(perfect, ".2f"),
+                fmt(f.get("floor_s"), ".2f"),
+                fmt(r.get("median_per_submission_vs_floor"), ".1f"),
+                fmt(above, ".2f"),
+                fmt(s.get("overhead_excluding_timeouts", {}).get("median"), ".2f"),
+                fmt(r.get("ours_vs_nbgrader-batch"), ".1f"),
+                fmt(r.get("ours_vs_otter"), ".1f"),
+            )
+        )
     widths = [max(len(x[i]) for x in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(x, widths)) for x in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))

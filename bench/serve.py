@@ -22,6 +22,7 @@ Each time is the wall-clock time of the request (`ms`) and the CPU time the serv
 second hardly, so it estimates the time on a quiet machine.  With `--screenshots`, headless Chromium saves
 each page as workspace-<page>.png there (docs/workspace.md shows them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,30 +37,33 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autograder.intake.roster import Identity, write_identities  # noqa: E402
-from autograder.store import history  # noqa: E402
-from autograder.store.database import Gradebook  # noqa: E402
 from autograder import pipeline as ov  # noqa: E402
-from autograder.store.folder import assignment_grades  # noqa: E402
+from autograder.intake.roster import Identity, write_identities  # noqa: E402
 from autograder.judge.results import CellIssue  # noqa: E402
 from autograder.serve.access import Access  # noqa: E402
 from autograder.serve.app import App  # noqa: E402
 from autograder.serve.pages import Workspace  # noqa: E402
 from autograder.serve.server import Running  # noqa: E402
+from autograder.store import history  # noqa: E402
+from autograder.store.database import Gradebook  # noqa: E402
+from autograder.store.folder import assignment_grades  # noqa: E402
 from tests.grades.factory import result  # noqa: E402
 
 KIT = ROOT / "tests" / "fixtures" / "kit"
 TOKEN = "bench-token-0123456789abcdef"
 DUE = "2026-10-01T12:00:00+00:00"
-CANVAS = {"canvas": {"url": "https://canvas.example.edu", "course": 7}, "assignments": {"toy": {"canvas_assignment": 42}}}
-CANVAS_PAGE = "https://canvas.example.edu/courses/7/assignments/42"   # the target the regrade preview compares with
+CANVAS = {
+    "canvas": {"url": "https://canvas.example.edu", "course": 7},
+    "assignments": {"toy": {"canvas_assignment": 42}},
+}
+CANVAS_PAGE = "https://canvas.example.edu/courses/7/assignments/42"  # the target the regrade preview compares with
 
 
 def synthesize(out: Path, n: int, seed: int = 0, marks: bool = True) -> Path:
@@ -70,41 +74,107 @@ def synthesize(out: Path, n: int, seed: int = 0, marks: bool = True) -> Path:
     for i in range(n):
         sid = f"student{i:04d}_{10000 + i}"
         fractions = tuple(rng.choice((1, 1, 1, 0.5, 0)) for _ in range(5))
-        cells = [CellIssue(cell=3, status="error", type="RuntimeError", message="shape mismatch",
-                           code="y = x @ w  # the student's cell")] if 0 in fractions else []
+        cells = (
+            [
+                CellIssue(
+                    cell=3,
+                    status="error",
+                    type="RuntimeError",
+                    message="shape mismatch",
+                    code="y = x @ w  # the student's cell",
+                )
+            ]
+            if 0 in fractions
+            else []
+        )
         r = result(sid, fractions, cells=cells, time=rng.uniform(2, 9))
         if i % 97 == 0:
             r.provisional = "a host fault"
         gb.put(r)
         late = rng.random() < 0.1
-        people[sid] = Identity(str(10000 + i), f"Student {i:04d}", login_id=f"s{i}", lms_user_id=str(10000 + i),
-                               submitted_at=due + (timedelta(hours=rng.uniform(1, 50)) if late else -timedelta(hours=3)))
+        people[sid] = Identity(
+            str(10000 + i),
+            f"Student {i:04d}",
+            login_id=f"s{i}",
+            lms_user_id=str(10000 + i),
+            submitted_at=due + (timedelta(hours=rng.uniform(1, 50)) if late else -timedelta(hours=3)),
+        )
         lines.append(f"\"Student {i:04d}\",{10000 + i},S{i},s{i},A")
     gb.close()
     lines += [f"\"Absent {j}\",{90000 + j},X{j},x{j},B" for j in range(n // 50)]
     write_identities(out / "toy" / "identities.json", people)
-    ov.set_override(assignment_grades(KIT, "toy", out), "student0001_10001", test=None, score=10,
-                    comment="regraded by hand", by="TA Kim")
+    ov.set_override(
+        assignment_grades(KIT, "toy", out),
+        "student0001_10001",
+        test=None,
+        score=10,
+        comment="regraded by hand",
+        by="TA Kim",
+    )
     if marks:
         rubric(out, n, rng)
-    code = {"student0002_10002": {"3": "def double(x):\n    return x * 2\n"},
-            "student0005_10005": {"4": "def twice(v):\n    return v * 2\n"}}
-    (out / "toy" / "similarity.json").write_text(json.dumps({
-        "assignment": "toy", "threshold": 0.5, "notebooks": n, "unreadable": {}, "students": {}, "code": code,
-        "pairs": [{"a": "student0002_10002", "b": "student0005_10005", "score": 0.93, "shared": 41,
-                   "spans": [{"a_cell": 3, "a_lines": [[1, 2]], "b_cell": 4, "b_lines": [[1, 2]], "prints": 41}]}]}))
-    shown = out / "student0001.ipynb"   # two graded versions of one student, for the history and the diff
-    for sha, body, answer in (("cd" * 32, "def double(x):\n    return x + x\n", "ANSWER = 41"),
-                              ("ab" * 32, "def double(x):\n    # elementwise\n    return 2 * x\n", "ANSWER = 42")):
-        error = {"output_type": "error", "ename": "AssertionError", "evalue": "ANSWER is not right",
-                 "traceback": ["AssertionError: ANSWER is not right"]}
-        cells = [("markdown", "## Exercise 1: double\n\nWrite `double(x)`: **elementwise**.", []),
-                 ("code", body, [{"output_type": "stream", "name": "stdout", "text": "tensor([2., 4.])\n"}]),
-                 ("code", 'check("double")', []), ("markdown", "## Exercise 2: the answer", []),
-                 ("code", answer, []), ("code", 'check("answer")', [error])]
-        shown.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-            {"cell_type": kind, "metadata": {}, "source": src,
-             **({"execution_count": 1, "outputs": outs} if kind == "code" else {})} for kind, src, outs in cells]}))
+    code = {
+        "student0002_10002": {"3": "def double(x):\n    return x * 2\n"},
+        "student0005_10005": {"4": "def twice(v):\n    return v * 2\n"},
+    }
+    (out / "toy" / "similarity.json").write_text(
+        json.dumps(
+            {
+                "assignment": "toy",
+                "threshold": 0.5,
+                "notebooks": n,
+                "unreadable": {},
+                "students": {},
+                "code": code,
+                "pairs": [
+                    {
+                        "a": "student0002_10002",
+                        "b": "student0005_10005",
+                        "score": 0.93,
+                        "shared": 41,
+                        "spans": [{"a_cell": 3, "a_lines": [[1, 2]], "b_cell": 4, "b_lines": [[1, 2]], "prints": 41}],
+                    }
+                ],
+            }
+        )
+    )
+    shown = out / "student0001.ipynb"  # two graded versions of one student, for the history and the diff
+    for sha, body, answer in (
+        ("cd" * 32, "def double(x):\n    return x + x\n", "ANSWER = 41"),
+        ("ab" * 32, "def double(x):\n    # elementwise\n    return 2 * x\n", "ANSWER = 42"),
+    ):
+        error = {
+            "output_type": "error",
+            "ename": "AssertionError",
+            "evalue": "ANSWER is not right",
+            "traceback": ["AssertionError: ANSWER is not right"],
+        }
+        cells = [
+            ("markdown", "## Exercise 1: double\n\nWrite `double(x)`: **elementwise**.", []),
+            ("code", body, [{"output_type": "stream", "name": "stdout", "text": "tensor([2., 4.])\n"}]),
+            ("code", 'check("double")', []),
+            ("markdown", "## Exercise 2: the answer", []),
+            ("code", answer, []),
+            ("code", 'check("answer")', [error]),
+        ]
+        shown.write_text(
+            json.dumps(
+                {
+                    "nbformat": 4,
+                    "nbformat_minor": 5,
+                    "metadata": {},
+                    "cells": [
+                        {
+                            "cell_type": kind,
+                            "metadata": {},
+                            "source": src,
+                            **({"execution_count": 1, "outputs": outs} if kind == "code" else {}),
+                        }
+                        for kind, src, outs in cells
+                    ],
+                }
+            )
+        )
         history.keep(out, dataclasses.replace(result("student0001_10001", (1, 1, 0.5, 0, 1)), sha256=sha), shown)
     roster = out / "roster.csv"
     roster.write_text("\n".join(lines) + "\n")
@@ -120,11 +190,18 @@ def rubric(out: Path, n: int, rng: random.Random) -> None:
     g = assignment_grades(KIT, "toy", out)
     ids = [r.submission_id for r in g.counted if not r.provisional]
     items = []
-    for ex, title, pts in (("double", "dtype kept", 1.0), ("double", "loops instead of a vector op", -1.0),
-                           ("double", "see the broadcasting notes", 0.0), ("answer", "right reasoning", 0.5),
-                           ("answer", "units missing", -0.5)):
-        items.append(ov.rubric_add(assignment_grades(KIT, "toy", out), exercise=ex, title=title, points=pts,
-                                   comment=title, by="TA Kim"))
+    for ex, title, pts in (
+        ("double", "dtype kept", 1.0),
+        ("double", "loops instead of a vector op", -1.0),
+        ("double", "see the broadcasting notes", 0.0),
+        ("answer", "right reasoning", 0.5),
+        ("answer", "units missing", -0.5),
+    ):
+        items.append(
+            ov.rubric_add(
+                assignment_grades(KIT, "toy", out), exercise=ex, title=title, points=pts, comment=title, by="TA Kim"
+            )
+        )
     for k, item in enumerate(items):
         g = assignment_grades(KIT, "toy", out)
         chosen = rng.sample(ids, len(ids) // rng.choice((3, 4, 5)))
@@ -136,18 +213,33 @@ def rubric(out: Path, n: int, rng: random.Random) -> None:
         gb.put(result(sid, (1, 1, 1, 1, 1)))
     gb.close()
     order = sorted(ids)
-    team.split(out / "gradebook.sqlite", "toy", order, ["TA Kim", "TA Lee", "TA Ana"], unit="submission", how="even",
-               by="TA Kim")
-    team.mark_done(out / "gradebook.sqlite", "toy", order[:n // 10], "", "TA Kim")
+    team.split(
+        out / "gradebook.sqlite",
+        "toy",
+        order,
+        ["TA Kim", "TA Lee", "TA Ana"],
+        unit="submission",
+        how="even",
+        by="TA Kim",
+    )
+    team.mark_done(out / "gradebook.sqlite", "toy", order[: n // 10], "", "TA Kim")
 
 
-PAGES = {"course": "/", "assignment": "/a/toy", "assignment-filtered": "/a/toy?status=graded&late=yes&sort=score",
-         "submission": "/a/toy/s/student0001_10001", "similarity": "/a/toy/similarity",
-         "exercise": "/a/toy/e/double", "exercise-answer": "/a/toy/e/answer", "team": "/a/toy/team",
-         "statistics": "/a/toy/stats", "regrade-preview": "/a/toy/changes"}
+PAGES = {
+    "course": "/",
+    "assignment": "/a/toy",
+    "assignment-filtered": "/a/toy?status=graded&late=yes&sort=score",
+    "submission": "/a/toy/s/student0001_10001",
+    "similarity": "/a/toy/similarity",
+    "exercise": "/a/toy/e/double",
+    "exercise-answer": "/a/toy/e/answer",
+    "team": "/a/toy/team",
+    "statistics": "/a/toy/stats",
+    "regrade-preview": "/a/toy/changes",
+}
 
 
-CPU = [0.0]   # the server thread's CPU seconds for the last request answered
+CPU = [0.0]  # the server thread's CPU seconds for the last request answered
 
 
 def timed(app: App) -> App:
@@ -161,11 +253,11 @@ def timed(app: App) -> App:
         finally:
             CPU[0] = time.thread_time() - t
 
-    app.answer = answer_timed   # type: ignore[method-assign]
+    app.answer = answer_timed  # type: ignore[method-assign]
     return app
 
 
-PREFIX = [""]   # the instance's prefix, before every page's path
+PREFIX = [""]  # the instance's prefix, before every page's path
 
 
 def fetch(port: int, path: str, cookie: str, method: str = "GET", body: bytes = b"") -> tuple[int, float, float, bytes]:
@@ -200,7 +292,16 @@ def screenshots(base: str, folder: Path) -> None:
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     try:
         driver.get(f"{base}/?token={TOKEN}")
-        for name in ("course", "assignment", "submission", "exercise", "similarity", "team", "statistics", "regrade-preview"):
+        for name in (
+            "course",
+            "assignment",
+            "submission",
+            "exercise",
+            "similarity",
+            "team",
+            "statistics",
+            "regrade-preview",
+        ):
             driver.get(base + PAGES[name] + ("?status=graded&sort=score" if name == "assignment" else ""))
             folder.mkdir(parents=True, exist_ok=True)
             driver.save_screenshot(str(folder / f"workspace-{name}.png"))
@@ -217,16 +318,19 @@ def main() -> None:
         out, kit = Path(tmp) / "results", Path(tmp) / "kit"
         shutil.copytree(KIT, kit)
         manifest = kit / "assignments" / "toy" / "manifest.toml"
-        manifest.write_text(manifest.read_text() + f'\n[deadline]\ndue = "{DUE}"\npenalty_percent = 10\nperiod = "day"\n')
+        manifest.write_text(
+            manifest.read_text() + f'\n[deadline]\ndue = "{DUE}"\npenalty_percent = 10\nperiod = "day"\n'
+        )
         roster = synthesize(out, args.students)
         from autograder.config.course import Course
 
         course_file = Path(tmp) / "course.toml"
-        course_file.write_text('[canvas]\nurl = "https://canvas.example.edu"\ncourse = 7\n[assignments.toy]\n'
-                               'canvas_assignment = 42\n')
+        course_file.write_text(
+            '[canvas]\nurl = "https://canvas.example.edu"\ncourse = 7\n[assignments.toy]\ncanvas_assignment = 42\n'
+        )
         ws = Workspace(kit, out, roster, Course(course_file.resolve(), CANVAS))
         wall, cpu = time.perf_counter(), time.process_time()
-        ws.warm()   # as `autograder serve` does before printing its address
+        ws.warm()  # as `autograder serve` does before printing its address
         start = ms(time.perf_counter() - wall, time.process_time() - cpu)
         access = Access({TOKEN: "bench"})
         PREFIX[0] = access.prefix
@@ -248,9 +352,13 @@ def main() -> None:
         form = fetch(port, PAGES["submission"].replace("0001_10001", "0003_10003"), cookie)[3].decode()
         csrf = re.search(r'name="csrf" value="([^"]+)"', form).group(1)
         basis = re.search(r'name="basis" value="([^"]+)"', form).group(1)
-        status, wall, cpu, _ = fetch(port, "/a/toy/s/student0003_10003/override", cookie, "POST",
-                                     urlencode({"csrf": csrf, "basis": basis, "test": "", "score": "9",
-                                                "comment": "bench"}).encode())
+        status, wall, cpu, _ = fetch(
+            port,
+            "/a/toy/s/student0003_10003/override",
+            cookie,
+            "POST",
+            urlencode({"csrf": csrf, "basis": basis, "test": "", "score": "9", "comment": "bench"}).encode(),
+        )
         assert status == 303, status
         after["override_post"] = ms(wall, cpu)
         status, wall, cpu, _ = fetch(port, PAGES["assignment"], cookie)
@@ -258,14 +366,25 @@ def main() -> None:
         form = fetch(port, "/a/toy/s/student0006_10006", cookie)[3].decode()
         item = re.search(r'name="item" value="(\d+)"', form).group(1)
         basis = re.search(r'name="basis" value="([^"]+)"', form).group(1)
-        status, wall, cpu, _ = fetch(port, "/a/toy/s/student0006_10006/item", cookie, "POST",
-                                     urlencode({"csrf": csrf, "basis": basis, "item": item, "action": "apply"}).encode())
+        status, wall, cpu, _ = fetch(
+            port,
+            "/a/toy/s/student0006_10006/item",
+            cookie,
+            "POST",
+            urlencode({"csrf": csrf, "basis": basis, "item": item, "action": "apply"}).encode(),
+        )
         assert status == 303, status
         after["item_post"] = ms(wall, cpu)
         status, wall, cpu, _ = fetch(port, PAGES["assignment"], cookie)
         after["assignment_after_item"] = ms(wall, cpu)
-        ov.set_override(assignment_grades(kit, "toy", out, roster_csv=roster), "student0004_10004", test=None,
-                        score=8, comment="bench, from a terminal", by="bench")
+        ov.set_override(
+            assignment_grades(kit, "toy", out, roster_csv=roster),
+            "student0004_10004",
+            test=None,
+            score=8,
+            comment="bench, from a terminal",
+            by="bench",
+        )
         status, wall, cpu, _ = fetch(port, PAGES["assignment"], cookie)
         after_cli = {"assignment": ms(wall, cpu)}
         gb = Gradebook(out / "gradebook.sqlite")
@@ -281,13 +400,27 @@ def main() -> None:
         if args.screenshots:
             screenshots(server.base + access.prefix, args.screenshots)
         server.stop()
-    pages = [t["ms"] for t in timings.values()] + [t["ms"] for t in (after["assignment"], after["assignment_after_item"],
-                                                                    after_cli["assignment"])]
-    print(json.dumps({"students": args.students, "start": start, "pages": timings, "after_override": after,
-                      "after_cli_override": after_cli, "after_regrade": after_regrade,
-                      "after_new_submission": after_new, "worst_page_ms": max(pages),
-                      "under_300_ms": max(pages) < 300, "load_average": os.getloadavg(), "cpus": os.cpu_count()},
-                     indent=1))
+    pages = [t["ms"] for t in timings.values()] + [
+        t["ms"] for t in (after["assignment"], after["assignment_after_item"], after_cli["assignment"])
+    ]
+    print(
+        json.dumps(
+            {
+                "students": args.students,
+                "start": start,
+                "pages": timings,
+                "after_override": after,
+                "after_cli_override": after_cli,
+                "after_regrade": after_regrade,
+                "after_new_submission": after_new,
+                "worst_page_ms": max(pages),
+                "under_300_ms": max(pages) < 300,
+                "load_average": os.getloadavg(),
+                "cpus": os.cpu_count(),
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ behind a padding cell (20,000 and 100,000 zeros, shared by several: issue 49), c
 junk cells and the master (one fingerprint set shared by many), copies through a trivial helper with the
 library calls respelled, a 1 MiB cell of one token repeated, and the hostile cells of tests/similarity.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,10 +30,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "similarity"))
 sys.path.insert(0, str(ROOT))
 
-from autograder.similarity.pairs import assignment_similarity  # noqa: E402
 from evasions import disguise  # noqa: E402
 from test_evasion import HOSTILE as CELLS  # noqa: E402
 from test_similarity import rename  # noqa: E402
+
+from autograder.similarity.pairs import assignment_similarity  # noqa: E402
 
 
 def _junk(rng: random.Random) -> list[str]:
@@ -43,6 +45,7 @@ def _junk(rng: random.Random) -> list[str]:
         for _ in range(10):
             expr = rng.choice(shapes).format(expr)
         return f"v = {expr}\n"
+
     return ["".join(line() for _ in range(6)) for _ in range(1900)]
 
 
@@ -65,21 +68,37 @@ HOSTILE = 6
 
 
 def write_code(path: Path, cells: list[str]) -> None:
-    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-        {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells]}),
-        encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "nbformat": 4,
+                "nbformat_minor": 5,
+                "metadata": {},
+                "cells": [
+                    {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
+                    for c in cells
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
 
 
 def synthesize(assignment: str, n: int, folder: Path, seed: int = 0, hostile: int = 0) -> None:
     rng = random.Random(seed)
-    master = [c["source"] if isinstance(c["source"], str) else "".join(c["source"]) for c in json.loads(
-        (ROOT / "solutions" / f"{assignment}.ipynb").read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    master = [
+        c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+        for c in json.loads((ROOT / "solutions" / f"{assignment}.ipynb").read_text(encoding="utf-8"))["cells"]
+        if c["cell_type"] == "code"
+    ]
     junk = _junk(rng)
     for i in range(hostile):
         write_code(folder / f"hostile{i:04d}.ipynb", hostile_cells(i % HOSTILE, master, junk))
     n -= hostile
-    bases = [ROOT / "solutions" / f"{assignment}.ipynb",
-             *sorted((ROOT / "tests" / "curriculum" / "alternatives").glob(f"{assignment}*.ipynb"))]
+    bases = [
+        ROOT / "solutions" / f"{assignment}.ipynb",
+        *sorted((ROOT / "tests" / "curriculum" / "alternatives").glob(f"{assignment}*.ipynb")),
+    ]
     stub = json.loads((ROOT / "student" / f"{assignment}.ipynb").read_text(encoding="utf-8"))
     stub_code = [c for c in stub["cells"] if c["cell_type"] == "code"]
     for i in range(n):
@@ -116,11 +135,22 @@ def main() -> None:
             times.append(time.perf_counter() - t)
         data = json.loads(_dest.read_text(encoding="utf-8"))
         json_mb = round(_dest.stat().st_size / 2**20, 1)
-    print(json.dumps({"assignment": args.assignment, "notebooks": len(notebooks), "hostile": args.hostile,
-                      "pairs_flagged": data["flagged"], "pairs_kept": len(pairs), "seconds": round(min(times), 2),
-                      "cpu_seconds_per_round": round((time.process_time() - cpu) / args.rounds, 1),
-                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
-                      "json_mb": json_mb, "under_a_minute": min(times) < 60}))
+    print(
+        json.dumps(
+            {
+                "assignment": args.assignment,
+                "notebooks": len(notebooks),
+                "hostile": args.hostile,
+                "pairs_flagged": data["flagged"],
+                "pairs_kept": len(pairs),
+                "seconds": round(min(times), 2),
+                "cpu_seconds_per_round": round((time.process_time() - cpu) / args.rounds, 1),
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+                "json_mb": json_mb,
+                "under_a_minute": min(times) < 60,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

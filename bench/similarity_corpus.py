@@ -15,6 +15,7 @@ to one .py file, the released notebook's code as boilerplate).  copydetect is a 
 dev extra).  Output: a JSON object per assignment (scores beside each verdict), and with --markdown the
 tables of docs/workspace.md after them (`--table FILE` prints them again from a saved output).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,12 +29,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "similarity"))
 
-from autograder.similarity import pairs  # noqa: E402
-from autograder.similarity.winnow import MAX_TOKENS, tokens  # noqa: E402
 from evasions import COMBOS, OBFUSCATIONS, Cells, disguise  # noqa: E402
 
+from autograder.similarity import pairs  # noqa: E402
+from autograder.similarity.winnow import MAX_TOKENS, tokens  # noqa: E402
 
 # ------------------------------------------------------------------ notebooks and detectors
+
 
 def code_of(path: Path) -> Cells:
     nb = json.loads(path.read_text(encoding="utf-8"))
@@ -41,9 +43,14 @@ def code_of(path: Path) -> Cells:
 
 
 def write(folder: Path, name: str, cells: Cells) -> Path:
-    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
-          "cells": [{"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
-                    for c in cells]}
+    nb = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells
+        ],
+    }
     path = folder / f"{name}.ipynb"
     path.write_text(json.dumps(nb), encoding="utf-8")
     path.with_suffix(".py").write_text("\n\n".join(cells) + "\n", encoding="utf-8")
@@ -67,12 +74,18 @@ class Kit:
     def _mode(self):
         import contextlib
         import unittest.mock
-        return unittest.mock.patch.object(pairs, "notebook_tokens", _lexical) if self.lexical else contextlib.nullcontext()
+
+        return (
+            unittest.mock.patch.object(pairs, "notebook_tokens", _lexical) if self.lexical else contextlib.nullcontext()
+        )
 
     def score(self, a: Path, b: Path) -> tuple[bool, float]:
         with self._mode():
-            found = pairs.compare([pairs.fingerprint(a, "a", "a", self.skip), pairs.fingerprint(b, "b", "b", self.skip)],
-                                  threshold=0.0, min_shared=0)
+            found = pairs.compare(
+                [pairs.fingerprint(a, "a", "a", self.skip), pairs.fingerprint(b, "b", "b", self.skip)],
+                threshold=0.0,
+                min_shared=0,
+            )
         if not found:
             return False, 0.0
         return found[0].score >= pairs.THRESHOLD and found[0].shared >= pairs.MIN_SHARED, round(found[0].score, 2)
@@ -81,19 +94,28 @@ class Kit:
 class CopyDetect:
     def __init__(self, stub: Path) -> None:
         from copydetect import CodeFingerprint, defaults
-        self.k, self.w, self.t = defaults.NOISE_THRESHOLD, defaults.GUARANTEE_THRESHOLD - defaults.NOISE_THRESHOLD + 1, defaults.DISPLAY_THRESHOLD
+
+        self.k, self.w, self.t = (
+            defaults.NOISE_THRESHOLD,
+            defaults.GUARANTEE_THRESHOLD - defaults.NOISE_THRESHOLD + 1,
+            defaults.DISPLAY_THRESHOLD,
+        )
         import numpy as np
+
         self.boiler = np.array(sorted(CodeFingerprint(str(stub.with_suffix(".py")), self.k, self.w).hashes))
 
     def score(self, a: Path, b: Path) -> tuple[bool, float]:
         from copydetect import CodeFingerprint, compare_files
+
         fa, fb = (CodeFingerprint(str(p.with_suffix(".py")), self.k, self.w, boilerplate=self.boiler) for p in (a, b))
         _, sims, _ = compare_files(fa, fb)
         return bool(max(sims) > self.t), round(float(max(sims)), 2)
 
 
 def mutants(assignment: str, master: Cells) -> list[Cells]:
-    spec = importlib.util.spec_from_file_location("variants", ROOT / "tests" / "curriculum" / "variants" / f"{assignment}.py")
+    spec = importlib.util.spec_from_file_location(
+        "variants", ROOT / "tests" / "curriculum" / "variants" / f"{assignment}.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = []
@@ -123,8 +145,8 @@ def measure(assignment: str, use_copydetect: bool) -> dict:
         independent = [("master", master, alt)]
         for style in sorted(alt_dir.glob(f"{assignment}.*.ipynb")):
             independent.append((style.stem.split(".", 1)[1], alt, write(folder, "style", code_of(style))))
-        counts = {d: [0, 0, 0.0] for d in detectors}    # flagged, pairs, highest score
-        for label, a, b in independent:
+        counts = {d: [0, 0, 0.0] for d in detectors}  # flagged, pairs, highest score
+        for _label, a, b in independent:
             for name in ["none", *OBFUSCATIONS]:
                 other = b if name == "none" else write(folder, "alt_disguised", disguise(code_of(b), [name]))
                 for d, det in detectors.items():
@@ -146,8 +168,13 @@ def measure(assignment: str, use_copydetect: bool) -> dict:
 def markdown(results: list[dict]) -> str:
     dets = list(results[0]["evasion"]["parens"])
     short = {a["assignment"]: a["assignment"].split("_")[0] for a in results}
-    head = "| copy of the master, disguised by | " + " | ".join(short[r["assignment"]] for r in results) + \
-        " | detected: " + " / ".join(dets) + " |"
+    head = (
+        "| copy of the master, disguised by | "
+        + " | ".join(short[r["assignment"]] for r in results)
+        + " | detected: "
+        + " / ".join(dets)
+        + " |"
+    )
     lines = [head, "|---|" + "---|" * (len(results) + 1)]
     for name in results[0]["evasion"]:
         cells = []
@@ -156,14 +183,25 @@ def markdown(results: list[dict]) -> str:
             cells.append(" ".join(("✔" if v[d][0] else "✘") for d in dets))
         total = " / ".join(str(sum(r["evasion"][name][d][0] for r in results)) for d in dets)
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {total} of {len(results)} |")
-    lines += ["", "| pairs flagged | " + " | ".join(short[r["assignment"]] for r in results) + " |",
-              "|---|" + "---|" * len(results)]
+    lines += [
+        "",
+        "| pairs flagged | " + " | ".join(short[r["assignment"]] for r in results) + " |",
+        "|---|" + "---|" * len(results),
+    ]
     for d in dets:
-        lines.append(f"| independent, {d}: flagged (highest score) | " + " | ".join(
-            f"{r['independent'][d][0]}/{r['independent'][d][1]} ({r['independent'][d][2]:.2f})" for r in results) + " |")
+        lines.append(
+            f"| independent, {d}: flagged (highest score) | "
+            + " | ".join(
+                f"{r['independent'][d][0]}/{r['independent'][d][1]} ({r['independent'][d][2]:.2f})" for r in results
+            )
+            + " |"
+        )
     for d in dets:
-        lines.append(f"| same-origin, {d} | " + " | ".join(
-            f"{r['same_origin'][d][0]}/{r['same_origin'][d][1]}" for r in results) + " |")
+        lines.append(
+            f"| same-origin, {d} | "
+            + " | ".join(f"{r['same_origin'][d][0]}/{r['same_origin'][d][1]}" for r in results)
+            + " |"
+        )
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ worker spends answering the same student's inputs (its cache answers a `same_inp
 class).  A fresh worker pays TensorFlow's first uses again; this table does not, so its sum is below a
 notebook's `execution_time`: the load is printed beside it.  docs/performance.md's per-test tables come from it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,9 @@ class Timed:
     def __init__(self, inner: Any, plugin: GradingPlugin, costs: dict, role: str) -> None:
         self.inner, self.plugin, self.costs, self.role = inner, plugin, costs, role
 
-    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-             timeout: float | None = None) -> Any:
+    def call(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         t0 = time.process_time()
         try:
             return self.inner.call(probe, args, kwargs, seed=seed, timeout=timeout)
@@ -65,16 +67,25 @@ def measure(assignment_id: str, secret: str, rounds: int = 2) -> dict:
     os.environ["AUTOGRADER_SECRET"] = secret
     seeds = Seeds.for_course(a.id)
     seeds = Seeds.for_course(a.id, seeds.variant_of("bench-student"))
-    plugin = GradingPlugin(student=None, reference=None, probes=probes, seeds=seeds,
-                           test_timeout=a.limits.test_timeout, devices=("cpu",), cuda_available=False,
-                           hidden_dir=a.hidden_dir)
+    plugin = GradingPlugin(
+        student=None,
+        reference=None,
+        probes=probes,
+        seeds=seeds,
+        test_timeout=a.limits.test_timeout,
+        devices=("cpu",),
+        cuda_available=False,
+        hidden_dir=a.hidden_dir,
+    )
     with TestSuite([a.public_dir, a.hidden_dir], plugin, a.root) as suite:
         for _ in range(rounds):
             costs: dict = defaultdict(lambda: defaultdict(float))
             ns, _ = run_master(a.id)
-            plugin.bind(Timed(Direct(ns, probes), plugin, costs, "student"),
-                        Timed(Direct(ns, probes), plugin, costs, "reference"),
-                        seeds)
+            plugin.bind(
+                Timed(Direct(ns, probes), plugin, costs, "student"),
+                Timed(Direct(ns, probes), plugin, costs, "reference"),
+                seeds,
+            )
             t0 = time.process_time()
             suite.run()
             total = time.process_time() - t0
@@ -82,22 +93,40 @@ def measure(assignment_id: str, secret: str, rounds: int = 2) -> dict:
     rows = []
     for nodeid, row in costs.items():
         r = next((x for x in plugin.results if nodeid.endswith(x.id) or x.id.endswith(nodeid)), None)
-        rows.append({"test": nodeid.split("/")[-1], "points": r.max_score if r else None,
-                     "outcome": r.outcome if r else None, "student_cpu_s": round(row["student"], 3),
-                     "reference_cpu_s": round(row["reference"], 3), "calls": int(row["student_calls"] + row["reference_calls"])})
+        rows.append(
+            {
+                "test": nodeid.split("/")[-1],
+                "points": r.max_score if r else None,
+                "outcome": r.outcome if r else None,
+                "student_cpu_s": round(row["student"], 3),
+                "reference_cpu_s": round(row["reference"], 3),
+                "calls": int(row["student_calls"] + row["reference_calls"]),
+            }
+        )
     rows.sort(key=lambda x: -(x["student_cpu_s"] + x["reference_cpu_s"]))
-    return {"assignment": a.id, "tests": len(results), "passed": sum(r.outcome == "passed" for r in plugin.results),
-            "run_cpu_s": round(total, 2), "student_cpu_s": round(sum(x["student_cpu_s"] for x in rows), 2),
-            "reference_cpu_s": round(sum(x["reference_cpu_s"] for x in rows), 2), "rows": rows,
-            "load": os.getloadavg()}
+    return {
+        "assignment": a.id,
+        "tests": len(results),
+        "passed": sum(r.outcome == "passed" for r in plugin.results),
+        "run_cpu_s": round(total, 2),
+        "student_cpu_s": round(sum(x["student_cpu_s"] for x in rows), 2),
+        "reference_cpu_s": round(sum(x["reference_cpu_s"] for x in rows), 2),
+        "rows": rows,
+        "load": os.getloadavg(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("assignments", nargs="+")
     ap.add_argument("--secret", default="bench-test-costs", help="the course secret (per-student inputs on)")
-    ap.add_argument("--rounds", type=int, default=2, help="runs of the tests, the last timed (tf02b_kernels: 1, as "
-                    "its probes register the op's gradient once per process)")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="runs of the tests, the last timed (tf02b_kernels: 1, as "
+        "its probes register the op's gradient once per process)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     cwd = os.getcwd()
@@ -113,11 +142,15 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out))
         return 0
     for m in out:
-        print(f"\n{m['assignment']}: {m['passed']}/{m['tests']} passed; CPU s student {m['student_cpu_s']}, "
-              f"reference {m['reference_cpu_s']}, whole run {m['run_cpu_s']}; load {m['load'][0]:.1f}")
+        print(
+            f"\n{m['assignment']}: {m['passed']}/{m['tests']} passed; CPU s student {m['student_cpu_s']}, "
+            f"reference {m['reference_cpu_s']}, whole run {m['run_cpu_s']}; load {m['load'][0]:.1f}"
+        )
         print("| test | points | student CPU s | reference CPU s | calls |\n|---|---:|---:|---:|---:|")
         for r in m["rows"]:
-            print(f"| `{r['test']}` | {r['points']} | {r['student_cpu_s']:.2f} | {r['reference_cpu_s']:.2f} | {r['calls']} |")
+            print(
+                f"| `{r['test']}` | {r['points']} | {r['student_cpu_s']:.2f} | {r['reference_cpu_s']:.2f} | {r['calls']} |"
+            )
     return 0
 
 

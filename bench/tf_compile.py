@@ -9,6 +9,7 @@ compiler's CPU time (user + sys of the child, from getrusage) and wall time, wit
 
     .venv/bin/python bench/tf_compile.py [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -80,9 +81,16 @@ def main() -> None:
     builds = {
         "minimal op, kit flags": (MINIMAL, cflags, lflags),
         "master, kit flags (the source alone: a GPU kernel that does not build)": (master, cflags, lflags),
-        "master + launcher, kit flags (without precompiled headers)": (master + "\n" + probes._GPU_EPILOGUE, cflags, lflags),
-        "master, notebook flags (-O2)": (master, ["-shared", "-fPIC", "-O2", *tf.sysconfig.get_compile_flags()],
-                                         list(tf.sysconfig.get_link_flags())),
+        "master + launcher, kit flags (without precompiled headers)": (
+            master + "\n" + probes._GPU_EPILOGUE,
+            cflags,
+            lflags,
+        ),
+        "master, notebook flags (-O2)": (
+            master,
+            ["-shared", "-fPIC", "-O2", *tf.sysconfig.get_compile_flags()],
+            list(tf.sysconfig.get_link_flags()),
+        ),
     }
     argvs = {}
     for i, (name, (source, cf, lf)) in enumerate(builds.items()):
@@ -96,13 +104,27 @@ def main() -> None:
     rows = []
     for name, argv in argvs.items():
         runs = [compile_once(argv) for _ in range(args.repeat)]
-        rows.append({"build": name, "cpu_s": round(statistics.median(r[0] for r in runs), 2),
-                     "wall_s": round(statistics.median(r[1] for r in runs), 2), "repeat": args.repeat})
+        rows.append(
+            {
+                "build": name,
+                "cpu_s": round(statistics.median(r[0] for r in runs), 2),
+                "wall_s": round(statistics.median(r[1] for r in runs), 2),
+                "repeat": args.repeat,
+            }
+        )
     load = os.getloadavg()
     for row in rows:
         print(f"{row['build']:44s} {row['cpu_s']:6.2f} s CPU  {row['wall_s']:6.2f} s wall  (median of {row['repeat']})")
-    print(json.dumps({"builds": rows, "load_1_5_15": [round(x, 2) for x in load], "cpus": os.cpu_count(),
-                      "tensorflow": tf.__version__}))
+    print(
+        json.dumps(
+            {
+                "builds": rows,
+                "load_1_5_15": [round(x, 2) for x in load],
+                "cpus": os.cpu_count(),
+                "tensorflow": tf.__version__,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

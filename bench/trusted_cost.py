@@ -12,6 +12,7 @@ Everything student text costs *inside* the worker (IPython's transformer, compil
 cell's CPU deadline and is not counted here.  CPU is `time.process_time()` (best of 3); peak memory is
 `tracemalloc`'s peak over one separate run (Python allocations, the parsed JSON included).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,9 +30,15 @@ sys.path.insert(0, str(BENCH.parent))
 
 from autograder.execute import wire  # noqa: E402
 from autograder.intake.submissions import file_sha256  # noqa: E402
-from autograder.notebook.parse import (  # noqa: E402
-    MAX_CELL_SOURCE, MAX_CELLS, MAX_JSON_CONTAINERS, MAX_NOTEBOOK_BYTES, InvalidNotebook, load_cells)
 from autograder.judge.results import CellIssue, SubmissionResult  # noqa: E402
+from autograder.notebook.parse import (  # noqa: E402
+    MAX_CELL_SOURCE,
+    MAX_CELLS,
+    MAX_JSON_CONTAINERS,
+    MAX_NOTEBOOK_BYTES,
+    InvalidNotebook,
+    load_cells,
+)
 
 SIZES = {"10K": 10_000, "100K": 100_000, "1M": 2**20, "5M": 5 * 2**20, "limit": MAX_NOTEBOOK_BYTES}
 _CELL = {"metadata": {}, "outputs": [], "execution_count": None}
@@ -104,9 +111,15 @@ def brackets(size: int) -> str:
 
 
 CASES: dict[str, Callable[[int], str]] = {
-    "plain code": plain, "magic lines": magic_lines, "! lines": bang_lines, "deep JSON": deep_json,
-    "many cells": many_cells, "long single line": long_line, "huge outputs": huge_output,
-    "unicode": unicode_text, "brackets": brackets,
+    "plain code": plain,
+    "magic lines": magic_lines,
+    "! lines": bang_lines,
+    "deep JSON": deep_json,
+    "many cells": many_cells,
+    "long single line": long_line,
+    "huge outputs": huge_output,
+    "unicode": unicode_text,
+    "brackets": brackets,
 }
 
 
@@ -117,11 +130,30 @@ def trusted_work(path: Path) -> str:
         cells = load_cells(path)
     except InvalidNotebook as e:
         return f"invalid: {e}"[:60]
-    start = wire.encode({"op": "start", "cells": [{"index": c.index, "source": c.source} for c in cells],
-                         "skip": [], "probes": None, "seed": 0, "threads": 1, "limits": {}})
+    start = wire.encode(
+        {
+            "op": "start",
+            "cells": [{"index": c.index, "source": c.source} for c in cells],
+            "skip": [],
+            "probes": None,
+            "seed": 0,
+            "threads": 1,
+            "limits": {},
+        }
+    )
     issues = [CellIssue(cell=c.index, status="note", code=c.source[:2000], notes=["!pip was not run"]) for c in cells]
-    result = SubmissionResult(assignment="a", submission_id="s", source=path.name, sha256=sha, status="graded",
-                              message="", tests=[], cells=issues, execution_time=0.0, environment={})
+    result = SubmissionResult(
+        assignment="a",
+        submission_id="s",
+        source=path.name,
+        sha256=sha,
+        status="graded",
+        message="",
+        tests=[],
+        cells=issues,
+        execution_time=0.0,
+        environment={},
+    )
     json.dumps(result.to_record())
     del start
     return f"ok, {len(cells)} code cells"
@@ -147,8 +179,10 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [s for s in args.sizes.split(",") if s]
     rows = []
-    print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}; "
-          f"MAX_NOTEBOOK_BYTES = {MAX_NOTEBOOK_BYTES / 2**20:.0f} MiB")
+    print(
+        f"{platform.processor() or platform.machine()}, Python {platform.python_version()}; "
+        f"MAX_NOTEBOOK_BYTES = {MAX_NOTEBOOK_BYTES / 2**20:.0f} MiB"
+    )
     print(f"{'content':<18}{'size':>6}{'file MiB':>10}{'CPU s':>8}{'peak MiB':>10}  status")
     with tempfile.TemporaryDirectory() as tmp:
         for case in args.cases.split(","):
@@ -160,8 +194,10 @@ def main() -> None:
                 assert nbytes <= MAX_NOTEBOOK_BYTES, (case, size_name, nbytes)
                 r = measure(path)
                 rows.append({"case": case, "size": size_name, "bytes": nbytes, **r})
-                print(f"{case:<18}{size_name:>6}{nbytes / 2**20:>10.2f}{r['cpu_s']:>8.3f}{r['peak_mib']:>10.1f}  {r['status']}",
-                      flush=True)
+                print(
+                    f"{case:<18}{size_name:>6}{nbytes / 2**20:>10.2f}{r['cpu_s']:>8.3f}{r['peak_mib']:>10.1f}  {r['status']}",
+                    flush=True,
+                )
     out = BENCH / "out"
     out.mkdir(exist_ok=True)
     (out / "trusted-cost.json").write_text(json.dumps({"python": platform.python_version(), "rows": rows}, indent=1))

@@ -13,6 +13,7 @@ hidden files where the student lost points (`pipeline._prove_variant`), against 
 into fresh results folders (no reuse, a cold reference cache); the class is bench/run.py's samples of
 the master.  JSON on stdout; the median per-submission times and their ratio on stderr.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,8 @@ def grade_once(assignment_id: str, klass: list[tuple[str, Path]], out: Path, var
     """Grade the class into `out` with `variants`; the wall time of each submission's judging."""
     from autograder import pipeline
     from autograder.config.assignment import load_assignment
-    from autograder.intake.submissions import Submission
     from autograder.config.course import parse_variants
+    from autograder.intake.submissions import Submission
     from autograder.judge.options import GradeOptions
     from autograder.judge.session import close_references
 
@@ -55,16 +56,25 @@ def grade_once(assignment_id: str, klass: list[tuple[str, Path]], out: Path, var
     pipeline._judge = timed
     try:
         t0 = time.perf_counter()
-        run = pipeline.grade_class(load_assignment(assignment_id, KIT), [Submission(s, p, p.name) for s, p in klass],
-                                   out=out, jobs=jobs, options=GradeOptions(variants=parse_variants(variants)))
+        run = pipeline.grade_class(
+            load_assignment(assignment_id, KIT),
+            [Submission(s, p, p.name) for s, p in klass],
+            out=out,
+            jobs=jobs,
+            options=GradeOptions(variants=parse_variants(variants)),
+        )
         wall = time.perf_counter() - t0
     finally:
         pipeline._judge = judge
         close_references()
-    return {"wall_s": wall, "per_submission_s": per, "reference_pass_s": wall - sum(per.values()),
-            "scores": {r.submission_id: r.score for r in run.results},
-            "variants": len({r.environment.get("variant") for r in run.results}),
-            "provisional": [r.submission_id for r in run.results if r.provisional]}
+    return {
+        "wall_s": wall,
+        "per_submission_s": per,
+        "reference_pass_s": wall - sum(per.values()),
+        "scores": {r.submission_id: r.score for r in run.results},
+        "variants": len({r.environment.get("variant") for r in run.results}),
+        "provisional": [r.submission_id for r in run.results if r.provisional],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,8 +86,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="judge processes (default 1; per-submission times need 1)")
     args = p.parse_args(argv)
     os.environ.setdefault("AUTOGRADER_SECRET", "bench-variants-secret")
-    report: dict = {"machine": machine(), "assignment": args.assignment, "copies": args.copies,
-                    "samples": args.samples.split(","), "load_before": loadavg(), "runs": []}
+    report: dict = {
+        "machine": machine(),
+        "assignment": args.assignment,
+        "copies": args.copies,
+        "samples": args.samples.split(","),
+        "load_before": loadavg(),
+        "runs": [],
+    }
     with tempfile.TemporaryDirectory(prefix="bench-variants-") as tmp:
         klass = make_class(Path(tmp) / "class", args.assignment, args.copies, args.samples.split(","))
         log("warm-up: one variant (not counted: the first run in this process pays the imports and the zygote)")
@@ -93,18 +109,25 @@ def main(argv: list[str] | None = None) -> int:
     for label in MODES:
         runs = [r for r in report["runs"] if r["mode"] == label]
         times = [t for r in runs for t in r["per_submission_s"].values()] or [float("nan")]  # none timed: --jobs > 1
-        summary[label] = {"median_s": statistics.median(times), "mean_s": statistics.fmean(times),
-                          "class_wall_s": statistics.median(r["wall_s"] for r in runs),
-                          "reference_pass_s": statistics.median(r["reference_pass_s"] for r in runs)}
+        summary[label] = {
+            "median_s": statistics.median(times),
+            "mean_s": statistics.fmean(times),
+            "class_wall_s": statistics.median(r["wall_s"] for r in runs),
+            "reference_pass_s": statistics.median(r["reference_pass_s"] for r in runs),
+        }
     one, each = (summary[label]["median_s"] for label in MODES)
     report["summary"], report["ratio_median"] = summary, each / one
     one, each = (summary[label]["class_wall_s"] for label in MODES)
     report["ratio_class"] = each / one
     for label, s in summary.items():
-        log(f"{label}: per submission median {s['median_s']:.3f} s, mean {s['mean_s']:.3f} s; "
-            f"class {s['class_wall_s']:.1f} s (reference pass {s['reference_pass_s']:.1f} s)")
-    log(f"per student / one variant: class {report['ratio_class']:.2f}x (median per submission "
-        f"{report['ratio_median']:.2f}x); load {report['load_before']} -> {report['load_after']}")
+        log(
+            f"{label}: per submission median {s['median_s']:.3f} s, mean {s['mean_s']:.3f} s; "
+            f"class {s['class_wall_s']:.1f} s (reference pass {s['reference_pass_s']:.1f} s)"
+        )
+    log(
+        f"per student / one variant: class {report['ratio_class']:.2f}x (median per submission "
+        f"{report['ratio_median']:.2f}x); load {report['load_before']} -> {report['load_after']}"
+    )
     json.dump(report, sys.stdout, indent=1)
     print()
     return 0

@@ -17,6 +17,7 @@ feedback, as a TA would:
 time of the whole way as the browser ran it (pages loading included, no human reading or typing time: a
 person adds that per action).  Both ways end in `autograder export`'s scores, which are printed per way.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,15 +33,18 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from serve import KIT, TOKEN, synthesize  # noqa: E402
+
 from autograder.serve.access import Access  # noqa: E402
 from autograder.serve.app import App  # noqa: E402
 from autograder.serve.pages import Workspace  # noqa: E402
 from autograder.serve.server import Running  # noqa: E402
 from autograder.store.folder import assignment_grades  # noqa: E402
 
-ITEMS = (("dtype kept", "1", "float32 in, float32 out: a point for keeping the dtype"),
-         ("see the broadcasting notes", "0", "multiplying by a number is elementwise: see the broadcasting notes"),
-         ("loops instead of a vector op", "-1", "a Python loop over the elements: use one tensor operation"))
+ITEMS = (
+    ("dtype kept", "1", "float32 in, float32 out: a point for keeping the dtype"),
+    ("see the broadcasting notes", "0", "multiplying by a number is elementwise: see the broadcasting notes"),
+    ("loops instead of a vector op", "-1", "a Python loop over the elements: use one tensor operation"),
+)
 
 
 def browser():
@@ -78,7 +82,7 @@ def failing_groups(d) -> list[tuple[str, float, float]]:
     return out
 
 
-TYPED = [0]   # characters the TA types in the way being run
+TYPED = [0]  # characters the TA types in the way being run
 
 
 def typed(element, text: str) -> None:
@@ -95,7 +99,7 @@ def way_overrides(d, base: str) -> int:
         typed(d.find_element(By.ID, f"g-score-{n}"), f"{min(top, got + 1) if got < top / 2 else got:g}")
         typed(d.find_element(By.ID, f"g-comment-{n}"), ITEMS[0][2] if got < top / 2 else ITEMS[1][2])
         submit(d, d.find_element(By.ID, f"g-submit-{n}"))
-        actions += 4   # the test (its menu, when the first failure is not the one), the score, the comment, submit
+        actions += 4  # the test (its menu, when the first failure is not the one), the score, the comment, submit
     return actions
 
 
@@ -112,8 +116,10 @@ def way_rubric(d, base: str, shots: Path | None) -> int:
         typed(d.find_element(By.ID, "new-comment"), comment)
         submit(d, d.find_element(By.ID, "new-submit"))
         actions += 4
-    ids = {b.text.split(" (")[0].split(" ", 1)[-1]: b.get_attribute("value")
-           for b in d.find_elements(By.CSS_SELECTOR, "form.items button.item")}
+    ids = {
+        b.text.split(" (")[0].split(" ", 1)[-1]: b.get_attribute("value")
+        for b in d.find_elements(By.CSS_SELECTOR, "form.items button.item")
+    }
     if shots:
         d.save_screenshot(str(shots / "workspace-walkthrough-rubric.png"))
     d.get(base + "/a/toy/e/double")
@@ -151,9 +157,18 @@ def run(way: str, students: int, shots: Path | None) -> dict:
             d.quit()
             server.stop()
         g = assignment_grades(kit, "toy", out, roster_csv=roster)
-        return {"way": way, "failing_groups": groups, "actions": actions, "typed": TYPED[0], "seconds": round(seconds, 1),
-                "mean_score": round(sum(r.score or 0 for r in g.rows if r.score is not None) /
-                                    max(1, sum(r.score is not None for r in g.rows)), 3)}
+        return {
+            "way": way,
+            "failing_groups": groups,
+            "actions": actions,
+            "typed": TYPED[0],
+            "seconds": round(seconds, 1),
+            "mean_score": round(
+                sum(r.score or 0 for r in g.rows if r.score is not None)
+                / max(1, sum(r.score is not None for r in g.rows)),
+                3,
+            ),
+        }
 
 
 def main() -> None:
@@ -164,8 +179,12 @@ def main() -> None:
     import os
 
     result = [run("overrides", args.students, None), run("rubric", args.students, args.screenshots)]
-    print(json.dumps({"students": args.students, "ways": result, "load_average": os.getloadavg(),
-                      "cpus": os.cpu_count()}, indent=1))
+    print(
+        json.dumps(
+            {"students": args.students, "ways": result, "load_average": os.getloadavg(), "cpus": os.cpu_count()},
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ any commit: `REV`), so the doc never carries a number typed in by hand (tests/do
   up: reading its code top to bottom, each kit name it uses belongs to a layer, and a climb is a step from a
   lower layer back to a higher one (a face that walks down the pipeline once climbs none).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,23 +21,42 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["cli", "serve | interop", "student", "pipeline", "report | lms | similarity", "store", "grades", "judge",
-          "probe", "execute", "intake", "notebook", "config"]   # top to bottom, as pyproject.toml's contract
+LAYERS = [
+    "cli",
+    "serve | interop",
+    "student",
+    "pipeline",
+    "report | lms | similarity",
+    "store",
+    "grades",
+    "judge",
+    "probe",
+    "execute",
+    "intake",
+    "notebook",
+    "config",
+]  # top to bottom, as pyproject.toml's contract
 RESULT_FILES = ("gradebook.sqlite", "identities.json")
 
 
 def _files(at: str | None) -> dict[str, str]:
     """{path: text} of the package's .py files, in the work tree or at commit `at`."""
     if at is None:
-        return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in sorted((ROOT / "autograder").rglob("*.py"))}
-    names = subprocess.run(["git", "ls-tree", "-r", "--name-only", at, "autograder"], cwd=ROOT, check=True,
-                           capture_output=True, text=True).stdout.split()
-    return {n: subprocess.run(["git", "show", f"{at}:{n}"], cwd=ROOT, check=True, capture_output=True,
-                              text=True).stdout for n in names if n.endswith(".py")}
+        return {
+            str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in sorted((ROOT / "autograder").rglob("*.py"))
+        }
+    names = subprocess.run(
+        ["git", "ls-tree", "-r", "--name-only", at, "autograder"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.split()
+    return {
+        n: subprocess.run(["git", "show", f"{at}:{n}"], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+        for n in names
+        if n.endswith(".py")
+    }
 
 
 def _package(path: str) -> str:
-    parts = Path(path).parts   # autograder/<package>/... or autograder/<module>.py
+    parts = Path(path).parts  # autograder/<package>/... or autograder/<module>.py
     return parts[1] if len(parts) > 2 else Path(parts[1]).stem
 
 
@@ -57,11 +77,21 @@ def result_file_spellers(files: dict[str, str]) -> list[str]:
     found = []
     for path, text in files.items():
         tree = ast.parse(text)
-        docs = {id(n.body[0].value) for n in ast.walk(tree)
-                if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
-                and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
-        if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
-               and any(f in n.value for f in RESULT_FILES) for n in ast.walk(tree)):
+        docs = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
+        if any(
+            isinstance(n, ast.Constant)
+            and isinstance(n.value, str)
+            and id(n) not in docs
+            and any(f in n.value for f in RESULT_FILES)
+            for n in ast.walk(tree)
+        ):
             found.append(path)
     return sorted(found)
 
@@ -69,7 +99,7 @@ def result_file_spellers(files: dict[str, str]) -> list[str]:
 def command_walk(text: str) -> tuple[int, list[str], int]:
     """The grade command's lines, the kit packages it imports, and its climbs back up."""
     tree = ast.parse(text)
-    bound: dict[str, str] = {}   # a name the module binds -> the kit package it came from
+    bound: dict[str, str] = {}  # a name the module binds -> the kit package it came from
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("autograder"):
             parts = node.module.split(".")
@@ -78,8 +108,9 @@ def command_walk(text: str) -> tuple[int, list[str], int]:
                 bound[alias.asname or alias.name] = package
     packages = sorted(set(bound.values()))
     # kit names in the order the code reads them (imports left out: where a name is used is the walk)
-    uses = sorted((n.lineno, n.col_offset, bound[n.id]) for n in ast.walk(tree)
-                  if isinstance(n, ast.Name) and n.id in bound)
+    uses = sorted(
+        (n.lineno, n.col_offset, bound[n.id]) for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in bound
+    )
     layers = [lay for _, _, pkg in uses if (lay := _layer(pkg)) is not None]
     climbs = sum(1 for a, b in zip(layers, layers[1:]) if b < a)
     return len(text.splitlines()), packages, climbs
@@ -90,12 +121,16 @@ def report(at: str | None) -> str:
     lines = lines_per_layer(files)
     spellers = result_file_spellers(files)
     n, packages, climbs = command_walk(files["autograder/cli/grade.py"])
-    return "\n".join([
-        "Lines per layer (" + ", ".join(f"{k} {v:,}" for k, v in lines.items()) + f"; {sum(lines.values()):,} in all).",
-        f"Modules that spell a results file's name: {len(spellers)} ({', '.join(p.removeprefix('autograder/') for p in spellers)}).",
-        f"The grade command: {n} lines, the kit's imports from {len(packages)} packages ({', '.join(packages)}), "
-        f"{climbs} climbs back up.",
-    ])
+    return "\n".join(
+        [
+            "Lines per layer ("
+            + ", ".join(f"{k} {v:,}" for k, v in lines.items())
+            + f"; {sum(lines.values()):,} in all).",
+            f"Modules that spell a results file's name: {len(spellers)} ({', '.join(p.removeprefix('autograder/') for p in spellers)}).",
+            f"The grade command: {n} lines, the kit's imports from {len(packages)} packages ({', '.join(packages)}), "
+            f"{climbs} climbs back up.",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,5 @@
 """Build test notebooks from a master notebook by editing its cells."""
+
 from __future__ import annotations
 
 from pathlib import Path

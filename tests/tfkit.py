@@ -1,6 +1,7 @@
 """The toy TensorFlow kit (tests/fixtures/tfkit) and a class of its notebooks graded in a grader process of its own:
 the engine and attack tests of the TensorFlow track read the results, and whether that process (the trusted
 side) ever imported TensorFlow, which this one does in other tests."""
+
 from __future__ import annotations
 
 import json
@@ -45,7 +46,12 @@ _GRADE = textwrap.dedent("""
 
 def grade(notebooks: list[Path], out: Path, jobs: int = 1, timeout: float = 1200) -> dict:
     """Grade `notebooks` (each a submission named by its stem) as a class of tftoy, in a new grader process."""
-    proc = subprocess.run([sys.executable, "-c", _GRADE, str(TF_KIT), str(out), str(jobs), *map(str, notebooks)],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", _GRADE, str(TF_KIT), str(out), str(jobs), *map(str, notebooks)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])

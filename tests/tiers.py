@@ -7,6 +7,7 @@ assignment (its notebook, tests, probes or checks) or the student package: what 
 the teaching material, which the representatives cannot speak for.  The tier is the pytest marker `deep`:
 `make test` runs `-m "not deep"`, `make check` runs `-m deep`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

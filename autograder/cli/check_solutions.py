@@ -1,21 +1,23 @@
 """`autograder check-solutions`: each master scores full marks, its released notebook 0, with room in cell_timeout."""
+
 from __future__ import annotations
 
 import argparse
 import tempfile
 from pathlib import Path
 
-from autograder.cli.common import Context, assignment_ids, grade_settings
+from autograder.cli.common import Context, add_grading, assignment_ids, grade_settings
 from autograder.config.assignment import load_assignment
 
 
 def add(subparsers: argparse._SubParsersAction) -> None:
-    c = subparsers.add_parser("check-solutions", help="master must score 100%%, released notebook 0%%",
-                              epilog="example: autograder check-solutions 01_tensors 02_autograd")
+    c = subparsers.add_parser(
+        "check-solutions",
+        help="master must score 100%%, released notebook 0%%",
+        epilog="example: autograder check-solutions 01_tensors 02_autograd",
+    )
     c.add_argument("assignments", nargs="*", help="default: all")
-    c.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                   help="cpu: CPU only; cuda: CUDA variants only (refuses without CUDA); auto: CPU, and CUDA when present")
-    c.add_argument("--allow-weak-isolation", action="store_true", help="as for grade")
+    add_grading(c, jobs=False)
     c.set_defaults(run=run)
 
 
@@ -37,16 +39,18 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         # a correct solution a few times slower than the master must not time out (cell_timeout counts CPU)
         tight = master.slowest_cell_cpu * limits.CELL_TIMEOUT_MARGIN > a.limits.cell_timeout
         try:
-            check_master(master)   # the gate grading a class would apply
+            check_master(master)  # the gate grading a class would apply
             gate = ""
         except MasterFailed as e:
             gate = str(e)
         good = not gate and master.max_score == a.total_points and blank.score == 0 and not tight
         ok &= good
-        print(f"{'ok  ' if good else 'FAIL'} {name}: master {master.score:g}/{master.max_score:g} "
-              f"({master.status}), student notebook {blank.score:g}/{blank.max_score:g}, expected "
-              f"{a.total_points:g} and 0; slowest master cell {master.slowest_cell_cpu:.2f} s of CPU "
-              f"(cell_timeout {a.limits.cell_timeout:g} s)")
+        print(
+            f"{'ok  ' if good else 'FAIL'} {name}: master {master.score:g}/{master.max_score:g} "
+            f"({master.status}), student notebook {blank.score:g}/{blank.max_score:g}, expected "
+            f"{a.total_points:g} and 0; slowest master cell {master.slowest_cell_cpu:.2f} s of CPU "
+            f"(cell_timeout {a.limits.cell_timeout:g} s)"
+        )
         for t in master.tests:
             if t.outcome not in ("passed", "skipped"):
                 print(f"     master {t.outcome}: {t.id}: {t.message[:300]}")
@@ -58,7 +62,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         if gate and not master.problems:
             print(f"     gate: {gate.splitlines()[0][:500]}")
         if tight:
-            print(f"     problem: cell_timeout = {a.limits.cell_timeout:g} s is under {limits.CELL_TIMEOUT_MARGIN}x the master's "
-                  f"slowest cell ({master.slowest_cell_cpu:.2f} s of CPU): raise it in the manifest's [limits]")
+            print(
+                f"     problem: cell_timeout = {a.limits.cell_timeout:g} s is under {limits.CELL_TIMEOUT_MARGIN}x the master's "
+                f"slowest cell ({master.slowest_cell_cpu:.2f} s of CPU): raise it in the manifest's [limits]"
+            )
         close_references()
     return 0 if ok else 1

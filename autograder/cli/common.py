@@ -1,6 +1,7 @@
 """What more than one command shares: what every command is run with (`Context`), the course file's values for
 the flags left unset (`fill_from_course`), the settings of a grading run (`grade_settings`), the flags of the
 commands that read an assignment's grades and the grades they read (warnings printed), `UsageError`."""
+
 from __future__ import annotations
 
 import argparse
@@ -23,6 +24,7 @@ class UsageError(Exception):
 @dataclass(frozen=True)
 class Context:
     """What every command runs with besides its flags: the kit and the course file, as `main` found them."""
+
     kit: Path
     course: Course | None = None
 
@@ -47,7 +49,10 @@ _PER_ASSIGNMENT: list[tuple[str, str, str]] = [
     ("passback", "canvas_assignment", "canvas_assignment"),
     ("passback", "lti_lineitem", "lti_lineitem"),
 ]
-DEFAULTS: dict[str, object] = {"out": Path("results"), "token_env": "CANVAS_API_TOKEN"}   # when neither flag nor file says
+DEFAULTS: dict[str, object] = {
+    "out": Path("results"),
+    "token_env": "CANVAS_API_TOKEN",
+}  # when neither flag nor file says
 
 
 def fill_from_course(args: argparse.Namespace, course: Course | None) -> None:
@@ -105,27 +110,61 @@ def parse_jobs(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number or 'auto': {text!r}") from None
 
 
+def add_grading(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
+    """The flags of every command that grades (`grade`, `nbgrader grade`, `check-solutions`: no jobs)."""
+    if jobs:
+        p.add_argument(
+            "--jobs",
+            type=parse_jobs,
+            default=1,
+            help="submissions graded in parallel, or 'auto' (one per CPU); capped by --memory-budget",
+        )
+        p.add_argument(
+            "--memory-budget",
+            type=float,
+            metavar="GIB",
+            help="memory the jobs may use together (default: 80%% of the memory available now)",
+        )
+    p.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda"),
+        default="auto",
+        help="cpu: CPU only; cuda: CUDA variants only (refuses without CUDA); auto: CPU, and CUDA when present",
+    )
+    p.add_argument(
+        "--allow-weak-isolation",
+        action="store_true",
+        help="grade even without bubblewrap (rlimits only: student code is NOT sandboxed)",
+    )
+
+
 def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("assignment", help="assignment id (a folder of assignments/)")
     p.add_argument("--out", type=Path, help="results folder (default: the course file's, else results/)")
-    p.add_argument("--roster", type=Path, help="roster CSV (names, emails, SIS ids, sections; default: the "
-                                               "course file's)")
+    p.add_argument(
+        "--roster", type=Path, help="roster CSV (names, emails, SIS ids, sections; default: the course file's)"
+    )
 
 
 def add_missing(p: argparse.ArgumentParser) -> None:
     from autograder.grades.rows import MISSING_POLICIES
 
-    p.add_argument("--missing", choices=MISSING_POLICIES, default="blank",
-                   help="roster students without a submission: blank (default; the LMS grade is left alone) or "
-                        "zero.  Ungradable and provisional results are always blank")
+    p.add_argument(
+        "--missing",
+        choices=MISSING_POLICIES,
+        default="blank",
+        help="roster students without a submission: blank (default; the LMS grade is left alone) or "
+        "zero.  Ungradable and provisional results are always blank",
+    )
 
 
 def grades_of(args: argparse.Namespace, ctx: Context, assignment: str | None = None):
     """`store.folder.assignment_grades` for this command's flags and course file, its warnings printed."""
     from autograder.store.folder import assignment_grades
 
-    g = assignment_grades(ctx.kit, assignment or args.assignment, args.out, roster_csv=getattr(args, "roster", None),
-                          course=ctx.course)
+    g = assignment_grades(
+        ctx.kit, assignment or args.assignment, args.out, roster_csv=getattr(args, "roster", None), course=ctx.course
+    )
     for w in g.warnings:
         print(terminal(f"warning: {w}"), file=sys.stderr)
     return g

@@ -1,4 +1,5 @@
 """`autograder feedback`: one feedback page per student (HTML and Markdown)."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,8 +10,11 @@ from autograder.report.feedback import write_class_feedback
 
 
 def add(subparsers: argparse._SubParsersAction) -> None:
-    f = subparsers.add_parser("feedback", help="per-student feedback pages (HTML + Markdown)",
-                              epilog="example: autograder feedback 01_tensors --out results")
+    f = subparsers.add_parser(
+        "feedback",
+        help="per-student feedback pages (HTML + Markdown)",
+        epilog="example: autograder feedback 01_tensors --out results",
+    )
     add_common(f)
     f.add_argument("--to", type=Path, help="folder (default: OUT/ASSIGNMENT/feedback)")
     f.set_defaults(run=run)

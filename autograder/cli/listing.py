@@ -1,11 +1,10 @@
 """`autograder list`: the kit's assignments and their titles."""
+
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from autograder.cli.common import Context
-
 from autograder.config.assignment import list_assignments, load_assignment
 
 

@@ -1,4 +1,5 @@
 """`autograder release`: student notebooks from the masters in solutions/ (or check that student/ is current)."""
+
 from __future__ import annotations
 
 import argparse
@@ -11,8 +12,11 @@ from autograder.cli.common import Context, assignment_ids
 
 
 def add(subparsers: argparse._SubParsersAction) -> None:
-    r = subparsers.add_parser("release", help="generate student/ notebooks from solutions/",
-                              epilog="example: autograder release 01_tensors && autograder release --check")
+    r = subparsers.add_parser(
+        "release",
+        help="generate student/ notebooks from solutions/",
+        epilog="example: autograder release 01_tensors && autograder release --check",
+    )
     r.add_argument("assignments", nargs="*", help="default: all")
     r.add_argument("--check", action="store_true", help="fail if student/ is stale instead of writing it")
     r.set_defaults(run=run)
@@ -20,10 +24,9 @@ def add(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from autograder.config.course import package_link
-
     from autograder.student.release import release
 
-    link = package_link(ctx.course)   # course.toml [course] package
+    link = package_link(ctx.course)  # course.toml [course] package
     stale = []
     for name in assignment_ids(args.assignments, ctx.kit):
         if not args.check:

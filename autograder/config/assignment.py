@@ -1,4 +1,5 @@
 """An assignment as the grader sees it: where its pieces live, its limits, its version."""
+
 from __future__ import annotations
 
 import functools
@@ -9,8 +10,8 @@ from pathlib import Path
 import autograder
 from autograder.config import locate
 from autograder.config.compat import tomllib
-from autograder.config.limits import Limits
 from autograder.config.deadline import LatePolicy
+from autograder.config.limits import Limits
 
 FEEDBACK_POLICIES = ("summary", "messages")
 FRAMEWORKS = ("torch", "tensorflow")
@@ -50,8 +51,12 @@ class Framework:
         torch's is empty, so nothing changes for the PyTorch assignments."""
         if self.name == "torch":
             return {}
-        return {"AUTOGRADER_FRAMEWORK": self.name, "AUTOGRADER_TF_LOGICAL_CPUS": str(self.logical_cpus),
-                "KERAS_BACKEND": "tensorflow", "TF_CPP_MIN_LOG_LEVEL": "2"}  # TF's C++ log: errors only
+        return {
+            "AUTOGRADER_FRAMEWORK": self.name,
+            "AUTOGRADER_TF_LOGICAL_CPUS": str(self.logical_cpus),
+            "KERAS_BACKEND": "tensorflow",
+            "TF_CPP_MIN_LOG_LEVEL": "2",
+        }  # TF's C++ log: errors only
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,7 @@ class Assignment:
     limits: Limits
     hidden_feedback: str  # "summary": name and pass/fail only; "messages": check messages too
     framework: Framework = Framework()
-    manual: tuple[ManualExercise, ...] = ()   # exercises graded by hand, in the manifest's order
+    manual: tuple[ManualExercise, ...] = ()  # exercises graded by hand, in the manifest's order
 
     @property
     def root(self) -> Path:
@@ -159,10 +164,13 @@ class Assignment:
         """Content hash of every file that decides a score, read once per loaded assignment
         (grading a submission asks for the versions several times)."""
         tests = self._test_paths()
-        shared = [f for f in [*sorted(self.public_dir.glob("*.py")), *sorted(self.hidden_dir.glob("*.py"))]
-                  if f not in tests]
-        return {f: hashlib.sha256(f.read_bytes()).digest() if f.exists() else b"<missing>"
-                for f in [self.root / "manifest.toml", self.probes, self.solution, *shared, *tests]}
+        shared = [
+            f for f in [*sorted(self.public_dir.glob("*.py")), *sorted(self.hidden_dir.glob("*.py"))] if f not in tests
+        ]
+        return {
+            f: hashlib.sha256(f.read_bytes()).digest() if f.exists() else b"<missing>"
+            for f in [self.root / "manifest.toml", self.probes, self.solution, *shared, *tests]
+        }
 
     def _test_paths(self) -> list[Path]:
         return [*sorted(self.public_dir.glob("test_*.py")), *sorted(self.hidden_dir.glob("test_*.py"))]
@@ -203,8 +211,13 @@ def load_assignment(name: str, kit: Path | None = None) -> Assignment:
     except (ValueError, TypeError) as e:
         raise AssignmentError(f"{manifest}: {e}") from None
     return Assignment(
-        id=name, kit=kit, title=str(data.get("title", name)), total_points=float(data.get("total_points", 100)),
-        limits=limits, hidden_feedback=feedback, framework=framework,
+        id=name,
+        kit=kit,
+        title=str(data.get("title", name)),
+        total_points=float(data.get("total_points", 100)),
+        limits=limits,
+        hidden_feedback=feedback,
+        framework=framework,
         manual=manual,
     )
 

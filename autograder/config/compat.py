@@ -1,4 +1,5 @@
 """Shims for the oldest Python the kit supports (3.10: the Gradescope image, many JupyterHubs), in one place."""
+
 from __future__ import annotations
 
 try:

@@ -39,6 +39,7 @@ Tokens, keys and secrets never live in the file (it is shared, and often committ
 would hold one (`token`, `api_key`, `secret`, `password`, ...) is refused; name an environment
 variable (`*_env`) or a file (`*_file`) instead.
 """
+
 from __future__ import annotations
 
 import re
@@ -51,7 +52,7 @@ from autograder.config.compat import tomllib
 
 COURSE_FILE = "course.toml"
 _SECRET_WORD = re.compile(r"token|secret|password|passwd|api_?key|private_?key|credential|^key$|pem", re.I)
-_SECRET_OK = re.compile(r"(_env|_file|_url)$")   # where a secret is, never what it is
+_SECRET_OK = re.compile(r"(_env|_file|_url)$")  # where a secret is, never what it is
 
 
 class CourseError(ValueError):
@@ -61,12 +62,20 @@ class CourseError(ValueError):
 # Every table and key a course file may hold, by table path ("*": any assignment id; a table not listed
 # here, such as `extensions`, is free-form).  load_course refuses any other key, so a misspelt one is an
 # error rather than a silent default; docs/course-toml.md documents each (tests/docs/test_docs.py).
-_DEADLINE_KEYS = ("due", "grace_minutes", "penalty_percent", "period", "max_penalty_percent", "of",
-                  "cutoff_days", "extensions")   # read by config/late.py, LatePolicy.from_table
+_DEADLINE_KEYS = (
+    "due",
+    "grace_minutes",
+    "penalty_percent",
+    "period",
+    "max_penalty_percent",
+    "of",
+    "cutoff_days",
+    "extensions",
+)  # read by config/late.py, LatePolicy.from_table
 KEYS: dict[str, tuple[str, ...]] = {
     "": ("course", "canvas", "lti", "deadline", "assignments", "serve", "rubric"),
-    "rubric": ("floor", "ceiling"),          # read by grades/rubric.py, Bounds.of: fractions of an exercise's points
-    "serve": ("host", "port", "tokens", "anonymous"),   # read by cli/serve.py and serve/pages.py; tokens: name = token
+    "rubric": ("floor", "ceiling"),  # read by grades/rubric.py, Bounds.of: fractions of an exercise's points
+    "serve": ("host", "port", "tokens", "anonymous"),  # read by cli/serve.py and serve/pages.py; tokens: name = token
     "course": ("title", "roster", "results", "secret_file", "variants", "counts", "package"),
     "canvas": ("url", "course", "token_env", "token_file"),
     "lti": ("token_url", "client_id", "key_file", "kid"),
@@ -82,8 +91,9 @@ def _refuse_unknown(table: dict[str, Any], path: str = "", shown: str = "") -> N
     for key, value in table.items():
         name = f"{shown}.{key}" if shown else key
         if "*" not in allowed and key not in allowed:
-            raise CourseError(f"{name}: not a key of a course file here (known: {', '.join(allowed)}; "
-                              f"docs/course-toml.md)")
+            raise CourseError(
+                f"{name}: not a key of a course file here (known: {', '.join(allowed)}; docs/course-toml.md)"
+            )
         sub = f"{path}.*" if "*" in allowed else f"{path}.{key}".lstrip(".")
         if sub in KEYS:
             if not isinstance(value, dict):
@@ -145,8 +155,10 @@ def _refuse_secrets(table: dict[str, Any], where: str) -> None:
         if isinstance(value, dict):
             _refuse_secrets(value, f"{where}{key}.")
         elif _SECRET_WORD.search(key) and not _SECRET_OK.search(key):
-            raise CourseError(f"{where}{key}: a course file never holds a token, key or secret; "
-                              f"name an environment variable ({key}_env) or a file ({key}_file) instead")
+            raise CourseError(
+                f"{where}{key}: a course file never holds a token, key or secret; "
+                f"name an environment variable ({key}_env) or a file ({key}_file) instead"
+            )
 
 
 def load_course(path: Path) -> Course:
@@ -157,7 +169,7 @@ def load_course(path: Path) -> Course:
     _refuse_secrets(data, "")
     _refuse_unknown(data)
     course = Course(path.resolve(), data)
-    course.variants()   # a bad setting is refused when the file is read, before any work
+    course.variants()  # a bad setting is refused when the file is read, before any work
     return course
 
 
@@ -180,8 +192,10 @@ def package_link(course: Course | None) -> str | None:
     if value in (None, ""):
         return None
     if not isinstance(value, str) or not _PACKAGE_LINK.fullmatch(value) or not value.isprintable():
-        raise CourseError(f"course.package = {str(value)[:200]!r}: give the student package's link, an https:// (or "
-                          "http://, file://) URL of its wheel with no spaces or quotes (README, \"For students\")")
+        raise CourseError(
+            f"course.package = {str(value)[:200]!r}: give the student package's link, an https:// (or "
+            "http://, file://) URL of its wheel with no spaces or quotes (README, \"For students\")"
+        )
     return value
 
 
@@ -195,5 +209,7 @@ def parse_variants(value: object) -> int | None:
         return PER_STUDENT
     if text.isascii() and text.isdigit() and int(text) >= 1:
         return int(text)
-    raise ValueError(f"variants = {value!r}: give \"student\" (hidden inputs of their own for each student) "
-                     "or a whole number of variants, at least 1")
+    raise ValueError(
+        f"variants = {value!r}: give \"student\" (hidden inputs of their own for each student) "
+        "or a whole number of variants, at least 1"
+    )

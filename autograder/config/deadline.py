@@ -21,6 +21,7 @@ never changed in place.  An extension may be keyed by any id the roster holds fo
 unknown and the LMS says the submission is late (Canvas's `LATE` marker) is one period's penalty
 applied, and the explanation says why.
 """
+
 from __future__ import annotations
 
 import math
@@ -112,9 +113,16 @@ class LatePolicy:
                 extensions[str(student)] = due + timedelta(days=float(ext))
             else:
                 extensions[str(student)] = parse_time(ext)
-        return cls(due=due, grace=timedelta(minutes=nums["grace_minutes"]), penalty_percent=nums["penalty_percent"],
-                   period=period, max_penalty_percent=min(100.0, nums["max_penalty_percent"]), of=of,
-                   cutoff=None if cutoff is None else timedelta(days=float(cutoff)), extensions=extensions)
+        return cls(
+            due=due,
+            grace=timedelta(minutes=nums["grace_minutes"]),
+            penalty_percent=nums["penalty_percent"],
+            period=period,
+            max_penalty_percent=min(100.0, nums["max_penalty_percent"]),
+            of=of,
+            cutoff=None if cutoff is None else timedelta(days=float(cutoff)),
+            extensions=extensions,
+        )
 
 
 def load_policy(manifest: Path) -> LatePolicy | None:

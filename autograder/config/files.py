@@ -1,5 +1,6 @@
 """Files the kit writes, written atomically (a crash never leaves half a file) and as text any UTF-8 reader
 accepts (`writable`)."""
+
 from __future__ import annotations
 
 import json

@@ -21,6 +21,7 @@ answered it with an ownership check; the same check is made here, as ssh's Stric
 `autograder validate` and `check()` never take checks from a discovered kit (`kit(discover=False)`): the one who
 validates may be a TA in a folder a student unpacked.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,14 +32,14 @@ from pathlib import Path
 KIT_ENV = "AUTOGRADER_KIT"
 COURSE_FILE = "course.toml"
 
-_said: set[str] = set()   # each refusal is said once per process (the kit is located by several commands' steps)
+_said: set[str] = set()  # each refusal is said once per process (the kit is located by several commands' steps)
 
 
 def unsafe(path: Path) -> str:
     """'' when `path` and every folder above it belong to the caller or root and no one else can write them
     (a sticky folder, such as `/tmp`, only above `path`); else why not, in words."""
     uid = os.geteuid()
-    target = Path(os.path.realpath(path))   # the folders a link leads through are the ones that count
+    target = Path(os.path.realpath(path))  # the folders a link leads through are the ones that count
     for each in (target, *target.parents):
         try:
             st = os.stat(each)
@@ -93,8 +94,11 @@ def kit(named: Path | None = None, start: Path | None = None, *, discover: bool 
         why = next((w for w in (unsafe(found / "assignments"), unsafe(found / "solutions")) if w), "")
         if not why:
             return found
-        refuse(found, f"a kit found above the working folder, and {why}",
-               f"if it is yours, name it: autograder --kit {found} ... (or {KIT_ENV}={found})")
+        refuse(
+            found,
+            f"a kit found above the working folder, and {why}",
+            f"if it is yours, name it: autograder --kit {found} ... (or {KIT_ENV}={found})",
+        )
     return installed_kit()
 
 
@@ -107,8 +111,11 @@ def course_file(start: Path | None = None) -> Path | None:
         return None
     why = unsafe(found)
     if why:
-        refuse(found, f"a course file found above the working folder, and {why}",
-               f"if it is yours, name it: autograder --course-file {found} ...")
+        refuse(
+            found,
+            f"a course file found above the working folder, and {why}",
+            f"if it is yours, name it: autograder --course-file {found} ...",
+        )
         return None
     return found
 
@@ -120,7 +127,10 @@ def home_secret() -> Path | None:
         return None
     why = unsafe(path)
     if why:
-        refuse(path, f"the default course secret file, and {why}",
-               f"if it is yours, name it: AUTOGRADER_SECRET_FILE={path} (or make it and its folders yours alone)")
+        refuse(
+            path,
+            f"the default course secret file, and {why}",
+            f"if it is yours, name it: AUTOGRADER_SECRET_FILE={path} (or make it and its folders yours alone)",
+        )
         return None
     return path

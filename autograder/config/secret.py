@@ -8,6 +8,7 @@ the course file's `secret_file`, `AUTOGRADER_SECRET_FILE`), `~/.config/autograde
 can change it (`config.locate`); else a fixed public
 default, recorded as such (`seed_source: "default"`): fine for a demo, never for a class.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,7 +45,7 @@ def find_secret(named: Path | None = None) -> Secret:
     the file `AUTOGRADER_SECRET_FILE` names, `~/.config/autograder/secret`, else the public default."""
     if os.environ.get(ENV):
         return Secret(os.environ[ENV].encode(), "env")
-    for path in (named, os.environ.get(FILE_ENV), locate.home_secret()):   # named, or only the caller's
+    for path in (named, os.environ.get(FILE_ENV), locate.home_secret()):  # named, or only the caller's
         if path and Path(path).expanduser().is_file():
             return read_secret(Path(path))
     return Secret()

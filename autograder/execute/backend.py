@@ -5,6 +5,7 @@ The backends are the student's worker (`runner.NotebookRunner`), the master's ca
 notebook that could not be read (`judge.session`) and the test suite's doubles.  Each says what it can do by
 overriding a default here, never by having a method or not: the client asks every backend the same way.
 """
+
 from __future__ import annotations
 
 import time
@@ -46,12 +47,13 @@ class ProbeBackend:
 
     `call` is the one method every backend writes; the others default to what any backend can do with it."""
 
-    FRESH_PROCESS = False   # each `call_fresh` runs in a process of its own (`ProbeClient.fresh_once` may keep it)
-    WATCHES_COST = False    # `call_costed` measures CPU from outside the code and stops a call at its `budget`
-    start_time = 0.0        # seconds spent starting a worker whose cells are no test's work (`ProbeClient._timed`)
+    FRESH_PROCESS = False  # each `call_fresh` runs in a process of its own (`ProbeClient.fresh_once` may keep it)
+    WATCHES_COST = False  # `call_costed` measures CPU from outside the code and stops a call at its `budget`
+    start_time = 0.0  # seconds spent starting a worker whose cells are no test's work (`ProbeClient._timed`)
 
-    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-             timeout: float | None = None) -> Any:
+    def call(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         raise NotImplementedError
 
     def call_many(self, calls: list[tuple[str, tuple, dict, int]], *, timeout: float | None = None) -> list[Entry]:
@@ -66,14 +68,23 @@ class ProbeBackend:
                 return out + [(None, exc)] * (len(calls) - len(out))
         return out
 
-    def call_fresh(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                   timeout: float | None = None) -> Any:
+    def call_fresh(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         """The probe where no code of the notebook can reach it; a backend with no workers of its own answers
         through `call`."""
         return self.call(probe, args, kwargs, seed=seed, timeout=timeout)
 
-    def call_costed(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                    timeout: float | None = None, budget: float | None = None) -> tuple[Any, float | None]:
+    def call_costed(
+        self,
+        probe: str,
+        args: tuple = (),
+        kwargs: dict | None = None,
+        *,
+        seed: int = 0,
+        timeout: float | None = None,
+        budget: float | None = None,
+    ) -> tuple[Any, float | None]:
         """`call` and what it cost: here its wall time, which says little (no `budget` stop: `WATCHES_COST`)."""
         t0 = time.monotonic()
         value = self.call(probe, args, kwargs, seed=seed, timeout=timeout)

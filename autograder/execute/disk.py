@@ -16,6 +16,7 @@ in the sandbox's user namespace only): it mounts, makes bubblewrap's own writabl
 `syscalls.py` (no user namespace, in which the notebook could mount a tmpfs of its own), drops
 every capability and execs the worker.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -57,8 +58,11 @@ def mount_disk(work: str, size_bytes: int, files: int, keep: list[str], shown: d
     covered = [d for d in _PRIVATE if os.path.isdir(d)]
     held: list[tuple[str, int]] = []
     for p in sorted(keep):  # a folder sorts before what it holds, which comes back with it (read-only)
-        if (any(p.startswith(d + "/") for d in covered) and os.path.exists(p)
-                and not any(p.startswith(q + "/") for q, _ in held)):
+        if (
+            any(p.startswith(d + "/") for d in covered)
+            and os.path.exists(p)
+            and not any(p.startswith(q + "/") for q, _ in held)
+        ):
             held.append((p, os.open(p, os.O_PATH | os.O_CLOEXEC)))
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_bytes},nr_inodes={files},mode=0755")
     os.mkdir(f"/tmp/{_LAYOUT}", 0o755)
@@ -118,7 +122,7 @@ def main() -> None:
     uid = int(sys.argv[5]) if sys.argv[5] else None
     if sys.argv[6]:
         os.set_inheritable(int(sys.argv[6]), False)  # the uid's lease: bubblewrap holds it, the worker does not
-    argv = sys.argv[sys.argv.index("--") + 1:]
+    argv = sys.argv[sys.argv.index("--") + 1 :]
     check(_libc.unshare(CLONE_NEWNS), "unshare")
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount_disk(work, size, files, keep, identity.accounts(uid, uid) if uid is not None else None)

@@ -22,6 +22,7 @@ Without root (a cold sandbox in a user namespace) there is no uid to lease: the 
 namespace, the grader's uid outside; the seccomp filter and namespaces still close every channel, but the
 per-user counters are the grader user's (docs/security.md).
 """
+
 from __future__ import annotations
 
 import errno
@@ -158,9 +159,11 @@ def lease() -> Lease:
 
 def accounts(uid: int, gid: int) -> dict[str, str]:
     """The sandbox's /etc/passwd and /etc/group: root, and the worker's uid as nobody (no host account)."""
-    return {"/etc/passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
-                           f"nobody:x:{uid}:{gid}:sandboxed notebook:{_HOME}:/usr/sbin/nologin\n",
-            "/etc/group": f"root:x:0:\nnogroup:x:{gid}:\n"}
+    return {
+        "/etc/passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
+        f"nobody:x:{uid}:{gid}:sandboxed notebook:{_HOME}:/usr/sbin/nologin\n",
+        "/etc/group": f"root:x:0:\nnogroup:x:{gid}:\n",
+    }
 
 
 def become(uid: int, gid: int) -> None:

@@ -17,6 +17,7 @@ the folders bound read-only, so three things come from here, and only from here:
   user site, which `-I` leaves out, added by a one-line bootstrap: the worker's HOME is not the caller's,
   so the interpreter could not find it by itself).
 """
+
 from __future__ import annotations
 
 import functools
@@ -36,9 +37,14 @@ def executable() -> str:
 def _isolated_path() -> tuple[str, ...]:
     """`sys.path` of this interpreter started with -I (what the worker gets before anything of ours)."""
     try:
-        out = subprocess.run([executable(), "-I", "-c", "import sys, json; print(json.dumps(sys.path))"],
-                             capture_output=True, timeout=60, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-                             cwd="/", check=True).stdout
+        out = subprocess.run(
+            [executable(), "-I", "-c", "import sys, json; print(json.dumps(sys.path))"],
+            capture_output=True,
+            timeout=60,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            cwd="/",
+            check=True,
+        ).stdout
         return tuple(p for p in json.loads(out) if isinstance(p, str))
     except (OSError, subprocess.SubprocessError, ValueError):
         return tuple(p for p in sys.path if p and os.path.isabs(p))
@@ -76,6 +82,8 @@ def module_argv(module: str) -> list[str]:
     user = user_site()
     if user is None:
         return [executable(), "-I", "-m", module]
-    boot = (f"import runpy, site; site.addsitedir({user!r}); "
-            f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
+    boot = (
+        f"import runpy, site; site.addsitedir({user!r}); "
+        f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
+    )
     return [executable(), "-I", "-c", boot]

@@ -8,6 +8,7 @@ the bench) waited for all of it.  `leave` does what the interpreter's exit does 
 threads' and the exit handlers' work (scratch folders removed, the sandbox's cgroups, multiprocessing's
 children), the output flushed — and then ends the process with `os._exit`.
 """
+
 from __future__ import annotations
 
 import atexit

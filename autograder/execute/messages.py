@@ -15,12 +15,13 @@ probe it was running is charged with it (`crashed`), never the grader.
     {"event": "exit", "code": int | None, "signal": int | None, "error": str | None}   (zygote)
     ERROR = {"type": str, "message": str, "frames": [{"cell": int, "line": int | None, "code": str}]}
 """
+
 from __future__ import annotations
 
 from typing import Any
 
-from autograder.execute.wire import PayloadError
 from autograder.config.limits import MAX_ITEMS, clip, clip_frames, clip_notes
+from autograder.execute.wire import PayloadError
 
 EVENTS = ("cell_start", "cell_end", "executed")
 
@@ -28,8 +29,10 @@ EVENTS = ("cell_start", "cell_end", "executed")
 def _field(msg: dict, key: str, *types: type, what: str) -> Any:
     value = msg.get(key)
     if type(value) not in types:
-        raise PayloadError(f"{what}: field {key!r} is {type(value).__name__}, not "
-                           + " or ".join("None" if t is type(None) else t.__name__ for t in types))
+        raise PayloadError(
+            f"{what}: field {key!r} is {type(value).__name__}, not "
+            + " or ".join("None" if t is type(None) else t.__name__ for t in types)
+        )
     return value
 
 
@@ -71,8 +74,11 @@ def error(err: Any) -> dict[str, Any]:
         _field(f, "line", int, type(None), what="frame")
         _field(f, "code", str, what="frame")
     kept, cut = clip_frames(frames)
-    return {"type": clip(kind, 100), "message": clip((f"[cut: {cut} more frames] " if cut else "") + message),
-            "frames": kept}
+    return {
+        "type": clip(kind, 100),
+        "message": clip((f"[cut: {cut} more frames] " if cut else "") + message),
+        "frames": kept,
+    }
 
 
 def reply(msg: Any, request_id: int) -> tuple[bool, Any]:

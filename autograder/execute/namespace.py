@@ -1,4 +1,5 @@
 """The notebook namespace as probes see it, and how student exceptions are described."""
+
 from __future__ import annotations
 
 import errno

@@ -3,6 +3,7 @@
 One answer for the trusted side (which memory cap, which device Triton kernels are tested on) and for the
 worker and zygote (Triton's mode): they must agree, or a test asks for a device the worker cannot use.
 """
+
 from __future__ import annotations
 
 import glob

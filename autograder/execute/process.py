@@ -6,6 +6,7 @@ keeping only a capped prefix (an output flood costs the student's time, never ou
 memory), and kills the worker: its whole process group when we started it, or its PID
 namespace (it is PID 1 there) when a zygote forked it.
 """
+
 from __future__ import annotations
 
 import os
@@ -59,7 +60,7 @@ class CappedStream:
             chunk, self.pending_cr = chunk[:-1], True
         if b"\r" in chunk:
             if _REWRITTEN.match(chunk):  # rewrites the line that an earlier chunk began
-                del self.data[self.data.rfind(b"\n") + 1:]
+                del self.data[self.data.rfind(b"\n") + 1 :]
             chunk = _REWRITTEN.sub(b"", chunk)
         room = self.cap - len(self.data)
         if room > 0:
@@ -229,9 +230,13 @@ def host_short(groups: Sequence[Path] = (), proc: Path = Path("/proc")) -> str:
 def describe_exit(code: int | None = None, sig: int | None = None) -> str:
     if sig:
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
-        hint = {"SIGKILL": " (killed: memory limit, or a kill from inside)", "SIGXCPU": " (CPU time limit)",
-                "SIGSEGV": " (segmentation fault)", "SIGXFSZ": " (file size limit)",
-                "SIGABRT": " (aborted)"}.get(name, "")
+        hint = {
+            "SIGKILL": " (killed: memory limit, or a kill from inside)",
+            "SIGXCPU": " (CPU time limit)",
+            "SIGSEGV": " (segmentation fault)",
+            "SIGXFSZ": " (file size limit)",
+            "SIGABRT": " (aborted)",
+        }.get(name, "")
         return f"the worker was killed by {name}{hint}"
     if code is None:
         return "the worker stopped answering"
@@ -241,13 +246,23 @@ def describe_exit(code: int | None = None, sig: int | None = None) -> str:
 class WorkerProcess:
     """One running worker: a channel to talk to it, its output, and a way to kill it."""
 
-    def __init__(self, *, channel: socket.socket, stdout_fd: int, stderr_fd: int, pid: int,
-                 popen: subprocess.Popen | None = None, output_cap: int = 64 * 1024,
-                 limits: wire.Limits = wire.DEFAULT_LIMITS) -> None:
+    def __init__(
+        self,
+        *,
+        channel: socket.socket,
+        stdout_fd: int,
+        stderr_fd: int,
+        pid: int,
+        popen: subprocess.Popen | None = None,
+        output_cap: int = 64 * 1024,
+        limits: wire.Limits = wire.DEFAULT_LIMITS,
+    ) -> None:
         self.channel, self.pid, self.popen = channel, pid, popen
         self.stdout, self.stderr = CappedStream(output_cap), CappedStream(output_cap)
-        self._threads = [threading.Thread(target=_drain, args=(stdout_fd, self.stdout), daemon=True),
-                         threading.Thread(target=_drain, args=(stderr_fd, self.stderr), daemon=True)]
+        self._threads = [
+            threading.Thread(target=_drain, args=(stdout_fd, self.stdout), daemon=True),
+            threading.Thread(target=_drain, args=(stderr_fd, self.stderr), daemon=True),
+        ]
         for t in self._threads:
             t.start()
         self._limits = limits
@@ -255,15 +270,23 @@ class WorkerProcess:
         self._dead = False
         self._tree: list[int] | None = None  # pids whose CPU time counts (cpu_seconds)
         self.cgroups: list[Path] = []  # its own (the sandbox's `_Cgroups`): the first lists its processes
-        self._stat_fd: int | None = None     # the worker's /proc stat file (`_own_cpu`)
+        self._stat_fd: int | None = None  # the worker's /proc stat file (`_own_cpu`)
         self._schedstat_fd: int | None = None  # and its schedstat file (`run_queue_wait`)
         # a zygote's worker is signalled through a pidfd: its pid may be freed (and, pid_max being as low as
         # 32768, reused) as soon as it exits, which after `stop` it usually has by the time it is killed
         self._pidfd = _pidfd_open(pid) if popen is None else None
 
     @classmethod
-    def launch(cls, *, argv_prefix: Sequence[str], workdir: Path, env: dict[str, str], output_cap: int,
-               limits: wire.Limits, pass_fds: Sequence[int] = ()) -> "WorkerProcess":
+    def launch(
+        cls,
+        *,
+        argv_prefix: Sequence[str],
+        workdir: Path,
+        env: dict[str, str],
+        output_cap: int,
+        limits: wire.Limits,
+        pass_fds: Sequence[int] = (),
+    ) -> "WorkerProcess":
         """Start `python -I -m autograder.execute.worker` (behind `argv_prefix`) as our child (`pass_fds`: what
         the sandbox in front of it holds besides the channel)."""
         ours, theirs = socket.socketpair()
@@ -272,14 +295,29 @@ class WorkerProcess:
         fd = theirs.fileno()
         argv = [*argv_prefix, *interpreter.module_argv("autograder.execute.worker"), str(fd), str(fd)]
         try:
-            popen = subprocess.Popen(argv, pass_fds=(fd, *pass_fds), stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
-                                     cwd=workdir, env=env, start_new_session=True)
+            popen = subprocess.Popen(
+                argv,
+                pass_fds=(fd, *pass_fds),
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=err_w,
+                cwd=workdir,
+                env=env,
+                start_new_session=True,
+            )
         finally:
             theirs.close()
             os.close(out_w)
             os.close(err_w)
-        return cls(channel=ours, stdout_fd=out_r, stderr_fd=err_r, pid=popen.pid, popen=popen,
-                   output_cap=output_cap, limits=limits)
+        return cls(
+            channel=ours,
+            stdout_fd=out_r,
+            stderr_fd=err_r,
+            pid=popen.pid,
+            popen=popen,
+            output_cap=output_cap,
+            limits=limits,
+        )
 
     # -- messages ---------------------------------------------------------------
     def send(self, obj: Any, deadline: float) -> None:
@@ -495,7 +533,11 @@ class WorkerProcess:
                 return describe_exit()
             argv = self.popen.args
             launched = argv[0] if isinstance(argv, (list, tuple)) else argv
-            if code > 128 and (code - 128) in signal.Signals._value2member_map_ and launched != interpreter.executable():
+            if (
+                code > 128
+                and (code - 128) in signal.Signals._value2member_map_
+                and launched != interpreter.executable()
+            ):
                 return describe_exit(sig=code - 128)  # bwrap and sh report a child's signal death this way
             return describe_exit(code if code >= 0 else None, -code if code < 0 else None)
         # a zygote worker whose exit report (if any) did not arrive as a whole frame

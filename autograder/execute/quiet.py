@@ -6,6 +6,7 @@ are on", the CPU instructions it was not built for), the first of them before it
 would land in the notebook's output.  No setting reaches them; only the descriptor can be quieted.  Used
 by a TensorFlow notebook's setup cell (through `autograder.student.selfcheck`) and by the worker's import.
 """
+
 from __future__ import annotations
 
 import os

@@ -10,6 +10,7 @@ global seed and Keras's global seed generator are set too, by `keras.utils.set_r
 so a layer's initial weights, `tf.random.*` and an unseeded `shuffle` draw the same for the reference
 and the student.  Nothing here imports TensorFlow: a worker that has not loaded it pays nothing.
 """
+
 from __future__ import annotations
 
 import functools

@@ -6,6 +6,7 @@ earn credit.  A probe call that hangs or kills its worker costs only that call: 
 call gets a fresh worker (again by replaying the notebook).  Every wait is bounded by the
 per-cell or per-test deadline and by the submission's overall deadline.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,7 +26,7 @@ from autograder.notebook.cells import Cell
 _WALL_FACTOR = 3  # a cell may take this many times its CPU budget in wall time
 _NO_WORKER = "a worker could not be started"
 HOST_RETRIES = 2  # calls (and worker starts) retried per submission after a fault of the host, not the student
-STARVED = 0.5     # a probe or cell that used less CPU than this share of its wall time may have been starved
+STARVED = 0.5  # a probe or cell that used less CPU than this share of its wall time may have been starved
 
 
 def host_starved(cpu: float | None, wall: float, kept_from_cpu: bool | None = None) -> bool:
@@ -47,15 +48,21 @@ def cannot_start(why: str, stderr: str) -> str:
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
     missing = next((m.group(1) for ln in lines if (m := _MISSING.search(ln))), None)
     if missing:
-        cause = (f"its Python could not import `{missing}`; the worker sees only this environment's own folders "
-                 f"(not PYTHONPATH, not the current folder): install `{missing}` into the environment that runs "
-                 "this, then try again")
+        cause = (
+            f"its Python could not import `{missing}`; the worker sees only this environment's own folders "
+            f"(not PYTHONPATH, not the current folder): install `{missing}` into the environment that runs "
+            "this, then try again"
+        )
     elif any(ln.startswith("bwrap:") for ln in lines):
-        cause = ("the sandbox (bubblewrap) could not set it up; check that `bwrap --unshare-all --ro-bind / / true` "
-                 "works here, or report it to your course staff with the worker's output")
+        cause = (
+            "the sandbox (bubblewrap) could not set it up; check that `bwrap --unshare-all --ro-bind / / true` "
+            "works here, or report it to your course staff with the worker's output"
+        )
     elif any("autograder/execute/disk.py" in ln or "autograder/execute/zygote.py" in ln for ln in lines):
-        cause = ("the sandbox could not prepare the worker's own disk; report it to your course staff with the "
-                 "worker's output")
+        cause = (
+            "the sandbox could not prepare the worker's own disk; report it to your course staff with the "
+            "worker's output"
+        )
     elif lines:
         cause = "it stopped before running any cell; report it to your course staff with the worker's output"
     else:
@@ -116,7 +123,7 @@ class CellRecord:
     error: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     source: str = ""
-    wall: float = 0.0         # seconds from the cell's start to its end, on the trusted side's clock (as read: exact to its scheduling delay)
+    wall: float = 0.0  # seconds from the cell's start to its end, on the trusted side's clock (as read: exact to its scheduling delay)
     cpu: float | None = None  # CPU seconds of the worker's process tree meanwhile (None: not readable)
 
 
@@ -127,6 +134,7 @@ def cpu_spent(worker: WorkerProcess) -> Callable[[], float]:
     """A reader of the CPU seconds `worker`'s process tree has used since now, read from /proc by this side:
     of clock ticks of the whole tree (exited threads and children included) and nanoseconds of its living
     threads, the larger; wall time where /proc cannot tell."""
+
     def read() -> tuple[float | None, float | None, float]:
         return worker.cpu_seconds(rescan=True), worker.run_seconds(rescan=False), time.monotonic()
 
@@ -165,12 +173,13 @@ class _CellRun:
     cells.  Events must follow the cells the worker was sent, in order, once each: one out of turn
     raises `wire.PayloadError` (only student code can forge one), and is charged to the cell that
     started last (`blamed`)."""
-    expected: Iterator[int]            # the cells still to start, in order
-    current: int | None = None         # the cell running now
-    last: int | None = None            # the cell that started last
-    started: float = 0.0               # when the current cell started (monotonic)
-    cpu0: float | None = None          # the worker's CPU time then (None: not readable)
-    starved: list[str] = field(default_factory=list)   # how the host kept the current cell from the CPU
+
+    expected: Iterator[int]  # the cells still to start, in order
+    current: int | None = None  # the cell running now
+    last: int | None = None  # the cell that started last
+    started: float = 0.0  # when the current cell started (monotonic)
+    cpu0: float | None = None  # the worker's CPU time then (None: not readable)
+    starved: list[str] = field(default_factory=list)  # how the host kept the current cell from the CPU
 
     def start(self, idx: int, cpu: float | None) -> None:
         if self.current is not None or idx != next(self.expected, None):
@@ -224,9 +233,9 @@ class NotebookRunner(ProbeBackend):
         self.stderr = ""
         self.out_of_time = False
         self.host = HostRetries()  # faults of the host, retried before the student is charged
-        self.start_stderr = ""     # the end of what the last worker that never ran a cell printed
+        self.start_stderr = ""  # the end of what the last worker that never ran a cell printed
         self.wire_limits = wire.Limits(max_bytes=limits.payload_mb * 2**20)
-        self.cell_time = 0.0       # wall seconds the notebook's cells took, replays after a hang or crash included
+        self.cell_time = 0.0  # wall seconds the notebook's cells took, replays after a hang or crash included
 
     @property
     def host_fault(self) -> str:
@@ -255,9 +264,15 @@ class NotebookRunner(ProbeBackend):
         try:
             worker = self._spawn()
             worker.send(
-                {"op": "start", "cells": [{"index": c.index, "source": c.source} for c in self.cells],
-                 "skip": sorted(self.skip), "probes": str(self.probes) if self.probes else None,
-                 "seed": self.seed, "threads": self.limits.threads, "limits": self.isolation.rlimits(self.limits)},
+                {
+                    "op": "start",
+                    "cells": [{"index": c.index, "source": c.source} for c in self.cells],
+                    "skip": sorted(self.skip),
+                    "probes": str(self.probes) if self.probes else None,
+                    "seed": self.seed,
+                    "threads": self.limits.threads,
+                    "limits": self.isolation.rlimits(self.limits),
+                },
                 self._bounded(self.limits.startup_timeout),
             )
             deadline = self._bounded(self.limits.startup_timeout)
@@ -291,13 +306,21 @@ class NotebookRunner(ProbeBackend):
         self.cell_time += wall
         if err and self._host_fault_in(worker, f"cell {idx}"):
             return False
-        self.records[idx] = CellRecord(idx, "error" if err else "ok", err, notes, self._original(idx),
-                                       wall, None if cpu is None or run.cpu0 is None else cpu - run.cpu0)
+        self.records[idx] = CellRecord(
+            idx,
+            "error" if err else "ok",
+            err,
+            notes,
+            self._original(idx),
+            wall,
+            None if cpu is None or run.cpu0 is None else cpu - run.cpu0,
+        )
         run.current = None
         return True
 
-    def _charge(self, exc: Exception, why: str, cell: int | None, starved: list[str],
-                worker: WorkerProcess | None) -> None:
+    def _charge(
+        self, exc: Exception, why: str, cell: int | None, starved: list[str], worker: WorkerProcess | None
+    ) -> None:
         """Whose fault a failed worker was, the host's or the student's (`cell`: the one to blame, None when
         no cell started).  Returns to replay the notebook: after recording the cell's `timeout` or
         `crashed` (skipped in the replay), or without a record when the host is to blame and may be tried
@@ -327,17 +350,26 @@ class NotebookRunner(ProbeBackend):
                 return
             self.host.charge(f"cell {cell} {starved[-1]}")
         t = self.limits.cell_timeout
-        msg = (f"cell did not finish within its time limit ({t:g} s of CPU time, {_WALL_FACTOR * t:g} s "
-               f"of wall time at most)" if timed_out or worker is None else self._why(exc, worker))
+        msg = (
+            f"cell did not finish within its time limit ({t:g} s of CPU time, {_WALL_FACTOR * t:g} s "
+            f"of wall time at most)"
+            if timed_out or worker is None
+            else self._why(exc, worker)
+        )
         self.records[cell] = CellRecord(
-            cell, "timeout" if timed_out else "crashed",
-            {"type": "Timeout" if timed_out else "Crashed", "message": msg, "frames": []}, [], self._original(cell))
+            cell,
+            "timeout" if timed_out else "crashed",
+            {"type": "Timeout" if timed_out else "Crashed", "message": msg, "frames": []},
+            [],
+            self._original(cell),
+        )
         self.skip.add(cell)
         if self.out_of_time:
             raise ProbeTimeout("the submission used up its time limit") from None
 
-    def _cell_clock(self, worker: WorkerProcess, cpu0: float | None,
-                    starved: list[str]) -> tuple[float, Callable[[], float | None]]:
+    def _cell_clock(
+        self, worker: WorkerProcess, cpu0: float | None, starved: list[str]
+    ) -> tuple[float, Callable[[], float | None]]:
         """A cell's deadline: `cell_timeout` seconds of the worker's CPU time, and at most
         `_WALL_FACTOR` times that in wall time (for a cell that sleeps or waits).
 
@@ -365,13 +397,23 @@ class NotebookRunner(ProbeBackend):
         return self._bounded(limit), extend
 
     # -- probes -------------------------------------------------------------------
-    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None) -> Any:
+    def call(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         """Run `probe(ns, *args, **kwargs)` in the worker and return its (validated) result."""
         [(ok, value)] = self.call_many([(probe, args, kwargs or {}, seed)], timeout=timeout)
         return answer(ok, value)
 
-    def call_costed(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                    timeout: float | None = None, budget: float | None = None) -> tuple[Any, float]:
+    def call_costed(
+        self,
+        probe: str,
+        args: tuple = (),
+        kwargs: dict | None = None,
+        *,
+        seed: int = 0,
+        timeout: float | None = None,
+        budget: float | None = None,
+    ) -> tuple[Any, float]:
         """`call`, and the CPU seconds the worker's process tree used meanwhile, read by this side from /proc:
         how much work the call did, which nothing in the worker can lower.  Of the two readings, clock ticks
         of the whole tree (exited threads and children included) and nanoseconds of its living threads, the
@@ -387,12 +429,18 @@ class NotebookRunner(ProbeBackend):
             cpu = spent()
             return OverBudget(cpu, budget) if budget is not None and cpu >= budget else None
 
-        [(ok, value)] = self.call_many([(probe, args, kwargs or {}, seed)], timeout=timeout,
-                                       watch=None if budget is None else over_budget)
+        [(ok, value)] = self.call_many(
+            [(probe, args, kwargs or {}, seed)], timeout=timeout, watch=None if budget is None else over_budget
+        )
         return answer(ok, value), spent()
 
-    def call_many(self, calls: list[tuple[str, tuple, dict, int]], *, timeout: float | None = None,
-                  watch: Callable[[], Exception | None] | None = None) -> list[tuple[bool | None, Any]]:
+    def call_many(
+        self,
+        calls: list[tuple[str, tuple, dict, int]],
+        *,
+        timeout: float | None = None,
+        watch: Callable[[], Exception | None] | None = None,
+    ) -> list[tuple[bool | None, Any]]:
         """Run each `(probe, args, kwargs, seed)` in the worker, in order, sent in one request; the worker
         answers each call as it returns.  One entry per call: (True, value), (False, the student's
         error), or (None, ProbeTimeout / ProbeCrashed) for the call the worker hung or died in and every
@@ -418,12 +466,15 @@ class NotebookRunner(ProbeBackend):
 
         watched = _Watch(watch, deadline, read_cpu) if watch is not None else None
         try:
-            worker.send({"op": "probe", "id": self._request_id,
-                         "calls": [[p, list(a), k, s] for p, a, k, s in calls]},
-                        deadline)
+            worker.send(
+                {"op": "probe", "id": self._request_id, "calls": [[p, list(a), k, s] for p, a, k, s in calls]}, deadline
+            )
             for _ in calls:
-                reply = (worker.recv(watched.next_check(), watched.extend) if watched is not None
-                         else worker.recv(deadline, read_cpu))
+                reply = (
+                    worker.recv(watched.next_check(), watched.extend)
+                    if watched is not None
+                    else worker.recv(deadline, read_cpu)
+                )
                 try:
                     answers.append(messages.reply(reply, self._request_id))
                 except wire.PayloadError as exc:
@@ -435,7 +486,9 @@ class NotebookRunner(ProbeBackend):
                 return answers[:failed] + self.call_many(calls[failed:], timeout=timeout)
             return answers
         except WorkerTimeout:
-            if watched is not None and watched.stopped is not None:  # stopped by its watcher: the student's cost, proven
+            if (
+                watched is not None and watched.stopped is not None
+            ):  # stopped by its watcher: the student's cost, proven
                 self._lose(worker)
                 return answers + [(None, watched.stopped)] * (len(calls) - len(answers))
             cpu, kept_from_cpu = at_deadline
@@ -456,7 +509,7 @@ class NotebookRunner(ProbeBackend):
                     # still happens charge it but keep the result provisional (graded again)
                     if self.host.again():
                         self.restarts -= 1  # the host's restart, not one of the notebook's
-                        return answers + self.call_many(calls[len(answers):], timeout=timeout)
+                        return answers + self.call_many(calls[len(answers) :], timeout=timeout)
                     self.host.charge(starved)
                 failure = ProbeTimeout(f"no answer within {seconds:g} s")
         except (WorkerDied, EOFError) as exc:
@@ -471,16 +524,24 @@ class NotebookRunner(ProbeBackend):
         return answers + [(None, failure)] * (len(calls) - len(answers))
 
     FRESH_PROCESS = True  # each `call_fresh` is a process of its own (`ProbeClient.fresh_once` may keep answers)
-    WATCHES_COST = True   # `call_costed` reads the worker's CPU from /proc and stops the call at its budget
+    WATCHES_COST = True  # `call_costed` reads the worker's CPU from /proc and stops the call at its budget
 
-    def call_fresh(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                   timeout: float | None = None) -> Any:
+    def call_fresh(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         """Run `probe(ns, *args, **kwargs)` in a worker of its own that never ran a cell of the notebook
         (`ns` is empty): evidence no code of the notebook can reach or switch off, e.g. the kit compiling
         a kernel whose source an earlier probe returned as text, and calling it through its own harness.
         The worker (and its work folder) is stopped after the call; its time is the submission's."""
-        with NotebookRunner([], probes=self.probes, limits=self.limits, isolation=self.isolation, seed=self.seed,
-                            deadline=self.deadline, extra_files=self.extra_files) as fresh:
+        with NotebookRunner(
+            [],
+            probes=self.probes,
+            limits=self.limits,
+            isolation=self.isolation,
+            seed=self.seed,
+            deadline=self.deadline,
+            extra_files=self.extra_files,
+        ) as fresh:
             try:
                 return fresh.call(probe, args, kwargs, seed=seed, timeout=timeout)
             finally:
@@ -507,9 +568,15 @@ class NotebookRunner(ProbeBackend):
             for name, src in self.extra_files.items():
                 shutil.copy(src, self.workdir / name)
         env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(self.workdir), "TMPDIR": str(self.workdir),
-            "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "AUTOGRADER_WORKER": "1", "PYTHONHASHSEED": "0",
-            "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": str(self.limits.threads),
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(self.workdir),
+            "TMPDIR": str(self.workdir),
+            "LANG": "C.UTF-8",
+            "MPLBACKEND": "Agg",
+            "AUTOGRADER_WORKER": "1",
+            "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "OMP_NUM_THREADS": str(self.limits.threads),
             "MKL_NUM_THREADS": str(self.limits.threads),
         }
         try:

@@ -29,6 +29,7 @@ process.  Where the host lets us create cgroups, each worker also gets a process
 (`pids`: fork and thread bombs; RLIMIT_NPROC, a count per uid, only where there are no cgroups) and a
 memory cap.
 """
+
 from __future__ import annotations
 
 import array
@@ -45,13 +46,12 @@ import threading
 import time
 import uuid
 from pathlib import Path
-
-import autograder
 from typing import TYPE_CHECKING
 
+import autograder
 from autograder.config.assignment import framework_of, master_of
-from autograder.execute import identity, interpreter, nvidia, scratch
 from autograder.config.limits import Limits
+from autograder.execute import identity, interpreter, nvidia, scratch
 
 if TYPE_CHECKING:  # imported where a worker is spawned: they import torch, which the zygote is told to
     from autograder.execute import wire  # import first (`prestart`), so the grader's import overlaps it
@@ -85,8 +85,9 @@ class Isolation:
     def remove_workdir(self, workdir: Path) -> None:
         scratch.remove(workdir)
 
-    def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str],
-              wire_limits: wire.Limits) -> WorkerProcess:
+    def spawn(
+        self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str], wire_limits: wire.Limits
+    ) -> WorkerProcess:
         raise NotImplementedError
 
     def prestart(self, probes: Path | None, limits: Limits) -> None:
@@ -125,12 +126,18 @@ class RlimitsOnly(Isolation):
 
     name = "rlimits"
 
-    def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str],
-              wire_limits: wire.Limits) -> WorkerProcess:
+    def spawn(
+        self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str], wire_limits: wire.Limits
+    ) -> WorkerProcess:
         from autograder.execute.process import WorkerProcess
 
-        return WorkerProcess.launch(argv_prefix=[], workdir=workdir, env={**env, **framework_of(probes).env()},
-                                    output_cap=limits.output_kb * 1024, limits=wire_limits)
+        return WorkerProcess.launch(
+            argv_prefix=[],
+            workdir=workdir,
+            env={**env, **framework_of(probes).env()},
+            output_cap=limits.output_kb * 1024,
+            limits=wire_limits,
+        )
 
 
 _CGROUP_ROOT = Path(os.environ.get("AUTOGRADER_CGROUP_ROOT", "/sys/fs/cgroup"))
@@ -182,8 +189,10 @@ class _Cgroups:
     @classmethod
     def prune(cls, older_than: float = 600.0) -> None:
         """Remove empty groups left by a grader that was killed (a live group is never empty)."""
-        roots = {"v1": [_CGROUP_ROOT / "pids" / "autograder", _CGROUP_ROOT / "memory" / "autograder"],
-                 "v2": [_CGROUP_ROOT / "autograder"]}.get(cls.layout() or "", [])
+        roots = {
+            "v1": [_CGROUP_ROOT / "pids" / "autograder", _CGROUP_ROOT / "memory" / "autograder"],
+            "v2": [_CGROUP_ROOT / "autograder"],
+        }.get(cls.layout() or "", [])
         now = time.time()
         for root in roots:
             for g in root.glob("*") if root.is_dir() else []:
@@ -233,8 +242,12 @@ def _bwrap() -> str | None:
         return None
     bwrap = os.path.abspath(bwrap)
     try:
-        ok = subprocess.run([bwrap, "--unshare-all", "--ro-bind", "/", "/", "true"],
-                            capture_output=True, timeout=20).returncode == 0
+        ok = (
+            subprocess.run(
+                [bwrap, "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, timeout=20
+            ).returncode
+            == 0
+        )
     except (OSError, subprocess.TimeoutExpired):
         ok = False
     return bwrap if ok else None
@@ -258,10 +271,23 @@ def _preloaded(probes: Path | None) -> list[str]:
 
 
 def _readonly_paths(probes: Path | None) -> list[str]:
-    paths = {"/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc/ld.so.cache", "/etc/alternatives",
-             "/etc/localtime", sys.prefix, sys.base_prefix, sys.exec_prefix,
-             str(Path(os.path.realpath(sys.executable)).parents[1]), *interpreter.import_folders(),
-             str(Path(autograder.__file__).resolve().parent)}
+    paths = {
+        "/usr",
+        "/bin",
+        "/lib",
+        "/lib64",
+        "/lib32",
+        "/sbin",
+        "/etc/ld.so.cache",
+        "/etc/alternatives",
+        "/etc/localtime",
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        str(Path(os.path.realpath(sys.executable)).parents[1]),
+        *interpreter.import_folders(),
+        str(Path(autograder.__file__).resolve().parent),
+    }
     if probes is not None:
         paths.add(str(probes.resolve()))
     return sorted(p for p in paths if os.path.exists(p))
@@ -288,8 +314,9 @@ class Bubblewrap(Isolation):
         paths = _readonly_paths(probes)
         # bwrap makes missing parent folders 0700; a worker running as a real unprivileged uid
         # (warm mode) must be able to walk through them
-        parents = sorted({str(q) for p in paths for q in Path(p).parents if str(q) != "/"} - set(paths),
-                         key=lambda q: q.count("/"))
+        parents = sorted(
+            {str(q) for p in paths for q in Path(p).parents if str(q) != "/"} - set(paths), key=lambda q: q.count("/")
+        )
         for q in parents:
             argv += ["--perms", "0755", "--dir", q]
         for p in paths:
@@ -315,8 +342,9 @@ class Bubblewrap(Isolation):
             caps.pop("processes", None)
         return caps
 
-    def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str],
-              wire_limits: wire.Limits) -> WorkerProcess:
+    def spawn(
+        self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str], wire_limits: wire.Limits
+    ) -> WorkerProcess:
         # As root: no user namespace; `disk.py` mounts the worker's bounded disk (at `workdir`, /tmp,
         # /dev/shm) and becomes the worker's own leased uid, which drops every capability.  Otherwise:
         # CAP_SYS_ADMIN in the sandbox's user namespace only, where bubblewrap made us nobody already.
@@ -325,11 +353,26 @@ class Bubblewrap(Isolation):
             who = [*_NAMESPACES_AS_ROOT, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
             who = ["--unshare-all", "--uid", str(identity.NOBODY), "--gid", str(identity.NOBODY), "--cap-drop", "ALL"]
-        argv = [self.bwrap, "--die-with-parent", *who, "--new-session", "--cap-add", "CAP_SYS_ADMIN", "--hostname", "grader",
-                *self._binds(probes), "--dir", str(workdir),
-                *interpreter.module_argv("autograder.execute.disk"), str(limits.disk_mb * 2**20),
-                str(limits.files), str(workdir), json.dumps(_readonly_paths(probes)),
-                *((str(lease.uid), str(lease.fd)) if lease else ("", "")), "--"]
+        argv = [
+            self.bwrap,
+            "--die-with-parent",
+            *who,
+            "--new-session",
+            "--cap-add",
+            "CAP_SYS_ADMIN",
+            "--hostname",
+            "grader",
+            *self._binds(probes),
+            "--dir",
+            str(workdir),
+            *interpreter.module_argv("autograder.execute.disk"),
+            str(limits.disk_mb * 2**20),
+            str(limits.files),
+            str(workdir),
+            json.dumps(_readonly_paths(probes)),
+            *((str(lease.uid), str(lease.fd)) if lease else ("", "")),
+            "--",
+        ]
         try:
             groups = _Cgroups.create(limits)
         except OSError:
@@ -343,9 +386,14 @@ class Bubblewrap(Isolation):
         from autograder.execute.process import WorkerProcess
 
         try:
-            worker = WorkerProcess.launch(argv_prefix=argv, workdir=workdir, env={**env, **framework_of(probes).env()},
-                                          pass_fds=(lease.fd,) if lease and lease.fd is not None else (),
-                                          output_cap=limits.output_kb * 1024, limits=wire_limits)
+            worker = WorkerProcess.launch(
+                argv_prefix=argv,
+                workdir=workdir,
+                env={**env, **framework_of(probes).env()},
+                pass_fds=(lease.fd,) if lease and lease.fd is not None else (),
+                output_cap=limits.output_kb * 1024,
+                limits=wire_limits,
+            )
         except OSError:
             _Cgroups.remove(groups, wait=False)
             if lease is not None:
@@ -379,11 +427,21 @@ class _Zygote:
         fds = (theirs.fileno(), listener.fileno())
         try:
             self.proc: subprocess.Popen | None = subprocess.Popen(
-                [*argv, *interpreter.module_argv("autograder.execute.zygote"), *map(str, fds),
-                 json.dumps(_readonly_paths(probes)), str(probes.resolve()) if probes else "",
-                 json.dumps(_preloaded(probes))],
-                pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                env=env, start_new_session=True)
+                [
+                    *argv,
+                    *interpreter.module_argv("autograder.execute.zygote"),
+                    *map(str, fds),
+                    json.dumps(_readonly_paths(probes)),
+                    str(probes.resolve()) if probes else "",
+                    json.dumps(_preloaded(probes)),
+                ],
+                pass_fds=fds,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=env,
+                start_new_session=True,
+            )
         finally:
             theirs.close()
             listener.close()
@@ -439,19 +497,21 @@ class _Zygote:
             buf += chunk
         return buf.strip()
 
-    def fork(self, env: dict[str, str], limits: Limits, timeout: float,
-             lease: identity.Lease) -> tuple[socket.socket, int, int, int]:
+    def fork(
+        self, env: dict[str, str], limits: Limits, timeout: float, lease: identity.Lease
+    ) -> tuple[socket.socket, int, int, int]:
         """Ask for one worker, to run as the leased uid (its lock goes along, held by the worker's intermediate
         process); returns (channel, stdout fd, stderr fd, host pid)."""
         ours, theirs = socket.socketpair()
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        req = json.dumps({"env": env, "disk_bytes": limits.disk_mb * 2**20, "disk_files": limits.files,
-                          "uid": lease.uid}).encode()
+        req = json.dumps(
+            {"env": env, "disk_bytes": limits.disk_mb * 2**20, "disk_files": limits.files, "uid": lease.uid}
+        ).encode()
         try:
             with self.lock:
-                assert lease.fd is not None   # held until the worker ends
+                assert lease.fd is not None  # held until the worker ends
                 fds = array.array("i", [theirs.fileno(), out_w, err_w, lease.fd]).tobytes()
                 try:
                     self.control.sendmsg([req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
@@ -472,8 +532,14 @@ class _Zygote:
             msg, anc, _, _ = ours.recvmsg(1, socket.CMSG_SPACE(12))
         finally:
             ours.settimeout(None)
-        pid = next((int.from_bytes(d[:4], sys.byteorder, signed=True) for lvl, kind, d in anc
-                    if lvl == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS), 0)
+        pid = next(
+            (
+                int.from_bytes(d[:4], sys.byteorder, signed=True)
+                for lvl, kind, d in anc
+                if lvl == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS
+            ),
+            0,
+        )
         if msg != b"H" or pid <= 0:
             for fd in (out_r, err_r):
                 os.close(fd)
@@ -573,8 +639,10 @@ class WarmBubblewrap(Bubblewrap):
         if os.geteuid() != 0:
             raise SandboxUnavailable("warm workers need the grader to run as root")
         if not identity.available():
-            raise SandboxUnavailable(f"warm workers need uids {identity.BASE}-{identity.BASE + identity.SLOTS - 1} "
-                                     "(a root whose user namespace maps them)")
+            raise SandboxUnavailable(
+                f"warm workers need uids {identity.BASE}-{identity.BASE + identity.SLOTS - 1} "
+                "(a root whose user namespace maps them)"
+            )
         self._zygotes: dict[str, _Zygote] = {}
         self._offered: dict[str, str] = {}  # probes -> address of a zygote another process started
         self._lock = threading.Lock()
@@ -609,12 +677,36 @@ class WarmBubblewrap(Bubblewrap):
                     z = None
             if z is None or not z.alive():
                 # no host folder is writable inside: workers get their own tmpfs (disk.py)
-                argv = [self.bwrap, "--die-with-parent", *_NAMESPACES_AS_ROOT, "--new-session", "--cap-drop", "ALL",
-                        "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                        "--hostname", "grader", *self._binds(probes), "--dir", "/submission"]
-                env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "HOME": "/tmp",
-                       "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
-                       **framework_of(probes).env(), "KERAS_HOME": "/tmp/.keras"}  # each worker's own /tmp
+                argv = [
+                    self.bwrap,
+                    "--die-with-parent",
+                    *_NAMESPACES_AS_ROOT,
+                    "--new-session",
+                    "--cap-drop",
+                    "ALL",
+                    "--cap-add",
+                    "CAP_SYS_ADMIN",
+                    "--cap-add",
+                    "CAP_SETUID",
+                    "--cap-add",
+                    "CAP_SETGID",
+                    "--hostname",
+                    "grader",
+                    *self._binds(probes),
+                    "--dir",
+                    "/submission",
+                ]
+                env = {
+                    "PATH": "/usr/bin:/bin",
+                    "LANG": "C.UTF-8",
+                    "MPLBACKEND": "Agg",
+                    "HOME": "/tmp",
+                    "OMP_NUM_THREADS": "1",
+                    "MKL_NUM_THREADS": "1",
+                    "PYTHONDONTWRITEBYTECODE": "1",
+                    **framework_of(probes).env(),
+                    "KERAS_HOME": "/tmp/.keras",
+                }  # each worker's own /tmp
                 # one start-up serves a whole class: give it more room than a single worker gets
                 z = _Zygote(argv, env, timeout=timeout, probes=probes)
                 self._zygotes[key] = z
@@ -629,8 +721,9 @@ class WarmBubblewrap(Bubblewrap):
             except (SandboxUnavailable, OSError):
                 pass  # the first spawn tries again and reports it
 
-    def spawn(self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str],
-              wire_limits: wire.Limits) -> WorkerProcess:
+    def spawn(
+        self, workdir: Path, probes: Path | None, limits: Limits, env: dict[str, str], wire_limits: wire.Limits
+    ) -> WorkerProcess:
         if not self._cold:
             try:
                 zygote = self._zygote(probes, limits).ready()
@@ -665,8 +758,14 @@ class WarmBubblewrap(Bubblewrap):
             lease.release()
             raise
         lease.handed_over()  # the zygote's intermediate process holds it for as long as the worker can live
-        worker = WorkerProcess(channel=channel, stdout_fd=out_r, stderr_fd=err_r, pid=pid,
-                               output_cap=limits.output_kb * 1024, limits=wire_limits)
+        worker = WorkerProcess(
+            channel=channel,
+            stdout_fd=out_r,
+            stderr_fd=err_r,
+            pid=pid,
+            output_cap=limits.output_kb * 1024,
+            limits=wire_limits,
+        )
         worker.cgroups = groups
         worker.lease = lease  # type: ignore[attr-defined]
         try:
@@ -715,10 +814,13 @@ def choose_isolation(allow_weak: bool, gpu: bool = False, warm: bool = True) -> 
             return _warm_for_process(gpu)
         return Bubblewrap(gpu=gpu)
     if allow_weak:
-        print("WARNING: bubblewrap is not available: student code runs WITHOUT a sandbox (rlimits only). "
-              "It can read files and use the network as this user. Results record isolation='rlimits'.",
-              file=sys.stderr)
+        print(
+            "WARNING: bubblewrap is not available: student code runs WITHOUT a sandbox (rlimits only). "
+            "It can read files and use the network as this user. Results record isolation='rlimits'.",
+            file=sys.stderr,
+        )
         return RlimitsOnly()
     raise SandboxUnavailable(
         "bubblewrap is not available, so student code cannot be sandboxed. Install it (Debian/Ubuntu: "
-        "apt-get install bubblewrap) or pass --allow-weak-isolation to grade with rlimits only.")
+        "apt-get install bubblewrap) or pass --allow-weak-isolation to grade with rlimits only."
+    )

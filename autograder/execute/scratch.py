@@ -12,6 +12,7 @@ Where they live: `tempfile.gettempdir()` (`$TMPDIR`, else `/tmp`), except zygote
 folders, always under `/tmp` (AF_UNIX paths must be short).  What student code writes is
 never here: it goes to the sandbox's own tmpfs (`disk.py`), which dies with the worker.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -74,7 +75,11 @@ def prune() -> list[str]:
                 fd = os.open(os.path.join(path, ".lock"), os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
             except FileNotFoundError:
                 try:
-                    if os.path.isdir(path) and not os.path.islink(path) and now - os.lstat(path).st_mtime > _SETUP_GRACE:
+                    if (
+                        os.path.isdir(path)
+                        and not os.path.islink(path)
+                        and now - os.lstat(path).st_mtime > _SETUP_GRACE
+                    ):
                         shutil.rmtree(path, ignore_errors=True)  # its owner died while setting it up
                         removed.append(path)
                 except OSError:

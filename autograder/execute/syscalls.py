@@ -23,12 +23,14 @@ i386) ENOSYS, which would go around the numbers below.  Native tables: x86-64 an
 kernel's `unistd` headers; numbers from 424 on are the same on every architecture).  On other machines
 nothing is filtered: namespaces, the worker's own uid and its cgroups still hold.
 """
+
 from __future__ import annotations
 
 import ctypes
 import os
 
-_ALLOWED = frozenset("""
+_ALLOWED = frozenset(
+    """
     accept accept4 access adjtimex alarm arch_prctl bind brk cachestat capget capset chdir chmod chown clock_adjtime
     clock_getres clock_gettime clock_nanosleep close close_range connect copy_file_range creat dup dup2 dup3
     epoll_create epoll_create1 epoll_ctl epoll_ctl_old epoll_pwait epoll_pwait2 epoll_wait epoll_wait_old eventfd
@@ -56,11 +58,27 @@ _ALLOWED = frozenset("""
     timer_create timer_delete timer_getoverrun timer_gettime timer_settime timerfd_create timerfd_gettime
     timerfd_settime times tkill truncate umask uname unlink unlinkat uretprobe utime utimensat utimes vfork vmsplice
     wait4 waitid write writev
-""".split())
+""".split()
+)
 # refused although Docker's profile allows them (see above); EPERM, the answer to any call not allowed
-REMOVED = ("add_key", "keyctl", "request_key", "io_setup", "io_submit", "io_cancel", "io_destroy", "io_getevents",
-           "io_pgetevents", "setpriority", "sched_setscheduler", "sched_setattr", "sched_setaffinity")
-NAMESPACE_FLAGS = 0x7E020000  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET: `clone` refuses them
+REMOVED = (
+    "add_key",
+    "keyctl",
+    "request_key",
+    "io_setup",
+    "io_submit",
+    "io_cancel",
+    "io_destroy",
+    "io_getevents",
+    "io_pgetevents",
+    "setpriority",
+    "sched_setscheduler",
+    "sched_setattr",
+    "sched_setaffinity",
+)
+NAMESPACE_FLAGS = (
+    0x7E020000  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET: `clone` refuses them
+)
 AF_VSOCK = 40
 PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)  # Docker's: PER_LINUX, UNAME26, ...; 0xffffffff reads it
 NEWEST = 469  # the highest syscall number these tables know of (file_setattr, Linux 6.17)
@@ -72,7 +90,9 @@ def _table(text: str) -> dict[str, int]:
 
 # native arch -> (AUDIT_ARCH_*, {name: number} for every call named in this module)
 _ARCHES = {
-    "x86_64": (0xC000003E, _table("""
+    "x86_64": (
+        0xC000003E,
+        _table("""
     read=0 write=1 open=2 close=3 stat=4 fstat=5 lstat=6 poll=7 lseek=8 mmap=9 mprotect=10 munmap=11 brk=12
     rt_sigaction=13 rt_sigprocmask=14 rt_sigreturn=15 ioctl=16 pread64=17 pwrite64=18 readv=19 writev=20 access=21
     pipe=22 select=23 sched_yield=24 mremap=25 msync=26 mincore=27 madvise=28 shmget=29 shmat=30 shmctl=31 dup=32
@@ -113,8 +133,11 @@ _ARCHES = {
     landlock_create_ruleset=444 landlock_add_rule=445 landlock_restrict_self=446 memfd_secret=447 process_mrelease=448
     futex_waitv=449 cachestat=451 fchmodat2=452 map_shadow_stack=453 futex_wake=454 futex_wait=455 futex_requeue=456
     statmount=457 listmount=458 mseal=462 setxattrat=463 getxattrat=464 listxattrat=465 removexattrat=466
-""")),
-    "aarch64": (0xC00000B7, _table("""
+"""),
+    ),
+    "aarch64": (
+        0xC00000B7,
+        _table("""
     io_setup=0 io_destroy=1 io_submit=2 io_cancel=3 io_getevents=4 setxattr=5 lsetxattr=6 fsetxattr=7 getxattr=8
     lgetxattr=9 fgetxattr=10 listxattr=11 llistxattr=12 flistxattr=13 removexattr=14 lremovexattr=15 fremovexattr=16
     getcwd=17 eventfd2=19 epoll_create1=20 epoll_ctl=21 epoll_pwait=22 dup=23 dup3=24 fcntl=25 inotify_init1=26
@@ -151,7 +174,8 @@ _ARCHES = {
     landlock_restrict_self=446 memfd_secret=447 process_mrelease=448 futex_waitv=449 cachestat=451 fchmodat2=452
     map_shadow_stack=453 futex_wake=454 futex_wait=455 futex_requeue=456 statmount=457 listmount=458 mseal=462
     setxattrat=463 getxattrat=464 listxattrat=465 removexattrat=466
-""")),
+"""),
+    ),
 }
 _RETURNS = {"allow": 0x7FFF0000, "eperm": 0x00050000 | 1, "enosys": 0x00050000 | 38}  # SECCOMP_RET_*, by label
 _LD, _JA, _JEQ, _JGE, _AND, _RET = 0x20, 0x05, 0x15, 0x35, 0x54, 0x06
@@ -207,6 +231,7 @@ def _search(ranges: list[tuple[int, str]]) -> list:
     """A binary search over `ranges` ((first number, verdict), sorted; each runs up to the next), for a
     number already known to be at least the first one's.  A conditional jump reaches only 255 instructions:
     the way to the upper half is an unconditional jump (32 bits)."""
+
     def target(verdict: str) -> tuple:
         return (_RET, _RETURNS[verdict]) if verdict in _RETURNS else (_JA, verdict)
 

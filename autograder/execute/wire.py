@@ -24,6 +24,7 @@ type, or an object that only looks like one (a class with a `numpy()` method) is
 probe sends strings as `t.numpy().tolist()` (a list of bytes).  A decoded `TFTensor`, `TFDType` or
 `TFShape` encodes again (on either side) to what it was decoded from: the reference cache stores them so.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -55,11 +56,11 @@ class Limits:
     80 bytes per node plus 8 x `max_header` (an all-astral string), i.e. ~200 MiB at these values
     with the default `payload_mb` of 64."""
 
-    max_bytes: int = 64 * 2**20      # whole frame (runner: the manifest's payload_mb)
-    max_header: int = 4 * 2**20      # its JSON tree
-    max_depth: int = 64              # nesting of the decoded value
-    max_nodes: int = 200_000         # JSON values in the tree
-    max_str: int = 2**20             # characters of one string
+    max_bytes: int = 64 * 2**20  # whole frame (runner: the manifest's payload_mb)
+    max_header: int = 4 * 2**20  # its JSON tree
+    max_depth: int = 64  # nesting of the decoded value
+    max_nodes: int = 200_000  # JSON values in the tree
+    max_str: int = 2**20  # characters of one string
 
 
 DEFAULT_LIMITS = Limits()
@@ -132,9 +133,18 @@ class TFShape:
 _DTYPES: dict[str, torch.dtype] = {
     str(d).removeprefix("torch."): d
     for d in (
-        torch.float16, torch.bfloat16, torch.float32, torch.float64,
-        torch.complex64, torch.complex128,
-        torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool,
+        torch.float16,
+        torch.bfloat16,
+        torch.float32,
+        torch.float64,
+        torch.complex64,
+        torch.complex128,
+        torch.uint8,
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.bool,
     )
 }
 _NAMES: dict[torch.dtype, str] = {d: name for name, d in _DTYPES.items()}
@@ -147,6 +157,7 @@ _NP_KINDS = set("biufc")
 
 
 # ---------------------------------------------------------------- encoding (either side)
+
 
 def encode(obj: Any) -> bytes:
     """Serialize `obj` (see module doc for what is allowed) to one framed message."""
@@ -229,12 +240,26 @@ def _build_tf_types(backend: Any) -> _TFTypes:
         from tensorflow.python.ops import resource_variable_ops, variables
         from tensorflow.python.ops.ragged import ragged_tensor
 
-        exact.update({ops.EagerTensor: "Tensor", resource_variable_ops.ResourceVariable: "Variable",
-                      ragged_tensor.RaggedTensor: "RaggedTensor", sparse_tensor.SparseTensor: "SparseTensor",
-                      dtypes.DType: "dtype", tensor_shape.TensorShape: "shape"})
-        bases.update({tensor.Tensor: "tf.Tensor", variables.Variable: "tf.Variable",
-                      ragged_tensor.RaggedTensor: "tf.RaggedTensor", sparse_tensor.SparseTensor: "tf.SparseTensor",
-                      dtypes.DType: "tf.DType", tensor_shape.TensorShape: "tf.TensorShape"})
+        exact.update(
+            {
+                ops.EagerTensor: "Tensor",
+                resource_variable_ops.ResourceVariable: "Variable",
+                ragged_tensor.RaggedTensor: "RaggedTensor",
+                sparse_tensor.SparseTensor: "SparseTensor",
+                dtypes.DType: "dtype",
+                tensor_shape.TensorShape: "shape",
+            }
+        )
+        bases.update(
+            {
+                tensor.Tensor: "tf.Tensor",
+                variables.Variable: "tf.Variable",
+                ragged_tensor.RaggedTensor: "tf.RaggedTensor",
+                sparse_tensor.SparseTensor: "tf.SparseTensor",
+                dtypes.DType: "tf.DType",
+                tensor_shape.TensorShape: "tf.TensorShape",
+            }
+        )
     if backend is not None and getattr(backend, "backend", lambda: "")() == "tensorflow":
         exact[backend.Variable] = "Variable"
         bases[backend.Variable] = "keras.Variable"
@@ -268,8 +293,13 @@ def _enc_tf_value(x: Any, kind: str, blobs: list[bytes]) -> Any:
     if name not in _DTYPES:
         hint = ": send t.numpy().tolist() (a list of bytes)" if name == "string" else ""
         return {"t": "unsupported", "type": f"tf.{kind}", "detail": f"dtype {name}{hint}"}
-    node: dict[str, Any] = {"t": "tf", "kind": kind, "dtype": name,
-                            "shape": None if x.shape.rank is None else list(x.shape.as_list()), **extra}
+    node: dict[str, Any] = {
+        "t": "tf",
+        "kind": kind,
+        "dtype": name,
+        "shape": None if x.shape.rank is None else list(x.shape.as_list()),
+        **extra,
+    }
     if kind == "RaggedTensor":
         node["v"] = _enc_tf_values(x.flat_values.numpy(), name, blobs)
         node["splits"] = [_enc_tf_values(s.numpy().astype(np.int64), "int64", blobs) for s in x.nested_row_splits]
@@ -295,12 +325,18 @@ def _enc_tf_values(a: Any, name: str, blobs: list[bytes]) -> Any:
 def _enc_tf_decoded(x: TFTensor | TFDType | TFShape, blobs: list[bytes]) -> Any:
     """A TF value as decoded, encoded again (the trusted side, without TensorFlow): the reference's cached
     answers are written so, and must read back as the worker sent them."""
-    if isinstance(x, TFDType):   # the trusted side's own classes, as decoded: no subclass can reach here
+    if isinstance(x, TFDType):  # the trusted side's own classes, as decoded: no subclass can reach here
         return {"t": "tfdtype", "v": x.name}
     if isinstance(x, TFShape):
         return {"t": "tfshape", "v": None if x.dims is None else list(x.dims)}
-    node: dict[str, Any] = {"t": "tf", "kind": x.kind, "dtype": x.dtype, "device": x.device,
-                            "shape": None if x.shape is None else list(x.shape), "v": _enc_tensor(x.values, blobs)}
+    node: dict[str, Any] = {
+        "t": "tf",
+        "kind": x.kind,
+        "dtype": x.dtype,
+        "device": x.device,
+        "shape": None if x.shape is None else list(x.shape),
+        "v": _enc_tensor(x.values, blobs),
+    }
     if x.kind == "Variable":
         node.update(name=x.name, trainable=x.trainable)
     if x.kind == "RaggedTensor":
@@ -329,8 +365,14 @@ def _enc_tensor(t: torch.Tensor, blobs: list[bytes]) -> Any:
             data = data.clone(memory_format=torch.contiguous_format)
         blobs.append(data.view(torch.uint8).numpy().tobytes() if data.numel() else b"")
         device = str(t.device)
-    return {"t": "tensor", "dtype": name, "shape": list(t.shape), "blob": len(blobs) - 1,
-            "rg": t.requires_grad, "device": device}
+    return {
+        "t": "tensor",
+        "dtype": name,
+        "shape": list(t.shape),
+        "blob": len(blobs) - 1,
+        "rg": t.requires_grad,
+        "device": device,
+    }
 
 
 def _enc_ndarray(a: np.ndarray, blobs: list[bytes]) -> Any:
@@ -342,6 +384,7 @@ def _enc_ndarray(a: np.ndarray, blobs: list[bytes]) -> Any:
 
 # ---------------------------------------------------------------- decoding (trusted side)
 
+
 def decode(body: bytes | bytearray, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Decode one message body (without the frame header).  Raises PayloadError on anything off."""
     if len(body) > limits.max_bytes:
@@ -352,8 +395,9 @@ def decode(body: bytes | bytearray, limits: Limits = DEFAULT_LIMITS) -> Any:
     if hlen > len(body) - 8:
         raise PayloadError("header length exceeds payload")
     if hlen > limits.max_header:
-        raise PayloadError(f"a result tree of {hlen / 2**20:.1f} MiB is over the "
-                           f"{limits.max_header / 2**20:g} MiB limit")
+        raise PayloadError(
+            f"a result tree of {hlen / 2**20:.1f} MiB is over the {limits.max_header / 2**20:g} MiB limit"
+        )
     raw = bytes(memoryview(body)[8 : 8 + hlen])
     # Every JSON value but the first follows one of these four characters, so their count (inside
     # strings too) bounds the values json.loads would build: checked before it builds any.
@@ -518,7 +562,7 @@ def _dec_tf(x: dict, body: bytes | bytearray, offs: list, lim: Limits, depth: in
         raise PayloadError("bad tf value")
     raw_shape = x.get("shape")
     shape = None if raw_shape is None and kind == "Variable" else _tf_shape(raw_shape)
-    dims = shape or []   # only a Variable's may be unknown (None), and neither branch below is a Variable's
+    dims = shape or []  # only a Variable's may be unknown (None), and neither branch below is a Variable's
 
     def part(node: Any, dtype: str) -> torch.Tensor:
         if depth + 1 > lim.max_depth:
@@ -549,15 +593,25 @@ def _dec_tf(x: dict, body: bytes | bytearray, offs: list, lim: Limits, depth: in
             raise PayloadError("sparse indices do not fit the values")
         if len(values) and bool(((indices < 0) | (indices >= torch.tensor(dims or [0]))).any()):
             raise PayloadError("sparse indices outside the dense shape")
-    elif shape is not None and (len(dims) != values.dim()
-                                or any(d is not None and d != n for d, n in zip(shape, values.shape))):
+    elif shape is not None and (
+        len(dims) != values.dim() or any(d is not None and d != n for d, n in zip(shape, values.shape))
+    ):
         raise PayloadError("tf shape does not fit the values")
     if kind == "Variable":
         trainable = x.get("trainable")
         if type(trainable) is not bool:
             raise PayloadError("bad tf variable")
-    return TFTensor(kind, name, None if shape is None else tuple(shape), _tf_text(x, "device"), values, splits,
-                    indices, _tf_text(x, "name"), trainable)
+    return TFTensor(
+        kind,
+        name,
+        None if shape is None else tuple(shape),
+        _tf_text(x, "device"),
+        values,
+        splits,
+        indices,
+        _tf_text(x, "name"),
+        trainable,
+    )
 
 
 def _dec_ndarray(x: dict, body: bytes | bytearray, offs: list) -> np.ndarray:
@@ -589,12 +643,17 @@ def copy_decoded(x: Any) -> Any:
     if tx is dict:
         return {k: copy_decoded(v) for k, v in x.items()}
     if tx is TFTensor:
-        return dataclasses.replace(x, values=x.values.clone(), row_splits=tuple(s.clone() for s in x.row_splits),
-                                   indices=None if x.indices is None else x.indices.clone())
+        return dataclasses.replace(
+            x,
+            values=x.values.clone(),
+            row_splits=tuple(s.clone() for s in x.row_splits),
+            indices=None if x.indices is None else x.indices.clone(),
+        )
     return x  # None, bool, int, float, complex, str, bytes, dtype, device, TFDType, TFShape, Unsupported: immutable
 
 
 # ---------------------------------------------------------------- framing over a stream
+
 
 def write_message(stream: BinaryIO, obj: Any) -> None:
     stream.write(encode(obj))

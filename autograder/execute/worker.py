@@ -14,6 +14,7 @@ as it returns) until its input closes.  IPython syntax
 (`%magic`, `!shell`) is rewritten here, after `cell_start`, so IPython's transformer (whose
 cost grows quadratically in a cell of magic lines) runs under the cell's CPU deadline.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -35,15 +36,20 @@ nvidia.choose_triton_mode()
 
 import numpy as np  # noqa: E402,F401  (imported before student code on purpose)
 import torch  # noqa: E402
-
 from IPython.core.inputtransformer2 import (  # noqa: E402
-    ESCAPE_DOUBLES, ESCAPE_SINGLES, TransformerManager, classic_prompt, ipython_prompt)
+    ESCAPE_DOUBLES,
+    ESCAPE_SINGLES,
+    TransformerManager,
+    classic_prompt,
+    ipython_prompt,
+)
 
 from autograder.execute import wire  # noqa: E402
-from autograder.execute.rng import seed_all  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
+from autograder.execute.rng import seed_all  # noqa: E402
 
 # ---------------------------------------------------------------- process set-up
+
 
 def _die_with_parent() -> None:
     """Ask the kernel to SIGKILL us when the trusted process dies (Linux only)."""
@@ -92,8 +98,8 @@ def import_tensorflow() -> Any:
 
     with quiet_stderr(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import tensorflow as tf
         import keras  # noqa: F401
+        import tensorflow as tf
     tf.get_logger().setLevel("ERROR")
     try:
         from absl import logging as absl_logging
@@ -133,6 +139,7 @@ def start_tensorflow(threads: int) -> None:
 
 # ---------------------------------------------------------------- IPython shims
 
+
 class _Shell:
     """Just enough of `get_ipython()` for what IPython's transformer emits.
 
@@ -157,7 +164,19 @@ class _Shell:
                 return None
         if name in ("pip", "conda", "mamba", "sx", "system"):
             self.notes.append(f"%{name} {line} was not run (installing or shell commands are disabled while grading)")
-        elif name not in ("matplotlib", "config", "load_ext", "reload_ext", "autoreload", "aimport", "precision", "who", "whos", "env", "pwd"):
+        elif name not in (
+            "matplotlib",
+            "config",
+            "load_ext",
+            "reload_ext",
+            "autoreload",
+            "aimport",
+            "precision",
+            "who",
+            "whos",
+            "env",
+            "pwd",
+        ):
             self.notes.append(f"%{name} magic ignored while grading")
         return None
 
@@ -187,7 +206,8 @@ class _Shell:
 # Where IPython's transformer may change a cell: an escape (%magic, !shell, ?help, /call, ,quote) at a
 # line's start, `x = %magic` / `x = !shell`, help at a line's end, or a prompt (>>>, ..., In [1]:) it strips.
 _IPYTHON_SYNTAX = re.compile(
-    r"(?m)^[ \t]*[" + re.escape("".join({e[0] for e in ESCAPE_SINGLES | ESCAPE_DOUBLES})) + r"]|=[ \t]*[%!]|\?[ \t]*$")
+    r"(?m)^[ \t]*[" + re.escape("".join({e[0] for e in ESCAPE_SINGLES | ESCAPE_DOUBLES})) + r"]|=[ \t]*[%!]|\?[ \t]*$"
+)
 _PROMPTS = (classic_prompt.prompt_re, ipython_prompt.prompt_re, re.compile(r"^\s*>>>"))
 
 
@@ -312,7 +332,7 @@ def serve(inp: Any, out: Any) -> None:
         rid = req.get("id")
         probes: Any = None
         for name, args, kwargs, seed in req.get("calls", ()):  # a test's batch: each call as if it came alone,
-            seed_all(seed)                                       # answered at once
+            seed_all(seed)  # answered at once
             try:
                 if probes is None:  # made in the try: a cell may have broken what probes.py imports
                     probes = _fresh_probes(probe_code)

@@ -25,6 +25,7 @@ This needs the zygote to hold CAP_SYS_ADMIN and CAP_SETUID/SETGID in the initial
 namespace, i.e. the grader runs as root (a GPU box, a CI runner, a container).  Elsewhere
 the kit starts a cold bubblewrap sandbox per worker instead.
 """
+
 from __future__ import annotations
 
 import array
@@ -37,8 +38,8 @@ import signal
 import socket
 import struct
 import sys
-from typing import Any
 import time
+from typing import Any
 
 from autograder.execute import disk, identity, nvidia, syscalls
 from autograder.execute.leave import leave
@@ -89,8 +90,17 @@ def _close_other_fds(keep: set[int]) -> None:
                 pass
 
 
-def _spawn(env: dict[str, str], disk_bytes: int, disk_files: int, keep: list[str], uid: int,
-           chan: int, out: int, err: int, lease: int) -> int:
+def _spawn(
+    env: dict[str, str],
+    disk_bytes: int,
+    disk_files: int,
+    keep: list[str],
+    uid: int,
+    chan: int,
+    out: int,
+    err: int,
+    lease: int,
+) -> int:
     """Fork the intermediate; it sandboxes itself, forks the worker, reports the worker's exit.  It holds
     `lease` (the locked descriptor of the worker's uid, `identity.py`) until it exits: after the worker,
     PID 1 of its namespace, and so after every process of the worker."""
@@ -125,8 +135,11 @@ def _spawn(env: dict[str, str], disk_bytes: int, disk_files: int, keep: list[str
         _, status = os.waitpid(worker, 0)
         from autograder.execute import wire
 
-        report = {"event": "exit", "signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status) else \
-            {"event": "exit", "code": os.WEXITSTATUS(status)}
+        report = (
+            {"event": "exit", "signal": os.WTERMSIG(status)}
+            if os.WIFSIGNALED(status)
+            else {"event": "exit", "code": os.WEXITSTATUS(status)}
+        )
         try:
             os.write(chan, wire.encode(report))
         except OSError:
@@ -134,9 +147,9 @@ def _spawn(env: dict[str, str], disk_bytes: int, disk_files: int, keep: list[str
         os._exit(0)
     except BaseException:  # noqa: BLE001 - report set-up failures, never return into the zygote
         try:
-            from autograder.execute import wire
-
             import traceback
+
+            from autograder.execute import wire
 
             os.write(chan, wire.encode({"event": "exit", "code": 70, "error": traceback.format_exc()[-1500:]}))
         finally:
@@ -188,7 +201,7 @@ def serve_forever(control: socket.socket, listener: socket.socket, keep: list[st
     while True:
         for key, _ in sel.select():
             sock = key.fileobj
-            assert isinstance(sock, socket.socket)   # only sockets are registered
+            assert isinstance(sock, socket.socket)  # only sockets are registered
             if sock is listener:
                 conn, _ = listener.accept()
                 conn.setblocking(True)
@@ -245,8 +258,9 @@ def _warm_up(probes: str) -> None:
     while _thread_count() > threads and time.monotonic() < deadline:
         time.sleep(0.01)  # a thread just joined (tqdm's monitor) is listed until the kernel has reaped it
     if _thread_count() > threads:
-        raise RuntimeError(f"{probes}: warm_up() left {_thread_count() - threads} thread(s) running; "
-                           "a fork server must not")
+        raise RuntimeError(
+            f"{probes}: warm_up() left {_thread_count() - threads} thread(s) running; a fork server must not"
+        )
 
 
 def _import_tensorflow() -> None:
@@ -264,8 +278,9 @@ def _import_tensorflow() -> None:
     if made is not None and getattr(made, "_initialized", False):
         raise RuntimeError("importing TensorFlow initialized its context; its workers could not configure it")
     if _thread_count() > threads:
-        raise RuntimeError(f"importing TensorFlow left {_thread_count() - threads} thread(s) running; "
-                           "a fork server must not")
+        raise RuntimeError(
+            f"importing TensorFlow left {_thread_count() - threads} thread(s) running; a fork server must not"
+        )
 
 
 def _thread_count() -> int:

@@ -4,6 +4,7 @@ best, latest before the deadline), applied to the versions the store keeps (`sto
 
 The rule sees versions as values (`Version`) and asks the store for them: what counts is decided here, how
 versions are kept on disk is the store's."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,20 +15,20 @@ from typing import Callable
 from autograder.config.course import CourseError
 from autograder.judge.results import SubmissionResult
 
-
 COUNTS = ("latest", "best", "latest_before_deadline")
 
 
 @dataclass(frozen=True)
 class Version:
     """One graded version of a submission, as the store keeps it (`store.history.keep`)."""
+
     sha256: str
     graded_at: float
-    submitted_at: str       # ISO time the LMS gave at intake ("" unknown)
+    submitted_at: str  # ISO time the LMS gave at intake ("" unknown)
     score: float
     max_score: float
     status: str
-    notebook: Path | None   # None when the file was not kept (unreadable at intake, over the cap)
+    notebook: Path | None  # None when the file was not kept (unreadable at intake, over the cap)
 
 
 def _when(v: Version) -> datetime | None:
@@ -53,9 +54,13 @@ def counted_sha(kept: list[Version], current: SubmissionResult, rule: str, due: 
     return max(on_time, key=lambda v: (_when(v), v.graded_at)).sha256 if on_time else current.sha256
 
 
-def counting(results: list[SubmissionResult], rule: str, due: Callable[[str], datetime | None],
-             versions: Callable[[str], list[Version]],
-             record: Callable[[str, str], SubmissionResult]) -> tuple[list[SubmissionResult], set[str]]:
+def counting(
+    results: list[SubmissionResult],
+    rule: str,
+    due: Callable[[str], datetime | None],
+    versions: Callable[[str], list[Version]],
+    record: Callable[[str, str], SubmissionResult],
+) -> tuple[list[SubmissionResult], set[str]]:
     """`results` (the gradebook's, graded last) with each replaced by the version `rule` counts, as its
     stored record (overrides are applied after, against that version's content).  `versions(id)` and
     `record(id, sha256)` read the store (a record that cannot be read leaves the latest in place).  Returns

@@ -1,5 +1,6 @@
 """The late penalty, applied to a final score as a pure function (no clock, no I/O): part of what counts.
 The policy itself is a setting (`config.late.LatePolicy`: the manifest's `[deadline]`, the course file's)."""
+
 from __future__ import annotations
 
 import math
@@ -12,10 +13,10 @@ from autograder.config.deadline import LatePolicy, parse_time
 
 @dataclass(frozen=True)
 class LateResult:
-    score: float            # the adjusted score
+    score: float  # the adjusted score
     raw_score: float
-    penalty: float          # points deducted
-    late_by: timedelta      # zero when on time (or unknown)
+    penalty: float  # points deducted
+    late_by: timedelta  # zero when on time (or unknown)
     late: bool
     explanation: str
 
@@ -24,7 +25,11 @@ def _fmt_delta(d: timedelta) -> str:
     minutes = int(d.total_seconds() // 60)
     days, rem = divmod(minutes, 24 * 60)
     hours, mins = divmod(rem, 60)
-    parts = [f"{days} d" if days else "", f"{hours} h" if hours else "", f"{mins} min" if mins or not (days or hours) else ""]
+    parts = [
+        f"{days} d" if days else "",
+        f"{hours} h" if hours else "",
+        f"{mins} min" if mins or not (days or hours) else "",
+    ]
     return " ".join(p for p in parts if p)
 
 
@@ -48,18 +53,33 @@ def apply_late_policy(
         if not late_flag:
             return LateResult(score, score, 0.0, timedelta(0), False, "")
         periods, late_by = 1, timedelta(0)
-        why = "the LMS marked this submission late and gave no submission time, so one %s's penalty applies" % policy.period
+        why = (
+            "the LMS marked this submission late and gave no submission time, so one %s's penalty applies"
+            % policy.period
+        )
     else:
         submitted_at = parse_time(submitted_at)
         late_by = submitted_at - due
         if late_by <= policy.grace:
             note = " (within the grace period)" if late_by > timedelta(0) else ""
-            return LateResult(score, score, 0.0, max(late_by, timedelta(0)), False,
-                              f"submitted on time{note}{ext}" if (note or ext) else "")
+            return LateResult(
+                score,
+                score,
+                0.0,
+                max(late_by, timedelta(0)),
+                False,
+                f"submitted on time{note}{ext}" if (note or ext) else "",
+            )
         if policy.cutoff is not None and late_by > policy.cutoff:
-            return LateResult(0.0, score, score, late_by, True,
-                              f"submitted {_fmt_delta(late_by)} after the due date{ext}, past the "
-                              f"{policy.cutoff.total_seconds() / 86400:g}-day cutoff: no credit")
+            return LateResult(
+                0.0,
+                score,
+                score,
+                late_by,
+                True,
+                f"submitted {_fmt_delta(late_by)} after the due date{ext}, past the "
+                f"{policy.cutoff.total_seconds() / 86400:g}-day cutoff: no credit",
+            )
         periods = math.ceil(late_by / policy.period_length)
         why = f"submitted {_fmt_delta(late_by)} after the due date{ext}"
     percent = min(policy.max_penalty_percent, policy.penalty_percent * periods)
@@ -70,7 +90,9 @@ def apply_late_policy(
     unit = f"{periods} {policy.period}" + ("s'" if periods != 1 else "'s")
     started = f" (each started {policy.period} counts)" if submitted_at is not None else ""
     capped = " (capped)" if percent < policy.penalty_percent * periods else ""
-    explanation = (f"{why}: {unit} penalty{started}, {percent:g}% of the "
-                   f"{'maximum score' if policy.of == 'max_score' else 'score'} deducted{capped} "
-                   f"({score:g} - {penalty:g} = {adjusted:g})")
+    explanation = (
+        f"{why}: {unit} penalty{started}, {percent:g}% of the "
+        f"{'maximum score' if policy.of == 'max_score' else 'score'} deducted{capped} "
+        f"({score:g} - {penalty:g} = {adjusted:g})"
+    )
     return LateResult(adjusted, score, penalty, late_by, True, explanation)

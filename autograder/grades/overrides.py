@@ -17,6 +17,7 @@ items (`grades.rubric`), a whole-submission one after them (`rows.derive`).  The
 as `shown_name` gives it: never a Unix account.  An ungradable or provisional result cannot be overridden:
 grade it again first.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,7 +28,7 @@ from typing import Callable
 from autograder.judge.results import OVERRIDE_LINE_ID, SubmissionResult, TestResult
 
 WHOLE = ""
-APPLIED = ("set", "reapply")        # the actions whose row sets a score
+APPLIED = ("set", "reapply")  # the actions whose row sets a score
 ACTIONS = APPLIED + ("clear", "ack")
 MAX_COMMENT = 2000
 
@@ -99,9 +100,10 @@ def apply_tests(result: SubmissionResult, applied: list[Override]) -> Submission
             continue
         outcome = "passed" if o.new_score >= t.max_score else "partial" if o.new_score > 0 else "failed"
         note = f"Score set to {o.new_score:g}/{t.max_score:g} by {shown_name(o.by)}: {o.comment}"
-        tests.append(replace(t, score=o.new_score, outcome=outcome,
-                             message=(t.message + "\n" if t.message else "") + note))
-        notes.append(f"{t.name}: {note.rstrip('.')}.")   # the LMS comment quotes the result's message
+        tests.append(
+            replace(t, score=o.new_score, outcome=outcome, message=(t.message + "\n" if t.message else "") + note)
+        )
+        notes.append(f"{t.name}: {note.rstrip('.')}.")  # the LMS comment quotes the result's message
     return replace(result, tests=tests, message=" ".join(notes + [result.message]).strip())
 
 
@@ -113,9 +115,11 @@ def apply_whole(result: SubmissionResult, applied: list[Override]) -> Submission
         return result
     note = f"Total set to {whole.new_score:g} by {shown_name(whole.by)}: {whole.comment}"
     adjust = round(whole.new_score - sum(t.score for t in result.tests), 4)
-    tests = [*result.tests, TestResult(OVERRIDE_LINE_ID, "Instructor override of the total", "", "public", 0.0,
-                                       adjust, "passed", note)]
-    return replace(result, tests=tests, message=f"{note} {result.message}".strip())   # LMS comments quote it
+    tests = [
+        *result.tests,
+        TestResult(OVERRIDE_LINE_ID, "Instructor override of the total", "", "public", 0.0, adjust, "passed", note),
+    ]
+    return replace(result, tests=tests, message=f"{note} {result.message}".strip())  # LMS comments quote it
 
 
 def apply(result: SubmissionResult, applied: list[Override]) -> SubmissionResult:
@@ -123,9 +127,18 @@ def apply(result: SubmissionResult, applied: list[Override]) -> SubmissionResult
     return apply_whole(apply_tests(result, applied), applied) if applied else result
 
 
-def record(trail: list[Override], result: SubmissionResult | None, shown: SubmissionResult | None = None, *,
-           test_id: str = WHOLE, score: float, comment: str, by: str, at: float | None = None,
-           action: str = "set") -> Override:
+def record(
+    trail: list[Override],
+    result: SubmissionResult | None,
+    shown: SubmissionResult | None = None,
+    *,
+    test_id: str = WHOLE,
+    score: float,
+    comment: str,
+    by: str,
+    at: float | None = None,
+    action: str = "set",
+) -> Override:
     """A validated override of `result` (the counted version) to append to `trail` (its id still 0): `old_score`
     is the score in force just before it, read from `shown` (the result as shown: overrides, rubric) or, without
     it, from `result` with the trail's overrides."""
@@ -149,8 +162,19 @@ def record(trail: list[Override], result: SubmissionResult | None, shown: Submis
         old, top = current.score, result.max_score
     if not (math.isfinite(score) and 0 <= score <= top):
         raise OverrideError(f"--score must be between 0 and {top:g}")
-    return Override(0, result.assignment, result.submission_id, test_id, result.sha256, old, float(score), comment,
-                    by, time.time() if at is None else at, action)
+    return Override(
+        0,
+        result.assignment,
+        result.submission_id,
+        test_id,
+        result.sha256,
+        old,
+        float(score),
+        comment,
+        by,
+        time.time() if at is None else at,
+        action,
+    )
 
 
 def resolve_override(key: str, result: SubmissionResult, candidates: list[Override]) -> Override:
@@ -172,9 +196,16 @@ def resolve_override(key: str, result: SubmissionResult, candidates: list[Overri
     return hit
 
 
-def change(trail: list[Override], result: SubmissionResult | None, *, test: str, action: str, by: str,
-           at: float | None = None,
-           derive: Callable[[list[Override]], SubmissionResult] | None = None) -> Override:
+def change(
+    trail: list[Override],
+    result: SubmissionResult | None,
+    *,
+    test: str,
+    action: str,
+    by: str,
+    at: float | None = None,
+    derive: Callable[[list[Override]], SubmissionResult] | None = None,
+) -> Override:
     """Clear an override (in force or stale: the grader's score counts again), acknowledge a stale one
     (kept unapplied, no longer warned about) or re-apply a stale one to `result`, the version that counts
     (the same score and comment, the author `by`): the row to append to `trail`.  `derive` gives the result as
@@ -189,15 +220,35 @@ def change(trail: list[Override], result: SubmissionResult | None, *, test: str,
     applied, stale = in_force(trail, result)
     o = resolve_override(test, result, stale if action != "clear" else applied + stale)
     if action == "reapply":
-        return record(trail, result, derive(applied), test_id=o.test_id, score=o.new_score, comment=o.comment,
-                      by=by, at=at, action="reapply")
+        return record(
+            trail,
+            result,
+            derive(applied),
+            test_id=o.test_id,
+            score=o.new_score,
+            comment=o.comment,
+            by=by,
+            at=at,
+            action="reapply",
+        )
     shown = derive(applied)
-    now = (next((t.score for t in shown.tests if t.id == o.test_id), o.new_score) if o.test_id else shown.score)
+    now = next((t.score for t in shown.tests if t.id == o.test_id), o.new_score) if o.test_id else shown.score
     after = derive([x for x in applied if x is not o])
-    back = (next((t.score for t in after.tests if t.id == o.test_id), o.new_score) if o.test_id else after.score)
+    back = next((t.score for t in after.tests if t.id == o.test_id), o.new_score) if o.test_id else after.score
     why = f"cleared #{o.id}" if action == "clear" else f"acknowledged stale #{o.id}, not applied"
-    return Override(0, result.assignment, result.submission_id, o.test_id, result.sha256, now,
-                    back if action == "clear" else now, why, by.strip(), time.time() if at is None else at, action)
+    return Override(
+        0,
+        result.assignment,
+        result.submission_id,
+        o.test_id,
+        result.sha256,
+        now,
+        back if action == "clear" else now,
+        why,
+        by.strip(),
+        time.time() if at is None else at,
+        action,
+    )
 
 
 def resolve_test(key: str, result: SubmissionResult) -> str:
@@ -216,13 +267,18 @@ def resolve_test(key: str, result: SubmissionResult) -> str:
     if len(hits) == 1:
         return hits[0].id
     if hits:
-        raise OverrideError(f"{key!r} names {len(hits)} tests; say which: "
-                            + "; ".join(f"{t.id} ({t.name})" for t in hits[:8]) + ("; ..." if len(hits) > 8 else ""))
+        raise OverrideError(
+            f"{key!r} names {len(hits)} tests; say which: "
+            + "; ".join(f"{t.id} ({t.name})" for t in hits[:8])
+            + ("; ..." if len(hits) > 8 else "")
+        )
     import difflib
 
     near = difflib.get_close_matches(key, [t.name for t in tests] + [t.id for t in tests], n=3, cutoff=0.5)
-    raise OverrideError(f"no test of this submission is named {key!r} (a test id, its name, or the start of "
-                        "either)" + (f"; did you mean: {'; '.join(near)}?" if near else ""))
+    raise OverrideError(
+        f"no test of this submission is named {key!r} (a test id, its name, or the start of "
+        "either)" + (f"; did you mean: {'; '.join(near)}?" if near else "")
+    )
 
 
 def resolve_submission(key: str, people: list[tuple[str, tuple[str, ...]]]) -> str:
@@ -237,8 +293,10 @@ def resolve_submission(key: str, people: list[tuple[str, tuple[str, ...]]]) -> s
         return hits[0]
     if hits:
         raise OverrideError(f"{key!r} has {len(hits)} submissions; name one: {', '.join(hits)}")
-    raise OverrideError(f"no submission or student {key!r} (a submission id as in grades.csv, or a student's "
-                        "login, LMS user id, SIS id or email)")
+    raise OverrideError(
+        f"no submission or student {key!r} (a submission id as in grades.csv, or a student's "
+        "login, LMS user id, SIS id or email)"
+    )
 
 
 def trail_lines(trail: list[Override], results: list[SubmissionResult]) -> list[str]:
@@ -253,10 +311,21 @@ def trail_lines(trail: list[Override], results: list[SubmissionResult]) -> list[
     for o in trail:
         r = by_id.get(o.submission_id)
         applied, stale = in_force(mine[o.submission_id], r) if r else ([], [])
-        state = ("in force" if o in applied else "stale" if o in stale else o.action if not o.sets
-                 else "superseded" if r else "no result")
+        state = (
+            "in force"
+            if o in applied
+            else "stale"
+            if o in stale
+            else o.action
+            if not o.sets
+            else "superseded"
+            if r
+            else "no result"
+        )
         when = datetime.fromtimestamp(o.at, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         what = "re-applied: " if o.action == "reapply" else ""
-        lines.append(f"#{o.id} {when} {o.by}: {o.submission_id} {o.target}: {o.old_score:g} -> {o.new_score:g} "
-                     f"[{state}] {what}{o.comment}")
+        lines.append(
+            f"#{o.id} {when} {o.by}: {o.submission_id} {o.target}: {o.old_score:g} -> {o.new_score:g} "
+            f"[{state}] {what}{o.comment}"
+        )
     return lines

@@ -9,6 +9,7 @@ here in `GradeRow.export_score` and `GradeRow.blank_reason` and nowhere else:
 - roster students with no submission (`status = "missing"`) are blank, or 0 with `missing="zero"`.
 A blank grade changes nothing in the LMS (Canvas cell left empty, Moodle row and LMS score not sent).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -19,23 +20,23 @@ from autograder.config.deadline import LatePolicy, assignment_policy
 from autograder.grades.counting import Version, counting
 from autograder.grades.late import LateResult, apply_late_policy
 from autograder.grades.overrides import Override, apply_tests, apply_whole, in_force
-from autograder.grades.rubric import Applied, Bounds, Marks, pending, score as rubric_score
+from autograder.grades.rubric import Applied, Bounds, Marks, pending
+from autograder.grades.rubric import score as rubric_score
 from autograder.intake.roster import Identity, Roster, identities_for, match_roster
 from autograder.judge.results import SubmissionResult
 from autograder.notebook.cells import exercise_key, exercise_order
 
-
-MISSING_POLICIES = ("blank", "zero")   # what an export gives a roster student with no submission
+MISSING_POLICIES = ("blank", "zero")  # what an export gives a roster student with no submission
 
 
 @dataclass
 class GradeRow:
     identity: Identity
-    submission_id: str                 # "" for a student with no submission
+    submission_id: str  # "" for a student with no submission
     result: SubmissionResult | None
     late: LateResult | None
-    status: str                        # the submission status, or "missing"
-    order: tuple[str, ...] = ()        # the assignment's exercises in the notebook's order (`AssignmentGrades.order`)
+    status: str  # the submission status, or "missing"
+    order: tuple[str, ...] = ()  # the assignment's exercises in the notebook's order (`AssignmentGrades.order`)
 
     @property
     def gradable(self) -> bool:
@@ -96,21 +97,34 @@ class GradeRow:
             bits = [f"Score: {self.score:g}/{r.max_score:g}."]
         if r.message:
             bits.append(sentence(r.message, 300))
-        said = [line for t in r.tests if (t.is_override and t.exercise) or (t.is_manual and t.outcome != "pending")
-                for line in t.message.splitlines() if line.strip()]   # the applied rubric items' texts
+        said = [
+            line
+            for t in r.tests
+            if (t.is_override and t.exercise) or (t.is_manual and t.outcome != "pending")
+            for line in t.message.splitlines()
+            if line.strip()
+        ]  # the applied rubric items' texts
         if said:
             bits.append(sentence("Comments: " + "; ".join(said), 600))
         if self.late and self.late.explanation:
             bits.append(sentence("Late: " + self.late.explanation))
         if self.pending:
-            bits.append(sentence("Still to be graded by hand: " + ", ".join(self.pending)
-                                 + "; this score is not final yet"))
+            bits.append(
+                sentence("Still to be graded by hand: " + ", ".join(self.pending) + "; this score is not final yet")
+            )
         key = exercise_key(self.order)
-        failed = sorted((t for t in r.tests if t.outcome not in ("passed", "skipped", "pending") and not t.is_manual),
-                        key=lambda t: key(t.exercise))
+        failed = sorted(
+            (t for t in r.tests if t.outcome not in ("passed", "skipped", "pending") and not t.is_manual),
+            key=lambda t: key(t.exercise),
+        )
         if failed:
-            bits.append(sentence("Not passed: " + "; ".join(f"{t.name} ({t.outcome})" for t in failed[:10])
-                                 + ("; and more" if len(failed) > 10 else "")))
+            bits.append(
+                sentence(
+                    "Not passed: "
+                    + "; ".join(f"{t.name} ({t.outcome})" for t in failed[:10])
+                    + ("; and more" if len(failed) > 10 else "")
+                )
+            )
         return " ".join(bits)
 
 
@@ -128,8 +142,7 @@ def _late(r: SubmissionResult, who: Identity, policy: LatePolicy | None) -> Late
     """A submission time the kit knows (the LMS's, timestamp.txt, the download's file time) decides; the
     LMS's late flag (Canvas's `LATE`) counts only when there is none.  An extension applies under any of
     the student's ids."""
-    return apply_late_policy(r.score, r.max_score, who.submitted_at, policy, student_id=who.ids(),
-                             late_flag=who.late)
+    return apply_late_policy(r.score, r.max_score, who.submitted_at, policy, student_id=who.ids(), late_flag=who.late)
 
 
 def grade_rows(
@@ -181,8 +194,16 @@ class Stored(Protocol):
         """What staff added (overrides, rubric items and where they are applied, line comments)."""
 
 
-def derive(counted: SubmissionResult, marks: Marks, manual: Any = (), bounds: Bounds = Bounds(),
-           overrides: list[Override] | None = None) -> tuple[SubmissionResult, list[Override], list[Applied]]:
+DEFAULT_BOUNDS = Bounds()  # course.toml without [rubric]: items keep an exercise within 0 and its points
+
+
+def derive(
+    counted: SubmissionResult,
+    marks: Marks,
+    manual: Any = (),
+    bounds: Bounds = DEFAULT_BOUNDS,
+    overrides: list[Override] | None = None,
+) -> tuple[SubmissionResult, list[Override], list[Applied]]:
     """(the result as shown and exported, its stale overrides, its stale rubric applications): the counted
     version with the test overrides in force, then the rubric (`grades.rubric.score`), then the whole-submission
     override.  `overrides`: those in force instead of the trail's (what a clear would leave)."""
@@ -197,29 +218,28 @@ def derive(counted: SubmissionResult, marks: Marks, manual: Any = (), bounds: Bo
 class AssignmentGrades:
     """One assignment's grades as every command shows and exports them (`read_grades`)."""
 
-    assignment: Any                    # autograder.config.assignment.Assignment
-    out: Path                          # the results folder
-    results: list[SubmissionResult]    # with the overrides in force
+    assignment: Any  # autograder.config.assignment.Assignment
+    out: Path  # the results folder
+    results: list[SubmissionResult]  # with the overrides in force
     rows: list[GradeRow]
-    roster: Any                        # intake.roster.Roster | None
-    warnings: list[str]                # for the instructor: stale overrides, unmatched keys and submissions
-    counted: list[SubmissionResult] = field(default_factory=list)   # the counted versions, before overrides
-    course: Any = None                 # what these grades were computed with (`again`)
+    roster: Any  # intake.roster.Roster | None
+    warnings: list[str]  # for the instructor: stale overrides, unmatched keys and submissions
+    counted: list[SubmissionResult] = field(default_factory=list)  # the counted versions, before overrides
+    course: Any = None  # what these grades were computed with (`again`)
     roster_csv: Path | None = None
-    stored: Stored | None = None       # where they were read from (`again`, `with_results`)
-    identities: dict[str, Identity] = field(default_factory=dict)   # submission id -> who, matched to the roster
+    stored: Stored | None = None  # where they were read from (`again`, `with_results`)
+    identities: dict[str, Identity] = field(default_factory=dict)  # submission id -> who, matched to the roster
     policy: LatePolicy | None = None
-    stale: dict[str, list[Any]] = field(default_factory=dict)       # submission id -> its stale overrides
-    notes: tuple[list[str], list[str]] = ([], [])   # the other warnings: (before the stale ones, after them)
-    marks: Marks = field(default_factory=Marks)   # what staff added: overrides, rubric items, applications, notes
-    bounds: Bounds = Bounds()                       # course.toml [rubric]
-    stale_rubric: dict[str, list[Applied]] = field(default_factory=dict)   # submission id -> its stale applications
-    order: tuple[str, ...] = ()        # the exercises in the notebook's order (the master's `check()` lines)
+    stale: dict[str, list[Any]] = field(default_factory=dict)  # submission id -> its stale overrides
+    notes: tuple[list[str], list[str]] = ([], [])  # the other warnings: (before the stale ones, after them)
+    marks: Marks = field(default_factory=Marks)  # what staff added: overrides, rubric items, applications, notes
+    bounds: Bounds = Bounds()  # course.toml [rubric]
+    stale_rubric: dict[str, list[Applied]] = field(default_factory=dict)  # submission id -> its stale applications
+    order: tuple[str, ...] = ()  # the exercises in the notebook's order (the master's `check()` lines)
 
     def derive(self, counted: SubmissionResult, overrides: list[Override] | None = None) -> SubmissionResult:
         """`counted` as these grades show it (`derive`), with `overrides` in force instead of the trail's."""
-        return derive(counted, self.marks.of(counted.submission_id), self.assignment.manual, self.bounds,
-                      overrides)[0]
+        return derive(counted, self.marks.of(counted.submission_id), self.assignment.manual, self.bounds, overrides)[0]
 
     def again(self) -> "AssignmentGrades":
         """The same assignment's grades read again (after an override, a regrade)."""
@@ -242,15 +262,24 @@ class AssignmentGrades:
             if r.submission_id not in changed:
                 continue
             results[i], stale[r.submission_id], stale_rubric[r.submission_id] = derive(
-                r, marks.of(r.submission_id), self.assignment.manual, self.bounds)
+                r, marks.of(r.submission_id), self.assignment.manual, self.bounds
+            )
             if r.submission_id in at:
-                rows[at[r.submission_id]] = grade_rows([results[i]], self.identities, policy=self.policy,
-                                                       order=self.order)[0]
+                rows[at[r.submission_id]] = grade_rows(
+                    [results[i]], self.identities, policy=self.policy, order=self.order
+                )[0]
         ids = [r.submission_id for r in self.counted]
         stale = {sid: stale[sid] for sid in ids if stale.get(sid)}
         stale_rubric = {sid: stale_rubric[sid] for sid in ids if stale_rubric.get(sid)}
-        return replace(self, results=results, rows=rows, stale=stale, marks=marks, stale_rubric=stale_rubric,
-                       warnings=_warnings(self.assignment.id, self.notes, stale, self.counted, stale_rubric, marks))
+        return replace(
+            self,
+            results=results,
+            rows=rows,
+            stale=stale,
+            marks=marks,
+            stale_rubric=stale_rubric,
+            warnings=_warnings(self.assignment.id, self.notes, stale, self.counted, stale_rubric, marks),
+        )
 
     def with_results(self, stored: list[SubmissionResult]) -> "AssignmentGrades":
         """These grades with `stored` (results stored again, a re-grade, of submissions they hold) in place of
@@ -261,54 +290,86 @@ class AssignmentGrades:
         ids = {r.submission_id for r in self.counted}
         if any(r.submission_id not in ids for r in stored):
             raise ValueError("with_results takes results of submissions these grades hold: read them again")
-        now = {r.submission_id: r for r in _counting(self.stored, self.assignment.id, stored, self.course,
-                                                      self.policy, self.identities)}
+        now = {
+            r.submission_id: r
+            for r in _counting(self.stored, self.assignment.id, stored, self.course, self.policy, self.identities)
+        }
         counted = [now.get(r.submission_id, r) for r in self.counted]
         return replace(self, counted=counted).with_overrides_of(now)
 
 
-def _warnings(assignment: str, notes: tuple[list[str], list[str]], stale: dict[str, list[Any]],
-              counted: list[SubmissionResult], stale_rubric: dict[str, list[Applied]] | None = None,
-              marks: Marks | None = None) -> list[str]:
+def _warnings(
+    assignment: str,
+    notes: tuple[list[str], list[str]],
+    stale: dict[str, list[Any]],
+    counted: list[SubmissionResult],
+    stale_rubric: dict[str, list[Applied]] | None = None,
+    marks: Marks | None = None,
+) -> list[str]:
     """The instructor's warnings: `notes[0]`, the provisional results (one line per reason), the stale
     overrides, `notes[1]`."""
     by_reason: dict[str, list[str]] = {}
     for r in counted:
         if r.provisional:
             by_reason.setdefault(r.provisional, []).append(r.submission_id)
-    provisional = [f"{len(ids)} submission{'s are' if len(ids) > 1 else ' is'} provisional ({why}): "
-                   + ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
-                   + "; left blank in every export until graded again" for why, ids in by_reason.items()]
+    provisional = [
+        f"{len(ids)} submission{'s are' if len(ids) > 1 else ' is'} provisional ({why}): "
+        + ", ".join(ids[:10])
+        + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+        + "; left blank in every export until graded again"
+        for why, ids in by_reason.items()
+    ]
     return notes[0] + provisional + stale_warnings(assignment, stale, stale_rubric or {}, marks) + notes[1]
 
 
-def stale_warnings(assignment: str, stale: dict[str, list[Any]], stale_rubric: dict[str, list[Applied]],
-                   marks: Marks | None) -> list[str]:
+def stale_warnings(
+    assignment: str, stale: dict[str, list[Any]], stale_rubric: dict[str, list[Applied]], marks: Marks | None
+) -> list[str]:
     """One warning per override and per rubric item made on a version that no longer counts."""
-    return [f"override #{o.id} of {o.submission_id} ({o.target}) is stale: it was made on another version than the "
-            f"one that counts; not applied (see `autograder override {assignment} --list`)"
-            for old in stale.values() for o in old] + stale_applications(assignment, stale_rubric, marks)
+    return [
+        f"override #{o.id} of {o.submission_id} ({o.target}) is stale: it was made on another version than the "
+        f"one that counts; not applied (see `autograder override {assignment} --list`)"
+        for old in stale.values()
+        for o in old
+    ] + stale_applications(assignment, stale_rubric, marks)
 
 
 def stale_applications(assignment: str, stale: dict[str, list[Applied]], marks: Marks | None) -> list[str]:
     """One warning per rubric item applied to a version that no longer counts."""
     titles = {i.id: i.title for i in (marks.items if marks else [])}
-    return [f"rubric item #{a.item_id} ({titles.get(a.item_id, '?')}) of {a.submission_id} is stale: it was applied "
-            f"to another version than the one that counts; not applied (apply it again: `autograder rubric "
-            f"{assignment} --apply {a.item_id} {a.submission_id}`)" for old in stale.values() for a in old]
+    return [
+        f"rubric item #{a.item_id} ({titles.get(a.item_id, '?')}) of {a.submission_id} is stale: it was applied "
+        f"to another version than the one that counts; not applied (apply it again: `autograder rubric "
+        f"{assignment} --apply {a.item_id} {a.submission_id}`)"
+        for old in stale.values()
+        for a in old
+    ]
 
 
-def _counting(stored: Stored, assignment: str, results: list[SubmissionResult], course: Any,
-              policy: LatePolicy | None, identities: dict[str, Identity]) -> list[SubmissionResult]:
+def _counting(
+    stored: Stored,
+    assignment: str,
+    results: list[SubmissionResult],
+    course: Any,
+    policy: LatePolicy | None,
+    identities: dict[str, Identity],
+) -> list[SubmissionResult]:
     """`results` (the gradebook's) with each replaced by the graded version `[course] counts` chooses
     (`grades.counting.counting`; a student's own due date, extensions included)."""
     counts = course.table("course").get("counts", "latest") if course else "latest"
     if counts == "latest":
         return results
 
-    due = (lambda sid: policy.due_for(identities[sid].ids()) if policy and sid in identities else None)
-    return counting(results, counts, due, lambda sid: stored.versions(assignment, sid),
-                    lambda sid, sha: stored.record(assignment, sid, sha))[0]
+    def due(sid: str) -> Any:
+        return policy.due_for(identities[sid].ids()) if policy and sid in identities else None
+
+    return counting(
+        results,
+        counts,
+        due,
+        lambda sid: stored.versions(assignment, sid),
+        lambda sid, sha: stored.record(assignment, sid, sha),
+    )[0]
 
 
 def read_grades(a: Any, stored: Stored, *, roster_csv: Path | None = None, course: Any = None) -> AssignmentGrades:
@@ -343,13 +404,31 @@ def read_grades(a: Any, stored: Stored, *, roster_csv: Path | None = None, cours
     if policy is not None:
         people = [s.ids() for s in roster.students] if roster else [w.ids() for w in match.matched.values()]
         for key in policy.unknown_extensions(people):
-            extensions.append(f"{a.id}: the extension for {key!r} names nobody "
-                              + ("on the roster (login, LMS user id, SIS id or email)" if roster else
-                                 "who submitted") + ": not applied")
+            extensions.append(
+                f"{a.id}: the extension for {key!r} names nobody "
+                + ("on the roster (login, LMS user id, SIS id or email)" if roster else "who submitted")
+                + ": not applied"
+            )
     order = tuple(exercise_order(a.solution))
     rows = grade_rows(results, match.matched, policy=policy, roster=roster.students if roster else None, order=order)
     notes = (unmatched, extensions)
-    return AssignmentGrades(a, out, results, rows, roster,
-                            _warnings(a.id, notes, by_sid, counted, by_sid_rubric, marks), counted, course,
-                            roster_csv, stored, match.matched, policy, by_sid, notes, marks, bounds, by_sid_rubric,
-                            order)
+    return AssignmentGrades(
+        a,
+        out,
+        results,
+        rows,
+        roster,
+        _warnings(a.id, notes, by_sid, counted, by_sid_rubric, marks),
+        counted,
+        course,
+        roster_csv,
+        stored,
+        match.matched,
+        policy,
+        by_sid,
+        notes,
+        marks,
+        bounds,
+        by_sid_rubric,
+        order,
+    )

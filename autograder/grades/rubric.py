@@ -27,6 +27,7 @@ one item to a group), `progress` (graded / needs a look per exercise, per TA), `
 (`rubric_add`, `rubric_edit`, `rubric_delete`, `rubric_apply`, `rubric_unapply`, `rubric_import`,
 `add_line_note`; `set_group` without a score), which re-scores and logs who it touched.
 """
+
 from __future__ import annotations
 
 import copy
@@ -37,7 +38,7 @@ from typing import Any, Iterable
 from autograder.grades.overrides import Override
 from autograder.judge.results import MANUAL_LINE, RUBRIC_LINE, SubmissionResult, TestResult
 
-KEYS = "1234567890"         # the keys that apply an item, in the order items get them
+KEYS = "1234567890"  # the keys that apply an item, in the order items get them
 MAX_TITLE = 200
 MAX_TEXT = 2000
 MAX_POINTS = 1000
@@ -54,9 +55,9 @@ class Item:
     exercise: str
     title: str
     points: float
-    comment: str = ""      # what the student reads
-    note: str = ""         # what only staff read
-    key: str = ""          # 1-9, 0, or "" past ten items of an exercise
+    comment: str = ""  # what the student reads
+    note: str = ""  # what only staff read
+    key: str = ""  # 1-9, 0, or "" past ten items of an exercise
     deleted: bool = False
 
     def text(self) -> str:
@@ -69,7 +70,7 @@ class Item:
 class Applied:
     item_id: int
     submission_id: str
-    sha256: str            # the version of the notebook it was applied to
+    sha256: str  # the version of the notebook it was applied to
     by: str
     at: float
 
@@ -81,9 +82,9 @@ class LineNote:
     id: int
     submission_id: str
     sha256: str
-    cell: int              # the code cell's position among all cells, as `notebook.cells.cell_name` counts
-    line: int              # 1-based line of that cell; 0: the whole cell
-    code: str              # the line as it was when the comment was made (what the feedback quotes)
+    cell: int  # the code cell's position among all cells, as `notebook.cells.cell_name` counts
+    line: int  # 1-based line of that cell; 0: the whole cell
+    code: str  # the line as it was when the comment was made (what the feedback quotes)
     text: str
     by: str
     at: float
@@ -94,7 +95,7 @@ class Marks:
     """What staff added to an assignment's results, as the store hands it in (`store.marks.Marks.marks`)."""
 
     overrides: list[Override] = field(default_factory=list)
-    items: list[Item] = field(default_factory=list)      # deleted ones included (the trail names them)
+    items: list[Item] = field(default_factory=list)  # deleted ones included (the trail names them)
     applied: list[Applied] = field(default_factory=list)
     notes: list[LineNote] = field(default_factory=list)
 
@@ -123,7 +124,7 @@ class Bounds:
 
     @classmethod
     def of(cls, course: Any) -> "Bounds":
-        from autograder.config.course import CourseError   # what every command reports as a bad course file
+        from autograder.config.course import CourseError  # what every command reports as a bad course file
 
         t = course.table("rubric") if course is not None else {}
         try:
@@ -175,8 +176,13 @@ def _gradable(r: SubmissionResult) -> bool:
     return bool(r.tests) and not r.provisional and bool(r.sha256)
 
 
-def score(result: SubmissionResult, items: list[Item], applied: list[Applied], manual: Iterable[Any] = (),
-          bounds: Bounds = Bounds()) -> tuple[SubmissionResult, list[Applied]]:
+def score(
+    result: SubmissionResult,
+    items: list[Item],
+    applied: list[Applied],
+    manual: Iterable[Any] = (),
+    bounds: Bounds = Bounds(),
+) -> tuple[SubmissionResult, list[Applied]]:
     """(`result` with its rubric lines, the applications that are stale): see the module docstring."""
     if not _gradable(result):
         return result, []
@@ -192,21 +198,44 @@ def score(result: SubmissionResult, items: list[Item], applied: list[Applied], m
     for m in manual:
         its = by_ex.pop(m.exercise, None)
         if its is None:
-            tests.append(TestResult(MANUAL_LINE + m.exercise, m.title, m.exercise, "public", m.points, 0.0, "pending",
-                                    "graded by hand: not graded yet"))
+            tests.append(
+                TestResult(
+                    MANUAL_LINE + m.exercise,
+                    m.title,
+                    m.exercise,
+                    "public",
+                    m.points,
+                    0.0,
+                    "pending",
+                    "graded by hand: not graded yet",
+                )
+            )
             continue
         got = _within(0.0, sum(i.points for i in its), m.points, bounds)
         outcome = "passed" if got >= m.points else "partial" if got > 0 else "failed"
-        tests.append(TestResult(MANUAL_LINE + m.exercise, m.title, m.exercise, "public", m.points, got, outcome,
-                                "\n".join(i.text() for i in its)))
+        tests.append(
+            TestResult(
+                MANUAL_LINE + m.exercise,
+                m.title,
+                m.exercise,
+                "public",
+                m.points,
+                got,
+                outcome,
+                "\n".join(i.text() for i in its),
+            )
+        )
     for ex, its in by_ex.items():
         mine_t = [t for t in result.tests if t.exercise == ex and not t.is_override]
         auto, top = sum(t.score for t in mine_t), sum(t.max_score for t in mine_t)
         adjust = round(_within(auto, sum(i.points for i in its), top, bounds) - auto, 4)
-        tests.append(TestResult(RUBRIC_LINE + ex, f"Rubric: {ex}", ex, "public", 0.0, adjust, "passed",
-                                "\n".join(i.text() for i in its)))
-    shown = copy.copy(result)   # not `replace`: that bounds the whole result again (~1 ms), and staff's lines are
-    shown.tests = tests         # small and trusted; the worker's fields are as bounded as they were
+        tests.append(
+            TestResult(
+                RUBRIC_LINE + ex, f"Rubric: {ex}", ex, "public", 0.0, adjust, "passed", "\n".join(i.text() for i in its)
+            )
+        )
+    shown = copy.copy(result)  # not `replace`: that bounds the whole result again (~1 ms), and staff's lines are
+    shown.tests = tests  # small and trusted; the worker's fields are as bounded as they were
     return shown, stale
 
 
@@ -277,10 +306,16 @@ def export_items(items: list[Item]) -> str:
     for i in items:
         if i.deleted:
             continue
-        out += ["[[item]]", f"exercise = {json.dumps(i.exercise, ensure_ascii=False)}",
-                f"title = {json.dumps(i.title, ensure_ascii=False)}", f"points = {i.points!r}",
-                f"comment = {json.dumps(i.comment, ensure_ascii=False)}",
-                f"note = {json.dumps(i.note, ensure_ascii=False)}", f"key = {json.dumps(i.key)}", ""]
+        out += [
+            "[[item]]",
+            f"exercise = {json.dumps(i.exercise, ensure_ascii=False)}",
+            f"title = {json.dumps(i.title, ensure_ascii=False)}",
+            f"points = {i.points!r}",
+            f"comment = {json.dumps(i.comment, ensure_ascii=False)}",
+            f"note = {json.dumps(i.note, ensure_ascii=False)}",
+            f"key = {json.dumps(i.key)}",
+            "",
+        ]
     return "\n".join(out)
 
 
@@ -297,11 +332,24 @@ def import_items(text: str) -> list[dict[str, Any]]:
         raise RubricError("a rubric file holds [[item]] tables only")
     out = []
     for n, t in enumerate(data.get("item", []), start=1):
-        if type(t) is not dict or set(t) - {"exercise", "title", "points", "comment", "note", "key"} \
-                or not isinstance(t.get("exercise"), str) or type(t.get("points")) not in (int, float):
+        if (
+            type(t) is not dict
+            or set(t) - {"exercise", "title", "points", "comment", "note", "key"}
+            or not isinstance(t.get("exercise"), str)
+            or type(t.get("points")) not in (int, float)
+        ):
             raise RubricError(f"item {n}: exercise, title and points are required (comment, note, key optional)")
-        title, points, comment, note = check_item(str(t.get("title", "")), t["points"], str(t.get("comment", "")),
-                                                  str(t.get("note", "")))
-        out.append({"exercise": t["exercise"], "title": title, "points": points, "comment": comment, "note": note,
-                    "key": str(t.get("key", ""))})
+        title, points, comment, note = check_item(
+            str(t.get("title", "")), t["points"], str(t.get("comment", "")), str(t.get("note", ""))
+        )
+        out.append(
+            {
+                "exercise": t["exercise"],
+                "title": title,
+                "points": points,
+                "comment": comment,
+                "note": note,
+                "key": str(t.get("key", "")),
+            }
+        )
     return out

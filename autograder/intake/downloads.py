@@ -23,6 +23,7 @@ whose message names every claimant, attached to none of them, never a silent sup
 Non-notebook files are listed in `Batch.ignored`.  Zip members are extracted by base name
 under a generated name (no path traversal), with the same size caps as `intake.submissions`.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,17 +34,17 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder.intake.roster import Identity, Roster, RosterMatch, match_roster
-from autograder.intake.submissions import (IntakeError, Submission, ZipExtractor, open_zip, safe_id,
-                                          unique_id)
 from autograder.config.deadline import LatePolicyError, parse_time
+from autograder.intake.roster import Identity, Roster, RosterMatch, match_roster
+from autograder.intake.submissions import IntakeError, Submission, ZipExtractor, open_zip, safe_id, unique_id
 
 __all__ = ["Identity", "Entry", "Batch", "detect", "unpack", "FORMATS"]
 
 FORMATS = ("canvas", "moodle", "nbgrader", "gradescope", "folder")
 
-CANVAS_RE = re.compile(r"^(?P<name>[^_]+(?:_[^_]+)*?)_(?:(?P<late>late)_)?(?P<uid>\d+)_(?P<subid>\d+)_(?P<orig>.+)$",
-                       re.IGNORECASE)
+CANVAS_RE = re.compile(
+    r"^(?P<name>[^_]+(?:_[^_]+)*?)_(?:(?P<late>late)_)?(?P<uid>\d+)_(?P<subid>\d+)_(?P<orig>.+)$", re.IGNORECASE
+)
 RESUBMISSION_RE = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]+)$")
 # Moodle replaces every "_" of the name (or "Participant", blind marking; or the group's name) by a space:
 # the first "_" ends the name.  Folders: `..._file` (Moodle 4) or `..._file_` (3.x); flat: `..._file_<file>`.
@@ -60,9 +61,9 @@ class Entry:
 class Batch:
     format: str
     entries: list[Entry]
-    superseded: list[str] = field(default_factory=list)   # older attempts / extra notebooks not graded
-    ignored: list[str] = field(default_factory=list)      # files that are not notebooks, names not understood
-    roster: RosterMatch | None = None                     # when a roster was given
+    superseded: list[str] = field(default_factory=list)  # older attempts / extra notebooks not graded
+    ignored: list[str] = field(default_factory=list)  # files that are not notebooks, names not understood
+    roster: RosterMatch | None = None  # when a roster was given
 
     @property
     def submissions(self) -> list[Submission]:
@@ -77,14 +78,21 @@ class Batch:
         lines = [f"{self.format}: {len(self.entries)} submissions"]
         lines += [f"superseded (not graded): {s}" for s in self.superseded]
         lines += [f"ignored: {s}" for s in self.ignored]
-        lines += [f"{'ambiguous' if e.submission.problem.startswith('ambiguous') else 'unreadable'} (graded "
-                  f"invalid): {e.submission.source}: {e.submission.problem}" for e in self.entries if e.submission.problem]
+        lines += [
+            f"{'ambiguous' if e.submission.problem.startswith('ambiguous') else 'unreadable'} (graded "
+            f"invalid): {e.submission.source}: {e.submission.problem}"
+            for e in self.entries
+            if e.submission.problem
+        ]
         if self.roster:
             claimants = {sid for pair in self.roster.duplicates for sid in pair}
             lines += [f"not on the roster: {sid}" for sid in self.roster.unmatched if sid not in claimants]
             lines += [f"no submission: {s.name or s.student_id} ({s.student_id})" for s in self.roster.missing]
-            lines += [f"two submissions match one roster student, neither is credited to them (each keeps its LMS "
-                      f"identity): {a} and {b}" for a, b in self.roster.duplicates]
+            lines += [
+                f"two submissions match one roster student, neither is credited to them (each keeps its LMS "
+                f"identity): {a} and {b}"
+                for a, b in self.roster.duplicates
+            ]
         return lines
 
 
@@ -93,10 +101,10 @@ class Batch:
 
 @dataclass
 class _File:
-    logical: str            # path as the LMS named it, '/'-separated
-    path: Path              # on disk (absent when `problem` is set)
+    logical: str  # path as the LMS named it, '/'-separated
+    path: Path  # on disk (absent when `problem` is set)
     mtime: datetime
-    problem: str = ""       # why the zip member could not be extracted: graded `invalid`
+    problem: str = ""  # why the zip member could not be extracted: graded `invalid`
 
 
 def _mtime(p: Path) -> datetime:
@@ -118,12 +126,14 @@ def _files_in_zip(zpath: Path, scratch: Path) -> tuple[list[_File], list[str]]:
             if info.is_dir() or not parts or "__MACOSX" in parts or parts[-1].startswith("._"):
                 continue
             if ".." in parts or not parts[-1].lower().endswith(".ipynb") or ".ipynb_checkpoints" in parts:
-                others.append(logical + (" (a zip inside the zip: not opened)" if logical.lower().endswith(".zip") else ""))
+                others.append(
+                    logical + (" (a zip inside the zip: not opened)" if logical.lower().endswith(".zip") else "")
+                )
                 continue
             target = dest / f"{len(files):04d}_{safe_id(parts[-1]) or 'notebook'}.ipynb"
             problem = extractor.extract(zf, info, target)
             try:
-                when = datetime(*info.date_time, tzinfo=timezone.utc)   # zip times carry no zone: read as UTC
+                when = datetime(*info.date_time, tzinfo=timezone.utc)  # zip times carry no zone: read as UTC
             except ValueError:
                 when = datetime.fromtimestamp(0, tz=timezone.utc) if problem else _mtime(target)
             if not problem:
@@ -196,11 +206,11 @@ def detect(path: Path) -> str:
 
 @dataclass
 class _Candidate:
-    key: str                # the student, as the LMS identifies them
+    key: str  # the student, as the LMS identifies them
     file: _File
     identity: Identity
-    rank: tuple             # larger is newer
-    claim: str = ""         # who the layout says this is, in words; one key, two claims: ambiguous
+    rank: tuple  # larger is newer
+    claim: str = ""  # who the layout says this is, in words; one key, two claims: ambiguous
 
 
 def _pick_newest(cands: list[_Candidate]) -> tuple[list[_Candidate], list[str]]:
@@ -215,12 +225,18 @@ def _pick_newest(cands: list[_Candidate]) -> tuple[list[_Candidate], list[str]]:
     for key, group in by_key.items():
         claims = sorted({c.claim for c in group})
         if len(claims) > 1:
-            why = (f"ambiguous: the download gives student id {key} to " + " and to ".join(claims)
-                   + "; not graded as either: check in the LMS which file is whose, then grade it by hand")
+            why = (
+                f"ambiguous: the download gives student id {key} to "
+                + " and to ".join(claims)
+                + "; not graded as either: check in the LMS which file is whose, then grade it by hand"
+            )
             for c in group:
                 file = replace(c.file, problem=c.file.problem or why)
-                kept.append(_Candidate(f"{key}#{len(kept)}", file, Identity(student_id="", name=c.identity.name),
-                                       c.rank, c.claim))
+                kept.append(
+                    _Candidate(
+                        f"{key}#{len(kept)}", file, Identity(student_id="", name=c.identity.name), c.rank, c.claim
+                    )
+                )
             continue
         best = max(group, key=lambda c: c.rank)
         kept.append(best)
@@ -240,10 +256,17 @@ def _canvas(files: list[_File]) -> tuple[list[_Candidate], list[str]]:
         r = RESUBMISSION_RE.match(orig)
         if r:
             orig, attempt = r["stem"] + r["ext"], int(r["n"])
-        who = Identity(student_id=m["uid"], name=m["name"], lms_user_id=m["uid"], submitted_at=f.mtime,
-                       late=bool(m["late"]), time_source="mtime")
-        cands.append(_Candidate(m["uid"], f, who, (attempt, int(m["subid"]), f.mtime),
-                                f"{m['name']} (Canvas user {m['uid']})"))
+        who = Identity(
+            student_id=m["uid"],
+            name=m["name"],
+            lms_user_id=m["uid"],
+            submitted_at=f.mtime,
+            late=bool(m["late"]),
+            time_source="mtime",
+        )
+        cands.append(
+            _Candidate(m["uid"], f, who, (attempt, int(m["subid"]), f.mtime), f"{m['name']} (Canvas user {m['uid']})")
+        )
     return cands, bad
 
 
@@ -257,8 +280,9 @@ def _moodle(files: list[_File]) -> tuple[list[_Candidate], list[str]]:
         if not m or bool(m["rest"]) == (len(parts) > 1):  # a folder ends at its plugin; a flat name goes on
             bad.append(f.logical)
             continue
-        who = Identity(student_id=m["pid"], name=m["name"], lms_user_id=m["pid"], submitted_at=f.mtime,
-                       time_source="mtime")
+        who = Identity(
+            student_id=m["pid"], name=m["name"], lms_user_id=m["pid"], submitted_at=f.mtime, time_source="mtime"
+        )
         cands.append(_Candidate(m["pid"], f, who, (f.mtime,), f"{m['name']} (participant {m['pid']})"))
     return cands, bad
 
@@ -323,15 +347,21 @@ def _nbgrader(submitted: Path, assignment: str | None) -> tuple[list[_Candidate]
         if student_dir.is_symlink() or folder.is_symlink():  # a link out of the exchange (the master?): not followed
             ignored.append(f"{student_dir.name}/{assignment}: a link, not followed")
             continue
-        notebooks = sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not p.is_symlink())  # a link: not followed
+        notebooks = sorted(
+            p for p in folder.glob("*.ipynb") if p.is_file() and not p.is_symlink()
+        )  # a link: not followed
         if not notebooks:
             ignored.append(f"{student_dir.name}/{assignment}: no notebook")
             continue
         stamp = read_nbgrader_timestamp(folder / "timestamp.txt")
         chosen = max(notebooks, key=lambda p: p.stat().st_mtime) if len(notebooks) > 1 else notebooks[0]
         superseded += [f"{student_dir.name}/{assignment}/{p.name}" for p in notebooks if p != chosen]
-        who = Identity(student_id=student_dir.name, login_id=student_dir.name, submitted_at=stamp or _mtime(chosen),
-                       time_source="timestamp.txt" if stamp else "mtime")
+        who = Identity(
+            student_id=student_dir.name,
+            login_id=student_dir.name,
+            submitted_at=stamp or _mtime(chosen),
+            time_source="timestamp.txt" if stamp else "mtime",
+        )
         f = _File(f"{student_dir.name}/{assignment}/{chosen.name}", chosen.resolve(), _mtime(chosen))
         cands.append(_Candidate(student_dir.name, f, who, (0,)))
     return cands, ignored, superseded
@@ -356,9 +386,15 @@ def _gradescope(folder: Path) -> tuple[list[_Candidate], list[str], list[str]]:
     except (KeyError, LatePolicyError):
         when, src = chosen.mtime, "mtime"
     sid = gradescope_student(u)
-    who = Identity(student_id=sid, name=str(u.get("name", "")), email=str(u.get("email", "")),
-                   sis_id=str(u.get("sid", "") or ""), lms_user_id=str(u.get("id", "") or ""),
-                   submitted_at=when, time_source=src)
+    who = Identity(
+        student_id=sid,
+        name=str(u.get("name", "")),
+        email=str(u.get("email", "")),
+        sis_id=str(u.get("sid", "") or ""),
+        lms_user_id=str(u.get("id", "") or ""),
+        submitted_at=when,
+        time_source=src,
+    )
     return [_Candidate(sid, chosen, who, (0,))], others, [f.logical for f in files if f is not chosen]
 
 
@@ -378,8 +414,9 @@ def _folder(files: list[_File]) -> list[_Candidate]:
 # ---------------------------------------------------------------------------------- entry point
 
 
-def unpack(path: Path, scratch: Path, *, fmt: str | None = None, roster: Roster | None = None,
-           assignment: str | None = None) -> Batch:
+def unpack(
+    path: Path, scratch: Path, *, fmt: str | None = None, roster: Roster | None = None, assignment: str | None = None
+) -> Batch:
     """All submissions in `path` (an LMS download, a folder, a notebook), one per student, with identities."""
     path = Path(path)
     fmt = fmt or detect(path)
@@ -417,7 +454,7 @@ def unpack(path: Path, scratch: Path, *, fmt: str | None = None, roster: Roster 
         base = c.key if fmt not in ("canvas", "moodle") else f"{c.identity.name}_{c.key}"
         if not c.identity.student_id:  # ambiguous (`_pick_newest`): named after the file, nobody's
             base = "ambiguous"
-        sid = unique_id(safe_id(base), f"{c.key}\0{c.file.logical}", seen)   # the student's, never the content's
+        sid = unique_id(safe_id(base), f"{c.key}\0{c.file.logical}", seen)  # the student's, never the content's
         who = c.identity if c.identity.student_id else Identity(student_id=sid, name=c.identity.name)
         entries.append(Entry(Submission(sid, c.file.path, c.file.logical, c.file.problem), who))
     batch = Batch(fmt, entries, superseded, ignored)

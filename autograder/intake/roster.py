@@ -14,6 +14,7 @@ matched by where each file is (`match_file_names`: a hub's `alice/hw.ipynb` by i
 without a submission are reported, never dropped.  An `lti_user_id` (or `LTI User ID`, `sub`)
 column holds each student's LTI 1.3 `sub`, the only id LTI passback sends scores under.
 """
+
 from __future__ import annotations
 
 import csv
@@ -25,9 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from autograder.config.files import writable
-from autograder.config.files import write_json
 from autograder.config.deadline import LatePolicyError, parse_time
+from autograder.config.files import writable, write_json
 from autograder.intake.submissions import Submission, safe_id, unique_id
 
 
@@ -35,17 +35,17 @@ from autograder.intake.submissions import Submission, safe_id, unique_id
 class Identity:
     """A student as the LMS and the roster know them."""
 
-    student_id: str                  # the kit's key for the student (LMS user id, nbgrader id, ...)
+    student_id: str  # the kit's key for the student (LMS user id, nbgrader id, ...)
     name: str = ""
     email: str = ""
-    sis_id: str = ""                 # SIS User ID
-    login_id: str = ""               # SIS Login ID / username
+    sis_id: str = ""  # SIS User ID
+    login_id: str = ""  # SIS Login ID / username
     section: str = ""
-    lms_user_id: str = ""            # Canvas user id, Moodle participant id, Gradescope user id
+    lms_user_id: str = ""  # Canvas user id, Moodle participant id, Gradescope user id
     submitted_at: datetime | None = None
-    late: bool | None = None         # the LMS's own late flag, when it gives one
-    time_source: str = ""            # where submitted_at came from: lms | timestamp.txt | mtime | csv | ""
-    lti_user_id: str = ""            # the LTI 1.3 `sub` (AGS userId): only from the roster, never guessed
+    late: bool | None = None  # the LMS's own late flag, when it gives one
+    time_source: str = ""  # where submitted_at came from: lms | timestamp.txt | mtime | csv | ""
+    lti_user_id: str = ""  # the LTI 1.3 `sub` (AGS userId): only from the roster, never guessed
 
     def __post_init__(self) -> None:
         # names can come from file names on disk (non-UTF-8 bytes read as lone surrogates) and JSON;
@@ -57,8 +57,11 @@ class Identity:
     def ids(self) -> tuple[str, ...]:
         """Every id this student is known by (the kit's, LMS user id, SIS id, login, email, LTI sub): what an
         extension, an override or a roster key may name them by."""
-        return tuple(x for x in (self.student_id, self.lms_user_id, self.sis_id, self.login_id, self.email,
-                                 self.lti_user_id) if x)
+        return tuple(
+            x
+            for x in (self.student_id, self.lms_user_id, self.sis_id, self.login_id, self.email, self.lti_user_id)
+            if x
+        )
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -75,8 +78,18 @@ class Identity:
 
 
 ALIASES: dict[str, tuple[str, ...]] = {
-    "student_id": ("student_id", "student id", "studentid", "id", "user_id", "userid", "canvas_id", "canvas user id",
-                   "identifier", "participant"),
+    "student_id": (
+        "student_id",
+        "student id",
+        "studentid",
+        "id",
+        "user_id",
+        "userid",
+        "canvas_id",
+        "canvas user id",
+        "identifier",
+        "participant",
+    ),
     "name": ("name", "student", "full name", "fullname", "student name", "display name"),
     "first": ("first name", "firstname", "given name"),
     "last": ("last name", "lastname", "surname", "family name"),
@@ -98,7 +111,7 @@ def norm_name(name: str) -> str:
     return "".join(sorted(re.sub(r"[^a-z]", "", ascii_)))
 
 
-_MATCH_KEYS = ("lms_user_id", "student_id", "sis_id", "login_id", "email")   # what `match` tries, in order
+_MATCH_KEYS = ("lms_user_id", "student_id", "sis_id", "login_id", "email")  # what `match` tries, in order
 
 
 @dataclass
@@ -108,7 +121,8 @@ class Roster:
 
     students: list[Identity]
     _index: tuple[int, dict[str, Identity], dict[str, list[Identity]], dict[str, list[Identity]]] | None = field(
-        default=None, init=False, repr=False, compare=False)
+        default=None, init=False, repr=False, compare=False
+    )
 
     def _indexes(self) -> tuple[dict[str, Identity], dict[str, list[Identity]], dict[str, list[Identity]]]:
         """(lower-cased match key -> first student, casefolded id -> students, normalised name -> students)."""
@@ -135,7 +149,7 @@ class Roster:
             hit = (stamp, cls._parse(path))
             hit[1]._indexes()
             _ROSTERS[Path(path)] = hit
-        copy = cls(list(hit[1].students))   # callers may change their list; the index follows (see _indexes)
+        copy = cls(list(hit[1].students))  # callers may change their list; the index follows (see _indexes)
         copy._index = hit[1]._index
         return copy
 
@@ -159,18 +173,27 @@ class Roster:
 
             def get(key: str) -> str:
                 i = col.get(key)
-                return row[i].strip() if i is not None and i < len(row) else ""
+                return row[i].strip() if i is not None and i < len(row) else ""  # noqa: B023 - called in this row's pass only
 
             name = get("name") or " ".join(p for p in (get("first"), get("last")) if p)
             sid = get("student_id")
-            if sid.lower().startswith("participant "):   # Moodle grading worksheet "Participant 123"
+            if sid.lower().startswith("participant "):  # Moodle grading worksheet "Participant 123"
                 sid = sid.split()[-1]
             sid = sid or get("sis_id") or get("login_id") or get("email") or name
             if not sid:
                 continue
-            students.append(Identity(student_id=sid, name=name, email=get("email"), sis_id=get("sis_id"),
-                                     login_id=get("login_id"), section=get("section"),
-                                     lms_user_id=get("student_id"), lti_user_id=get("lti_user_id")))
+            students.append(
+                Identity(
+                    student_id=sid,
+                    name=name,
+                    email=get("email"),
+                    sis_id=get("sis_id"),
+                    login_id=get("login_id"),
+                    section=get("section"),
+                    lms_user_id=get("student_id"),
+                    lti_user_id=get("lti_user_id"),
+                )
+            )
         return cls(students)
 
     def find(self, key: str) -> Identity | None:
@@ -189,23 +212,32 @@ class Roster:
             if value and (s := by_key.get(value.strip().lower())) is not None:
                 return s
         hits = by_name.get(norm_name(who.name), []) if who.name else []
-        fits = len(hits) == 1 and (not who.lms_user_id or not hits[0].lms_user_id
-                                   or hits[0].lms_user_id.strip().lower() == who.lms_user_id.strip().lower())
+        fits = len(hits) == 1 and (
+            not who.lms_user_id
+            or not hits[0].lms_user_id
+            or hits[0].lms_user_id.strip().lower() == who.lms_user_id.strip().lower()
+        )
         return hits[0] if fits else None
 
 
 def merge(found: Identity, row: Identity) -> Identity:
     """The roster's names and ids with the LMS's submission time and late flag."""
-    return replace(row, lms_user_id=found.lms_user_id or row.lms_user_id, submitted_at=found.submitted_at,
-                   late=found.late, time_source=found.time_source,
-                   email=row.email or found.email, name=row.name or found.name)
+    return replace(
+        row,
+        lms_user_id=found.lms_user_id or row.lms_user_id,
+        submitted_at=found.submitted_at,
+        late=found.late,
+        time_source=found.time_source,
+        email=row.email or found.email,
+        name=row.name or found.name,
+    )
 
 
 @dataclass
 class RosterMatch:
-    matched: dict[str, Identity] = field(default_factory=dict)     # submission id -> identity (merged)
-    unmatched: list[str] = field(default_factory=list)              # submission ids with no roster row
-    missing: list[Identity] = field(default_factory=list)           # roster students with no submission
+    matched: dict[str, Identity] = field(default_factory=dict)  # submission id -> identity (merged)
+    unmatched: list[str] = field(default_factory=list)  # submission ids with no roster row
+    missing: list[Identity] = field(default_factory=list)  # roster students with no submission
     duplicates: list[tuple[str, str]] = field(default_factory=list)  # (submission id, earlier id) for one student
 
 
@@ -239,8 +271,9 @@ def match_roster(identities: dict[str, Identity], roster: Roster | None) -> Rost
     return out
 
 
-def match_file_names(found: Iterable[tuple[str, str, "datetime | None"]], roster: Roster
-                     ) -> tuple[dict[str, Identity], list[str], list[str]]:
+def match_file_names(
+    found: Iterable[tuple[str, str, "datetime | None"]], roster: Roster
+) -> tuple[dict[str, Identity], list[str], list[str]]:
     """A folder of notebooks (emailed work, a JupyterHub collect) named after its students.  `found` holds
     (submission id, the name as given, file time).  Who a submission is comes from where it is, never from a
     name the student chose: a notebook in a folder (`alice/01_tensors.ipynb`, as JupyterHub and nbgrader
@@ -255,8 +288,9 @@ def match_file_names(found: Iterable[tuple[str, str, "datetime | None"]], roster
     return _by_place(found, roster)[:3]
 
 
-def _by_place(found: Iterable[tuple[str, str, "datetime | None"]], roster: Roster
-              ) -> tuple[dict[str, Identity], list[str], list[str], dict[str, str]]:
+def _by_place(
+    found: Iterable[tuple[str, str, "datetime | None"]], roster: Roster
+) -> tuple[dict[str, Identity], list[str], list[str], dict[str, str]]:
     """`match_file_names`, and {id: why} of the submissions refused for claiming one student together."""
     by_safe: dict[str, list[Identity]] = {}
     for s in roster.students:
@@ -269,8 +303,13 @@ def _by_place(found: Iterable[tuple[str, str, "datetime | None"]], roster: Roste
     by_name = roster._indexes()[2]
     for sid, source, when in found:
         path = Path(source)
-        n = path.parts[0] if len(path.parts) > 1 else \
-            path.name[: -len(".ipynb")] if path.name.lower().endswith(".ipynb") else path.name
+        n = (
+            path.parts[0]
+            if len(path.parts) > 1
+            else path.name[: -len(".ipynb")]
+            if path.name.lower().endswith(".ipynb")
+            else path.name
+        )
         row = roster.find(n)
         hits = by_safe.get(safe_id(n).casefold(), []) if row is None and n else []
         row = row or (hits[0] if len(hits) == 1 else None)
@@ -278,12 +317,17 @@ def _by_place(found: Iterable[tuple[str, str, "datetime | None"]], roster: Roste
         same = by_name.get(norm_name(n), []) if row is None and norm_name(n) else []
         if len(same) == 1:
             row = same[0]
-            notes.append(f"{sid}: matched to {row.name} ({row.student_id}) by the full name in {where}, not by an "
-                         f"id: check it is theirs")
+            notes.append(
+                f"{sid}: matched to {row.name} ({row.student_id}) by the full name in {where}, not by an "
+                f"id: check it is theirs"
+            )
         elif len(same) > 1:
-            notes.append(f"{sid}: the name in {where} is that of {len(same)} roster students ("
-                         + "; ".join(f"{s.name} ({s.student_id})" for s in same) + "): not matched; rename it "
-                         "after one of their ids (login, email, LMS or SIS id)")
+            notes.append(
+                f"{sid}: the name in {where} is that of {len(same)} roster students ("
+                + "; ".join(f"{s.name} ({s.student_id})" for s in same)
+                + "): not matched; rename it "
+                "after one of their ids (login, email, LMS or SIS id)"
+            )
             unmatched.append(sid)
             continue
         if row is None:
@@ -298,9 +342,11 @@ def _by_place(found: Iterable[tuple[str, str, "datetime | None"]], roster: Roste
     for student, sids in claims.items():
         if len(sids) > 1:
             who = identities[sids[0]]
-            notes.append(f"{' and '.join(f'{sid} ({sources[sid]})' for sid in sids)}: all are {who.name or student} "
-                         f"({student})'s by where they are: none is credited to them; check which one they handed in "
-                         "and grade that one alone")
+            notes.append(
+                f"{' and '.join(f'{sid} ({sources[sid]})' for sid in sids)}: all are {who.name or student} "
+                f"({student})'s by where they are: none is credited to them; check which one they handed in "
+                "and grade that one alone"
+            )
             for sid in sids:
                 del identities[sid]
                 unmatched.append(sid)
@@ -308,26 +354,38 @@ def _by_place(found: Iterable[tuple[str, str, "datetime | None"]], roster: Roste
     return identities, unmatched, notes, refused
 
 
-def by_place(subs: list[Submission], roster: Roster) -> tuple[list[Submission], dict[str, Identity], list[str], list[str]]:
+def by_place(
+    subs: list[Submission], roster: Roster
+) -> tuple[list[Submission], dict[str, Identity], list[str], list[str]]:
     """`match_file_names` for the submissions of a folder intake, each matched student's submission taking the
     student's own id (`safe_id(student_id)`): the same in every run whichever file they handed in, never a
     classmate's, so their kept versions (`store.history`) are theirs alone.  Two submissions claiming one
     student are refused: `invalid`, with a problem naming both.  Returns (the submissions with their ids, their
     identities, the unmatched ids, warnings)."""
-    stamps = [(s.id, s.source, None if s.problem else datetime.fromtimestamp(s.path.stat().st_mtime, timezone.utc))
-              for s in subs]
+    stamps = [
+        (s.id, s.source, None if s.problem else datetime.fromtimestamp(s.path.stat().st_mtime, timezone.utc))
+        for s in subs
+    ]
     found, unmatched, notes, refused = _by_place(stamps, roster)
     seen: set[str] = set()
-    ids = {sid: unique_id(safe_id(who.student_id), who.student_id, seen)
-           for sid, who in sorted(found.items(), key=lambda kv: kv[1].student_id)}
+    ids = {
+        sid: unique_id(safe_id(who.student_id), who.student_id, seen)
+        for sid, who in sorted(found.items(), key=lambda kv: kv[1].student_id)
+    }
     ids |= {s.id: unique_id(s.id, s.source, seen) for s in subs if s.id not in ids}
-    out = [replace(s, id=ids[s.id], problem=s.problem or (f"ambiguous: {refused[s.id]}" if s.id in refused else ""))
-           for s in subs]
-    return (out, {ids[sid]: who for sid, who in found.items()},
-            [ids[sid] for sid in unmatched if sid not in refused], notes)
+    out = [
+        replace(s, id=ids[s.id], problem=s.problem or (f"ambiguous: {refused[s.id]}" if s.id in refused else ""))
+        for s in subs
+    ]
+    return (
+        out,
+        {ids[sid]: who for sid, who in found.items()},
+        [ids[sid] for sid in unmatched if sid not in refused],
+        notes,
+    )
 
 
-COPY_WINDOW_SECONDS = 5   # file times of a whole class this close together are a copy's, not the students'
+COPY_WINDOW_SECONDS = 5  # file times of a whole class this close together are a copy's, not the students'
 
 
 def copied_times(times: list["datetime"]) -> bool:
@@ -355,8 +413,9 @@ def read_submission_times(path: Path) -> dict[str, "datetime"]:
     return times
 
 
-def with_times(found: dict[str, Identity], sources: dict[str, str], times: dict[str, "datetime"]
-               ) -> tuple[dict[str, Identity], list[str]]:
+def with_times(
+    found: dict[str, Identity], sources: dict[str, str], times: dict[str, "datetime"]
+) -> tuple[dict[str, Identity], list[str]]:
     """`found` (submission id -> identity) with each submission time the CSV gives (by any of the student's
     ids, the submission id or the file name), and the submissions it has no time for."""
     out, missing = {}, []

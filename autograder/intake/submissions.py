@@ -11,6 +11,7 @@ their base name only (no path traversal), member by member with size caps that h
 copying (no zip bombs, no zip read into memory); a member that cannot be extracted becomes a
 submission with a `problem` (graded `invalid`), so one bad member never stops a class.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -21,8 +22,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_ZIP_MEMBER = 50 * 2**20   # one notebook extracted from a zip (the notebook parser refuses > 20 MiB anyway)
-MAX_ZIP_TOTAL = 2 * 2**30     # every notebook extracted from one zip, together (scratch disk)
+MAX_ZIP_MEMBER = 50 * 2**20  # one notebook extracted from a zip (the notebook parser refuses > 20 MiB anyway)
+MAX_ZIP_TOTAL = 2 * 2**30  # every notebook extracted from one zip, together (scratch disk)
 _CHUNK = 1 << 20
 # a link in a folder of submissions (a student's hub folder may hold one to a classmate's notebook, or the master)
 LINK = "the file is a link to another file; links are not followed: a submission is the file handed in"
@@ -34,9 +35,9 @@ class IntakeError(ValueError):
 
 @dataclass(frozen=True)
 class Submission:
-    id: str        # safe, unique within the batch
-    path: Path     # the notebook on disk (absent when `problem` is set)
-    source: str    # the name as the instructor gave it (for reports)
+    id: str  # safe, unique within the batch
+    path: Path  # the notebook on disk (absent when `problem` is set)
+    source: str  # the name as the instructor gave it (for reports)
     problem: str = ""  # why intake could not use it (damaged, encrypted, too large): graded `invalid`, never run
 
 
@@ -107,8 +108,15 @@ class ZipExtractor:
                 while True:
                     try:
                         chunk = src.read(_CHUNK)
-                    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
-                            ValueError, OSError) as e:
+                    except (
+                        zipfile.BadZipFile,
+                        zlib.error,
+                        EOFError,
+                        NotImplementedError,
+                        RuntimeError,
+                        ValueError,
+                        OSError,
+                    ) as e:
                         raise _Damaged(_damaged(e, info)) from None
                     if not chunk:
                         break
@@ -159,14 +167,21 @@ def _extract_zip(path: Path, into: Path) -> list[tuple[Path, str, str]]:
 def collect(paths: list[Path], scratch: Path) -> list[Submission]:
     """All submissions under `paths` (notebooks, folders, zips), with unique safe ids made from where each
     file is (`source`: its path inside the folder or zip given), never from its content."""
-    found: list[tuple[Path, str, str, str]] = []   # (file, source, problem, what tells it from any other)
+    found: list[tuple[Path, str, str, str]] = []  # (file, source, problem, what tells it from any other)
     for p in paths:
         if not p.exists():
             raise IntakeError(f"no such file or folder: {p}")
         if p.is_dir():
             inside = p.resolve()
-            found += [(nb, nb.relative_to(p).as_posix(), "" if not nb.is_symlink() and inside in nb.resolve().parents
-                       else LINK, f"{p}\0{nb.relative_to(p).as_posix()}") for nb in _notebooks_in(p)]
+            found += [
+                (
+                    nb,
+                    nb.relative_to(p).as_posix(),
+                    "" if not nb.is_symlink() and inside in nb.resolve().parents else LINK,
+                    f"{p}\0{nb.relative_to(p).as_posix()}",
+                )
+                for nb in _notebooks_in(p)
+            ]
         elif p.suffix.lower() == ".zip":
             found += [(t, source, problem, f"{p}\0{source}") for t, source, problem in _extract_zip(p, scratch)]
         elif p.suffix.lower() == ".ipynb":

@@ -39,6 +39,7 @@ kept in `gradescope.json`; an extension keyed by any id the roster holds for a s
 each of their ids, so the sid, email or Gradescope id in `submission_metadata.json` finds it.  It is
 applied to the submission time Gradescope writes there, exactly as the LMS exports apply it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,18 +55,18 @@ from datetime import datetime
 from pathlib import Path
 
 import autograder
-from autograder.report.escape import terminal
 from autograder.config.assignment import load_assignment
 from autograder.config.compat import tomllib
 from autograder.config.course import parse_variants
-from autograder.config.secret import Secret, find_secret
-from autograder.config.files import write_json
 from autograder.config.deadline import LatePolicyError, parse_time
-from autograder.grades.late import apply_late_policy
+from autograder.config.files import write_json
+from autograder.config.secret import Secret, find_secret
 from autograder.execute.sandbox import RlimitsOnly
+from autograder.grades.late import apply_late_policy
 from autograder.intake.downloads import gradescope_student, read_metadata
 from autograder.notebook.imports import assignment_imports
 from autograder.probe.seeds import Seeds
+from autograder.report.escape import terminal
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once when it builds the autograder image (Ubuntu; {python} must be among its
@@ -130,8 +131,10 @@ def requirements(assignment) -> list[str]:
     for module in sorted((set(assignment_imports(assignment)) | framework) - {"autograder", "torch"}):
         found = owners.get(module)
         if not found:
-            raise CannotPin(f"{assignment.id} imports {module!r}, which is not installed here: install it (the "
-                            "version the assignment is tested with) so the Gradescope zip can pin it")
+            raise CannotPin(
+                f"{assignment.id} imports {module!r}, which is not installed here: install it (the "
+                "version the assignment is tested with) so the Gradescope zip can pin it"
+            )
         dists.add(found[0])
     pins = []
     for dist in sorted(dists - {"torch", "torch-course-autograder"}, key=str.lower):
@@ -151,8 +154,9 @@ def _deadline(assignment, course, roster) -> dict | None:
     if not table:
         return None
     table = {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in table.items()}
-    extensions = {str(k): (v.isoformat() if hasattr(v, "isoformat") else v)
-                  for k, v in (table.get("extensions") or {}).items()}
+    extensions = {
+        str(k): (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in (table.get("extensions") or {}).items()
+    }
     for key, value in list(extensions.items()):
         who = roster.find(key) if roster is not None else None
         for other in who.ids() if who is not None else ():
@@ -162,9 +166,18 @@ def _deadline(assignment, course, roster) -> dict | None:
     return table
 
 
-def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes | None,
-                         torch_spec: str | None = None, allow_public_seeds: bool = False,
-                         allow_weak_isolation: bool = False, course=None, roster=None) -> Path:
+def build_autograder_zip(
+    kit: Path,
+    assignment: str,
+    out: Path,
+    *,
+    secret: bytes | None,
+    torch_spec: str | None = None,
+    allow_public_seeds: bool = False,
+    allow_weak_isolation: bool = False,
+    course=None,
+    roster=None,
+) -> Path:
     """Write `out` (a zip to upload as the assignment's autograder); returns its path.
 
     Without `secret`, hidden inputs would derive from the kit's public default seed and anyone with
@@ -173,19 +186,29 @@ def build_autograder_zip(kit: Path, assignment: str, out: Path, *, secret: bytes
     (`course.Course`) and `roster` (`intake.roster.Roster`): the deadline and extensions to apply."""
 
     if not secret and not allow_public_seeds:
-        raise MissingSecret("no course secret: hidden test inputs would come from the kit's public default seed. "
-                            "Pass --secret-file FILE (or set AUTOGRADER_SECRET), or --allow-public-seeds "
-                            "to build it anyway")
+        raise MissingSecret(
+            "no course secret: hidden test inputs would come from the kit's public default seed. "
+            "Pass --secret-file FILE (or set AUTOGRADER_SECRET), or --allow-public-seeds "
+            "to build it anyway"
+        )
     torch_spec = torch_spec or tested_torch_spec()
     a = load_assignment(assignment, kit)
-    setup = (SETUP_SH.replace("{torch_spec}", torch_spec).replace("{assignment}", a.id)
-             .replace("{python}", f"python{sys.version_info.major}.{sys.version_info.minor}")
-             .replace("{requirements}", " \\\n    ".join(f'"{r}"' for r in requirements(a))))
+    setup = (
+        SETUP_SH.replace("{torch_spec}", torch_spec)
+        .replace("{assignment}", a.id)
+        .replace("{python}", f"python{sys.version_info.major}.{sys.version_info.minor}")
+        .replace("{requirements}", " \\\n    ".join(f'"{r}"' for r in requirements(a)))
+    )
 
-    variants = course.variants() if course is not None else None   # a bad course setting is refused here
-    settings = {"assignment": a.id, "version": a.version(), "grader_version": autograder.__version__,
-                "deadline": _deadline(a, course, roster), WEAK_OPT_IN: allow_weak_isolation,
-                "variants": "" if variants is None else str(variants)}
+    variants = course.variants() if course is not None else None  # a bad course setting is refused here
+    settings = {
+        "assignment": a.id,
+        "version": a.version(),
+        "grader_version": autograder.__version__,
+        "deadline": _deadline(a, course, roster),
+        WEAK_OPT_IN: allow_weak_isolation,
+        "variants": "" if variants is None else str(variants),
+    }
     pkg = Path(autograder.__file__).resolve().parent
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
@@ -228,9 +251,15 @@ def _choose_notebook(submission: Path, assignment: str) -> Path | None:
     """The notebook to grade: `<assignment>.ipynb`, else the newest.  A link is never followed: an upload
     may hold one (zips keep them), pointing at the master in `source/`."""
     inside = submission.resolve()
-    found = [p for p in sorted(submission.rglob("*.ipynb"))
-             if p.is_file() and not p.is_symlink() and inside in p.resolve().parents
-             and ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts]
+    found = [
+        p
+        for p in sorted(submission.rglob("*.ipynb"))
+        if p.is_file()
+        and not p.is_symlink()
+        and inside in p.resolve().parents
+        and ".ipynb_checkpoints" not in p.parts
+        and "__MACOSX" not in p.parts
+    ]
     if not found:
         return None
     for p in found:
@@ -240,16 +269,48 @@ def _choose_notebook(submission: Path, assignment: str) -> Path | None:
 
 
 def _failure(message: str, t0: float) -> dict:
-    return {"score": 0.0, "execution_time": round(time.monotonic() - t0, 3), "output": message,
-            "visibility": "visible", "stdout_visibility": "hidden", "tests": [],
-            "extra_data": {"status": "crashed", "message": message}}
+    return {
+        "score": 0.0,
+        "execution_time": round(time.monotonic() - t0, 3),
+        "output": message,
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": [],
+        "extra_data": {"status": "crashed", "message": message},
+    }
 
 
 # Gradescope's results.json keys (https://gradescope-autograders.readthedocs.io, "Output format").
-TOP_KEYS = frozenset({"score", "execution_time", "output", "output_format", "test_output_format",
-                      "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"})
-TEST_KEYS = frozenset({"score", "max_score", "status", "name", "name_format", "number", "output",
-                       "output_format", "tags", "visibility", "extra_data"})
+TOP_KEYS = frozenset(
+    {
+        "score",
+        "execution_time",
+        "output",
+        "output_format",
+        "test_output_format",
+        "test_name_format",
+        "visibility",
+        "stdout_visibility",
+        "extra_data",
+        "tests",
+        "leaderboard",
+    }
+)
+TEST_KEYS = frozenset(
+    {
+        "score",
+        "max_score",
+        "status",
+        "name",
+        "name_format",
+        "number",
+        "output",
+        "output_format",
+        "tags",
+        "visibility",
+        "extra_data",
+    }
+)
 
 
 def to_gradescope_schema(data: dict) -> dict:
@@ -294,8 +355,13 @@ def apply_late(data: dict, policy, metadata: dict | None) -> dict:
     late = apply_late_policy(data["score"], data.get("max_score") or 0.0, when, policy, student_id=ids)
     data = dict(data)
     data["score"] = late.score
-    data["late"] = {"raw_score": late.raw_score, "penalty": late.penalty, "late": late.late,
-                    "late_by_seconds": late.late_by.total_seconds(), "explanation": late.explanation}
+    data["late"] = {
+        "raw_score": late.raw_score,
+        "penalty": late.penalty,
+        "late": late.late,
+        "late_by_seconds": late.late_by.total_seconds(),
+        "explanation": late.explanation,
+    }
     if late.explanation:
         data["output"] = f"{data.get('output', '')} · {late.explanation}".lstrip(" ·")
     return data
@@ -325,15 +391,22 @@ def weak_isolation(uid: int):
             from autograder.execute import interpreter
             from autograder.execute.process import WorkerProcess
 
-            return WorkerProcess.launch(argv_prefix=[interpreter.executable(), "-I", "-c", _DROP, str(uid)], workdir=workdir,
-                                        env=env, output_cap=limits.output_kb * 1024, limits=wire_limits)
+            return WorkerProcess.launch(
+                argv_prefix=[interpreter.executable(), "-I", "-c", _DROP, str(uid)],
+                workdir=workdir,
+                env=env,
+                output_cap=limits.output_kb * 1024,
+                limits=wire_limits,
+            )
 
     return _OtherUser()
 
 
 # become `uid` (group too, no supplementary groups), then the worker: `python -I -c _DROP UID PYTHON ARGS...`
-_DROP = ("import os, sys; u = int(sys.argv[1]); os.setgroups([]); os.setresgid(u, u, u); os.setresuid(u, u, u); "
-         "os.execv(sys.argv[2], sys.argv[2:])")
+_DROP = (
+    "import os, sys; u = int(sys.argv[1]); os.setgroups([]); os.setresgid(u, u, u); os.setresuid(u, u, u); "
+    "os.execv(sys.argv[2], sys.argv[2:])"
+)
 
 
 def protect(root: Path, assignment: str) -> None:
@@ -359,10 +432,10 @@ def run(root: Path) -> dict:
     results_path = root / "results" / "results.json"
     try:
         from autograder.config.assignment import load_assignment
+        from autograder.config.deadline import LatePolicy, load_policy
         from autograder.execute.sandbox import SandboxUnavailable, choose_isolation
         from autograder.judge.gate import MasterFailed, check_master
         from autograder.judge.session import GradeOptions, close_references, grade_notebook, release_reference_workers
-        from autograder.config.deadline import LatePolicy, load_policy
 
         kit = root / "source"
         meta = json.loads((kit / "gradescope.json").read_text(encoding="utf-8"))
@@ -379,48 +452,68 @@ def run(root: Path) -> dict:
             isolation = reference_isolation = choose_isolation(allow_weak=False)
         except SandboxUnavailable as e:
             if not meta.get(WEAK_OPT_IN):
-                print(f"autograder: {e}. Grading without a sandbox is refused: rebuild the zip with "
-                      "`autograder gradescope ... --allow-weak-isolation` to accept it (docs/interop.md).", file=sys.stderr)
+                print(
+                    f"autograder: {e}. Grading without a sandbox is refused: rebuild the zip with "
+                    "`autograder gradescope ... --allow-weak-isolation` to accept it (docs/interop.md).",
+                    file=sys.stderr,
+                )
                 return _refuse("no sandbox can run in this container", t0, results_path)
             if os.geteuid() != 0:
-                print("autograder: grading without a sandbox needs root, to run student code as another user "
-                      "than the one that can read the course secret and the master", file=sys.stderr)
+                print(
+                    "autograder: grading without a sandbox needs root, to run student code as another user "
+                    "than the one that can read the course secret and the master",
+                    file=sys.stderr,
+                )
                 return _refuse("no sandbox can run in this container", t0, results_path)
             protect(root, assignment.id)
             isolation, reference_isolation = weak_isolation(WORKER_UID), weak_isolation(REFERENCE_UID)
         metadata = _read_metadata(root)
-        secret = find_secret()   # the run script names the zip's secret file (AUTOGRADER_SECRET_FILE)
+        secret = find_secret()  # the run script names the zip's secret file (AUTOGRADER_SECRET_FILE)
         variant = _variant(secret, assignment.id, metadata, meta.get("variants", ""))
         try:
             # the master first, through the reference, in a worker of its own (another uid without a sandbox):
             # it fills the answers the student's tests compare with, then stops before the student's code runs
-            reference = grade_notebook(assignment, assignment.solution, submission_id="__reference__",
-                                       options=GradeOptions(device="cpu", isolation=reference_isolation, cache_dir=cache,
-                                                            secret=secret),
-                                       as_reference=True, variant=variant)
+            reference = grade_notebook(
+                assignment,
+                assignment.solution,
+                submission_id="__reference__",
+                options=GradeOptions(device="cpu", isolation=reference_isolation, cache_dir=cache, secret=secret),
+                as_reference=True,
+                variant=variant,
+            )
             release_reference_workers()
             try:
-                check_master(reference)   # the gate a class is graded behind
+                check_master(reference)  # the gate a class is graded behind
             except MasterFailed as e:
                 print(f"autograder: {str(e)[:3000]}", file=sys.stderr)
                 return _refuse("the master notebook does not score full marks in this container", t0, results_path)
             # the same kind of isolation (reference_for's key): misses are answered by the master's worker above
-            result = grade_notebook(assignment, notebook, submission_id="submission", source=notebook.name,
-                                    options=GradeOptions(device="cpu", isolation=isolation, cache_dir=cache, secret=secret),
-                                    variant=variant)
+            result = grade_notebook(
+                assignment,
+                notebook,
+                submission_id="submission",
+                source=notebook.name,
+                options=GradeOptions(device="cpu", isolation=isolation, cache_dir=cache, secret=secret),
+                variant=variant,
+            )
         finally:
             close_references()
-        policy = LatePolicy.from_table(meta["deadline"]) if "deadline" in meta else \
-            load_policy(assignment.root / "manifest.toml")
+        policy = (
+            LatePolicy.from_table(meta["deadline"])
+            if "deadline" in meta
+            else load_policy(assignment.root / "manifest.toml")
+        )
         data = apply_late(result.to_results_json(), policy, metadata)
         if isinstance(isolation, OtherUser):
-            data["output"] += (" · note: graded without a sandbox (bubblewrap cannot run in this container; "
-                               "the instructor allowed it)")
+            data["output"] += (
+                " · note: graded without a sandbox (bubblewrap cannot run in this container; the instructor allowed it)"
+            )
         data = to_gradescope_schema(data)
     except Exception:  # noqa: BLE001 - Gradescope must always get a results.json
         print(traceback.format_exc(), file=sys.stderr)
-        data = _failure("The autograder failed on this submission; your instructor has been told. "
-                        "Please contact them.", t0)
+        data = _failure(
+            "The autograder failed on this submission; your instructor has been told. Please contact them.", t0
+        )
     write_json(results_path, data)
     return data
 
@@ -431,14 +524,19 @@ def _variant(secret: Secret, assignment: str, metadata: dict | None, variants: s
 
     users = (metadata or {}).get("users")
     user = users[0] if type(users) is list and users and type(users[0]) is dict else {}
-    return Seeds.for_course(secret, assignment).variant_of(gradescope_student(user), parse_variants(variants) if variants else None)
+    return Seeds.for_course(secret, assignment).variant_of(
+        gradescope_student(user), parse_variants(variants) if variants else None
+    )
 
 
 def _refuse(why: str, t0: float, results_path: Path) -> dict:
     """Not graded, for a reason of the grader's (never a score the student earned): said so to the student."""
 
-    data = _failure(f"Your submission was not graded: {why}. This is not your fault and your instructor "
-                    "has been told; you do not need to resubmit.", t0)
+    data = _failure(
+        f"Your submission was not graded: {why}. This is not your fault and your instructor "
+        "has been told; you do not need to resubmit.",
+        t0,
+    )
     data["extra_data"]["status"] = "not graded"
     write_json(results_path, data)
     return data
@@ -453,8 +551,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def simulate(zip_path: Path, submission: Path, root: Path, *, python: str | None = None, timeout: float = 600,
-             metadata: dict | None = None, env: dict[str, str] | None = None) -> dict:
+def simulate(
+    zip_path: Path,
+    submission: Path,
+    root: Path,
+    *,
+    python: str | None = None,
+    timeout: float = 600,
+    metadata: dict | None = None,
+    env: dict[str, str] | None = None,
+) -> dict:
     """Lay out `root` as Gradescope does (source/, submission/, results/), run run_autograder, return
     results.json.  `env`: variables to set for run_autograder (e.g. a PATH without bubblewrap)."""
     import subprocess
@@ -476,8 +582,14 @@ def simulate(zip_path: Path, submission: Path, root: Path, *, python: str | None
         (root / "submission_metadata.json").write_text(json.dumps(metadata), encoding="utf-8")
     env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": python or sys.executable, **(env or {})}
     env.pop("PYTHONPATH", None)
-    done = subprocess.run(["/bin/bash", str(root / "run_autograder")], env=env, timeout=timeout, check=False,
-                          capture_output=True, cwd=root)
+    done = subprocess.run(
+        ["/bin/bash", str(root / "run_autograder")],
+        env=env,
+        timeout=timeout,
+        check=False,
+        capture_output=True,
+        cwd=root,
+    )
     (root / "run_autograder.log").write_bytes(done.stdout + done.stderr)  # what Gradescope shows the instructor
     return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
 

@@ -28,6 +28,7 @@ score: a course where someone runs it anyway keeps the kit's scores (run `autogr
 again afterwards: autograde resets `late_submission_penalty` to nbgrader's own plugin's value).
 A grader failure writes nothing.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -59,55 +60,95 @@ def exercise_points(assignment: Assignment, settings: GradeSettings) -> dict[str
     with tempfile.TemporaryDirectory(prefix="ag-nbgrader-") as cache:
         opts = grade_options(settings)
         opts.cache_dir = Path(cache)
-        ref = grade_notebook(assignment, assignment.solution, submission_id="__reference__", options=opts,
-                             as_reference=True)
+        ref = grade_notebook(
+            assignment, assignment.solution, submission_id="__reference__", options=opts, as_reference=True
+        )
     points: dict[str, float] = {}
     for t in ref.tests:
         points[t.exercise] = points.get(t.exercise, 0.0) + t.max_score
-    for m in assignment.manual:   # graded by hand (the manifest's [manual.EXERCISE]), with the kit's rubric
+    for m in assignment.manual:  # graded by hand (the manifest's [manual.EXERCISE]), with the kit's rubric
         points[m.exercise] = points.get(m.exercise, 0.0) + m.points
-    return {e: round(points[e], 4) for e in in_exercise_order(points, exercise_order(assignment.solution)) if points[e] > 0}
+    return {
+        e: round(points[e], 4) for e in in_exercise_order(points, exercise_order(assignment.solution)) if points[e] > 0
+    }
 
 
-def source_notebook(kit: Path, assignment: str, points: dict[str, float],
-                    link: str | None = None) -> nbformat.NotebookNode:
+def source_notebook(
+    kit: Path, assignment: str, points: dict[str, float], link: str | None = None
+) -> nbformat.NotebookNode:
     a = load_assignment(assignment, kit)
     nb = nbformat.read(a.solution, as_version=4)
     for i, cell in enumerate(nb.cells):
         is_solution = cell.cell_type == "code" and BEGIN in cell.source
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-        cell.metadata = {"nbgrader": {"grade": False, "solution": is_solution, "locked": not is_solution,
-                                      "task": False, "grade_id": f"cell-{cell.get('id') or i}", "schema_version": 3}}
+        cell.metadata = {
+            "nbgrader": {
+                "grade": False,
+                "solution": is_solution,
+                "locked": not is_solution,
+                "task": False,
+                "grade_id": f"cell-{cell.get('id') or i}",
+                "schema_version": 3,
+            }
+        }
     intro = nbformat.v4.new_markdown_cell(
         "## Scores\nEach exercise below is graded by the course autograder: its public and hidden tests run "
-        "outside this notebook.  Run all cells above without errors before you submit.")
-    intro.metadata = {"nbgrader": {"grade": False, "solution": False, "locked": True, "task": False,
-                                   "grade_id": "autograder-scores", "schema_version": 3}}
+        "outside this notebook.  Run all cells above without errors before you submit."
+    )
+    intro.metadata = {
+        "nbgrader": {
+            "grade": False,
+            "solution": False,
+            "locked": True,
+            "task": False,
+            "grade_id": "autograder-scores",
+            "schema_version": 3,
+        }
+    }
     nb.cells.append(intro)
     for exercise, pts in points.items():
         task = nbformat.v4.new_markdown_cell(f"**{exercise}** ({pts:g} points): graded by the course autograder.")
-        task.metadata = {"nbgrader": {"grade": False, "solution": False, "locked": True, "task": True,
-                                      "grade_id": TASK_PREFIX + exercise, "points": pts, "schema_version": 3}}
+        task.metadata = {
+            "nbgrader": {
+                "grade": False,
+                "solution": False,
+                "locked": True,
+                "task": True,
+                "grade_id": TASK_PREFIX + exercise,
+                "points": pts,
+                "schema_version": 3,
+            }
+        }
         nb.cells.append(task)
     # what students run checks itself as a kit release does: the public checks' version, the import guard
 
     version = public_checks.version(a.root)
-    self_checking(nb, a.id, version, link)   # link: course.toml's [course] package
-    nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-                   "language_info": {"name": "python"}, "autograder": {"assignment": a.id, "version": version}}
+    self_checking(nb, a.id, version, link)  # link: course.toml's [course] package
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "autograder": {"assignment": a.id, "version": version},
+    }
     return nb
 
 
-def write_source_notebook(kit: Path, assignment: str, course: Path, nb_assignment: str | None = None,
-                          settings: GradeSettings | None = None, link: str | None = None) -> Path:
+def write_source_notebook(
+    kit: Path,
+    assignment: str,
+    course: Path,
+    nb_assignment: str | None = None,
+    settings: GradeSettings | None = None,
+    link: str | None = None,
+) -> Path:
     """course/source/<nb_assignment>/<assignment>.ipynb (+ a minimal nbgrader_config.py if the course has none)."""
 
     name = nb_assignment or assignment
     dest = course / "source" / name / f"{assignment}.ipynb"
     dest.parent.mkdir(parents=True, exist_ok=True)
-    nb = source_notebook(kit, assignment, exercise_points(load_assignment(assignment, kit),
-                                                          settings or GradeSettings()), link)
+    nb = source_notebook(
+        kit, assignment, exercise_points(load_assignment(assignment, kit), settings or GradeSettings()), link
+    )
     nbformat.write(nb, dest)
     cfg = course / "nbgrader_config.py"
     if not cfg.exists():
@@ -119,9 +160,16 @@ class StaleSourceNotebook(RuntimeError):
     """The course's task cells do not match the assignment's exercises: regenerate the source notebook."""
 
 
-def grade_course(kit: Path, assignment: str, course: Path, settings: GradeSettings, *,
-                 nb_assignment: str | None = None, roster_csv: Path | None = None,
-                 warn: Callable[[str], Any] = lambda _w: None) -> dict[str, float]:
+def grade_course(
+    kit: Path,
+    assignment: str,
+    course: Path,
+    settings: GradeSettings,
+    *,
+    nb_assignment: str | None = None,
+    roster_csv: Path | None = None,
+    warn: Callable[[str], Any] = lambda _w: None,
+) -> dict[str, float]:
     """Grade every submission of the course (`pipeline.grade`, as the grade command does, into
     `settings.out`); write the scores into its gradebook.db; return {student: score after the late penalty},
     as nbgrader computes it.  Who is who, the late policy with its extensions (the manifest's, then the course
@@ -143,14 +191,16 @@ def grade_course(kit: Path, assignment: str, course: Path, settings: GradeSettin
         grades = assignment_grades(kit, a.id, out, roster_csv=roster_csv, course=settings.course)
         for w in grades.warnings:
             warn(f"warning: {w}")
-        ours = {s.id for s in intake.submissions}   # the results folder may hold other intakes' students too
-        written = _write_gradebook(course, assignment, name, [row for row in grades.rows if row.submission_id in ours],
-                                   identities, notebooks)
+        ours = {s.id for s in intake.submissions}  # the results folder may hold other intakes' students too
+        written = _write_gradebook(
+            course, assignment, name, [row for row in grades.rows if row.submission_id in ours], identities, notebooks
+        )
     return written
 
 
-def _write_gradebook(course: Path, assignment: str, name: str, rows: list, identities: dict,
-                     notebooks: dict[str, Path]) -> dict[str, float]:
+def _write_gradebook(
+    course: Path, assignment: str, name: str, rows: list, identities: dict, notebooks: dict[str, Path]
+) -> dict[str, float]:
     """Each row's scores into nbgrader's gradebook.db (task cells' manual scores, comments, the late penalty),
     and its notebook under autograded/; {student: score after the late penalty}."""
     from nbgrader.api import Gradebook, MissingEntry
@@ -166,12 +216,15 @@ def _write_gradebook(course: Path, assignment: str, name: str, rows: list, ident
             for t in row.result.tests:
                 by_exercise[t.exercise] = by_exercise.get(t.exercise, 0.0) + t.score
             unknown = {e for e, _ in by_exercise.items() if e not in tasks} - {
-                t.exercise for t in row.result.tests if t.max_score == 0}
+                t.exercise for t in row.result.tests if t.max_score == 0
+            }
             if unknown:
-                raise StaleSourceNotebook(f"exercises {sorted(unknown)} have no task cell in nbgrader's {name}: "
-                                          "run `autograder nbgrader source` and `nbgrader generate_assignment` again")
+                raise StaleSourceNotebook(
+                    f"exercises {sorted(unknown)} have no task cell in nbgrader's {name}: "
+                    "run `autograder nbgrader source` and `nbgrader generate_assignment` again"
+                )
             folder = identities.get(row.submission_id) or row.identity
-            student = folder.student_id   # nbgrader's own id (its folder), not the roster's
+            student = folder.student_id  # nbgrader's own id (its folder), not the roster's
             gb.update_or_create_student(student)
             try:
                 gb.find_submission(name, student)
@@ -188,8 +241,11 @@ def _write_gradebook(course: Path, assignment: str, name: str, rows: list, ident
                 # an exercise graded by hand and not graded yet is what formgrader lists as needing a grade
                 grade.needs_manual_grade = exercise in row.pending
                 comment = gb.find_comment(TASK_PREFIX + exercise, assignment, name, student)
-                failed = [t.name for t in row.result.tests if t.exercise == exercise and t.outcome != "passed"
-                          and t.max_score > 0]
+                failed = [
+                    t.name
+                    for t in row.result.tests
+                    if t.exercise == exercise and t.outcome != "passed" and t.max_score > 0
+                ]
                 text = ("Not passed: " + "; ".join(failed[:10])) if failed else "All tests passed."
                 comment.manual_comment = " ".join([text, *notes]) if i == 0 else text
             nb = gb.find_submission_notebook(assignment, name, student)
@@ -198,8 +254,9 @@ def _write_gradebook(course: Path, assignment: str, name: str, rows: list, ident
             written[student] = round(nb.score - (nb.late_submission_penalty or 0.0), 4)
             graded = notebooks.get(row.result.submission_id)
             if graded is not None:
-                _write_autograded(graded, course / "autograded" / student / name / f"{assignment}.ipynb",
-                                  folder.submitted_at)
+                _write_autograded(
+                    graded, course / "autograded" / student / name / f"{assignment}.ipynb", folder.submitted_at
+                )
     return written
 
 
@@ -207,7 +264,6 @@ def _write_autograded(submitted: Path, dest: Path, submitted_at) -> None:
     """What `nbgrader autograde` would leave for generate_feedback and formgrader, without running the
     notebook: the submission (read with the kit's limits) with its outputs cleared, and its time."""
     import json
-
 
     try:
         nb = nbformat.reads(json.dumps(read_notebook(submitted)), as_version=4)

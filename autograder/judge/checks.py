@@ -15,6 +15,7 @@ TensorFlow values arrive as `wire.TFTensor` (no TensorFlow here): compared by ki
 then where the values sit (a ragged tensor's row lengths, a sparse tensor's indices), then the values
 with the same dtype tolerances, and a variable's `trainable`.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,7 +27,8 @@ import torch
 from autograder.execute.backend import ProbeTimeout
 from autograder.execute.runner import OverBudget
 from autograder.execute.wire import TFDType, TFShape, TFTensor, Unsupported
-from autograder.notebook.stub import ERROR as STUB_ERROR, not_answered
+from autograder.notebook.stub import ERROR as STUB_ERROR
+from autograder.notebook.stub import not_answered
 
 # torch.testing.assert_close defaults (rtol, atol) by dtype
 _TOL: dict[torch.dtype, tuple[float, float]] = {
@@ -66,7 +68,11 @@ def _describe(x: Any) -> str:
     if type(x) is np.ndarray:
         return f"a numpy array of dtype {x.dtype} and shape {x.shape}"
     if type(x) is TFTensor:
-        shape = "unknown" if x.shape is None else "(" + ", ".join(map(str, x.shape)) + ("," if len(x.shape) == 1 else "") + ")"
+        shape = (
+            "unknown"
+            if x.shape is None
+            else "(" + ", ".join(map(str, x.shape)) + ("," if len(x.shape) == 1 else "") + ")"
+        )
         return f"a tf.{x.kind} of dtype {x.dtype} and shape {shape}"
     if type(x) in (TFDType, TFShape):
         return repr(x)
@@ -75,36 +81,55 @@ def _describe(x: Any) -> str:
     return f"a {type(x).__name__}"
 
 
-def assert_tf(got: Any, expected: TFTensor, *, name: str = "the result", rtol: float | None = None,
-              atol: float | None = None, check_dtype: bool = True) -> None:
+def assert_tf(
+    got: Any,
+    expected: TFTensor,
+    *,
+    name: str = "the result",
+    rtol: float | None = None,
+    atol: float | None = None,
+    check_dtype: bool = True,
+) -> None:
     """`got` must be a TensorFlow value of `expected`'s kind, dtype and shape, with its values where
     `expected` has them (ragged rows, sparse indices) and close to them within the dtype's tolerance."""
     if type(got) is not TFTensor:
-        hint = " (tf.constant or tf.convert_to_tensor makes one)" if type(got) in (torch.Tensor, np.ndarray, list) else ""
+        hint = (
+            " (tf.constant or tf.convert_to_tensor makes one)" if type(got) in (torch.Tensor, np.ndarray, list) else ""
+        )
         raise CheckFailed(f"{name} should be {_describe(expected)}, but it is {_describe(got)}{hint}.")
     if got.kind != expected.kind:
         raise CheckFailed(f"{name} is {_describe(got)}; expected {_describe(expected)}.")
     if check_dtype and got.dtype != expected.dtype:
-        raise CheckFailed(f"{name} is {_describe(got)}; expected dtype {expected.dtype}. Check where the dtype is "
-                          "decided (creation, tf.cast, or the dtype of a variable or layer).")
+        raise CheckFailed(
+            f"{name} is {_describe(got)}; expected dtype {expected.dtype}. Check where the dtype is "
+            "decided (creation, tf.cast, or the dtype of a variable or layer)."
+        )
     if got.shape != expected.shape:
-        raise CheckFailed(f"{name} is {_describe(got)}; expected shape {_describe(expected).rsplit(' shape ', 1)[1]}. "
-                          "Check which axes you reduce, index, or broadcast over.")
+        raise CheckFailed(
+            f"{name} is {_describe(got)}; expected shape {_describe(expected).rsplit(' shape ', 1)[1]}. "
+            "Check which axes you reduce, index, or broadcast over."
+        )
     if len(got.row_splits) != len(expected.row_splits) or not all(
-            torch.equal(g, e) for g, e in zip(got.row_splits, expected.row_splits)):
+        torch.equal(g, e) for g, e in zip(got.row_splits, expected.row_splits)
+    ):
         lengths = lambda t: (t.row_splits[0][1:] - t.row_splits[0][:-1]).tolist() if t.row_splits else []  # noqa: E731
         raise CheckFailed(f"{name} has rows of lengths {_short(lengths(got))}, expected {_short(lengths(expected))}.")
     if (got.indices is None) != (expected.indices is None) or (
-            got.indices is not None and expected.indices is not None and not torch.equal(got.indices, expected.indices)):
+        got.indices is not None and expected.indices is not None and not torch.equal(got.indices, expected.indices)
+    ):
         g = got.indices.tolist() if got.indices is not None else []
         e = expected.indices.tolist() if expected.indices is not None else []
         first = next((i for i, (a, b) in enumerate(zip(g, e)) if a != b), min(len(g), len(e)))
-        raise CheckFailed(f"{name} has {len(g)} stored values, expected {len(e)}; the first stored at another position "
-                          f"is number {first} (got {g[first] if first < len(g) else 'none'}, expected "
-                          f"{e[first] if first < len(e) else 'none'}).")
+        raise CheckFailed(
+            f"{name} has {len(g)} stored values, expected {len(e)}; the first stored at another position "
+            f"is number {first} (got {g[first] if first < len(g) else 'none'}, expected "
+            f"{e[first] if first < len(e) else 'none'})."
+        )
     _compare_values(got.values, expected.values, name=name, rtol=rtol, atol=atol, equal_nan=False)
     if expected.trainable is not None and got.trainable != expected.trainable:
-        raise CheckFailed(f"{name} is a tf.Variable with trainable={got.trainable}, expected trainable={expected.trainable}.")
+        raise CheckFailed(
+            f"{name} is a tf.Variable with trainable={got.trainable}, expected trainable={expected.trainable}."
+        )
 
 
 def _short(xs: list) -> str:
@@ -137,8 +162,9 @@ def assert_tensor(
     _compare_values(got, expected, name=name, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def _compare_values(got: torch.Tensor, expected: torch.Tensor, *, name: str, rtol: float | None,
-                    atol: float | None, equal_nan: bool) -> None:
+def _compare_values(
+    got: torch.Tensor, expected: torch.Tensor, *, name: str, rtol: float | None, atol: float | None, equal_nan: bool
+) -> None:
     g, e = got.detach(), expected.detach()
     if g.dtype == e.dtype and torch.equal(g, e):  # the usual case, in one op instead of a dozen (no NaN is equal)
         return
@@ -159,7 +185,9 @@ def _compare_values(got: torch.Tensor, expected: torch.Tensor, *, name: str, rto
         nan_g, nan_e = torch.isnan(gd.abs()), torch.isnan(ed.abs())
         same_inf = torch.isinf(gd.abs()) & (gd == ed)
         bad = ((gd - ed).abs() > atol + rtol * ed.abs()) & ~same_inf & ~nan_g & ~nan_e
-        bad |= (torch.isinf(gd.abs()) | torch.isinf(ed.abs())) & ~same_inf  # rtol * inf would let any value be "close" to inf
+        bad |= (
+            torch.isinf(gd.abs()) | torch.isinf(ed.abs())
+        ) & ~same_inf  # rtol * inf would let any value be "close" to inf
         bad |= (nan_g != nan_e) if equal_nan else (nan_g | nan_e)
     n_bad = int(bad.sum())
     if n_bad == 0:
@@ -184,14 +212,23 @@ def _num(v: Any) -> str:
     return repr(v)
 
 
-def assert_scalar(got: Any, expected: float | int | bool, *, name: str = "the result",
-                  rtol: float = 1e-6, atol: float = 1e-8, kind: type | None = None) -> None:
+def assert_scalar(
+    got: Any,
+    expected: float | int | bool,
+    *,
+    name: str = "the result",
+    rtol: float = 1e-6,
+    atol: float = 1e-8,
+    kind: type | None = None,
+) -> None:
     """`got` must be a Python number (not a tensor) close to `expected`; `kind` pins its type."""
     want = kind or type(expected)
     ok_types = (bool,) if want is bool else (int,) if want is int else (int, float)
     if type(got) not in ok_types or (want is not bool and type(got) is bool):
-        raise CheckFailed(f"{name} should be a Python {want.__name__}, but it is {_describe(got)}"
-                          + (" (use .item() to get a Python number from a one-element tensor)." if type(got) is torch.Tensor else "."))
+        raise CheckFailed(
+            f"{name} should be a Python {want.__name__}, but it is {_describe(got)}"
+            + (" (use .item() to get a Python number from a one-element tensor)." if type(got) is torch.Tensor else ".")
+        )
     if want in (bool, int):
         if got != expected:
             raise CheckFailed(f"{name} is {got!r}, expected {expected!r}.")
@@ -202,7 +239,7 @@ def assert_scalar(got: Any, expected: float | int | bool, *, name: str = "the re
         raise CheckFailed(f"{name} is {got:.6g}, expected {expected:.6g} (difference {abs(got - expected):.3g}).")
 
 
-WRAPPERS = ("out", "value")   # a probe's {"out": result} / {"value": result}: the result itself, not a field of it
+WRAPPERS = ("out", "value")  # a probe's {"out": result} / {"value": result}: the result itself, not a field of it
 
 
 def _part(name: str, key: Any) -> str:
@@ -236,8 +273,10 @@ def _raised(got: Any, expected: Any, name: str) -> None:
         raise CheckFailed(f"{name}: your code raised {kind}; it should return {_what(want)}.")
     if want_err is not None and got_err is None and type(got) is dict:
         returned = next((got[k] for k in WRAPPERS if k in got), None)
-        raise CheckFailed(f"{name} should raise {want_err}, but it returned "
-                          f"{_what(returned) if returned is not None else 'without raising'}.")
+        raise CheckFailed(
+            f"{name} should raise {want_err}, but it returned "
+            f"{_what(returned) if returned is not None else 'without raising'}."
+        )
     if want_err is not None and got_err is not None and str(got_err).split(":")[0] != str(want_err).split(":")[0]:
         raise CheckFailed(f"{name} raised {str(got_err).split(':')[0]}, expected {want_err}.")
 
@@ -246,9 +285,18 @@ def _keys(got: dict, expected: dict, name: str) -> None:
     missing, extra = [k for k in expected if k not in got], [k for k in got if k not in expected]
     if missing or extra:
         words = lambda ks: ", ".join(str(k).replace("_", " ") for k in ks)  # noqa: E731
-        raise CheckFailed(f"{name} " + "; ".join(p for p in (f"has no value for {words(missing)}" if missing else "",
-                                                           f"has unexpected {words(extra)}" if extra else "") if p)
-                          + ".")
+        raise CheckFailed(
+            f"{name} "
+            + "; ".join(
+                p
+                for p in (
+                    f"has no value for {words(missing)}" if missing else "",
+                    f"has unexpected {words(extra)}" if extra else "",
+                )
+                if p
+            )
+            + "."
+        )
 
 
 def assert_equal(got: Any, expected: Any, *, name: str = "the result") -> None:
@@ -265,20 +313,32 @@ def assert_equal(got: Any, expected: Any, *, name: str = "the result") -> None:
     if type(got) is not type(expected) and not (isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple))):
         raise CheckFailed(f"{name} should be {_describe(expected)} ({_what(expected)}), but it is {_describe(got)}.")
     if got != expected:
-        if isinstance(expected, (list, tuple)) and max(len(repr(got)), len(repr(expected))) > 80 and all(
-                type(v) in (bool, int, float, str, list, tuple) or v is None for v in (*got, *expected)):
+        if (
+            isinstance(expected, (list, tuple))
+            and max(len(repr(got)), len(repr(expected))) > 80
+            and all(type(v) in (bool, int, float, str, list, tuple) or v is None for v in (*got, *expected))
+        ):
             # a long sequence: where it first differs, not "is a list, expected a list"
             if len(got) != len(expected):
-                raise CheckFailed(f"{name} has {len(got)} items, expected {len(expected)}: {_what(got)}, expected "
-                                  f"{_what(expected)}.")
+                raise CheckFailed(
+                    f"{name} has {len(got)} items, expected {len(expected)}: {_what(got)}, expected {_what(expected)}."
+                )
             i = next(i for i, (g, e) in enumerate(zip(got, expected)) if type(g) is not type(e) or g != e)
-            raise CheckFailed(f"{name} differs first at item {i} (counting from 0): {_what(got[i])}, expected "
-                              f"{_what(expected[i])}.")
+            raise CheckFailed(
+                f"{name} differs first at item {i} (counting from 0): {_what(got[i])}, expected {_what(expected[i])}."
+            )
         raise CheckFailed(f"{name} is {_what(got)}, expected {_what(expected)}.")
 
 
-def assert_close(got: Any, expected: Any, *, name: str = "the result", rtol: float | None = None,
-                 atol: float | None = None, check_dtype: bool = True) -> None:
+def assert_close(
+    got: Any,
+    expected: Any,
+    *,
+    name: str = "the result",
+    rtol: float | None = None,
+    atol: float | None = None,
+    check_dtype: bool = True,
+) -> None:
     """Recursive comparison of nested lists/tuples/dicts of tensors, arrays and scalars."""
     _raised(got, expected, name)
     if type(expected) is torch.Tensor:
@@ -290,7 +350,9 @@ def assert_close(got: Any, expected: Any, *, name: str = "the result", rtol: flo
             raise CheckFailed(f"{name} should be a numpy array, but it is {_describe(got)}.")
         if check_dtype and got.dtype != expected.dtype:
             raise CheckFailed(f"{name} has dtype {got.dtype}, expected {expected.dtype}.")
-        assert_tensor(torch.from_numpy(got), torch.from_numpy(expected), name=name, rtol=rtol, atol=atol, check_dtype=False)
+        assert_tensor(
+            torch.from_numpy(got), torch.from_numpy(expected), name=name, rtol=rtol, atol=atol, check_dtype=False
+        )
     elif type(expected) is dict:
         if type(got) is not dict:
             raise CheckFailed(f"{name} should be a dict, but it is {_describe(got)}.")
@@ -305,25 +367,40 @@ def assert_close(got: Any, expected: Any, *, name: str = "the result", rtol: flo
         for i, (g, e) in enumerate(zip(got, expected)):
             assert_close(g, e, name=f"{name}[{i}]", rtol=rtol, atol=atol, check_dtype=check_dtype)
     elif type(expected) is float:
-        assert_scalar(got, expected, name=name, rtol=rtol if rtol is not None else 1e-6, atol=atol if atol is not None else 1e-8)
+        assert_scalar(
+            got, expected, name=name, rtol=rtol if rtol is not None else 1e-6, atol=atol if atol is not None else 1e-8
+        )
     else:
         assert_equal(got, expected, name=name)
 
 
-def assert_state_dict(got: Any, expected: Mapping[str, torch.Tensor], *, name: str = "the state_dict",
-                      rtol: float | None = None, atol: float | None = None) -> None:
+def assert_state_dict(
+    got: Any,
+    expected: Mapping[str, torch.Tensor],
+    *,
+    name: str = "the state_dict",
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> None:
     """Same keys in the same order, each tensor equal (dtype, shape, values)."""
     if type(got) is not dict:
         raise CheckFailed(f"{name} should be a dict of tensors, but it is {_describe(got)}.")
     if list(got) != list(expected):
-        raise CheckFailed(f"{name} has keys {list(got)}, expected {list(expected)} (names and order come from the "
-                          "attribute names of parameters and buffers, in the order they are registered).")
+        raise CheckFailed(
+            f"{name} has keys {list(got)}, expected {list(expected)} (names and order come from the "
+            "attribute names of parameters and buffers, in the order they are registered)."
+        )
     for k, v in expected.items():
         assert_tensor(got[k], v, name=f"{name}[{k!r}]", rtol=rtol, atol=atol)
 
 
-def assert_grads(got: Mapping[str, Any], expected: Mapping[str, torch.Tensor | None], *, rtol: float | None = None,
-                 atol: float | None = None) -> None:
+def assert_grads(
+    got: Mapping[str, Any],
+    expected: Mapping[str, torch.Tensor | None],
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> None:
     """Gradients by parameter name; None means 'no gradient was computed'."""
     for k, e in expected.items():
         g = got.get(k, Unsupported("missing")) if isinstance(got, Mapping) else Unsupported(type(got).__name__)
@@ -332,12 +409,20 @@ def assert_grads(got: Mapping[str, Any], expected: Mapping[str, torch.Tensor | N
                 raise CheckFailed(f"{k}.grad should be None (no gradient should flow there), but it is {_describe(g)}.")
             continue
         if g is None:
-            raise CheckFailed(f"{k}.grad is None: no gradient reached it. Is it part of the graph, and does it require grad?")
+            raise CheckFailed(
+                f"{k}.grad is None: no gradient reached it. Is it part of the graph, and does it require grad?"
+            )
         assert_tensor(g, e, name=f"the gradient of {k}", rtol=rtol, atol=atol)
 
 
-def assert_history(got: Any, expected: Mapping[str, Iterable[float]], *, columns_in_order: bool = True,
-                   rtol: float = 1e-4, atol: float = 1e-6) -> None:
+def assert_history(
+    got: Any,
+    expected: Mapping[str, Iterable[float]],
+    *,
+    columns_in_order: bool = True,
+    rtol: float = 1e-4,
+    atol: float = 1e-6,
+) -> None:
     """A training history as {column: [values per epoch]} (e.g. `df.to_dict('list')`)."""
     if type(got) is not dict:
         raise CheckFailed(f"the history should be a table of columns, but it is {_describe(got)}.")
@@ -349,13 +434,23 @@ def assert_history(got: Any, expected: Mapping[str, Iterable[float]], *, columns
         ev = torch.tensor(list(values), dtype=torch.float64)
         gv = got[col]
         if type(gv) not in (list, tuple) or len(gv) != len(ev):
-            raise CheckFailed(f"history[{col!r}] has {len(gv) if type(gv) in (list, tuple) else '?'} rows, expected {len(ev)}.")
+            raise CheckFailed(
+                f"history[{col!r}] has {len(gv) if type(gv) in (list, tuple) else '?'} rows, expected {len(ev)}."
+            )
         for v in gv:  # exactly numbers: float("0.5") or float(a 0-dim tensor) would pass a string or a tensor
             if type(v) not in (int, float):
                 hint = " (a tensor: use .item())" if type(v) is torch.Tensor else ""
-                raise CheckFailed(f"history[{col!r}] should hold numbers (int or float), but holds {_describe(v)}{hint}.")
-        _compare_values(torch.tensor(list(gv), dtype=torch.float64), ev, name=f"history[{col!r}]", rtol=rtol, atol=atol,
-                        equal_nan=False)
+                raise CheckFailed(
+                    f"history[{col!r}] should hold numbers (int or float), but holds {_describe(v)}{hint}."
+                )
+        _compare_values(
+            torch.tensor(list(gv), dtype=torch.float64),
+            ev,
+            name=f"history[{col!r}]",
+            rtol=rtol,
+            atol=atol,
+            equal_nan=False,
+        )
 
 
 def tf_name(dtype: torch.dtype) -> str:
@@ -393,8 +488,15 @@ LOOP_MARGIN = 2
 LOOP_WALL = 15.0
 
 
-def assert_loop_free(student: Any, probe: Any, *args: Any, reference_cpu: float | None = None,
-                     name: str, advice: str, function: str | None = None) -> Any:
+def assert_loop_free(
+    student: Any,
+    probe: Any,
+    *args: Any,
+    reference_cpu: float | None = None,
+    name: str,
+    advice: str,
+    function: str | None = None,
+) -> Any:
     """The value of `student.cost(probe, *args)`, once its CPU time is that of vectorised code.  Fails with
     `TooCostly`, whose reason names `function` (default `name`) and not the inputs."""
     limit = max(LOOP_FLOOR, LOOP_RATIO * (reference_cpu or 0.0))
@@ -410,18 +512,22 @@ def assert_loop_free(student: Any, probe: Any, *args: Any, reference_cpu: float 
             stopped = len(spent) == 1
             break
         except ProbeTimeout:
-            raise TooCostly(f"{name} did not finish within {within:g} s, where vectorised code takes under {limit:.2f} s "
-                            f"of CPU time: {advice}",
-                            f"{who} did not finish within {within:g} s, where vectorised code takes under "
-                            f"{limit:.2f} s of CPU time: {advice}") from None
+            raise TooCostly(
+                f"{name} did not finish within {within:g} s, where vectorised code takes under {limit:.2f} s "
+                f"of CPU time: {advice}",
+                f"{who} did not finish within {within:g} s, where vectorised code takes under "
+                f"{limit:.2f} s of CPU time: {advice}",
+            ) from None
         if got.cpu is None or got.cpu <= limit:  # None: the master's own answers, nothing ran to measure
             return got.value
         spent.append(got.cpu)  # finished over the limit (a backend that cannot stop a call: however far over)
     cpu = min(spent)
     took = f"took more than {cpu:.2f} s of CPU time (stopped there)" if stopped else f"took {cpu:.2f} s of CPU time"
     ref = f" (the reference: {reference_cpu:.3f} s)" if reference_cpu is not None else ""
-    raise TooCostly(f"{name} {took}, where vectorised code takes under {limit:.2f} s{ref}: {advice}",
-                    f"{who} {took}, where vectorised code takes under {limit:.2f} s: {advice}")
+    raise TooCostly(
+        f"{name} {took}, where vectorised code takes under {limit:.2f} s{ref}: {advice}",
+        f"{who} {took}, where vectorised code takes under {limit:.2f} s: {advice}",
+    )
 
 
 def advise(condition: bool, advice: str) -> None:

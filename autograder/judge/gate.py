@@ -5,6 +5,7 @@ faulty host: grading then would charge every student for it, so nothing is grade
 `check_master` (the pipeline before a class, Gradescope's runner before its one submission, `check-solutions`
 for each assignment) and none decides it by its own rule.
 """
+
 from __future__ import annotations
 
 from autograder.judge.results import SubmissionResult
@@ -18,13 +19,20 @@ class MasterFailed(Exception):
 def check_master(reference: SubmissionResult) -> None:
     """Raise `MasterFailed`, naming what failed, unless the master earned every point of every test."""
     bad = [t for t in reference.tests if t.outcome not in ("passed", "skipped") or t.score < t.max_score]
-    if reference.tests and not bad and not reference.problems and not reference.provisional \
-            and reference.score == reference.max_score:
+    if (
+        reference.tests
+        and not bad
+        and not reference.problems
+        and not reference.provisional
+        and reference.score == reference.max_score
+    ):
         return
     # a fault of the grader or the host says nothing about the master: name it first
     why = [f"grader or host fault: {reference.provisional}"] if reference.provisional else []
-    why += [f"the master notebook scores {reference.score:g}/{reference.max_score:g} against its own tests "
-           f"({reference.status}{': ' + reference.message if reference.message else ''})"]
+    why += [
+        f"the master notebook scores {reference.score:g}/{reference.max_score:g} against its own tests "
+        f"({reference.status}{': ' + reference.message if reference.message else ''})"
+    ]
     if not reference.tests:
         why.append("no test ran")
     why += [f"{t.id}: {t.outcome}: {t.message.strip()[:300]}" for t in bad[:3]]

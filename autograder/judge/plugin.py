@@ -9,9 +9,9 @@ grader's or the host's fault (kept provisional, graded again); a check that rais
 submission returned (None where a tensor belongs) is that submission's `failed`, since the master
 passed the same test before any student was graded (`pipeline.check_master`).
 """
+
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,13 +25,14 @@ import torch
 from autograder.execute.backend import ProbeBackend, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.execute.runner import HostFault
 from autograder.judge.checks import TooCostly
+from autograder.judge.results import TestResult
+from autograder.notebook.cells import cell_name
+from autograder.notebook.stub import ERROR as STUB_ERROR
+from autograder.notebook.stub import NOT_ANSWERED, not_answered
 from autograder.probe.client import ProbeClient, TestContext
 from autograder.probe.ledger import CostLedger
 from autograder.probe.reference import ReferenceFailed
-from autograder.notebook.cells import cell_name
-from autograder.notebook.stub import ERROR as STUB_ERROR, NOT_ANSWERED, not_answered
 from autograder.probe.seeds import Seeds
-from autograder.judge.results import TestResult
 
 _POINTS = pytest.StashKey[float]()
 CUDA_MISSING = "CUDA is not available on this grading machine"
@@ -83,7 +84,9 @@ class GradingPlugin:
         self.ledger = CostLedger()  # what this submission's costed calls proved (`bind`: one per submission)
         self.kept: dict[str, Any] = {}  # its `ProbeClient.fresh_once` answers (`bind`: one per submission)
 
-    def bind(self, student: ProbeBackend, reference: ProbeBackend | None, seeds: Seeds, *, master: bool = False) -> None:
+    def bind(
+        self, student: ProbeBackend, reference: ProbeBackend | None, seeds: Seeds, *, master: bool = False
+    ) -> None:
         """Start a new submission's run on the same collected tests (`judge.suite`); `master` when the
         submission is the master notebook (the reference pass, `check-solutions`)."""
         self.student_backend, self.reference_backend, self.seeds = student, reference, seeds
@@ -97,8 +100,11 @@ class GradingPlugin:
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", "points(n): points this test is worth")
         config.addinivalue_line("markers", "hint(text): shown to the student when this public test fails")
-        config.addinivalue_line("markers", "same_inputs: a hidden test whose inputs are every student's (too large "
-                                "to copy or tabulate): they do not vary per student (probe/seeds.py)")
+        config.addinivalue_line(
+            "markers",
+            "same_inputs: a hidden test whose inputs are every student's (too large "
+            "to copy or tabulate): they do not vary per student (probe/seeds.py)",
+        )
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if "device" not in metafunc.fixturenames:
@@ -109,7 +115,9 @@ class GradingPlugin:
             params.append(pytest.param(d, id=d, marks=marks))
         metafunc.parametrize("device", params)
 
-    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
         groups: dict[tuple, list[pytest.Item]] = defaultdict(list)
         for item in items:
             mark = item.get_closest_marker("points")
@@ -123,7 +131,7 @@ class GradingPlugin:
         for group in groups.values():
             runnable = [i for i in group if not i.get_closest_marker("skip")]
             first = group[0].get_closest_marker("points")
-            assert first is not None   # every item without one was set aside above
+            assert first is not None  # every item without one was set aside above
             total = float(first.args[0])
             for item in group:
                 item.stash[_POINTS] = total / len(runnable) if item in runnable else 0.0
@@ -190,7 +198,9 @@ class GradingPlugin:
 
     def _is_hidden(self, item: pytest.Item) -> bool:
         if _HIDDEN not in item.stash:  # resolved once per collected item, not once per submission
-            item.stash[_HIDDEN] = self.hidden_dir is not None and Path(item.path).resolve().is_relative_to(self.hidden_dir)
+            item.stash[_HIDDEN] = self.hidden_dir is not None and Path(item.path).resolve().is_relative_to(
+                self.hidden_dir
+            )
         return item.stash[_HIDDEN]
 
     # -- outcomes ------------------------------------------------------------------
@@ -223,9 +233,20 @@ class GradingPlugin:
             outcome, longrepr = "skipped", (str(item.path), 0, exc.exconly())
         else:
             outcome, longrepr = "failed", exc.exconly()[:2000]
-        when = cast(Literal["setup", "call", "teardown"], call.when)   # a test's phases: never "collect"
-        return pytest.TestReport(item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome, longrepr,
-                                 when, [], call.duration, call.start, call.stop, item.user_properties)
+        when = cast(Literal["setup", "call", "teardown"], call.when)  # a test's phases: never "collect"
+        return pytest.TestReport(
+            item.nodeid,
+            item.location,
+            {k: 1 for k in item.keywords},
+            outcome,
+            longrepr,
+            when,
+            [],
+            call.duration,
+            call.start,
+            call.stop,
+            item.user_properties,
+        )
 
     def _result(self, item: pytest.Item, call: pytest.CallInfo, rep: pytest.TestReport) -> TestResult:
         points = item.stash.get(_POINTS, 0.0)
@@ -253,7 +274,7 @@ class GradingPlugin:
         doc = (getattr(item, "function", None).__doc__ or "").strip().splitlines() if hasattr(item, "function") else []
         spec = getattr(item, "callspec", None)
         device = spec.params.get("device") if spec else None
-        name = (doc[0] if doc else item.originalname if hasattr(item, "originalname") else item.name)
+        name = doc[0] if doc else item.originalname if hasattr(item, "originalname") else item.name
         return TestResult(
             id=_relative_nodeid(item),
             name=name + (f" [{device}]" if device else ""),
@@ -303,11 +324,11 @@ def _classify(exc: BaseException | None, master: bool = False) -> tuple[str, str
         err = exc.error
         where = ""
         frames = err.get("frames") or []
-        if frames:   # cells named as everywhere (notebook.cells): position among all cells; here the line that raised
+        if frames:  # cells named as everywhere (notebook.cells): position among all cells; here the line that raised
             f = frames[-1]
             where = f" ({cell_name(f.get('cell'))}, line {f.get('line')}: {str(f.get('code', '')).strip()})"
-        if err.get("type") == STUB_ERROR:   # the release's stub, untouched
-            said = str(err.get("message") or "")   # a self-check's probe names the stubs it met
+        if err.get("type") == STUB_ERROR:  # the release's stub, untouched
+            said = str(err.get("message") or "")  # a self-check's probe names the stubs it met
             return "failed", (said if said.startswith(NOT_ANSWERED) else not_answered([])) + where
         message = f": {err.get('message')}" if err.get("message") else ""
         return "failed", f"your code raised {err.get('type')}{message}{where}"
@@ -315,9 +336,15 @@ def _classify(exc: BaseException | None, master: bool = False) -> tuple[str, str
         return "error", f"grader error (not your fault): {exc}"
     if isinstance(exc, (AssertionError, pytest.fail.Exception)):
         return "failed", str(exc) or "a check failed"
-    if (not master and isinstance(exc, _VALUE_ERRORS) and not isinstance(exc, _HOST_ERRORS)
-            and "can't allocate memory" not in str(exc)):
+    if (
+        not master
+        and isinstance(exc, _VALUE_ERRORS)
+        and not isinstance(exc, _HOST_ERRORS)
+        and "can't allocate memory" not in str(exc)
+    ):
         # the master passed this test: what makes it raise now is the value this submission returned
-        return "failed", (f"your answer could not be checked ({type(exc).__name__}: {exc}); "
-                          "check the type and shape of what your code returns")[:2000]
+        return "failed", (
+            f"your answer could not be checked ({type(exc).__name__}: {exc}); "
+            "check the type and shape of what your code returns"
+        )[:2000]
     return "error", f"the grader could not check this answer: {type(exc).__name__}: {exc}"[:2000]

@@ -14,6 +14,7 @@ first `adopt`s the grader's environment as it is when the pool starts.
 
 Kept free of torch imports so the grade command can start the forkserver before importing torch.
 """
+
 from __future__ import annotations
 
 import multiprocessing

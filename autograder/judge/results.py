@@ -7,6 +7,7 @@ version, seed, torch version, device, determinism flags, isolation level, cell e
 It is what a student may see, so hidden tests' messages follow the feedback policy; the
 full messages go to the instructor-only record.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,27 +24,27 @@ def _json_size(x: Any) -> int:
     return len(json.dumps(x, indent=2, default=str))  # ASCII: characters are bytes, as the files hold them at most
 
 
-OVERRIDE_LINE_ID = "override::whole-submission"   # the line a whole-submission override adds (`grades.overrides`)
-RUBRIC_LINE = "rubric::"   # + exercise: the line an exercise's applied rubric items add (`grades.rubric`)
-MANUAL_LINE = "manual::"   # + exercise: an exercise graded by hand, its points from its rubric items
+OVERRIDE_LINE_ID = "override::whole-submission"  # the line a whole-submission override adds (`grades.overrides`)
+RUBRIC_LINE = "rubric::"  # + exercise: the line an exercise's applied rubric items add (`grades.rubric`)
+MANUAL_LINE = "manual::"  # + exercise: an exercise graded by hand, its points from its rubric items
 SUBMISSION_STATUSES = ("graded", "invalid", "timeout", "crashed")
 TEST_OUTCOMES = ("passed", "partial", "failed", "error", "timeout", "crashed", "skipped", "pending")
 
 
 @dataclass
 class TestResult:
-    id: str            # "hidden/test_dtypes.py::test_cast[cpu]"
-    name: str          # what a student reads: the test's docstring
+    id: str  # "hidden/test_dtypes.py::test_cast[cpu]"
+    name: str  # what a student reads: the test's docstring
     exercise: str
-    kind: str          # public | hidden
+    kind: str  # public | hidden
     max_score: float
     score: float
-    outcome: str       # one of TEST_OUTCOMES
+    outcome: str  # one of TEST_OUTCOMES
     message: str = ""  # full message (instructor); students see it per policy
     hint: str = ""
     duration: float = 0.0
     device: str | None = None
-    reason: str = ""   # why it failed, naming no input (a cost check's): shown whatever the policy
+    reason: str = ""  # why it failed, naming no input (a cost check's): shown whatever the policy
 
     @property
     def is_override(self) -> bool:
@@ -78,22 +79,29 @@ class CellIssue:
     """A notebook cell that raised, hung, crashed its worker, or used a disabled feature."""
 
     cell: int
-    status: str                  # error | timeout | crashed | note
+    status: str  # error | timeout | crashed | note
     type: str = ""
     message: str = ""
-    code: str = ""               # the student's cell source, for feedback
+    code: str = ""  # the student's cell source, for feedback
     frames: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def bounded(self) -> "CellIssue":
         frames, cut = clip_frames(self.frames)
         message = (f"[cut: {cut} more frames] " if cut else "") + self.message
-        return replace(self, type=clip(self.type, 100), message=clip(message), code=clip(self.code, MAX_LONG_TEXT),
-                       frames=frames, notes=clip_notes(self.notes))
+        return replace(
+            self,
+            type=clip(self.type, 100),
+            message=clip(message),
+            code=clip(self.code, MAX_LONG_TEXT),
+            frames=frames,
+            notes=clip_notes(self.notes),
+        )
 
     def summary_only(self) -> "CellIssue":
-        return CellIssue(self.cell, self.status, clip(self.type, 60),
-                         "[cut: this cell's report is past the result's size limit]")
+        return CellIssue(
+            self.cell, self.status, clip(self.type, 60), "[cut: this cell's report is past the result's size limit]"
+        )
 
 
 @dataclass
@@ -107,23 +115,34 @@ class SubmissionResult:
     tests: list[TestResult]
     cells: list[CellIssue]
     execution_time: float
-    environment: dict[str, Any]   # seed_source, secret_fingerprint, torch_version, device, determinism, isolation, versions
+    environment: dict[
+        str, Any
+    ]  # seed_source, secret_fingerprint, torch_version, device, determinism, isolation, versions
     hidden_policy: str = "summary"
     stdout: str = ""
     stderr: str = ""
     problems: list[str] = field(default_factory=list)  # assignment problems found while grading
     provisional: str = ""  # why this result is not final (a grader or host fault): re-graded on the next run
     cell_time: float = 0.0  # of execution_time, wall seconds in the notebook's own cells (the rest: tests, engine)
-    slowest_cell_cpu: float = 0.0  # CPU seconds of the notebook's slowest finished cell (check-solutions vs cell_timeout)
+    slowest_cell_cpu: float = (
+        0.0  # CPU seconds of the notebook's slowest finished cell (check-solutions vs cell_timeout)
+    )
 
     def __post_init__(self) -> None:
         """Bound everything the result holds (see MAX_*), whatever the submission sent."""
-        self.submission_id, self.source, self.message = writable(self.submission_id), clip(self.source), clip(self.message)
+        self.submission_id, self.source, self.message = (
+            writable(self.submission_id),
+            clip(self.source),
+            clip(self.message),
+        )
         self.stdout, self.stderr = clip(self.stdout, MAX_OUTPUT), clip(self.stderr, MAX_OUTPUT)
         self.problems = [clip(p, MAX_LONG_TEXT) for p in self.problems]
-        self.tests = [replace(t, name=clip(t.name), message=clip(t.message, MAX_LONG_TEXT), hint=clip(t.hint),
-                              reason=clip(t.reason))
-                      for t in self.tests]
+        self.tests = [
+            replace(
+                t, name=clip(t.name), message=clip(t.message, MAX_LONG_TEXT), hint=clip(t.hint), reason=clip(t.reason)
+            )
+            for t in self.tests
+        ]
         # every cell keeps at least its summary; details are kept in order while the whole fits
         full = [c.bounded() for c in self.cells]
         short = [c.summary_only() for c in full]
@@ -145,16 +164,23 @@ class SubmissionResult:
         return round(sum(t.max_score for t in self.tests), 4)
 
     def summary_line(self) -> str:
-        return f"{self.score:g}/{self.max_score:g} points" + (f" · {self.status}: {self.message}" if self.message else "")
+        return f"{self.score:g}/{self.max_score:g} points" + (
+            f" · {self.status}: {self.message}" if self.message else ""
+        )
 
     def to_results_json(self) -> dict[str, Any]:
         """What may be shown to the student (Gradescope schema + extensions)."""
         tests = []
         for i, t in enumerate(self.tests, start=1):
             entry: dict[str, Any] = {
-                "name": t.name, "number": str(i), "score": t.score, "max_score": t.max_score,
-                "output": t.student_output(self.hidden_policy), "visibility": "visible",
-                "tags": [t.exercise, t.kind], "outcome": t.outcome,
+                "name": t.name,
+                "number": str(i),
+                "score": t.score,
+                "max_score": t.max_score,
+                "output": t.student_output(self.hidden_policy),
+                "visibility": "visible",
+                "tags": [t.exercise, t.kind],
+                "outcome": t.outcome,
             }
             if t.outcome != "skipped":
                 entry["status"] = "passed" if t.outcome == "passed" else "failed"
@@ -173,8 +199,18 @@ class SubmissionResult:
             "submission_id": self.submission_id,
             "submission_sha256": self.sha256,
             # no seed and no seed source: only a non-invertible fingerprint of the course secret
-            **{k: self.environment.get(k) for k in ("assignment_version", "grader_version", "device", "secret_fingerprint",
-                                                    "torch_version", "determinism", "isolation")},
+            **{
+                k: self.environment.get(k)
+                for k in (
+                    "assignment_version",
+                    "grader_version",
+                    "device",
+                    "secret_fingerprint",
+                    "torch_version",
+                    "determinism",
+                    "isolation",
+                )
+            },
             "cell_errors": [asdict(c) for c in self.cells],
         }
 
@@ -263,8 +299,12 @@ def combine(assignment: Assignment, parts: list[SubmissionResult]) -> Submission
     pass split over the judges): tests in the assignment's file order, the worst status, every problem."""
     tests = in_file_order(assignment, [t for p in parts for t in p.tests])
     status = max((p.status for p in parts), key=WORSE.__getitem__)
-    return replace(parts[0], tests=tests, status=status,
-                   message=next((p.message for p in parts if p.message), ""),
-                   problems=[x for p in parts for x in p.problems] or ([] if tests else ["no tests were collected"]),
-                   provisional=next((p.provisional for p in parts if p.provisional), ""),
-                   execution_time=max(p.execution_time for p in parts))
+    return replace(
+        parts[0],
+        tests=tests,
+        status=status,
+        message=next((p.message for p in parts if p.message), ""),
+        problems=[x for p in parts for x in p.problems] or ([] if tests else ["no tests were collected"]),
+        provisional=next((p.provisional for p in parts if p.provisional), ""),
+        execution_time=max(p.execution_time for p in parts),
+    )

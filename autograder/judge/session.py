@@ -6,6 +6,7 @@ hidden tests with the grading plugin, and assembles a `SubmissionResult`.  The r
 (master notebook) is shared by every submission graded in this process and its answers
 are cached on disk per assignment version.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,19 +23,17 @@ import torch
 
 import autograder
 from autograder.config.assignment import Assignment
-from autograder.execute.backend import ProbeBackend
-from autograder.execute.backend import ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.execute.backend import ProbeBackend, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.execute.runner import NotebookRunner
 from autograder.intake.submissions import file_sha256
 from autograder.judge.options import GradeOptions
 from autograder.judge.plugin import GradingPlugin
+from autograder.judge.results import WORSE, CellIssue, SubmissionResult, in_file_order, submission_status
 from autograder.judge.suite import TestSuite, close_suite, open_suite
 from autograder.notebook.cells import cell_name
 from autograder.notebook.parse import InvalidNotebook, load_cells
 from autograder.probe.reference import CachedReference
 from autograder.probe.seeds import Seeds, fingerprint
-from autograder.judge.results import (WORSE, CellIssue, SubmissionResult, TestResult, in_file_order,
-                                      submission_status)
 
 
 class _Unreadable(ProbeBackend):
@@ -43,7 +42,9 @@ class _Unreadable(ProbeBackend):
     def __init__(self, why: str) -> None:
         self.why = why
 
-    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None) -> Any:
+    def call(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         raise ProbeError({"type": "InvalidNotebook", "message": self.why, "frames": []})
 
 
@@ -70,16 +71,30 @@ def load_probes(assignment: Assignment, version: str) -> ModuleType | None:
 def reference_for(assignment: Assignment, version: str, options: GradeOptions) -> CachedReference:
     """The master's answers for this assignment version, run in *this* isolation with *this* cache: a
     reference proven elsewhere (another sandbox, another results folder) must not vouch for this run."""
-    key = (assignment.id, version, type(options.isolation).__qualname__, options.isolation.name,
-           str(options.cache_dir), fingerprint(options.secret.value))
+    key = (
+        assignment.id,
+        version,
+        type(options.isolation).__qualname__,
+        options.isolation.name,
+        str(options.cache_dir),
+        fingerprint(options.secret.value),
+    )
     if key not in _references:
-        seed = Seeds.for_course(options.secret, assignment.id).cells()  # the same cell seeds as every student's notebook
-        limits = replace(assignment.limits, submission_timeout=10 * assignment.limits.submission_timeout,
-                         max_restarts=2)
+        seed = Seeds.for_course(
+            options.secret, assignment.id
+        ).cells()  # the same cell seeds as every student's notebook
+        limits = replace(
+            assignment.limits, submission_timeout=10 * assignment.limits.submission_timeout, max_restarts=2
+        )
 
         def make() -> NotebookRunner:
-            runner = NotebookRunner(load_cells(assignment.solution), probes=assignment.probes, limits=limits,
-                                    isolation=options.isolation, seed=seed)
+            runner = NotebookRunner(
+                load_cells(assignment.solution),
+                probes=assignment.probes,
+                limits=limits,
+                isolation=options.isolation,
+                seed=seed,
+            )
             runner.execute()
             broken = [r for r in runner.cell_records if r.status != "ok"]
             if broken:
@@ -123,8 +138,11 @@ def environment(assignment: Assignment, version: str, options: GradeOptions) -> 
         "torch_version": str(torch.__version__),  # a plain str: torch's TorchVersion would pickle torch along
         "cuda_version": torch.version.cuda,
         "python_version": sys.version.split()[0],
-        "determinism": {"use_deterministic_algorithms": "warn_only", "cudnn_benchmark": False,
-                        "threads": assignment.limits.threads},
+        "determinism": {
+            "use_deterministic_algorithms": "warn_only",
+            "cudnn_benchmark": False,
+            "threads": assignment.limits.threads,
+        },
         "isolation": options.isolation.name,
     }
 
@@ -136,11 +154,20 @@ def prepare_tests(assignment: Assignment, options: GradeOptions) -> TestSuite:
     probes = load_probes(assignment, version)
     kernels = "cuda" if options.isolation.sees_gpu() and torch.cuda.is_available() else "cpu"
     return open_suite(
-        (assignment.id, version, tuple(map(str, paths)), options.devices(), kernels, str(assignment.root)), paths,
-        lambda: GradingPlugin(student=_Unreadable("no submission yet"), reference=None, probes=probes,
-                              seeds=Seeds.for_course(options.secret, assignment.id), test_timeout=assignment.limits.test_timeout,
-                              devices=options.devices(), hidden_dir=assignment.hidden_dir, kernel_device=kernels),
-        assignment.root)
+        (assignment.id, version, tuple(map(str, paths)), options.devices(), kernels, str(assignment.root)),
+        paths,
+        lambda: GradingPlugin(
+            student=_Unreadable("no submission yet"),
+            reference=None,
+            probes=probes,
+            seeds=Seeds.for_course(options.secret, assignment.id),
+            test_timeout=assignment.limits.test_timeout,
+            devices=options.devices(),
+            hidden_dir=assignment.hidden_dir,
+            kernel_device=kernels,
+        ),
+        assignment.root,
+    )
 
 
 def grade_notebook(
@@ -181,8 +208,13 @@ def grade_notebook(
         if invalid:
             student_backend = _Unreadable(invalid)
         else:
-            runner = NotebookRunner(notebook_cells, probes=assignment.probes, limits=assignment.limits,
-                                    isolation=options.isolation, seed=seeds.cells())
+            runner = NotebookRunner(
+                notebook_cells,
+                probes=assignment.probes,
+                limits=assignment.limits,
+                isolation=options.isolation,
+                seed=seeds.cells(),
+            )
             student_backend = runner
             try:
                 runner.execute()
@@ -206,19 +238,37 @@ def grade_notebook(
         for rec in runner.cell_records:
             if rec.status != "ok" or rec.notes:
                 err = rec.error or {}
-                cells.append(CellIssue(cell=rec.index, status=rec.status if rec.status != "ok" else "note",
-                                       type=str(err.get("type", "")), message=str(err.get("message", "")),
-                                       code=rec.source, frames=list(err.get("frames") or []), notes=rec.notes))
-    status = submission_status(invalid=bool(invalid), tests=results, cells=cells,
-                               out_of_time=bool(runner and runner.out_of_time))
+                cells.append(
+                    CellIssue(
+                        cell=rec.index,
+                        status=rec.status if rec.status != "ok" else "note",
+                        type=str(err.get("type", "")),
+                        message=str(err.get("message", "")),
+                        code=rec.source,
+                        frames=list(err.get("frames") or []),
+                        notes=rec.notes,
+                    )
+                )
+    status = submission_status(
+        invalid=bool(invalid), tests=results, cells=cells, out_of_time=bool(runner and runner.out_of_time)
+    )
     message = invalid or setup_message or _status_message(status, cells)
     if not results and not problems and test_files is None:
         problems.append("no tests were collected")
     return SubmissionResult(
-        assignment=assignment.id, submission_id=submission_id, source=source or notebook.name, sha256=sha,
-        status=status, message=message, tests=results, cells=cells,
-        execution_time=time.monotonic() - t0, environment=env, hidden_policy=assignment.hidden_feedback,
-        stdout=runner.stdout if runner else "", stderr=runner.stderr if runner else "",
+        assignment=assignment.id,
+        submission_id=submission_id,
+        source=source or notebook.name,
+        sha256=sha,
+        status=status,
+        message=message,
+        tests=results,
+        cells=cells,
+        execution_time=time.monotonic() - t0,
+        environment=env,
+        hidden_policy=assignment.hidden_feedback,
+        stdout=runner.stdout if runner else "",
+        stderr=runner.stderr if runner else "",
         problems=problems + ([log[-3000:]] if problems else []),
         provisional=(runner.host_fault if runner else "") or host_fault,
         cell_time=round(runner.cell_time, 4) if runner else 0.0,
@@ -228,27 +278,47 @@ def grade_notebook(
 
 def _status_message(status: str, cells: list[CellIssue]) -> str:
     if status == "timeout":
-        hung = [cell_name(c.cell, c.code) for c in cells if c.status == "timeout"]   # as feedback and validate
-        return (f"{', '.join(hung)} did not finish in time; it was skipped and the rest graded"
-                if hung else "some tests ran out of time")
+        hung = [cell_name(c.cell, c.code) for c in cells if c.status == "timeout"]  # as feedback and validate
+        return (
+            f"{', '.join(hung)} did not finish in time; it was skipped and the rest graded"
+            if hung
+            else "some tests ran out of time"
+        )
     if status == "crashed":
         dead = [cell_name(c.cell, c.code) for c in cells if c.status == "crashed"]
-        return (f"{', '.join(dead)} crashed the worker; it was skipped and the rest graded"
-                if dead else "some tests crashed the worker")
+        return (
+            f"{', '.join(dead)} crashed the worker; it was skipped and the rest graded"
+            if dead
+            else "some tests crashed the worker"
+        )
     return ""
 
 
-def regrade_notebook(assignment: Assignment, notebook: Path, stored: SubmissionResult, test_files: list[str], *,
-                     options: GradeOptions | None = None, variant: str = "") -> SubmissionResult:
+def regrade_notebook(
+    assignment: Assignment,
+    notebook: Path,
+    stored: SubmissionResult,
+    test_files: list[str],
+    *,
+    options: GradeOptions | None = None,
+    variant: str = "",
+) -> SubmissionResult:
     """Run `test_files` on the notebook again and keep the stored results of every other current test
     (graded under the same `variant`: the caller keeps nothing of a grade made under another)."""
-    fresh = grade_notebook(assignment, notebook, submission_id=stored.submission_id, source=stored.source,
-                           options=options, test_files=test_files, variant=variant)
+    fresh = grade_notebook(
+        assignment,
+        notebook,
+        submission_id=stored.submission_id,
+        source=stored.source,
+        options=options,
+        test_files=test_files,
+        variant=variant,
+    )
     current, rerun = assignment.test_files(), set(test_files)
     kept = [t for t in stored.tests if t.file in current and t.file not in rerun]
     tests = in_file_order(assignment, kept + fresh.tests)
-    status = max(fresh.status, submission_status(invalid=False, tests=kept, cells=[], out_of_time=False),
-                 key=WORSE.__getitem__)
+    status = max(
+        fresh.status, submission_status(invalid=False, tests=kept, cells=[], out_of_time=False), key=WORSE.__getitem__
+    )
     fresh.environment["tests_kept"] = len(kept)
-    return replace(fresh, tests=tests, status=status,
-                   message=fresh.message or _status_message(status, fresh.cells))
+    return replace(fresh, tests=tests, status=status, message=fresh.message or _status_message(status, fresh.cells))

@@ -13,6 +13,7 @@ Test modules stay imported for the suite's life: the rule for test authors (docs
 is that a test module keeps no state between tests.  Only one suite is open per process at a time
 (`open_suite`); another assignment or version closes it and forgets its modules.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -31,8 +32,24 @@ from _pytest.main import Session
 from autograder.judge.plugin import GradingPlugin
 
 # plugins that cost time per test and add nothing here (unraisableexception alone runs gc 2-3 times)
-_DISABLED = ("cacheprovider", "randomly", "unraisableexception", "threadexception", "faulthandler", "doctest",
-             "junitxml", "pastebin", "nose", "legacypath", "stepwise", "lsp", "logging", "capture", "warnings", "terminal")
+_DISABLED = (
+    "cacheprovider",
+    "randomly",
+    "unraisableexception",
+    "threadexception",
+    "faulthandler",
+    "doctest",
+    "junitxml",
+    "pastebin",
+    "nose",
+    "legacypath",
+    "stepwise",
+    "lsp",
+    "logging",
+    "capture",
+    "warnings",
+    "terminal",
+)
 
 
 # what pytest reads from the environment while it configures itself: extra options, plugins to import,
@@ -81,10 +98,19 @@ class TestSuite:
         self._log = io.StringIO()  # pytest's terminal reporter writes here for the suite's life
         self._modules_before = set(sys.modules)
         args = [
-            *map(str, self.paths), "--import-mode=importlib",
+            *map(str, self.paths),
+            "--import-mode=importlib",
             *[a for p in _DISABLED for a in ("-p", f"no:{p}")],
-            "-c", str(_empty_ini()), "--rootdir", str(self.rootdir), "--confcutdir", str(self.rootdir),
-            "-W", "ignore", "-o", "python_files=test_*.py",
+            "-c",
+            str(_empty_ini()),
+            "--rootdir",
+            str(self.rootdir),
+            "--confcutdir",
+            str(self.rootdir),
+            "-W",
+            "ignore",
+            "-o",
+            "python_files=test_*.py",
         ]
         start = time.monotonic()
         self._config: pytest.Config | None = None

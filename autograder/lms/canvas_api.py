@@ -15,6 +15,7 @@ made, not even a read).  A real run:
 Ungradable submissions (grader failures) and students without a submission are never sent
 (the policy in docs/interop.md).  One student's problem never stops the others.
 """
+
 from __future__ import annotations
 
 import time
@@ -22,15 +23,15 @@ from dataclasses import dataclass, field
 
 from autograder.grades.rows import GradeRow
 
-POLL_SECONDS = 1.0      # between two reads of the bulk job's Progress
-POLL_LIMIT = 600.0      # give up waiting (the job may still finish in Canvas) after this long
+POLL_SECONDS = 1.0  # between two reads of the bulk job's Progress
+POLL_LIMIT = 600.0  # give up waiting (the job may still finish in Canvas) after this long
 
 
 @dataclass(frozen=True)
 class PlannedGrade:
-    user_id: str            # Canvas user id (or "sis_user_id:..." when only the SIS id is known)
+    user_id: str  # Canvas user id (or "sis_user_id:..." when only the SIS id is known)
     submission_id: str
-    score: float            # in our points; scaled to Canvas's points_possible when sent
+    score: float  # in our points; scaled to Canvas's points_possible when sent
     max_score: float
     comment: str
 
@@ -39,17 +40,19 @@ class PlannedGrade:
 class PassbackReport:
     dry_run: bool
     planned: list[PlannedGrade]
-    skipped: list[str] = field(default_factory=list)             # "who: why"
-    sent: list[tuple[str, float]] = field(default_factory=list)   # (user id, posted grade)
-    unchanged: list[str] = field(default_factory=list)            # user ids already holding this grade + comment
-    failed: list[tuple[str, str]] = field(default_factory=list)   # (user id, error)
+    skipped: list[str] = field(default_factory=list)  # "who: why"
+    sent: list[tuple[str, float]] = field(default_factory=list)  # (user id, posted grade)
+    unchanged: list[str] = field(default_factory=list)  # user ids already holding this grade + comment
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (user id, error)
 
     def lines(self) -> list[str]:
         verb = "would send" if self.dry_run else "sent"
         out = []
         if self.dry_run:
-            out += [f"{verb}: user {p.user_id} ({p.submission_id}): {p.score:g}/{p.max_score:g}; comment: "
-                    f"{p.comment[:120]}" for p in self.planned]
+            out += [
+                f"{verb}: user {p.user_id} ({p.submission_id}): {p.score:g}/{p.max_score:g}; comment: {p.comment[:120]}"
+                for p in self.planned
+            ]
         else:
             out += [f"sent: user {u}: {g:g}" for u, g in self.sent]
             out += [f"unchanged: user {u}" for u in self.unchanged]
@@ -58,11 +61,12 @@ class PassbackReport:
         return out
 
 
-def plan(rows: list[GradeRow], *, comments: bool = True, points_possible: float | None = None,
-         missing: str = "blank") -> PassbackReport:
+def plan(
+    rows: list[GradeRow], *, comments: bool = True, points_possible: float | None = None, missing: str = "blank"
+) -> PassbackReport:
     """Grades follow the one export policy (`GradeRow.export_score`): a blank grade is not sent."""
     planned, skipped = [], []
-    full = max((r.max_score for r in rows if r.max_score), default=None)   # a missing student's 0 is out of this
+    full = max((r.max_score for r in rows if r.max_score), default=None)  # a missing student's 0 is out of this
     for row in rows:
         who = row.identity
         uid = who.lms_user_id or (f"sis_user_id:{who.sis_id}" if who.sis_id else "")
@@ -73,8 +77,9 @@ def plan(rows: list[GradeRow], *, comments: bool = True, points_possible: float 
         elif not uid:
             skipped.append(f"{label}: no Canvas user id or SIS id")
         else:
-            planned.append(PlannedGrade(uid, row.submission_id, score, max_score,
-                                        row.comment(points_possible) if comments else ""))
+            planned.append(
+                PlannedGrade(uid, row.submission_id, score, max_score, row.comment(points_possible) if comments else "")
+            )
     return PassbackReport(True, planned, skipped)
 
 
@@ -82,9 +87,19 @@ def _scaled(p: PlannedGrade, target: float | None) -> float:
     return p.score if not target or not p.max_score else round(p.score * float(target) / p.max_score, 4)
 
 
-def passback(rows: list[GradeRow], *, base_url: str, token: str, course_id: int | str, assignment_id: int | str,
-             dry_run: bool = False, comments: bool = True, points_possible: float | None = None,
-             poll_seconds: float = POLL_SECONDS, missing: str = "blank") -> PassbackReport:
+def passback(
+    rows: list[GradeRow],
+    *,
+    base_url: str,
+    token: str,
+    course_id: int | str,
+    assignment_id: int | str,
+    dry_run: bool = False,
+    comments: bool = True,
+    points_possible: float | None = None,
+    poll_seconds: float = POLL_SECONDS,
+    missing: str = "blank",
+) -> PassbackReport:
     if dry_run:
         return plan(rows, comments=comments, points_possible=points_possible, missing=missing)
     from canvasapi import Canvas
@@ -119,13 +134,19 @@ def passback(rows: list[GradeRow], *, base_url: str, token: str, course_id: int 
             continue
         grade_data[p.user_id] = data
     if grade_data:
-        _bulk_update(assignment, grade_data, report, {p.user_id: _scaled(p, target) for p in report.planned},
-                     poll_seconds)
+        _bulk_update(
+            assignment, grade_data, report, {p.user_id: _scaled(p, target) for p in report.planned}, poll_seconds
+        )
     return report
 
 
-def _bulk_update(assignment, grade_data: dict[str, dict[str, str]], report: PassbackReport,
-                 grades: dict[str, float], poll_seconds: float) -> None:
+def _bulk_update(
+    assignment,
+    grade_data: dict[str, dict[str, str]],
+    report: PassbackReport,
+    grades: dict[str, float],
+    poll_seconds: float,
+) -> None:
     """One `update_grades` request; the job's Progress is polled to its end."""
     from canvasapi.exceptions import CanvasException
 

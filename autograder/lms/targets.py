@@ -4,6 +4,7 @@ A course file may configure both (docs/interop.md's example does).  Then nothing
 instructor names one (`--to canvas|lti`), and every run, dry or not, first says which target, URL and
 assignment or line item it writes to.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,20 +23,21 @@ class TargetError(ValueError):
 @dataclass(frozen=True)
 class PassbackSettings:
     """Where grades go, as a face gathered it from its flags and the course file."""
-    to: str | None = None                 # "canvas" | "lti" | None: the only one configured
+
+    to: str | None = None  # "canvas" | "lti" | None: the only one configured
     canvas_url: str | None = None
-    course: str | None = None             # Canvas's course id
+    course: str | None = None  # Canvas's course id
     canvas_assignment: str | None = None
     lti_lineitem: str | None = None
     lti_token_url: str | None = None
     lti_client_id: str | None = None
-    lti_key: Path | None = None           # the tool's private key file
+    lti_key: Path | None = None  # the tool's private key file
 
 
 @dataclass(frozen=True)
 class Target:
-    kind: str   # canvas | lti
-    url: str    # Canvas: the assignment's page; LTI: the line item
+    kind: str  # canvas | lti
+    url: str  # Canvas: the assignment's page; LTI: the line item
     write: str  # what is written to: the Canvas submissions endpoint, or the line item's scores URL
 
     def describe(self) -> str:
@@ -67,8 +69,10 @@ def choose(settings: PassbackSettings) -> Target:
 
         return Target("lti", str(lti), scores_url(str(lti)))
     if not all(canvas):
-        raise TargetError("Canvas passback needs the Canvas URL, course and assignment (or an LTI line item for "
-                          "LTI)", tuple(k for k, v in zip(CANVAS, canvas) if not v))
+        raise TargetError(
+            "Canvas passback needs the Canvas URL, course and assignment (or an LTI line item for LTI)",
+            tuple(k for k, v in zip(CANVAS, canvas) if not v),
+        )
     base, course, assignment = str(canvas[0]).rstrip("/"), canvas[1], canvas[2]
     page = f"{base}/courses/{course}/assignments/{assignment}"
     return Target("canvas", page, f"{base}/api/v1/courses/{course}/assignments/{assignment}/submissions/update_grades")

@@ -5,6 +5,7 @@ Jupyter lists them top to bottom (the engine's `Cell.index`), and by its first l
 student can search for: `cell 18 (def double(x):)`.  Code-cell counts and execution counts are never
 used: the first skips the Markdown a student sees, the second changes every run.
 """
+
 from __future__ import annotations
 
 import json
@@ -77,5 +78,5 @@ def exercise_of_cells(sources: list[str]) -> list[str]:
 
 @dataclass
 class Cell:
-    index: int   # position in the notebook (1-based over all cells, as a student counts them)
+    index: int  # position in the notebook (1-based over all cells, as a student counts them)
     source: str  # as the student wrote it; the worker rewrites IPython syntax under the cell's deadline

@@ -1,6 +1,7 @@
 """What a notebook or an assignment imports, read (never run) with `ast`: one scan for the released
 setup cell's import guard (student.release) and the Gradescope zip's pinned installs (interop.gradescope),
 so a student is told to install exactly what the grader installs."""
+
 from __future__ import annotations
 
 import ast
@@ -11,7 +12,7 @@ from typing import Any, Iterable
 
 from autograder.notebook.parse import InvalidNotebook, load_cells
 
-_MAGIC = re.compile(r"^([ \t]*)([%!])", re.M)   # IPython lines (%magic, !shell): they import nothing
+_MAGIC = re.compile(r"^([ \t]*)([%!])", re.M)  # IPython lines (%magic, !shell): they import nothing
 
 
 def without_ipython(src: str) -> str:

@@ -10,6 +10,7 @@ magic lines), and nbformat/jsonschema validation is not run (the grader needs on
 cells' types and sources; one small check of those replaces a schema library).  Messages
 never quote the file's content, only positions, cell numbers and JSON type names.
 """
+
 from __future__ import annotations
 
 import gc
@@ -19,10 +20,10 @@ from typing import Any
 
 from autograder.notebook.cells import Cell
 
-MAX_NOTEBOOK_BYTES = 20 * 2**20   # the whole file, outputs included
-MAX_CELLS = 2000                  # cells of any type
-MAX_CELL_SOURCE = 2**20           # characters of one code cell
-MAX_JSON_CONTAINERS = 1_000_000   # '{' and '[' characters in the file (an upper bound on objects + arrays)
+MAX_NOTEBOOK_BYTES = 20 * 2**20  # the whole file, outputs included
+MAX_CELLS = 2000  # cells of any type
+MAX_CELL_SOURCE = 2**20  # characters of one code cell
+MAX_JSON_CONTAINERS = 1_000_000  # '{' and '[' characters in the file (an upper bound on objects + arrays)
 
 _CHUNK = 2**20
 _NBFORMATS = (3, 4)  # v3 (worksheets, `input`) is read as it is; older files are refused
@@ -39,16 +40,19 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
         while len(raw) <= max_bytes and (chunk := f.read(min(_CHUNK, max_bytes + 1 - len(raw)))):
             raw += chunk
     if len(raw) > max_bytes:
-        raise InvalidNotebook(f"the notebook is over the {max_bytes / 2**20:.0f} MiB limit "
-                              "(clear the outputs before submitting)")
+        raise InvalidNotebook(
+            f"the notebook is over the {max_bytes / 2**20:.0f} MiB limit (clear the outputs before submitting)"
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InvalidNotebook(f"the file is not UTF-8 text (byte {e.start}); save it again from Jupyter") from None
     del raw
     if text.count("{") + text.count("[") > MAX_JSON_CONTAINERS:
-        raise InvalidNotebook(f"the notebook holds over {MAX_JSON_CONTAINERS:,} JSON objects or brackets "
-                              "(clear the outputs before submitting)")
+        raise InvalidNotebook(
+            f"the notebook holds over {MAX_JSON_CONTAINERS:,} JSON objects or brackets "
+            "(clear the outputs before submitting)"
+        )
     collecting = gc.isenabled()
     gc.disable()  # a parsed JSON tree holds no cycles; collecting while it grows cost 4-14x the parse
     try:
@@ -71,12 +75,16 @@ def _loads(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise InvalidNotebook(f"the file is not valid notebook JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                              "it may be truncated or edited by hand") from None
+        raise InvalidNotebook(
+            f"the file is not valid notebook JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+            "it may be truncated or edited by hand"
+        ) from None
     except ValueError as e:
         why = "a number too long to read" if "digits" in str(e) else type(e).__name__
-        raise InvalidNotebook(f"the file cannot be read as a notebook ({why}); it was edited by hand or by a "
-                              "program: save it again from Jupyter") from None
+        raise InvalidNotebook(
+            f"the file cannot be read as a notebook ({why}); it was edited by hand or by a "
+            "program: save it again from Jupyter"
+        ) from None
 
 
 def _bad(what: str) -> InvalidNotebook:
@@ -85,8 +93,15 @@ def _bad(what: str) -> InvalidNotebook:
 
 def _kind(value: Any) -> str:
     """The JSON type of a value, for messages (never the value itself)."""
-    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false", int: "a number",
-             float: "a number", type(None): "null"}
+    names = {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }
     return names.get(type(value), "something else")
 
 
@@ -123,8 +138,9 @@ def _source(cell: dict[str, Any], key: str, number: int) -> str:
     if type(src) is not str:
         raise _bad(f"cell {number}: `{key}` must be a string or a list of strings, not {_kind(cell.get(key))}")
     if len(src) > MAX_CELL_SOURCE:
-        raise InvalidNotebook(f"cell {number} has {len(src):,} characters of code, over the limit of "
-                              f"{MAX_CELL_SOURCE:,} per cell")
+        raise InvalidNotebook(
+            f"cell {number} has {len(src):,} characters of code, over the limit of {MAX_CELL_SOURCE:,} per cell"
+        )
     return src
 
 

@@ -4,6 +4,7 @@
 it, or raises the error it raises, is "not answered yet" wherever a student or a TA reads about it (check(),
 validate, the grader's test messages, the feedback page, the instructor's report), never "wrong" or "an error".
 """
+
 from __future__ import annotations
 
 import re
@@ -24,5 +25,7 @@ def not_answered(names: list[str]) -> str:
     """What a student reads for an untouched stub, the same in check(), validate and feedback pages:
     `names` are what still raises (already quoted as the student wrote them), none for the whole exercise."""
     what = ", ".join(names) or "this exercise"
-    return (f"{NOT_ANSWERED}: {what} still {'raise' if len(names) > 1 else 'raises'} {ERROR} "
-            f"(replace the `{MARKER}` stub with your code)")
+    return (
+        f"{NOT_ANSWERED}: {what} still {'raise' if len(names) > 1 else 'raises'} {ERROR} "
+        f"(replace the `{MARKER}` stub with your code)"
+    )

@@ -8,6 +8,7 @@ k-th reference call of a test run under the same seed, and the worker learns tha
 nothing it can derive another test's, call's or student's seed from.  The student's time
 inside probes is charged against the test's time limit; the reference's is not.
 """
+
 from __future__ import annotations
 
 import time
@@ -27,8 +28,14 @@ class TestContext:
 
     __test__ = False  # not a test class
 
-    def __init__(self, seeds: Seeds, test_id: str, time_limit: float, ledger: CostLedger | None = None,
-                 kept: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        seeds: Seeds,
+        test_id: str,
+        time_limit: float,
+        ledger: CostLedger | None = None,
+        kept: dict[str, Any] | None = None,
+    ) -> None:
         self.seeds, self.test_id = seeds, test_id
         self.time_limit = time_limit
         self.ledger = ledger if ledger is not None else CostLedger()  # the submission's (`GradingPlugin.bind`)
@@ -90,8 +97,9 @@ class ProbeClient:
         order fails where the loop would have (an earlier item's wrong value first)."""
         return self._run(self._name(probe), [(tuple(a), {}) for a in arg_tuples])
 
-    def cost(self, probe: Callable | str, *args: Any, within: float | None = None,
-             budget: float | None = None) -> "Cost":
+    def cost(
+        self, probe: Callable | str, *args: Any, within: float | None = None, budget: float | None = None
+    ) -> "Cost":
         """`client(probe, *args)` with the CPU time the call cost, measured by the trusted side from /proc
         for a worker (`NotebookRunner.call_costed`): evidence of how much work the code did that nothing
         in the notebook can lower; for a backend that cannot tell, the call's wall time on this side.  `cpu`
@@ -113,8 +121,18 @@ class ProbeClient:
             if proven is not None:
                 raise OverBudget(proven, budget)
         try:
-            return Cost(*self._timed(lambda: measure(name, args, {}, seed=seed, **watch,
-                                                     timeout=min(self.context.time_left(), within or float("inf")))))
+            return Cost(
+                *self._timed(
+                    lambda: measure(
+                        name,
+                        args,
+                        {},
+                        seed=seed,
+                        **watch,
+                        timeout=min(self.context.time_left(), within or float("inf")),
+                    )
+                )
+            )
         except OverBudget as exc:
             if watch:
                 ledger.record_over(name, args, exc.cpu)

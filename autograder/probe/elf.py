@@ -11,6 +11,7 @@ defined by a library the kit linked, and none of the loader's or the process's d
 The reader is plain Python on bytes (ELF64, little-endian: x86-64 and arm64), every offset bounds-checked, so it
 runs on a hostile file without binutils; a file it cannot read is refused, never trusted.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,9 +25,11 @@ STB_WEAK = 2
 # what a kernel never calls, though the C library or the loader defines them: the dynamic loader and its map of
 # the process (finding any symbol of the process, Python's C API included), other processes, raw system calls,
 # another process's memory
-FORBIDDEN = re.compile(r"(?:dl(?:open|sym|vsym|mopen|info|addr\d?|error|close|_iterate_phdr)|_dl_\w*|__libc_dl\w*|"
-                       r"_?Py[A-Za-z_]\w*|syscall|popen|system|v?fork|_Fork|clone\d?|exec[lv]\w*|fexecve|"
-                       r"posix_spawn\w*|ptrace|process_vm_\w+|getauxval|_r_debug|__libc_stack_end)")
+FORBIDDEN = re.compile(
+    r"(?:dl(?:open|sym|vsym|mopen|info|addr\d?|error|close|_iterate_phdr)|_dl_\w*|__libc_dl\w*|"
+    r"_?Py[A-Za-z_]\w*|syscall|popen|system|v?fork|_Fork|clone\d?|exec[lv]\w*|fexecve|"
+    r"posix_spawn\w*|ptrace|process_vm_\w+|getauxval|_r_debug|__libc_stack_end)"
+)
 
 # weak references the C and C++ start-up files (crtbegin.o) put in every library g++ links, resolved only where a
 # transactional-memory or profiling runtime is loaded; the code that calls them is the toolchain's, not the source's
@@ -39,9 +42,9 @@ class NotElf(ValueError):
 
 @dataclass(frozen=True)
 class Dynamic:
-    needed: tuple[str, ...]            # DT_NEEDED: the libraries the loader maps with it
+    needed: tuple[str, ...]  # DT_NEEDED: the libraries the loader maps with it
     undefined: tuple[tuple[str, bool], ...]  # (name, weak) of every undefined dynamic symbol
-    defined: frozenset[str]            # the dynamic symbols it defines (exports)
+    defined: frozenset[str]  # the dynamic symbols it defines (exports)
 
 
 def _unpack(fmt: str, data: bytes, at: int) -> tuple:
@@ -57,14 +60,14 @@ def _string(data: bytes, table: tuple[int, int], at: int) -> str:
     end = data.find(b"\x00", start + at, start + size)
     if end < 0:
         raise NotElf("an unterminated name")
-    return data[start + at:end].decode("latin-1")
+    return data[start + at : end].decode("latin-1")
 
 
 def read_dynamic(data: bytes) -> Dynamic:
     """The DT_NEEDED entries and dynamic symbols of an ELF64 little-endian file (raises NotElf)."""
     if data[:6] != b"\x7fELF\x02\x01":
         raise NotElf("not an ELF64 little-endian file")
-    shoff, = _unpack("<Q", data, 0x28)
+    (shoff,) = _unpack("<Q", data, 0x28)
     shentsize, shnum = _unpack("<HH", data, 0x3A)
     if shentsize != 64 or not 0 < shnum <= 4096:
         raise NotElf("no section table")
@@ -79,7 +82,7 @@ def read_dynamic(data: bytes) -> Dynamic:
         return off, size
 
     needed, undefined, defined = [], [], set()
-    for _name, kind, _flags, _addr, off, size, link, _info, _align, entsize in sections:
+    for _name, kind, _flags, _addr, off, size, link, _info, _align, _entsize in sections:
         if kind == SHT_DYNSYM:
             strings = table(link)
             for at in range(off + 24, off + size, 24):  # entry 0 is the null symbol
@@ -126,6 +129,8 @@ def imports_problem(data: bytes, allowed: dict[str, str], what: str = "the libra
         if FORBIDDEN.fullmatch(name):
             return f"{what} calls {name}, which a kernel never calls (no loader, Python, processes or system calls)"
         if not any(name in defined for defined in libraries.values()):
-            return (f"{what} calls {name}{' (declared weak)' if weak else ''}, which none of the libraries the grader "
-                    f"links ({', '.join(sorted(libraries)) or 'none'}) defines: a kernel computes with its inputs only")
+            return (
+                f"{what} calls {name}{' (declared weak)' if weak else ''}, which none of the libraries the grader "
+                f"links ({', '.join(sorted(libraries)) or 'none'}) defines: a kernel computes with its inputs only"
+            )
     return ""

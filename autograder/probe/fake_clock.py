@@ -6,6 +6,7 @@ here the function the kit hands in advances the clock by the seconds it stands f
 the rounding of the clock's sums: compare within 1e-6 s).  Every clock the `time` module and `timeit` give is
 replaced while the block runs, and so are the names the notebook imported (`from time import perf_counter`).
 """
+
 from __future__ import annotations
 
 import time

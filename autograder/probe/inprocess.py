@@ -9,6 +9,7 @@ An exercise whose code is still the release's stub is reported as "not answered 
 by whatever the probe made of the NotImplementedError (many probes turn an exception into
 data, which a check would then report as a wrong type).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -21,9 +22,9 @@ import numpy as np
 import torch
 
 from autograder.execute import wire
+from autograder.execute.backend import ProbeBackend, ProbeError
 from autograder.execute.namespace import StudentNamespace, describe_exception
 from autograder.execute.rng import seed_all
-from autograder.execute.backend import ProbeBackend, ProbeError
 from autograder.notebook.stub import ERROR, PATTERN, not_answered
 
 
@@ -73,8 +74,16 @@ class InProcess(ProbeBackend):
     def __init__(self, namespace: dict, probes: ModuleType) -> None:
         self.namespace, self.probes = namespace, probes
 
-    def call_costed(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                    timeout: float | None = None, budget: float | None = None) -> tuple[Any, float]:
+    def call_costed(
+        self,
+        probe: str,
+        args: tuple = (),
+        kwargs: dict | None = None,
+        *,
+        seed: int = 0,
+        timeout: float | None = None,
+        budget: float | None = None,
+    ) -> tuple[Any, float]:
         """`call` and the CPU seconds of this thread meanwhile: in the student's own kernel, a self-check's hint,
         never evidence for a grade (grading measures its worker's process tree from outside).  This thread's
         only: a loop runs here, while torch's worker threads, spinning as they wait for work, would count
@@ -84,8 +93,16 @@ class InProcess(ProbeBackend):
         value = self.call(probe, args, kwargs, seed=seed, timeout=timeout)
         return value, time.thread_time() - t0
 
-    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-             timeout: float | None = None, namespace: dict | None = None) -> Any:
+    def call(
+        self,
+        probe: str,
+        args: tuple = (),
+        kwargs: dict | None = None,
+        *,
+        seed: int = 0,
+        timeout: float | None = None,
+        namespace: dict | None = None,
+    ) -> Any:
         state = (random.getstate(), np.random.get_state(), torch.get_rng_state())
         seed_all(seed)
         ns = _Recording(self.namespace if namespace is None else namespace)
@@ -97,16 +114,17 @@ class InProcess(ProbeBackend):
             random.setstate(state[0])
             np.random.set_state(state[1])
             torch.set_rng_state(state[2])
-        unanswered = [s for key in dict.fromkeys(ns.used) if key in self.namespace
-                      for s in stubs(self.namespace[key], key)]
+        unanswered = [
+            s for key in dict.fromkeys(ns.used) if key in self.namespace for s in stubs(self.namespace[key], key)
+        ]
         if unanswered or isinstance(error, NotImplementedError):
-            raise ProbeError({"type": ERROR, "frames": [],
-                              "message": not_answered([f"`{s}`" for s in unanswered])})
+            raise ProbeError({"type": ERROR, "frames": [], "message": not_answered([f"`{s}`" for s in unanswered])})
         if error is not None:
             raise ProbeError(describe_exception(error))
         return value
 
-    def call_fresh(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                   timeout: float | None = None) -> Any:
+    def call_fresh(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         """A self-check has no second worker: the probe runs here, on an empty namespace."""
         return self.call(probe, args, kwargs, seed=seed, timeout=timeout, namespace={})

@@ -9,6 +9,7 @@ finished under its budget is measured again wherever a test asks (its cost is sm
 
 One ledger per submission (`GradingPlugin.bind`): nothing a student's call proved reaches another student.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -16,13 +16,13 @@ while the target is `meta` sees code that calls `.cuda()` instead of `.to(device
 `.cuda()` puts them (the first GPU, or on a machine without one where they were: the CPU), never on the
 target device.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode
-
 
 _REAL_CUDA_AVAILABLE = torch.cuda.is_available  # the real answer, kept from before any probe reports another
 
@@ -39,8 +39,24 @@ def _device_type(args: tuple, kwargs: dict) -> str | None:
 
 # Operations that, unlike a GPU, accept a meta tensor together with a CPU one (and answer on meta or on the CPU):
 # inside `MetaAccelerator` they raise as on a GPU, so weights left on the CPU show on 'meta' too.
-_MIXING_SILENTLY = frozenset({"matmul", "__matmul__", "__rmatmul__", "mm", "bmm", "mv", "dot", "addmm", "addmv",
-                              "baddbmm", "linear", "einsum", "tensordot", "bilinear"})
+_MIXING_SILENTLY = frozenset(
+    {
+        "matmul",
+        "__matmul__",
+        "__rmatmul__",
+        "mm",
+        "bmm",
+        "mv",
+        "dot",
+        "addmm",
+        "addmv",
+        "baddbmm",
+        "linear",
+        "einsum",
+        "tensordot",
+        "bilinear",
+    }
+)
 
 
 def _same_device(name: str, args: tuple, kwargs: dict) -> None:
@@ -49,8 +65,10 @@ def _same_device(name: str, args: tuple, kwargs: dict) -> None:
     flat = [a for x in (*args, *kwargs.values()) for a in (x if isinstance(x, (list, tuple)) else (x,))]
     devices = sorted({str(a.device) for a in flat if isinstance(a, torch.Tensor) and a.dim() > 0})
     if len(devices) > 1 and "meta" in devices:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                           f"{' and '.join(devices)}! (in {name})")
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two devices, "
+            f"{' and '.join(devices)}! (in {name})"
+        )
 
 
 class MetaAccelerator(TorchFunctionMode):
@@ -91,8 +109,13 @@ class MetaAccelerator(TorchFunctionMode):
             self.cuda_calls += 1
             if not _REAL_CUDA_AVAILABLE():  # a probe may report CUDA as available: `.cuda()` still goes nowhere
                 return args[0]
-        if (name == "to" and t is not None and self._fake_cuda and not _REAL_CUDA_AVAILABLE()
-                and _device_type(args[1:], kwargs) == "cuda"):
+        if (
+            name == "to"
+            and t is not None
+            and self._fake_cuda
+            and not _REAL_CUDA_AVAILABLE()
+            and _device_type(args[1:], kwargs) == "cuda"
+        ):
             return t
         if t is not None and t.is_meta:
             if name == "cpu" or (name == "to" and _device_type(args[1:], kwargs) == "cpu"):
@@ -115,5 +138,11 @@ def describe(x: Any) -> Any:
     """A tensor as data the wire can carry: values only where they exist (not on meta)."""
     if not isinstance(x, torch.Tensor):
         return {"type": type(x).__name__}
-    return {"type": "Tensor", "device": x.device.type, "dtype": x.dtype, "shape": list(x.shape),
-            "requires_grad": bool(x.requires_grad), "value": None if x.is_meta else x.detach()}
+    return {
+        "type": "Tensor",
+        "device": x.device.type,
+        "dtype": x.dtype,
+        "shape": list(x.shape),
+        "requires_grad": bool(x.requires_grad),
+        "value": None if x.is_meta else x.detach(),
+    }

@@ -7,6 +7,7 @@ files the source itself entered; the source's own lines hold its tokens after ev
 refused include never reaches a message: the compiler's messages about it are dropped (`own_diagnostics`), as
 they quote the file.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,10 @@ from collections.abc import Callable
 MARKER = re.compile(r'# (\d+) "((?:\\.|[^"\\])*)"((?: \d)*)')
 # raw strings (refused: their text could hide a quote from the scan), numbers (digit separators are no quotes),
 # names, string and character literals
-_TOKEN = re.compile(r"(?P<raw>\b(?:u8|u|U|L)?R\")|\.?\d(?:[eEpP][+-]|'\w|[\w.])*|(?P<name>[A-Za-z_]\w*)|"
-                    r"(?:u8|u|U|L)?\"(?:\\.|[^\"\\\n])*\"|(?:u8|u|U|L)?'(?:\\.|[^'\\\n])*'")
+_TOKEN = re.compile(
+    r"(?P<raw>\b(?:u8|u|U|L)?R\")|\.?\d(?:[eEpP][+-]|'\w|[\w.])*|(?P<name>[A-Za-z_]\w*)|"
+    r"(?:u8|u|U|L)?\"(?:\\.|[^\"\\\n])*\"|(?:u8|u|U|L)?'(?:\\.|[^'\\\n])*'"
+)
 ASM = frozenset({"asm", "__asm", "__asm__"})
 
 
@@ -35,7 +38,10 @@ def own_lines(text: str, src: str, may_include: Callable[[str], bool], what: str
         here = stack[-1] == src
         if not m:
             if here:
-                return f"{what} holds the directive {' '.join(line.split()[:2])}: the grader compiles no #pragma or _Pragma", ""
+                return (
+                    f"{what} holds the directive {' '.join(line.split()[:2])}: the grader compiles no #pragma or _Pragma",
+                    "",
+                )
             continue
         name, flags = m.group(2), m.group(3).split()
         if "1" in flags:
@@ -57,7 +63,10 @@ def own_lines(text: str, src: str, may_include: Callable[[str], bool], what: str
         if m.group("raw"):
             return f"{what} holds a raw string literal, which the grader does not compile", ""
         if m.group("name") in ASM:
-            return f"{what} holds asm, which the grader does not compile: a kernel is written in the language itself", ""
+            return (
+                f"{what} holds asm, which the grader does not compile: a kernel is written in the language itself",
+                "",
+            )
     return "", body
 
 

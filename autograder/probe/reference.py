@@ -14,6 +14,7 @@ file under it (`prove`): for one of N variants the proof is marked in the varian
 lock, so judges grading students of one variant at once run the master on it once, and a later run or
 judge reads the mark.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -88,13 +89,15 @@ class CachedReference(ProbeBackend):
             self._proven.update((variant, f) for f in files)
         return why
 
-    def call(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-             timeout: float | None = None) -> Any:
+    def call(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         [(ok, value)] = self.call_many([(probe, args, kwargs or {}, seed)], timeout=timeout)
         return answer(ok, value)
 
-    def call_many(self, calls: list[tuple[str, tuple, dict, int]], *,
-                  timeout: float | None = None) -> list[tuple[bool | None, Any]]:
+    def call_many(
+        self, calls: list[tuple[str, tuple, dict, int]], *, timeout: float | None = None
+    ) -> list[tuple[bool | None, Any]]:
         """Each `(probe, args, kwargs, seed)` answered from the cache, the misses sent to the master's
         worker in one request: a round trip per call cost a variant's proof (and the reference pass) more
         than the calls did.  Entries as `NotebookRunner.call_many`'s; a probe the master raised in is a
@@ -153,8 +156,9 @@ class CachedReference(ProbeBackend):
 
     FRESH_PROCESS = True  # each `call_fresh` is a worker of its own (`ProbeClient.fresh_once` may keep answers)
 
-    def call_fresh(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                   timeout: float | None = None) -> Any:
+    def call_fresh(
+        self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0, timeout: float | None = None
+    ) -> Any:
         """`probe` in a worker of its own that never ran the master's cells (`NotebookRunner.call_fresh`), as a
         student's fresh call runs: the reference pass grades the master through this cache, and what the kit's own
         code does there (tf02b: a kernel library compiled and loaded) must not meet what the master's cells loaded
@@ -162,8 +166,16 @@ class CachedReference(ProbeBackend):
         failed the master with "no op for kit_silu").  Not cached: only the master's own grading asks."""
         return self._start().call_fresh(probe, args, kwargs, seed=seed, timeout=timeout)
 
-    def call_costed(self, probe: str, args: tuple = (), kwargs: dict | None = None, *, seed: int = 0,
-                    timeout: float | None = None, budget: float | None = None) -> tuple[Any, None]:
+    def call_costed(
+        self,
+        probe: str,
+        args: tuple = (),
+        kwargs: dict | None = None,
+        *,
+        seed: int = 0,
+        timeout: float | None = None,
+        budget: float | None = None,
+    ) -> tuple[Any, None]:
         """`call`, with no cost: the master's answers (cached, or from its worker) ran no student code, so there
         is nothing to judge (`ProbeClient.cost` gives None; a test then takes the reference's own word), and
         no budget to stop it at."""

@@ -20,6 +20,7 @@ one per student (`[course] variants` in course.toml; 1 is one set of inputs for 
 Public tests keep the course-wide seeds: they are the checks the student package runs, nothing in
 them is secret, and the same inputs for everyone keep a public failure the same for every student.
 """
+
 from __future__ import annotations
 
 import functools

@@ -10,6 +10,7 @@ cell changes nothing: grades follow the one export policy of `rows.GradeRow.expo
 (ungradable and provisional always blank, missing blank unless `missing="zero"`); the format has no
 comment column, so `blanks` lists the reasons for the caller to show.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -25,8 +26,8 @@ IDENTITY_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 class CanvasExport:
     header: list[str]
     rows: list[list[str]]
-    skipped: list[str] = field(default_factory=list)   # students Canvas could not match (no id of any kind)
-    blanks: list[str] = field(default_factory=list)    # "who: why" for each blank grade
+    skipped: list[str] = field(default_factory=list)  # students Canvas could not match (no id of any kind)
+    blanks: list[str] = field(default_factory=list)  # "who: why" for each blank grade
 
 
 def assignment_header(name: str, assignment_id: str | int | None) -> str:
@@ -34,8 +35,14 @@ def assignment_header(name: str, assignment_id: str | int | None) -> str:
     return f"{name} ({assignment_id})" if assignment_id not in (None, "") else name
 
 
-def canvas_table(rows: list[GradeRow], *, assignment_name: str, assignment_id: str | int | None = None,
-                 points_possible: float | None = None, missing: str = "blank") -> CanvasExport:
+def canvas_table(
+    rows: list[GradeRow],
+    *,
+    assignment_name: str,
+    assignment_id: str | int | None = None,
+    points_possible: float | None = None,
+    missing: str = "blank",
+) -> CanvasExport:
     """`missing`: "blank" (Canvas leaves the grade unchanged) or "zero" for students with no submission."""
     maxes = [r.max_score for r in rows if r.max_score]
     max_score = max(maxes) if maxes else None
@@ -53,8 +60,16 @@ def canvas_table(rows: list[GradeRow], *, assignment_name: str, assignment_id: s
             score = round(score * points / row.max_score, 4)
         if score is None:
             blanks.append(f"{row.submission_id or who.student_id}: {row.blank_reason}")
-        body.append([who.name or who.student_id, who.lms_user_id, who.sis_id, who.login_id, who.section,
-                     "" if score is None else f"{score:g}"])
+        body.append(
+            [
+                who.name or who.student_id,
+                who.lms_user_id,
+                who.sis_id,
+                who.login_id,
+                who.section,
+                "" if score is None else f"{score:g}",
+            ]
+        )
     return CanvasExport(header, body, skipped, blanks)
 
 

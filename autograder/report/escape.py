@@ -16,6 +16,7 @@ dangerous:
 | Markdown (feedback .md) | `md_block`, `md_inline`, `md_cell` | raw HTML, links, images, emphasis: student text only inside code fences/spans |
 | code on a page (workspace: submission, grade by exercise, similarity) | `code_html` (filter `code`), `hidden_warning` | characters that make code read otherwise than it runs (Trojan Source, CVE-2021-42574): bidi controls, zero-width and other invisible characters, unusual spaces, look-alikes of ASCII letters, each drawn as a visible `⟨U+202E⟩` mark; the cell flagged |
 """
+
 from __future__ import annotations
 
 import csv
@@ -37,12 +38,12 @@ _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u206
 def _visible(ch: str) -> str:
     """A control character written out as a Python-style escape, so it is shown, never obeyed."""
     return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(ch) or (
-        f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
+    )
 
 
 def _is_control(ch: str, keep: str) -> bool:
-    return ch not in keep and (ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs")
-                               or ch in "\u2028\u2029")
+    return ch not in keep and (ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs") or ch in "\u2028\u2029")
 
 
 def controls(text: str, keep: str = "") -> str:
@@ -52,6 +53,7 @@ def controls(text: str, keep: str = "") -> str:
 
 
 # -- terminal ------------------------------------------------------------------------
+
 
 def terminal(text: Any) -> str:
     """One line safe to print on an instructor's terminal: no escape sequence, hyperlink, carriage
@@ -92,13 +94,20 @@ def csv_row(values: list[Any]) -> list[str]:
 
 # -- HTML ----------------------------------------------------------------------------
 
+
 def html_environment(package: str = "autograder.report", folder: str = "templates", **filters: Any) -> Any:
     """The Jinja2 environment for every HTML page: autoescape is on for every template, whatever
     its name, so a template can only show student text escaped (templates never use `|safe`)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
-    env = Environment(loader=PackageLoader(package, folder), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = Environment(
+        loader=PackageLoader(package, folder),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.filters.update(code=code_html, hidden_warning=hidden_warning, **filters)
     return env
 
@@ -107,9 +116,10 @@ def html_environment(package: str = "autograder.report", folder: str = "template
 
 # Letters of other scripts that look like ASCII ones (Unicode's confusables for the Latin alphabet, the
 # Cyrillic and Greek ones students' keyboards type): an identifier spelled with them is another name.
-_LOOKALIKES = dict(zip("АВЕЅІЈКМНОРСТХУ" "асеԁһіјӏорԛѕԝху" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ" "αονρτυχ",
-                       "ABESIJKMHOPCTXY" "acedhijlopqswxy" "ABEZHIKMNOPTYX" "aovptux"))
-_UNUSUAL = re.compile(r"[^\x20-\x7e\n\t\r]")   # where `_hidden` may find something: the rest is plain ASCII
+_LOOKALIKES = dict(
+    zip("АВЕЅІЈКМНОРСТХУасеԁһіјӏорԛѕԝхуΑΒΕΖΗΙΚΜΝΟΡΤΥΧαονρτυχ", "ABESIJKMHOPCTXYacedhijlopqswxyABEZHIKMNOPTYXaovptux")
+)
+_UNUSUAL = re.compile(r"[^\x20-\x7e\n\t\r]")  # where `_hidden` may find something: the rest is plain ASCII
 
 
 @functools.lru_cache(maxsize=4096)
@@ -121,8 +131,12 @@ def _hidden(ch: str) -> str:
     if ch in _BIDI or unicodedata.bidirectional(ch) in ("LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"):
         return "bidirectional control"
     category = unicodedata.category(ch)
-    if category in ("Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp") or ch in "\u115f\u1160\u3164\uffa0\u2800" or \
-            "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
+    if (
+        category in ("Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp")
+        or ch in "\u115f\u1160\u3164\uffa0\u2800"
+        or "\ufe00" <= ch <= "\ufe0f"
+        or "\U000e0100" <= ch <= "\U000e01ef"
+    ):
         return "invisible"
     if category == "Zs":
         return "unusual space"
@@ -156,10 +170,12 @@ def code_html(text: Any) -> Any:
         ch, why = m.group(), _hidden(m.group())
         if not why:
             continue
-        out.append(escape(text[at:m.start()]))
+        out.append(escape(text[at : m.start()]))
         at = m.end()
         if why.startswith("looks like"):
-            out.append(Markup('<mark class="uc" title="{}">{}⟨U+{:04X}⟩</mark>').format(f"{_label(ch)}, {why}", ch, ord(ch)))
+            out.append(
+                Markup('<mark class="uc" title="{}">{}⟨U+{:04X}⟩</mark>').format(f"{_label(ch)}, {why}", ch, ord(ch))
+            )
         else:
             out.append(Markup('<mark class="uc" title="{}">⟨U+{:04X}⟩</mark>').format(f"{_label(ch)}, {why}", ord(ch)))
     out.append(escape(text[at:]))
@@ -174,15 +190,57 @@ def hidden_warning(text: Any) -> Any:
     kinds = hidden_characters(text)
     if not kinds:
         return Markup("")
-    return Markup('<p class="uc-warn">This code holds characters that make it read otherwise than it runs '
-                  '(hidden, bidirectional or look-alike Unicode), each shown as ⟨U+…⟩: {}.</p>').format("; ".join(kinds))
+    return Markup(
+        '<p class="uc-warn">This code holds characters that make it read otherwise than it runs '
+        '(hidden, bidirectional or look-alike Unicode), each shown as ⟨U+…⟩: {}.</p>'
+    ).format("; ".join(kinds))
 
 
 # -- a notebook's own HTML (the workspace's rendered notebook) ---------------------------
 
-_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2",
-         "h3", "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub",
-         "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul"}
+_TAGS = {
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "dd",
+    "del",
+    "details",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "kbd",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "s",
+    "span",
+    "strong",
+    "sub",
+    "summary",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "tr",
+    "u",
+    "ul",
+}
 _ATTRIBUTES = {"a": {"href", "title"}, "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan"}, "ol": {"start"}}
 
 
@@ -200,9 +258,17 @@ def clean_html(html: str) -> Any:
     import nh3
     from markupsafe import Markup
 
-    return Markup(nh3.clean(html, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"http", "https", "mailto"},
-                            attribute_filter=_attribute, link_rel="noopener noreferrer nofollow",
-                            strip_comments=True))
+    return Markup(
+        nh3.clean(
+            html,
+            tags=_TAGS,
+            attributes=_ATTRIBUTES,
+            url_schemes={"http", "https", "mailto"},
+            attribute_filter=_attribute,
+            link_rel="noopener noreferrer nofollow",
+            strip_comments=True,
+        )
+    )
 
 
 def markdown_html(text: str) -> Any:
@@ -214,6 +280,7 @@ def markdown_html(text: str) -> Any:
 
 # -- plots -------------------------------------------------------------------------
 
+
 def plot_label(text: Any, width: int = 28, lines: int = 2) -> str:
     """A matplotlib tick/axis label: controls shown escaped, `$` literal (no mathtext parsing), wrapped
     at `width` characters on at most `lines` lines, the rest cut with an ellipsis."""
@@ -223,11 +290,12 @@ def plot_label(text: Any, width: int = 28, lines: int = 2) -> str:
     parts = textwrap.wrap(body, width, break_long_words=True, break_on_hyphens=False) or [""]
     if len(parts) > lines:
         parts = parts[:lines]
-        parts[-1] = parts[-1][:width - 1] + "…"
+        parts[-1] = parts[-1][: width - 1] + "…"
     return "\n".join(parts).replace("$", r"\$")
 
 
 # -- Markdown ------------------------------------------------------------------------
+
 
 def _longest_run(text: str, ch: str) -> int:
     return max((len(m) for m in re.findall(re.escape(ch) + "+", text)), default=0)
@@ -252,11 +320,11 @@ def md_inline(text: Any) -> str:
     return f"{ticks} {body} {ticks}"
 
 
-_MD_MARKUP = re.compile(r"([\\`*\[\]<>|~#@$])")   # what can open markup anywhere on a line (GFM included)
-_MD_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")   # `_` inside a word is no emphasis
-_MD_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")                    # `&amp;`, `&#60;`: an entity, not `a & b`
-_MD_AUTOLINK = re.compile(r"(?i)(://|(?<![0-9A-Za-z])www\.)")         # GFM's bare URLs
-_MD_LEAD = re.compile(r"^(?:([-+=])|(\d+)([.)]))")                    # a list item or setext line, at the start
+_MD_MARKUP = re.compile(r"([\\`*\[\]<>|~#@$])")  # what can open markup anywhere on a line (GFM included)
+_MD_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # `_` inside a word is no emphasis
+_MD_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")  # `&amp;`, `&#60;`: an entity, not `a & b`
+_MD_AUTOLINK = re.compile(r"(?i)(://|(?<![0-9A-Za-z])www\.)")  # GFM's bare URLs
+_MD_LEAD = re.compile(r"^(?:([-+=])|(\d+)([.)]))")  # a list item or setext line, at the start
 
 
 def md_text(text: Any) -> str:

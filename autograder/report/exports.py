@@ -2,6 +2,7 @@
 entry point for every format (`write_export`).  Canvas and Moodle formats live in `canvas_csv.py` and
 `moodle_csv.py`; which grade each row carries is decided in `grades.rows.GradeRow`, nowhere here.
 """
+
 from __future__ import annotations
 
 import json
@@ -9,12 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from autograder.config.files import write_atomic
-from autograder.judge.results import OVERRIDE_LINE_ID
 from autograder.grades.rows import AssignmentGrades, GradeRow
-from autograder.judge.results import TestResult
+from autograder.judge.results import OVERRIDE_LINE_ID, TestResult
 from autograder.notebook.cells import exercise_key
-from autograder.report.escape import write_csv
 from autograder.report.canvas_csv import write_canvas_csv
+from autograder.report.escape import write_csv
 from autograder.report.moodle_csv import write_moodle_csv
 
 
@@ -40,8 +40,22 @@ def _in_order(row: GradeRow, tests: list[TestResult]) -> list[TestResult]:
 
 def generic_table(rows: list[GradeRow], missing: str = "blank") -> tuple[list[str], list[list[str]]]:
     tests = per_test_columns(rows)
-    header = ["student_id", "name", "email", "sis_id", "section", "submission_id", "status", "raw_score",
-              "late_penalty", "score", "max_score", "submitted_at", "late", "late_explanation"]
+    header = [
+        "student_id",
+        "name",
+        "email",
+        "sis_id",
+        "section",
+        "submission_id",
+        "status",
+        "raw_score",
+        "late_penalty",
+        "score",
+        "max_score",
+        "submitted_at",
+        "late",
+        "late_explanation",
+    ]
     for tid, _ in tests:
         header += [f"{tid} score", f"{tid} outcome"]
     header.append("message")
@@ -49,11 +63,24 @@ def generic_table(rows: list[GradeRow], missing: str = "blank") -> tuple[list[st
     for row in rows:
         who, r = row.identity, row.result
         by_id = {t.id: t for t in r.tests} if r else {}
-        line = [who.student_id, who.name, who.email, who.sis_id, who.section, row.submission_id, row.status,
-                _fmt(row.raw_score), _fmt(row.late.penalty if row.late and row.gradable else None), _fmt(row.export_score(missing)),
-                _fmt(row.max_score), who.submitted_at.isoformat() if who.submitted_at else "",
-                "" if row.late is None and who.late is None else str(bool((row.late and row.late.late) or who.late)).lower(),
-                row.late.explanation if row.late else ""]
+        line = [
+            who.student_id,
+            who.name,
+            who.email,
+            who.sis_id,
+            who.section,
+            row.submission_id,
+            row.status,
+            _fmt(row.raw_score),
+            _fmt(row.late.penalty if row.late and row.gradable else None),
+            _fmt(row.export_score(missing)),
+            _fmt(row.max_score),
+            who.submitted_at.isoformat() if who.submitted_at else "",
+            ""
+            if row.late is None and who.late is None
+            else str(bool((row.late and row.late.late) or who.late)).lower(),
+            row.late.explanation if row.late else "",
+        ]
         for tid, _ in tests:
             t = by_id.get(tid)
             line += ["" if t is None or t.outcome == "skipped" else f"{t.score:g}", t.outcome if t else ""]
@@ -71,54 +98,102 @@ def generic_json(rows: list[GradeRow], assignment: str, missing: str = "blank") 
     students = []
     for row in rows:
         r = row.result
-        students.append({
-            "identity": row.identity.to_json(),
-            "submission_id": row.submission_id or None,
-            "status": row.status,
-            "raw_score": row.raw_score,
-            "score": row.export_score(missing),
-            "blank_reason": row.blank_reason,
-            "max_score": row.max_score,
-            "late": None if row.late is None else {
-                "late": row.late.late, "penalty": row.late.penalty,
-                "late_by_seconds": row.late.late_by.total_seconds(), "explanation": row.late.explanation},
-            "message": r.message if r else "",
-            "provisional": (r.provisional or None) if r else None,
-            "tests": [{"id": t.id, "name": t.name, "exercise": t.exercise, "kind": t.kind, "outcome": t.outcome,
-                       "score": t.score, "max_score": t.max_score}
-                      for t in _in_order(row, r.tests if r else []) if not t.is_override],
-            # a whole-score override is no test: the line `grades.overrides.apply` adds to carry it, shown as what it is
-            "override": next(({"adjustment": t.score, "note": t.message} for t in (r.tests if r else [])
-                              if t.id == OVERRIDE_LINE_ID), None),
-            # each exercise's rubric items (`grades.rubric`): what they added to its points, and their texts
-            "rubric": [{"exercise": t.exercise, "adjustment": t.score, "items": t.message.splitlines()}
-                       for t in (r.tests if r else []) if t.is_override and t.id != OVERRIDE_LINE_ID],
-            "pending": row.pending,
-        })
+        students.append(
+            {
+                "identity": row.identity.to_json(),
+                "submission_id": row.submission_id or None,
+                "status": row.status,
+                "raw_score": row.raw_score,
+                "score": row.export_score(missing),
+                "blank_reason": row.blank_reason,
+                "max_score": row.max_score,
+                "late": None
+                if row.late is None
+                else {
+                    "late": row.late.late,
+                    "penalty": row.late.penalty,
+                    "late_by_seconds": row.late.late_by.total_seconds(),
+                    "explanation": row.late.explanation,
+                },
+                "message": r.message if r else "",
+                "provisional": (r.provisional or None) if r else None,
+                "tests": [
+                    {
+                        "id": t.id,
+                        "name": t.name,
+                        "exercise": t.exercise,
+                        "kind": t.kind,
+                        "outcome": t.outcome,
+                        "score": t.score,
+                        "max_score": t.max_score,
+                    }
+                    for t in _in_order(row, r.tests if r else [])
+                    if not t.is_override
+                ],
+                # a whole-score override is no test: the line `grades.overrides.apply` adds to carry it, shown as what it is
+                "override": next(
+                    (
+                        {"adjustment": t.score, "note": t.message}
+                        for t in (r.tests if r else [])
+                        if t.id == OVERRIDE_LINE_ID
+                    ),
+                    None,
+                ),
+                # each exercise's rubric items (`grades.rubric`): what they added to its points, and their texts
+                "rubric": [
+                    {"exercise": t.exercise, "adjustment": t.score, "items": t.message.splitlines()}
+                    for t in (r.tests if r else [])
+                    if t.is_override and t.id != OVERRIDE_LINE_ID
+                ],
+                "pending": row.pending,
+            }
+        )
     return {"assignment": assignment, "students": students}
 
 
 def write_generic_json(path: Path, rows: list[GradeRow], assignment: str, missing: str = "blank") -> None:
-    write_atomic(path, json.dumps(generic_json(rows, assignment, missing), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    write_atomic(
+        path, json.dumps(generic_json(rows, assignment, missing), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    )
 
 
-EXPORT_FILES = {"canvas": "canvas.csv", "moodle": "moodle.csv", "csv": "grades_export.csv", "json": "grades_export.json"}
+EXPORT_FILES = {
+    "canvas": "canvas.csv",
+    "moodle": "moodle.csv",
+    "csv": "grades_export.csv",
+    "json": "grades_export.json",
+}
 
 
-def write_export(fmt: str, dest: Path, grades: AssignmentGrades, *, name: str | None = None,
-                 canvas_id: str | None = None, points: float | None = None, missing: str = "blank",
-                 moodle_identity: str = "email") -> tuple[list[str], list[str]]:
+def write_export(
+    fmt: str,
+    dest: Path,
+    grades: AssignmentGrades,
+    *,
+    name: str | None = None,
+    canvas_id: str | None = None,
+    points: float | None = None,
+    missing: str = "blank",
+    moodle_identity: str = "email",
+) -> tuple[list[str], list[str]]:
     """One assignment's grades in an LMS import format (`fmt`: canvas, moodle, csv, json) at `dest`.
     Returns (students not exported, with why; Canvas cells left blank, with why)."""
 
     a, rows = grades.assignment, grades.rows
     if fmt == "canvas":
-        canvas = write_canvas_csv(dest, rows, assignment_name=name or a.title, assignment_id=canvas_id,
-                                  points_possible=points, missing=missing)
+        canvas = write_canvas_csv(
+            dest,
+            rows,
+            assignment_name=name or a.title,
+            assignment_id=canvas_id,
+            points_possible=points,
+            missing=missing,
+        )
         return canvas.skipped, canvas.blanks
     if fmt == "moodle":
-        return write_moodle_csv(dest, rows, item_name=name or a.title, identity=moodle_identity, grade_max=points,
-                                missing=missing).skipped, []
+        return write_moodle_csv(
+            dest, rows, item_name=name or a.title, identity=moodle_identity, grade_max=points, missing=missing
+        ).skipped, []
     if fmt == "csv":
         write_generic_csv(dest, rows, missing)
     else:

@@ -13,6 +13,7 @@ listed among the tests; a cell that still raises the stub's NotImplementedError 
 an error.  The applied rubric items' texts are shown under "Comments from the course staff", each under its
 exercise, and a comment on a line of code under "Comments on your code", quoting that line.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,13 +22,14 @@ from typing import Any
 
 from jinja2 import Environment
 
-from autograder.intake.roster import Identity
-from autograder.notebook.cells import cell_name, in_exercise_order
-from autograder.notebook.stub import ERROR as STUB_ERROR, NOT_ANSWERED
-from autograder.report.escape import html_environment, md_block, md_cell, md_inline, md_text
 from autograder.config.files import write_atomic
 from autograder.grades.late import LateResult
+from autograder.intake.roster import Identity
 from autograder.judge.results import SubmissionResult
+from autograder.notebook.cells import cell_name, in_exercise_order
+from autograder.notebook.stub import ERROR as STUB_ERROR
+from autograder.notebook.stub import NOT_ANSWERED
+from autograder.report.escape import html_environment, md_block, md_cell, md_inline, md_text
 
 
 def fmt(x: Any) -> str:
@@ -39,8 +41,8 @@ def environment() -> Environment:
     return html_environment(fmt=fmt)
 
 
-NOT_RUN_HERE = "not run here"   # a device variant this grader has no device for: neither passed nor failed
-NOT_GRADED_YET = "not graded yet"   # an exercise graded by hand that nobody has graded yet
+NOT_RUN_HERE = "not run here"  # a device variant this grader has no device for: neither passed nor failed
+NOT_GRADED_YET = "not graded yet"  # an exercise graded by hand that nobody has graded yet
 
 
 @dataclass
@@ -65,11 +67,11 @@ class ExerciseView:
     exercise: str
     score: float
     max_score: float
-    passed: int      # tests passed
-    run: int         # tests run here (not skipped)
+    passed: int  # tests passed
+    run: int  # tests run here (not skipped)
     not_run: int
-    unanswered: bool = False   # nothing passed, and a test met the untouched stub
-    pending: bool = False      # graded by hand, not graded yet
+    unanswered: bool = False  # nothing passed, and a test met the untouched stub
+    pending: bool = False  # graded by hand, not graded yet
 
     @property
     def state(self) -> str:
@@ -84,7 +86,7 @@ class ExerciseView:
 
 @dataclass
 class CellView:
-    name: str        # notebook.cells.cell_name: its position among all cells and its first line
+    name: str  # notebook.cells.cell_name: its position among all cells and its first line
     status: str
     type: str
     message: str
@@ -92,9 +94,14 @@ class CellView:
     notes: list[str]
 
 
-def student_view(result: SubmissionResult, identity: Identity | None = None, late: LateResult | None = None,
-                 title: str | None = None, order: list[str] | None = None, notes: list[Any] | None = None
-                 ) -> dict[str, Any]:
+def student_view(
+    result: SubmissionResult,
+    identity: Identity | None = None,
+    late: LateResult | None = None,
+    title: str | None = None,
+    order: list[str] | None = None,
+    notes: list[Any] | None = None,
+) -> dict[str, Any]:
     """Everything the templates use; nothing in it is instructor-only.  The line a whole-score override
     adds is no test: its note is in the message; an exercise's rubric line adds its points to the exercise and
     its items' texts to `comments`.  `notes`: the comments on lines of this version's code (`grades.rubric.
@@ -104,13 +111,13 @@ def student_view(result: SubmissionResult, identity: Identity | None = None, lat
     adjust: dict[str, float] = {}
     for t in result.tests:
         if t.is_override:
-            if t.exercise and t.message:   # a rubric line (a whole-score override has no exercise)
+            if t.exercise and t.message:  # a rubric line (a whole-score override has no exercise)
                 comments.setdefault(t.exercise, []).extend(t.message.splitlines())
                 adjust[t.exercise] = adjust.get(t.exercise, 0.0) + t.score
             continue
         if t.is_manual and t.outcome != "pending" and t.message:
             comments.setdefault(t.exercise, []).extend(t.message.splitlines())
-        if t.outcome == "skipped":   # a device variant not run here: counted per exercise, not listed
+        if t.outcome == "skipped":  # a device variant not run here: counted per exercise, not listed
             skipped.append(t.exercise)
             continue
         out = t.student_output(result.hidden_policy)
@@ -121,48 +128,84 @@ def student_view(result: SubmissionResult, identity: Identity | None = None, lat
             hint = t.hint
         tests.append(TestView(t.name, t.exercise, t.kind, t.score, t.max_score, t.outcome, out, hint))
     seen = in_exercise_order([t.exercise for t in tests] + skipped, order or ())
-    tests.sort(key=lambda t: seen.index(t.exercise))   # stable: file order within an exercise
+    tests.sort(key=lambda t: seen.index(t.exercise))  # stable: file order within an exercise
     exercises = []
     for ex in seen:
         run = [t for t in tests if t.exercise == ex]
         passed = sum(t.outcome == "passed" for t in run)
         stub = any(t.exercise == ex and t.message.startswith(NOT_ANSWERED) for t in result.tests)
-        exercises.append(ExerciseView(ex, round(sum(t.score for t in run) + adjust.get(ex, 0.0), 4),
-                                      round(sum(t.max_score for t in run), 4), passed, len(run), skipped.count(ex),
-                                      unanswered=stub and not passed,
-                                      pending=any(t.exercise == ex and t.outcome == "pending" for t in run)))
+        exercises.append(
+            ExerciseView(
+                ex,
+                round(sum(t.score for t in run) + adjust.get(ex, 0.0), 4),
+                round(sum(t.max_score for t in run), 4),
+                passed,
+                len(run),
+                skipped.count(ex),
+                unanswered=stub and not passed,
+                pending=any(t.exercise == ex and t.outcome == "pending" for t in run),
+            )
+        )
     shown = [n for n in notes or [] if n.sha256 == result.sha256]
     cells = [CellView(cell_name(c.cell, c.code), c.status, c.type, c.message, c.code, c.notes) for c in result.cells]
     who = identity.name or identity.student_id if identity else result.submission_id
     score = late.score if late else result.score
     return {
-        "title": title or result.assignment, "who": who, "score": score, "max_score": result.max_score,
-        "raw_score": result.score, "status": result.status, "message": result.message,
+        "title": title or result.assignment,
+        "who": who,
+        "score": score,
+        "max_score": result.max_score,
+        "raw_score": result.score,
+        "status": result.status,
+        "message": result.message,
         "late": late.explanation if late and late.late else "",
-        "submitted_at": identity.submitted_at.strftime("%Y-%m-%d %H:%M %Z") if identity and identity.submitted_at else "",
-        "tests": tests, "exercises": exercises, "hidden_policy": result.hidden_policy,
+        "submitted_at": identity.submitted_at.strftime("%Y-%m-%d %H:%M %Z")
+        if identity and identity.submitted_at
+        else "",
+        "tests": tests,
+        "exercises": exercises,
+        "hidden_policy": result.hidden_policy,
         "comments": [(ex, comments[ex]) for ex in seen if comments.get(ex)],
-        "line_notes": [{"where": f"Cell {n.cell}" + (f", line {n.line}" if n.line else ""), "code": n.code,
-                        "text": n.text} for n in shown],
+        "line_notes": [
+            {"where": f"Cell {n.cell}" + (f", line {n.line}" if n.line else ""), "code": n.code, "text": n.text}
+            for n in shown
+        ],
         "cells": [c for c in cells if c.type != STUB_ERROR],
-        "unanswered": [c for c in cells if c.type == STUB_ERROR],   # untouched stubs: not wrong, not done
+        "unanswered": [c for c in cells if c.type == STUB_ERROR],  # untouched stubs: not wrong, not done
         "grader_version": result.environment.get("grader_version", ""),
     }
 
 
-def render_html(result: SubmissionResult, identity: Identity | None = None, late: LateResult | None = None,
-                title: str | None = None, order: list[str] | None = None, notes: list[Any] | None = None) -> str:
-    return environment().get_template("feedback.html.j2").render(student_view(result, identity, late, title, order,
-                                                                              notes))
+def render_html(
+    result: SubmissionResult,
+    identity: Identity | None = None,
+    late: LateResult | None = None,
+    title: str | None = None,
+    order: list[str] | None = None,
+    notes: list[Any] | None = None,
+) -> str:
+    return (
+        environment().get_template("feedback.html.j2").render(student_view(result, identity, late, title, order, notes))
+    )
 
 
-def render_markdown(result: SubmissionResult, identity: Identity | None = None, late: LateResult | None = None,
-                    title: str | None = None, order: list[str] | None = None, notes: list[Any] | None = None) -> str:
+def render_markdown(
+    result: SubmissionResult,
+    identity: Identity | None = None,
+    late: LateResult | None = None,
+    title: str | None = None,
+    order: list[str] | None = None,
+    notes: list[Any] | None = None,
+) -> str:
     v = student_view(result, identity, late, title, order, notes)
     il = md_inline
-    out = [f"# {md_text(v['title'])}: feedback for {md_text(v['who'])}", "",
-           f"**Score: {fmt(v['score'])} / {fmt(v['max_score'])}** ({v['status']})"  # numbers and statuses are the grader's own
-           + (f" · submitted {il(v['submitted_at'])}" if v["submitted_at"] else ""), ""]
+    out = [
+        f"# {md_text(v['title'])}: feedback for {md_text(v['who'])}",
+        "",
+        f"**Score: {fmt(v['score'])} / {fmt(v['max_score'])}** ({v['status']})"  # numbers and statuses are the grader's own
+        + (f" · submitted {il(v['submitted_at'])}" if v["submitted_at"] else ""),
+        "",
+    ]
     if v["late"]:
         out += ["Late submission:", "", md_block(v["late"]), ""]
     if v["message"]:
@@ -170,13 +213,18 @@ def render_markdown(result: SubmissionResult, identity: Identity | None = None, 
     out += ["## Exercises", "", "| Exercise | Points | Tests |", "|---|---|---|"]
     for e in v["exercises"]:
         pts = "–" if not e.run or e.pending else f"{fmt(e.score)} / {fmt(e.max_score)}"
-        out.append(f"| {md_cell(e.exercise)} | {pts} | {e.state}"
-                   + (f", {e.not_run} {NOT_RUN_HERE}" if e.not_run and e.run else "") + " |")
+        out.append(
+            f"| {md_cell(e.exercise)} | {pts} | {e.state}"
+            + (f", {e.not_run} {NOT_RUN_HERE}" if e.not_run and e.run else "")
+            + " |"
+        )
     out += ["", "## Tests", "", "| # | Test | Exercise | Points | Result |", "|---|---|---|---|---|"]
     for i, t in enumerate(v["tests"], start=1):
         pts = "–" if t.outcome in ("skipped", "pending") else f"{fmt(t.score)} / {fmt(t.max_score)}"
-        out.append(f"| {i} | {md_cell(t.name)}{' (hidden)' if t.kind == 'hidden' else ''} | {md_cell(t.exercise)} "
-                   f"| {pts} | {t.label} |")
+        out.append(
+            f"| {i} | {md_cell(t.name)}{' (hidden)' if t.kind == 'hidden' else ''} | {md_cell(t.exercise)} "
+            f"| {pts} | {t.label} |"
+        )
     out.append("")
     for i, t in enumerate(v["tests"], start=1):
         if t.output or t.hint:
@@ -200,7 +248,10 @@ def render_markdown(result: SubmissionResult, identity: Identity | None = None, 
     if v["cells"]:
         out += ["## Notebook cells that need attention", ""]
         for c in v["cells"]:
-            out += [f"### {md_text(c.name[:1].upper() + c.name[1:])}: {c.status}" + (f" ({il(c.type)})" if c.type else ""), ""]
+            out += [
+                f"### {md_text(c.name[:1].upper() + c.name[1:])}: {c.status}" + (f" ({il(c.type)})" if c.type else ""),
+                "",
+            ]
             if c.message:
                 out += [md_block(c.message), ""]
             if c.code:
@@ -209,9 +260,15 @@ def render_markdown(result: SubmissionResult, identity: Identity | None = None, 
     return "\n".join(out).rstrip() + "\n"
 
 
-def write_feedback(folder: Path, result: SubmissionResult, identity: Identity | None = None,
-                   late: LateResult | None = None, title: str | None = None,
-                   order: list[str] | None = None, notes: list[Any] | None = None) -> tuple[Path, Path]:
+def write_feedback(
+    folder: Path,
+    result: SubmissionResult,
+    identity: Identity | None = None,
+    late: LateResult | None = None,
+    title: str | None = None,
+    order: list[str] | None = None,
+    notes: list[Any] | None = None,
+) -> tuple[Path, Path]:
     """folder/<submission_id>.html and .md, atomically; `order`: the exercises in notebook order."""
     html, md = folder / f"{result.submission_id}.html", folder / f"{result.submission_id}.md"
     write_atomic(html, render_html(result, identity, late, title, order, notes))

@@ -2,6 +2,7 @@
 
 OUT/ASSIGNMENT/grades.csv is written by `write_assignment_grades_csv` from `store.folder.assignment_grades`,
 as every export is: the version the course counts (`[course] counts`), with the overrides in force."""
+
 from __future__ import annotations
 
 import csv
@@ -9,10 +10,10 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from autograder.report.escape import csv_row
 from autograder.config.files import write_atomic
 from autograder.judge.results import SubmissionResult
 from autograder.notebook.cells import exercise_key
+from autograder.report.escape import csv_row
 
 if TYPE_CHECKING:
     from autograder.grades.rows import AssignmentGrades
@@ -40,7 +41,7 @@ def write_grades_csv(path: Path, results: list[SubmissionResult], order: Sequenc
     header, rows = grades_table(results, order)
     buf = io.StringIO()
     w = csv.writer(buf, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
-    w.writerow(csv_row(header))   # every field through escape.csv_cell (test ids, source, message...)
+    w.writerow(csv_row(header))  # every field through escape.csv_cell (test ids, source, message...)
     w.writerows(csv_row(row) for row in rows)
     write_atomic(path, buf.getvalue())
 

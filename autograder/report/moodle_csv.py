@@ -8,6 +8,7 @@ Grades follow the one export policy of `rows.GradeRow.export_score`: a blank gra
 provisional, missing unless `missing="zero"`) leaves the row out of the file (Moodle would otherwise
 overwrite a grade); `skipped` lists them with the reason.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -26,8 +27,14 @@ class MoodleExport:
     skipped: list[str] = field(default_factory=list)
 
 
-def moodle_table(rows: list[GradeRow], *, item_name: str, identity: str = "email",
-                 grade_max: float | None = None, missing: str = "blank") -> MoodleExport:
+def moodle_table(
+    rows: list[GradeRow],
+    *,
+    item_name: str,
+    identity: str = "email",
+    grade_max: float | None = None,
+    missing: str = "blank",
+) -> MoodleExport:
     if identity not in IDENTITY_FIELDS:
         raise ValueError(f"identity must be one of {', '.join(IDENTITY_FIELDS)}")
     header = [IDENTITY_FIELDS[identity], "Full name", item_name, f"Feedback for {item_name}"]

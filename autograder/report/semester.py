@@ -6,17 +6,17 @@ overrides applied), so a cell follows the one export policy: a score, or blank w
 or Moodle import file carrying every assignment at once (one column per assignment), each column
 built by the single-assignment writer so the two can never disagree.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from autograder.grades.rows import GradeRow
 from autograder.intake.roster import Identity
 from autograder.report.canvas_csv import IDENTITY_COLUMNS, canvas_table
-from autograder.report.escape import terminal
-from autograder.grades.rows import GradeRow
+from autograder.report.escape import terminal, write_csv
 from autograder.report.moodle_csv import moodle_table
 from autograder.store.folder import assignment_grades
-from autograder.report.escape import write_csv
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Column:
 class CourseGradebook:
     columns: list[Column]
     students: list[Identity] = field(default_factory=list)
-    cells: dict[tuple[str, str], GradeRow] = field(default_factory=dict)   # (student_id, assignment) -> row
+    cells: dict[tuple[str, str], GradeRow] = field(default_factory=dict)  # (student_id, assignment) -> row
 
 
 def build(columns: list[Column], roster: list[Identity] | None = None) -> CourseGradebook:
@@ -48,7 +48,7 @@ def build(columns: list[Column], roster: list[Identity] | None = None) -> Course
         for row in col.rows:
             sid = row.identity.student_id
             seen.setdefault(sid, row.identity)
-            if row.result is not None or (sid, col.id) not in book.cells:   # a submission beats "missing"
+            if row.result is not None or (sid, col.id) not in book.cells:  # a submission beats "missing"
                 book.cells[(sid, col.id)] = row
     book.students = list(seen.values())
     return book
@@ -121,8 +121,9 @@ def canvas_course(book: CourseGradebook, missing: str = "blank") -> tuple[list[s
     return header, [points, *by_key.values()], notes
 
 
-def moodle_course(book: CourseGradebook, identity: str = "email",
-                  missing: str = "blank") -> tuple[list[str], list[list[str]], list[str]]:
+def moodle_course(
+    book: CourseGradebook, identity: str = "email", missing: str = "blank"
+) -> tuple[list[str], list[list[str]], list[str]]:
     """One Moodle import with a grade column per assignment (grade item = the title); a blank cell where the
     export policy gives no grade.  Students without the identity field are left out."""
     header: list[str] = []
@@ -156,8 +157,9 @@ def course_columns(kit, out, names: list[str], *, roster_csv=None, course=None) 
     return columns, warnings
 
 
-def write_course_file(book: "CourseGradebook", fmt: str, dest, *, missing: str = "blank",
-                      moodle_identity: str = "email") -> list[str]:
+def write_course_file(
+    book: "CourseGradebook", fmt: str, dest, *, missing: str = "blank", moodle_identity: str = "email"
+) -> list[str]:
     """The course gradebook as one CSV (`fmt`: csv, canvas or moodle); returns the notes to show."""
 
     notes: list[str] = []

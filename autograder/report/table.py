@@ -9,6 +9,7 @@ Every cell is student-influenced (ids come from file names, messages quote the n
 each goes through `escape.terminal` / `escape.rich_text`: a `[/x]` or an ANSI sequence is
 shown as text, never parsed or obeyed.
 """
+
 from __future__ import annotations
 
 import sys
@@ -17,8 +18,7 @@ from typing import TextIO
 from autograder.grades.rows import GradeRow
 from autograder.report.escape import rich_text, terminal
 
-
-MESSAGE_CHARS = 160   # room for a cell named with its first line (notebook.cells.cell_name) and what happened in it
+MESSAGE_CHARS = 160  # room for a cell named with its first line (notebook.cells.cell_name) and what happened in it
 HEADER = ("student", "score", "status", "time", "message")
 
 
@@ -44,14 +44,29 @@ def rows(grades: list[GradeRow]) -> list[tuple[str, str, str, str, str]]:
     for row in grades:
         r = row.result
         if r is None:
-            continue   # a roster student with no submission: the exports' blank, nothing graded here
+            continue  # a roster student with no submission: the exports' blank, nothing graded here
         name = who(row)
-        note = "; ".join(x for x in (f"provisional: {r.provisional}" if r.provisional else "",
-                                      f"late: {row.late.explanation}" if row.late and row.late.late else "",
-                                      r.message) if x)
-        out.append(tuple(terminal(c) for c in (
-            name if name == r.submission_id else f"{name} ({r.submission_id})", score(row),
-            r.status + (" (provisional)" if r.provisional else ""), f"{r.execution_time:.1f}s", _cut(note))))
+        note = "; ".join(
+            x
+            for x in (
+                f"provisional: {r.provisional}" if r.provisional else "",
+                f"late: {row.late.explanation}" if row.late and row.late.late else "",
+                r.message,
+            )
+            if x
+        )
+        out.append(
+            tuple(
+                terminal(c)
+                for c in (
+                    name if name == r.submission_id else f"{name} ({r.submission_id})",
+                    score(row),
+                    r.status + (" (provisional)" if r.provisional else ""),
+                    f"{r.execution_time:.1f}s",
+                    _cut(note),
+                )
+            )
+        )
     return out  # type: ignore[return-value]
 
 
@@ -90,6 +105,6 @@ def points(x: float | None) -> str:
 
 
 def change(sid: str, was: float | None, now: float | None) -> str:
-    """"SUBMISSION: BEFORE -> AFTER (+DELTA)": a score a regrade, a rubric change or a passback changes."""
+    """ "SUBMISSION: BEFORE -> AFTER (+DELTA)": a score a regrade, a rubric change or a passback changes."""
     delta = f" ({now - was:+g})" if was is not None and now is not None else ""
     return f"{sid}: {points(was)} -> {points(now)}{delta}"

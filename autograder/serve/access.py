@@ -17,6 +17,7 @@ port cannot load a page of the workspace, so it never reads a CSRF token); a POS
 origin (`Origin` equal to the Host, or, without one, `Sec-Fetch-Site: same-origin`).  No response carries
 an `Access-Control-Allow-*` header.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,8 +26,8 @@ import ipaddress
 import secrets
 from dataclasses import dataclass, field
 
-MIN_TOKEN_CHARS = 16   # a TA token shorter than this is refused at start: it could be guessed
-SAME_ORIGIN = ("same-origin", "none")   # Sec-Fetch-Site of this origin's pages, or of a typed address
+MIN_TOKEN_CHARS = 16  # a TA token shorter than this is refused at start: it could be guessed
+SAME_ORIGIN = ("same-origin", "none")  # Sec-Fetch-Site of this origin's pages, or of a typed address
 
 
 class AccessError(ValueError):
@@ -35,11 +36,11 @@ class AccessError(ValueError):
 
 @dataclass
 class Access:
-    tokens: dict[str, str]                       # token -> who (the override trail's author)
-    sessions: dict[str, str] = field(default_factory=dict)   # session id -> who
+    tokens: dict[str, str]  # token -> who (the override trail's author)
+    sessions: dict[str, str] = field(default_factory=dict)  # session id -> who
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     instance: str = field(default_factory=lambda: secrets.token_urlsafe(16))
-    hosts: frozenset[str] = frozenset()           # host names accepted besides IP addresses and localhost
+    hosts: frozenset[str] = frozenset()  # host names accepted besides IP addresses and localhost
 
     @property
     def prefix(self) -> str:
@@ -58,8 +59,9 @@ class Access:
             tokens: dict[str, str] = {}
             for name, token in named.items():
                 if not isinstance(token, str) or len(token) < MIN_TOKEN_CHARS:
-                    raise AccessError(f"[serve.tokens] {name}: a token must be text of at least "
-                                      f"{MIN_TOKEN_CHARS} characters")
+                    raise AccessError(
+                        f"[serve.tokens] {name}: a token must be text of at least {MIN_TOKEN_CHARS} characters"
+                    )
                 tokens[token] = str(name)
             return cls(tokens, hosts=_names(host)), None
         token = secrets.token_urlsafe(24)
@@ -143,4 +145,6 @@ def _names(host: str) -> frozenset[str]:
         address = ipaddress.ip_address(name)
     except ValueError:
         return frozenset({name}) if name else frozenset()
-    return frozenset({socket.gethostname().lower(), socket.getfqdn().lower()}) if address.is_unspecified else frozenset()
+    return (
+        frozenset({socket.gethostname().lower(), socket.getfqdn().lower()}) if address.is_unspecified else frozenset()
+    )

@@ -10,6 +10,7 @@ so does a POST without its session's CSRF token (each POST page checks it).  Eve
 instance's random prefix; `PAGES` routes it to an `App` method that returns (status, headers, body), run on a
 pool of PAGE_THREADS threads.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,23 +22,31 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlencode
 
+from autograder.grades.overrides import OverrideError
+from autograder.grades.rubric import RubricError
 from autograder.report.escape import html_environment
 from autograder.serve import pages
 from autograder.serve.access import Access
 from autograder.serve.team import Presence, StaleForm, present
-from autograder.grades.overrides import OverrideError
-from autograder.grades.rubric import RubricError
 
-CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; "
-       "frame-ancestors 'none'")
-HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-           "X-Frame-Options": "DENY", "Cache-Control": "no-store", "Cross-Origin-Resource-Policy": "same-origin",
-           "Cross-Origin-Opener-Policy": "same-origin"}
-MAX_FORM_BYTES = 64 * 1024   # an override form is a few hundred bytes
-PAGE_THREADS = 4             # pages computed at once; more requests wait their turn (no thread per connection)
+CSP = (
+    "default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; "
+    "frame-ancestors 'none'"
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+MAX_FORM_BYTES = 64 * 1024  # an override form is a few hundred bytes
+PAGE_THREADS = 4  # pages computed at once; more requests wait their turn (no thread per connection)
 _STATIC = {name: (Path(__file__).parent / "static" / name).read_bytes() for name in ("workspace.css", "workspace.js")}
 _ID = re.compile(r"[A-Za-z0-9_.\-]+")
-PAGES = [   # path under the instance's prefix, method, the `App` method that answers it
+PAGES = [  # path under the instance's prefix, method, the `App` method that answers it
     ("/", "GET", "_course"),
     ("/a/{assignment}", "GET", "_assignment"),
     ("/a/{assignment}/similarity", "GET", "_similarity"),
@@ -80,12 +89,13 @@ class App:
         self.env.globals["url"] = lambda *parts, **query: prefix + _url(*parts, **query)
         self.env.globals["course_title"] = pages.course_title(ws)
         self.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
-        self.lock = threading.Lock()   # one override at a time; pages read while none is written
-        self.presence = Presence()     # who has which submission open (`serve.team`)
+        self.lock = threading.Lock()  # one override at a time; pages read while none is written
+        self.presence = Presence()  # who has which submission open (`serve.team`)
         self.asgi = _asgi(self)
 
-    def answer(self, name: str, params: dict[str, str], query: dict[str, str], who: str, session: str,
-               form: Form) -> Answer:
+    def answer(
+        self, name: str, params: dict[str, str], query: dict[str, str], who: str, session: str, form: Form
+    ) -> Answer:
         """The page `name` (a `PAGES` method), or the error page for an id that is not one."""
         if not all(_ID.fullmatch(v) for v in params.values()):
             return self._page(404, "error.html.j2", who, session, message="No such page.")
@@ -98,7 +108,9 @@ class App:
                 return self._page(404, "error.html.j2", who, session, message=str(e))
             raise
 
-    def _page(self, status: int, template: str, who: str, session: str, **ctx: Any) -> tuple[int, dict[str, str], bytes]:
+    def _page(
+        self, status: int, template: str, who: str, session: str, **ctx: Any
+    ) -> tuple[int, dict[str, str], bytes]:
         html = self.env.get_template(template).render(who=who, csrf=self.access.csrf(session), **ctx)
         return status, {"Content-Type": "text/html; charset=utf-8"}, html.encode("utf-8")
 
@@ -123,8 +135,16 @@ class App:
             return self._page(404, "error.html.j2", who, session, message="No such submission.")
         others = present(self.presence.opened(groups[0], groups[1], who))
         mine = pages.next_for(self.ws, groups[0], who, after=groups[1])
-        return self._page(status, "submission.html.j2", who, session, error=error, others=others,
-                          mine=self._there(groups[0], mine) if mine else "", **ctx)
+        return self._page(
+            status,
+            "submission.html.j2",
+            who,
+            session,
+            error=error,
+            others=others,
+            mine=self._there(groups[0], mine) if mine else "",
+            **ctx,
+        )
 
     def _override(self, groups, query, who, session, form):
         if not self.access.csrf_ok(session, form.get("csrf")):
@@ -142,8 +162,16 @@ class App:
         ctx = pages.exercise_page(self.ws, groups[0], groups[1])
         if ctx is None:
             return self._page(404, "error.html.j2", who, session, message="No such exercise.")
-        return self._page(status, "exercise.html.j2", who, session, error=error, notice=notice,
-                          done=query.get("done", "") if query.get("done", "").isdigit() else "", **ctx)
+        return self._page(
+            status,
+            "exercise.html.j2",
+            who,
+            session,
+            error=error,
+            notice=notice,
+            done=query.get("done", "") if query.get("done", "").isdigit() else "",
+            **ctx,
+        )
 
     def _group(self, groups, query, who, session, form):
         if not self.access.csrf_ok(session, form.get("csrf")):
@@ -159,13 +187,15 @@ class App:
 
     def _there(self, assignment: str, where: tuple[str, ...] | None) -> str:
         """The address of a `pages.next_for` answer (the team page when there is nothing left)."""
-        return self.access.prefix + (_url("a", assignment, *where) if where else _url("a", assignment, "team", done="all"))
+        return self.access.prefix + (
+            _url("a", assignment, *where) if where else _url("a", assignment, "team", done="all")
+        )
 
     def _see_other(self, location: str) -> Answer:
         return 303, {"Location": location}, b""
 
     def _done(self, groups, query, who, session, form):
-        """"Done, next for me": this submission marked done by `who`, then their next one."""
+        """ "Done, next for me": this submission marked done by `who`, then their next one."""
         if not self.access.csrf_ok(session, form.get("csrf")):
             return _forbidden()
         try:
@@ -226,9 +256,18 @@ class App:
     def _team(self, groups, query, who, session, form, error: str = "", status: int = 200):
         pages.load_assignment(groups[0], self.ws.kit)
         names = sorted(set(self.access.tokens.values()), key=str.casefold)
-        return self._page(status, "team.html.j2", who, session, a_id=groups[0], error=error, names=names,
-                          all_done=query.get("done") == "all", mine=self._there(groups[0], pages.next_for(self.ws, groups[0], who)),
-                          **pages.progress(self.ws, groups[0]))
+        return self._page(
+            status,
+            "team.html.j2",
+            who,
+            session,
+            a_id=groups[0],
+            error=error,
+            names=names,
+            all_done=query.get("done") == "all",
+            mine=self._there(groups[0], pages.next_for(self.ws, groups[0], who)),
+            **pages.progress(self.ws, groups[0]),
+        )
 
     def _split(self, groups, query, who, session, form):
         from autograder.store.team import TeamError
@@ -268,8 +307,13 @@ class App:
             with self.lock:
                 name, data = pages.export(self.ws, groups[0], form.get("format", ""))
         except OverrideError as e:
-            return self._page(400, "assignment.html.j2", who, session,
-                              **{**pages.assignment_page(self.ws, groups[0], {}), "notice": "error: " + str(e)})
+            return self._page(
+                400,
+                "assignment.html.j2",
+                who,
+                session,
+                **{**pages.assignment_page(self.ws, groups[0], {}), "notice": "error: " + str(e)},
+            )
         kind = "application/json" if name.endswith(".json") else "text/csv; charset=utf-8"
         return 200, {"Content-Type": kind, "Content-Disposition": f'attachment; filename="{name}"'}, data
 
@@ -279,7 +323,7 @@ def _forbidden() -> Answer:
 
 
 def _query(raw: bytes) -> dict[str, str]:
-    return {k: v[0] for k, v in parse_qs(raw.decode("latin-1")).items()}
+    return {k: v[0] for k, v in parse_qs(str(raw, "latin-1")).items()}
 
 
 class Form(dict):
@@ -287,7 +331,7 @@ class Form(dict):
     of a field the form repeats (the grade-by-exercise form's `sid`, one per student of the group)."""
 
     def __init__(self, raw: bytes = b"") -> None:
-        self._all = parse_qs(raw.decode("latin-1"))
+        self._all = parse_qs(str(raw, "latin-1"))
         super().__init__({k: v[0] for k, v in self._all.items()})
 
     def every(self, name: str) -> list[str]:
@@ -297,8 +341,13 @@ class Form(dict):
 async def _send(send: Any, answer: Answer) -> None:
     status, headers, body = answer
     raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in {**HEADERS, **headers}.items()]
-    await send({"type": "http.response.start", "status": status,
-                "headers": raw + [(b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": raw + [(b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -321,9 +370,11 @@ class _Body:
             body += message.get("body", b"")
             more = message.get("more_body", False)
             if len(body) > MAX_FORM_BYTES:
-                return await _send(send, (413, {"Content-Type": "text/plain; charset=utf-8", "Connection": "close"}, b""))
+                return await _send(
+                    send, (413, {"Content-Type": "text/plain; charset=utf-8", "Connection": "close"}, b"")
+                )
         scope.setdefault("state", {})["body"] = body
-        await self.app(scope, receive, send)   # the body is read: `receive` now waits for a disconnect
+        await self.app(scope, receive, send)  # the body is read: `receive` now waits for a disconnect
 
 
 class _Guard:
@@ -334,21 +385,22 @@ class _Guard:
         self.app, self.access = app, access
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = {str(k, "latin-1"): str(v, "latin-1") for k, v in scope["headers"]}
         method, path, query = scope["method"], scope["path"], _query(scope["query_string"])
         a = self.access
         if not (a.host_ok(headers.get("host")) and a.fetch_ok(headers) and (path + "/").startswith(a.prefix + "/")):
             return await _send(send, _forbidden())
-        if path == a.prefix:   # the address typed without its last slash
-            q = scope["query_string"].decode("latin-1")
+        if path == a.prefix:  # the address typed without its last slash
+            q = str(scope["query_string"], "latin-1")
             return await _send(send, (308, {"Location": path + "/" + ("?" + q if q else "")}, b""))
         if "token" in query and method == "GET":
             sid = a.login(query["token"])
             if sid is None:
                 return await _send(send, _forbidden())
             rest = urlencode({k: v for k, v in query.items() if k != "token"})
-            return await _send(send, (303, {"Location": path + ("?" + rest if rest else ""),
-                                            "Set-Cookie": a.set_cookie(sid)}, b""))
+            return await _send(
+                send, (303, {"Location": path + ("?" + rest if rest else ""), "Set-Cookie": a.set_cookie(sid)}, b"")
+            )
         session = a.session(headers.get("cookie", ""))
         who = a.who(session)
         if who is None or session is None or (method != "GET" and not a.origin_ok(headers)):
@@ -373,22 +425,34 @@ def _asgi(app: App) -> Any:
             form = Form(st["body"] if request.method == "POST" else b"")
             try:
                 status, headers, body = await anyio.to_thread.run_sync(
-                    app.answer, name, dict(request.path_params), st["query"], st["who"], st["session"], form,
-                    limiter=limiter)
+                    app.answer,
+                    name,
+                    dict(request.path_params),
+                    st["query"],
+                    st["who"],
+                    st["session"],
+                    form,
+                    limiter=limiter,
+                )
             except Exception:  # noqa: BLE001 - a fault of this server: said on its terminal, not to the browser
                 traceback.print_exc()
                 status, headers, body = 500, {"Content-Type": "text/plain; charset=utf-8"}, b"internal error"
             return Response(body, status, {**HEADERS, **headers})
+
         return answer
 
     async def missing(request: Request) -> Response:
         st = request.scope["state"]
         allowed = [m for r in routes if r.matches(request.scope)[0] == Match.PARTIAL for m in sorted(r.methods or ())]
-        if allowed:   # a page asked for with another method (a GET of a form's address): 405, as Starlette says it
-            return Response(b"method not allowed", 405, {**HEADERS, "Content-Type": "text/plain; charset=utf-8",
-                                                          "Allow": ", ".join(dict.fromkeys(allowed))})
+        if allowed:  # a page asked for with another method (a GET of a form's address): 405, as Starlette says it
+            return Response(
+                b"method not allowed",
+                405,
+                {**HEADERS, "Content-Type": "text/plain; charset=utf-8", "Allow": ", ".join(dict.fromkeys(allowed))},
+            )
         status, headers, body = await anyio.to_thread.run_sync(
-            lambda: app._page(404, "error.html.j2", st["who"], st["session"], message="No such page."), limiter=limiter)
+            lambda: app._page(404, "error.html.j2", st["who"], st["session"], message="No such page."), limiter=limiter
+        )
         return Response(body, status, {**HEADERS, **headers})
 
     routes = [Route(path, endpoint(name), methods=[method]) for path, method, name in PAGES]
@@ -406,7 +470,10 @@ def serve(kit: Path, out: Path, *, host: str, port: int, roster: Path | None, co
     access, token = Access.create(named, who, host=host)
     sock = server.listen(host, port)
     base = server.base_url(sock) + access.prefix + "/"
-    print(f"autograder workspace: {base}" + (f"?token={token}" if token else "  (log in with your [serve.tokens] token: ?token=...)"))
+    print(
+        f"autograder workspace: {base}"
+        + (f"?token={token}" if token else "  (log in with your [serve.tokens] token: ?token=...)")
+    )
     sys.stdout.flush()
     try:
         server.server(App(ws, access).asgi).run(sockets=[sock])

@@ -3,6 +3,7 @@ assignment_grades` (results with overrides in force, identities, roster, late po
 report's `report_context`, `grades.overrides` (trail), `pipeline.set_override` and the similarity
 file.  Nothing is stored here; a cache keeps one assignment's grades until a file they come from changes, and
 after overrides or a re-grade computes again only the rows they change (`Workspace.grades`)."""
+
 from __future__ import annotations
 
 import os
@@ -10,36 +11,42 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from autograder.config.limits import (SHOWN_PAGE_TEXT, SHOWN_TEXT, SHOWN_VERSIONS, SIMILAR_PAIRS, SIMILAR_RANGES,
-                                      SIMILAR_SPANS)
-from autograder.grades.rows import AssignmentGrades
-from autograder.store.folder import assignment_grades, identities_path
-from autograder.report.exports import EXPORT_FILES, write_export
-from autograder.report.instructor_report import report_context
 from autograder.config.assignment import list_assignments, load_assignment
+from autograder.config.limits import (
+    SHOWN_PAGE_TEXT,
+    SHOWN_TEXT,
+    SHOWN_VERSIONS,
+    SIMILAR_PAIRS,
+    SIMILAR_RANGES,
+    SIMILAR_SPANS,
+)
 from autograder.grades import overrides as ov
 from autograder.grades import rubric
+from autograder.grades.rows import AssignmentGrades
 from autograder.judge.results import RUBRIC_LINE
-from autograder.store.marks import Marks as MarkStore
 from autograder.notebook.cells import in_exercise_order
+from autograder.report.exports import EXPORT_FILES, write_export
+from autograder.report.instructor_report import report_context
 from autograder.serve import notebook_view as notebook
 from autograder.serve import team
 from autograder.similarity.pairs import RESULT_FILE, read_result
 from autograder.store import history
-from autograder.store.database import Gradebook, gradebook_path
 from autograder.store import team as team_store
+from autograder.store.database import Gradebook, gradebook_path
+from autograder.store.folder import assignment_grades, identities_path
+from autograder.store.marks import Marks as MarkStore
 
 SORTS = ("who", "score", "status", "late")
 HISTOGRAM_BINS = 10
-ANSWERS_SHOWN = 8          # students per group whose answer cells a grade-by-exercise page shows (the rest: links)
-EXPORTS = ("csv", "json", "canvas", "moodle")   # the formats of `autograder export`, as the page's buttons
+ANSWERS_SHOWN = 8  # students per group whose answer cells a grade-by-exercise page shows (the rest: links)
+EXPORTS = ("csv", "json", "canvas", "moodle")  # the formats of `autograder export`, as the page's buttons
 
 
 @dataclass
 class _Kept:
-    files: tuple            # the files the grades come from (`Workspace._files`)
-    stored: dict[str, float]   # `Gradebook.stamps`: when each result was stored
-    trail: int              # the latest change of the marks read (`store.marks.Marks.changed_since`)
+    files: tuple  # the files the grades come from (`Workspace._files`)
+    stored: dict[str, float]  # `Gradebook.stamps`: when each result was stored
+    trail: int  # the latest change of the marks read (`store.marks.Marks.changed_since`)
     grades: AssignmentGrades
     ctx: dict[str, Any]
 
@@ -52,14 +59,12 @@ def _stamp(f: Path | None) -> tuple | None:
     return st and (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-
-
 @dataclass
 class Workspace:
     kit: Path
     out: Path
     roster: Path | None = None
-    course: Any = None          # autograder.config.course.Course | None
+    course: Any = None  # autograder.config.course.Course | None
     _cache: dict[str, _Kept] = field(default_factory=dict)
 
     @property
@@ -69,10 +74,18 @@ class Workspace:
     def _files(self, assignment: str) -> tuple:
         """Stamps of the files the grades come from: the gradebook (and its write-ahead log), identities,
         roster, course file, manifest and master (the exercises' order)."""
-        return tuple(_stamp(f) for f in (self.db, self.db.with_name(self.db.name + "-wal"), self.roster,
-                                         identities_path(self.out, assignment), getattr(self.course, "path", None),
-                                         self.kit / "assignments" / assignment / "manifest.toml",
-                                         self.kit / "solutions" / f"{assignment}.ipynb"))
+        return tuple(
+            _stamp(f)
+            for f in (
+                self.db,
+                self.db.with_name(self.db.name + "-wal"),
+                self.roster,
+                identities_path(self.out, assignment),
+                getattr(self.course, "path", None),
+                self.kit / "assignments" / assignment / "manifest.toml",
+                self.kit / "solutions" / f"{assignment}.ipynb",
+            )
+        )
 
     def _gradebook(self, assignment: str, kept: _Kept | None) -> tuple[dict[str, float], int, set[str], list]:
         """(`Gradebook.stamps`, the latest override's id, the submissions overridden since `kept`, the results
@@ -84,12 +97,18 @@ class Workspace:
         try:
             stored = gb.stamps(assignment)
             same = kept is not None and stored.keys() == kept.stored.keys()
-            again = [gb.get(assignment, sid) for sid, at in stored.items()
-                     if same and kept is not None and kept.stored[sid] != at]
+            again = [
+                gb.get(assignment, sid)
+                for sid, at in stored.items()
+                if same and kept is not None and kept.stored[sid] != at
+            ]
         finally:
             gb.close()
-        return (stored, *MarkStore(self.out).changed_since(assignment, kept.trail if kept else 0),
-                [r for r in again if r])
+        return (
+            stored,
+            *MarkStore(self.out).changed_since(assignment, kept.trail if kept else 0),
+            [r for r in again if r],
+        )
 
     def grades(self, assignment: str) -> tuple[AssignmentGrades, dict[str, Any]]:
         """The assignment's grades and report context, as `autograder export` / `report` compute them.
@@ -103,11 +122,11 @@ class Workspace:
         kept = self._cache.get(assignment)
         if kept and kept.files == files:
             return kept.grades, kept.ctx
-        stored, trail, changed, again = self._gradebook(assignment, kept)   # before reading: anything
+        stored, trail, changed, again = self._gradebook(assignment, kept)  # before reading: anything
         # stored while the grades are read is seen on the next page
         if kept and kept.files[2:] == files[2:] and kept.stored.keys() == stored.keys():
             g = kept.grades.with_results(again) if again else kept.grades
-            g = g.with_overrides_of(changed)   # the marks read again (an item added changes no row, yet shows)
+            g = g.with_overrides_of(changed)  # the marks read again (an item added changes no row, yet shows)
             ctx = report_context(g.rows, title=g.assignment.title, plots=False) if changed or again else kept.ctx
         else:
             g = assignment_grades(self.kit, assignment, self.out, roster_csv=self.roster, course=self.course)
@@ -142,10 +161,20 @@ def course_page(ws: Workspace) -> dict[str, Any]:
     for a in ws.assignments():
         g, ctx = ws.grades(a)
         sim = read_result(ws.out / a / RESULT_FILE)
-        rows.append({"id": a, "title": g.assignment.title, "n": ctx["n"], "stats": ctx["stats"],
-                     "statuses": ctx["statuses"], "late": len(ctx["late"]), "missing": len(ctx["missing"]),
-                     "look": len(ctx["look"]), "pairs": len(sim.get("pairs", [])) if sim else None,
-                     "warnings": [hide(w, aliases(ws, a)) for w in g.warnings]})
+        rows.append(
+            {
+                "id": a,
+                "title": g.assignment.title,
+                "n": ctx["n"],
+                "stats": ctx["stats"],
+                "statuses": ctx["statuses"],
+                "late": len(ctx["late"]),
+                "missing": len(ctx["missing"]),
+                "look": len(ctx["look"]),
+                "pairs": len(sim.get("pairs", [])) if sim else None,
+                "warnings": [hide(w, aliases(ws, a)) for w in g.warnings],
+            }
+        )
     return {"assignments": rows, "title": course_title(ws)}
 
 
@@ -161,27 +190,48 @@ def assignment_page(ws: Workspace, assignment: str, query: dict[str, str]) -> di
                     exercises.setdefault(row.submission_id, set()).add(t.exercise)
     status, exercise, test, late = (query.get(k, "") for k in ("status", "exercise", "test", "late"))
     sort = query.get("sort", "who") if query.get("sort") in SORTS else "who"
-    rows = [v for v in ctx["rows"]
-            if (not status or v["status"] == status or (status == "provisional" and v["provisional"])
-                or (status == "look" and v in ctx["look"]))
-            and (not exercise or exercise in exercises.get(v["id"], ()))
-            and (not test or test in failing.get(v["id"], ()))
-            and (not late or (late == "yes") == bool(v["late"]))]
+    rows = [
+        v
+        for v in ctx["rows"]
+        if (
+            not status
+            or v["status"] == status
+            or (status == "provisional" and v["provisional"])
+            or (status == "look" and v in ctx["look"])
+        )
+        and (not exercise or exercise in exercises.get(v["id"], ()))
+        and (not test or test in failing.get(v["id"], ()))
+        and (not late or (late == "yes") == bool(v["late"]))
+    ]
     alias = aliases(ws, assignment)
     rows = anonymised(rows, alias)
-    key = {"who": lambda v: (v["who"].casefold(), v["id"]),
-           "score": lambda v: (v["score"] is None, v["score"] or 0.0),
-           "status": lambda v: (v["status"], v["who"].casefold()),
-           "late": lambda v: (-(v["late"]["penalty"] if v["late"] else -1), v["who"].casefold())}[sort]
+    key = {
+        "who": lambda v: (v["who"].casefold(), v["id"]),
+        "score": lambda v: (v["score"] is None, v["score"] or 0.0),
+        "status": lambda v: (v["status"], v["who"].casefold()),
+        "late": lambda v: (-(v["late"]["penalty"] if v["late"] else -1), v["who"].casefold()),
+    }[sort]
     names = in_exercise_order((e["exercise"] for e in ctx["exercises"]), g.order)
-    return {"a": g.assignment, "ctx": ctx, "rows": sorted(rows, key=key), "warnings": [hide(w, alias) for w in g.warnings],
-            "columns": names, "marks": _marks(g), "histogram": histogram([v["score"] for v in ctx["rows"]
-                                                                          if v["score"] is not None], ctx["stats"]["max_score"]),
-            "exports": EXPORTS, "notice": "",
-            "filters": {"status": status, "exercise": exercise, "test": test, "late": late, "sort": sort},
-            "statuses": [s for s, n in ctx["statuses"] if n] + ["look"], "exercise_names": names,
-            "test_ids": [t["id"] for t in ctx["tests"]], "sorts": SORTS, "anonymous": bool(alias),
-            "revealed": team_store.revealed(ws.db, assignment) if ws.course and ws.course.table("serve").get("anonymous") is True else None}
+    return {
+        "a": g.assignment,
+        "ctx": ctx,
+        "rows": sorted(rows, key=key),
+        "warnings": [hide(w, alias) for w in g.warnings],
+        "columns": names,
+        "marks": _marks(g),
+        "histogram": histogram([v["score"] for v in ctx["rows"] if v["score"] is not None], ctx["stats"]["max_score"]),
+        "exports": EXPORTS,
+        "notice": "",
+        "filters": {"status": status, "exercise": exercise, "test": test, "late": late, "sort": sort},
+        "statuses": [s for s, n in ctx["statuses"] if n] + ["look"],
+        "exercise_names": names,
+        "test_ids": [t["id"] for t in ctx["tests"]],
+        "sorts": SORTS,
+        "anonymous": bool(alias),
+        "revealed": team_store.revealed(ws.db, assignment)
+        if ws.course and ws.course.table("serve").get("anonymous") is True
+        else None,
+    }
 
 
 def _neighbours(ctx: dict[str, Any], sid: str, alias: dict[str, str]) -> dict[str, str]:
@@ -193,9 +243,13 @@ def _neighbours(ctx: dict[str, Any], sid: str, alias: dict[str, str]) -> dict[st
         order.sort(key=lambda x: int(alias.get(x, "Student 0").split()[-1]))
     look = {v["id"] for v in ctx["look"]}
     i = order.index(sid) if sid in order else -1
-    after = order[i + 1:] + order[:max(i, 0)]
-    return {"prev": order[i - 1] if i > 0 else "", "next": order[i + 1] if 0 <= i < len(order) - 1 else "",
-            "look": next((x for x in after if x in look and x != sid), ""), "at": f"{i + 1} of {len(order)}"}
+    after = order[i + 1 :] + order[: max(i, 0)]
+    return {
+        "prev": order[i - 1] if i > 0 else "",
+        "next": order[i + 1] if 0 <= i < len(order) - 1 else "",
+        "look": next((x for x in after if x in look and x != sid), ""),
+        "at": f"{i + 1} of {len(order)}",
+    }
 
 
 def basis(ws: Workspace, assignment: str, sids: list[str], at: float) -> str:
@@ -212,8 +266,11 @@ def check_basis(ws: Workspace, assignment: str, sids: list[str], form: dict[str,
     want = set(sids)
     store = MarkStore(ws.out)
     marks = store.marks(assignment, sids[0]) if len(want) == 1 else store.marks(assignment)
-    marks = rubric.Marks([o for o in marks.overrides if o.submission_id in want], marks.items,
-                         [a for a in marks.applied if a.submission_id in want])
+    marks = rubric.Marks(
+        [o for o in marks.overrides if o.submission_id in want],
+        marks.items,
+        [a for a in marks.applied if a.submission_id in want],
+    )
     counted = {c.submission_id: c.sha256 for c in g.counted if c.submission_id in want}
     names = {t.id: t.name for r in g.results if r.submission_id in want for t in r.tests}
     changed = team.changes_since(form.get("basis", ""), marks, store.trail(assignment), counted, names)
@@ -270,8 +327,12 @@ def _marks(g: AssignmentGrades) -> dict[str, dict[str, Any]]:
                 acc[0] += t.score
                 acc[1] += t.max_score
         in_force = ov.in_force(overrides.get(c.submission_id, []), c)[0] if c.submission_id in overrides else []
-        marks[r.submission_id] = {"ex": {e: [round(a, 4), b] for e, (a, b) in ex.items()}, "overridden": bool(in_force),
-                                  "items": items.get(r.submission_id, 0), "provisional": r.provisional or ""}
+        marks[r.submission_id] = {
+            "ex": {e: [round(a, 4), b] for e, (a, b) in ex.items()},
+            "overridden": bool(in_force),
+            "items": items.get(r.submission_id, 0),
+            "provisional": r.provisional or "",
+        }
     return marks
 
 
@@ -283,10 +344,23 @@ def histogram(scores: list[float], top: float, bins: int = HISTOGRAM_BINS) -> di
         counts[min(bins - 1, max(0, int(bins * x / top))) if top > 0 else 0] += 1
     most = max(counts, default=0) or 1
     width, height, bar = 30 * bins, 80, 30
-    return {"width": width, "height": height + 16, "bars": [
-        {"x": i * bar, "w": bar - 3, "h": round(height * n / most, 1), "y": round(height - height * n / most, 1), "n": n,
-         "label": f"{top * i / bins:g}–{top * (i + 1) / bins:g}: {n}"} for i, n in enumerate(counts)],
-        "top": top, "n": len(scores)}
+    return {
+        "width": width,
+        "height": height + 16,
+        "bars": [
+            {
+                "x": i * bar,
+                "w": bar - 3,
+                "h": round(height * n / most, 1),
+                "y": round(height - height * n / most, 1),
+                "n": n,
+                "label": f"{top * i / bins:g}–{top * (i + 1) / bins:g}: {n}",
+            }
+            for i, n in enumerate(counts)
+        ],
+        "top": top,
+        "n": len(scores),
+    }
 
 
 def export(ws: Workspace, assignment: str, fmt: str) -> tuple[str, bytes]:
@@ -301,9 +375,11 @@ def export(ws: Workspace, assignment: str, fmt: str) -> tuple[str, bytes]:
     g, _ = ws.grades(assignment)
     canvas_id = str(ws.course.assignment(assignment).get("canvas_assignment", "")) if ws.course else ""
     if fmt == "canvas" and not canvas_id:
-        raise ov.OverrideError(f"a Canvas export needs the Canvas assignment's id: set [assignments.{assignment}] "
-                               "canvas_assignment in course.toml, or run `autograder export --format canvas "
-                               "--new-assignment` in a terminal")
+        raise ov.OverrideError(
+            f"a Canvas export needs the Canvas assignment's id: set [assignments.{assignment}] "
+            "canvas_assignment in course.toml, or run `autograder export --format canvas "
+            "--new-assignment` in a terminal"
+        )
     name = f"{assignment}_{EXPORT_FILES[fmt]}"
     with tempfile.TemporaryDirectory(prefix="autograder-export-") as tmp:
         dest = Path(tmp) / name
@@ -311,14 +387,16 @@ def export(ws: Workspace, assignment: str, fmt: str) -> tuple[str, bytes]:
         return name, dest.read_bytes()
 
 
-def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, str] | None = None) -> dict[str, Any] | None:
+def submission_page(
+    ws: Workspace, assignment: str, sid: str, query: dict[str, str] | None = None
+) -> dict[str, Any] | None:
     """Grade by submission: the notebook as the student saw it (`serve.notebook_view`), cut into exercises
     with each one's tests and points beside its cells, the override forms, the versions, and the neighbours."""
 
     import time
 
     query = query or {}
-    drawn = time.time()   # the basis of the page's forms: any change after this refuses them
+    drawn = time.time()  # the basis of the page's forms: any change after this refuses them
     g, ctx = ws.grades(assignment)
     alias = aliases(ws, assignment)
     row = next((r for r in g.rows if r.submission_id == sid), None)
@@ -331,7 +409,7 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
     applied, stale = ov.in_force(trail, counted) if counted else ([], [])
     has = {a.item_id: a for a in mine.applied}
     names = {t.id: t.name for t in r.tests}
-    tests = [t for t in r.tests if not t.is_override]   # a whole-score override is in the summary and the trail
+    tests = [t for t in r.tests if not t.is_override]  # a whole-score override is in the summary and the trail
     by_exercise: dict[str, list] = {}
     for t in tests:
         by_exercise.setdefault(t.exercise, []).append(t)
@@ -340,9 +418,18 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
     left = SHOWN_PAGE_TEXT
     for c in r.cells:
         if left <= 0:
-            break   # the result's own cap bounds them too (`config.limits.MAX_RESULT_BYTES`); a page shows less
-        cells.append({"cell": c.cell, "status": c.status, "type": c.type, "fail": c.cell in failing_cells,
-                      "message": c.message[:SHOWN_TEXT], "code": c.code[:SHOWN_TEXT], "notes": c.notes})
+            break  # the result's own cap bounds them too (`config.limits.MAX_RESULT_BYTES`); a page shows less
+        cells.append(
+            {
+                "cell": c.cell,
+                "status": c.status,
+                "type": c.type,
+                "fail": c.cell in failing_cells,
+                "message": c.message[:SHOWN_TEXT],
+                "code": c.code[:SHOWN_TEXT],
+                "notes": c.notes,
+            }
+        )
         left -= len(cells[-1]["message"]) + len(cells[-1]["code"])
     kept = history.versions(ws.out, assignment, sid, latest=SHOWN_VERSIONS)
     by_sha = {v.sha256: v for v in kept}
@@ -353,18 +440,40 @@ def submission_page(ws: Workspace, assignment: str, sid: str, query: dict[str, s
         old, new = kept[-2], kept[-1]
     diff = history.code_diff(old.notebook, new.notebook, (old.sha256[:12], new.sha256[:12])) if old and new else []
     sections = _sections(rendered, tests, g.order)
-    for sec in sections:   # the exercise's rubric items beside its tests: applied here or not, by key
-        sec["items"] = [{"item": i, "on": i.id in has, "stale": i.id in has and has[i.id].sha256 != r.sha256}
-                        for i in g.marks.items if i.exercise == sec["exercise"] and not i.deleted]
+    for sec in sections:  # the exercise's rubric items beside its tests: applied here or not, by key
+        sec["items"] = [
+            {"item": i, "on": i.id in has, "stale": i.id in has and has[i.id].sha256 != r.sha256}
+            for i in g.marks.items
+            if i.exercise == sec["exercise"] and not i.deleted
+        ]
         sec["adjust"] = sum(t.score for t in r.tests if t.id == RUBRIC_LINE + sec["exercise"])
-    return {"a": g.assignment, "row": row, "r": r, "cells": cells, "sections": sections,
-            "versions": kept, "counts": r.sha256, "shown": shown, "unreadable": unreadable,
-            "diff": diff, "diff_pair": (old, new), "nav": _neighbours(ctx, sid, alias), "alias": alias.get(sid, ""),
-            "trail": trail, "names": names, "applied": applied, "stale": stale,
-            "menu": [(ex, by_exercise[ex]) for ex in in_exercise_order(by_exercise, g.order)], "basis": team.basis_of(drawn, {sid: counted.sha256} if counted else {}),
-            "rubric_log": [e for e in MarkStore(ws.out).trail(assignment) if any(t[0] == sid for t in e["touched"])],
-            "failing_exercises": [e for e, ts in by_exercise.items() if any(t.outcome not in ("passed", "skipped") for t in ts)],
-            "stdout": r.stdout[:SHOWN_TEXT], "stderr": r.stderr[:SHOWN_TEXT]}
+    return {
+        "a": g.assignment,
+        "row": row,
+        "r": r,
+        "cells": cells,
+        "sections": sections,
+        "versions": kept,
+        "counts": r.sha256,
+        "shown": shown,
+        "unreadable": unreadable,
+        "diff": diff,
+        "diff_pair": (old, new),
+        "nav": _neighbours(ctx, sid, alias),
+        "alias": alias.get(sid, ""),
+        "trail": trail,
+        "names": names,
+        "applied": applied,
+        "stale": stale,
+        "menu": [(ex, by_exercise[ex]) for ex in in_exercise_order(by_exercise, g.order)],
+        "basis": team.basis_of(drawn, {sid: counted.sha256} if counted else {}),
+        "rubric_log": [e for e in MarkStore(ws.out).trail(assignment) if any(t[0] == sid for t in e["touched"])],
+        "failing_exercises": [
+            e for e, ts in by_exercise.items() if any(t.outcome not in ("passed", "skipped") for t in ts)
+        ],
+        "stdout": r.stdout[:SHOWN_TEXT],
+        "stderr": r.stderr[:SHOWN_TEXT],
+    }
 
 
 def override(ws: Workspace, assignment: str, sid: str, form: dict[str, str], by: str):
@@ -385,7 +494,9 @@ def override(ws: Workspace, assignment: str, sid: str, form: dict[str, str], by:
     comment = form.get("comment", "").strip()
     if not comment:
         raise ov.OverrideError("say why in the comment: the student reads it next to the score")
-    return set_override(ws.grades(assignment)[0], sid, test=form.get("test") or None, score=score, comment=comment, by=by)
+    return set_override(
+        ws.grades(assignment)[0], sid, test=form.get("test") or None, score=score, comment=comment, by=by
+    )
 
 
 def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, Any] | None:
@@ -411,12 +522,25 @@ def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, An
             tests.setdefault(t.id, t)
         bad = [t for t in mine if t.outcome not in ("passed", "skipped")]
         key = tuple((t.id, t.outcome, t.message) for t in bad)
-        grp = groups.setdefault(key, {"failures": bad, "members": [], "score": sum(t.score for t in mine),
-                                      "max": sum(t.max_score for t in mine)})
-        grp["members"].append({"id": r.submission_id, "who": who.get(r.submission_id, r.submission_id),
-                               "score": sum(t.score for t in mine), "cells": None,
-                               "failing": {c.cell for c in r.cells if c.status in ("error", "timeout", "crashed")},
-                               "sha256": r.sha256})
+        grp = groups.setdefault(
+            key,
+            {
+                "failures": bad,
+                "members": [],
+                "score": sum(t.score for t in mine),
+                "max": sum(t.max_score for t in mine),
+            },
+        )
+        grp["members"].append(
+            {
+                "id": r.submission_id,
+                "who": who.get(r.submission_id, r.submission_id),
+                "score": sum(t.score for t in mine),
+                "cells": None,
+                "failing": {c.cell for c in r.cells if c.status in ("error", "timeout", "crashed")},
+                "sha256": r.sha256,
+            }
+        )
     if not tests:
         return None
     import time
@@ -439,12 +563,21 @@ def exercise_page(ws: Workspace, assignment: str, exercise: str) -> dict[str, An
         grp["members"].sort(key=lambda m: m["who"].casefold())
         for m in grp["members"][:ANSWERS_SHOWN]:
             kept = {v.sha256: v for v in history.versions(ws.out, assignment, m["id"])}.get(m["sha256"])
-            m["cells"] = notebook.answer_cells(kept.notebook, exercise, m["failing"], released) \
-                if kept and kept.notebook else []
-    return {"a": g.assignment, "exercise": exercise, "groups": ordered, "tests": list(tests.values()),
-            "items": items, "uses": {i.id: len(holders.get(i.id, ())) for i in items}, "shown": ANSWERS_SHOWN,
-            "others": [e for e in g.order if e != exercise], "anonymous": bool(alias),
-            "keys": rubric.KEYS}
+            m["cells"] = (
+                notebook.answer_cells(kept.notebook, exercise, m["failing"], released) if kept and kept.notebook else []
+            )
+    return {
+        "a": g.assignment,
+        "exercise": exercise,
+        "groups": ordered,
+        "tests": list(tests.values()),
+        "items": items,
+        "uses": {i.id: len(holders.get(i.id, ())) for i in items},
+        "shown": ANSWERS_SHOWN,
+        "others": [e for e in g.order if e != exercise],
+        "anonymous": bool(alias),
+        "keys": rubric.KEYS,
+    }
 
 
 def _released(ws: Workspace, assignment: str) -> frozenset[str]:
@@ -461,8 +594,9 @@ def _released(ws: Workspace, assignment: str) -> frozenset[str]:
 _RELEASED: dict[tuple, frozenset[str]] = {}
 
 
-def group_override(ws: Workspace, assignment: str, exercise: str, form: dict[str, str], sids: list[str],
-                   by: str) -> int:
+def group_override(
+    ws: Workspace, assignment: str, exercise: str, form: dict[str, str], sids: list[str], by: str
+) -> int:
     """The grade-by-exercise form (`pipeline.set_group`): with a score, one override of the chosen test per
     submission of the group, each in the trail with `by`; without one the comment is a comment, not an
     override: a zero-point rubric item of the exercise applied to each.  Returns how many."""
@@ -488,8 +622,9 @@ def group_override(ws: Workspace, assignment: str, exercise: str, form: dict[str
     return n
 
 
-def apply_item(ws: Workspace, assignment: str, form: dict[str, str], sids: list[str], by: str,
-               exercise: str = "") -> int:
+def apply_item(
+    ws: Workspace, assignment: str, form: dict[str, str], sids: list[str], by: str, exercise: str = ""
+) -> int:
     """Apply (or, with `action=unapply`, take off) the rubric item `item` to `sids` (one submission, or a group
     of the exercise page): `pipeline.rubric_apply` / `rubric_unapply`, as `autograder rubric --apply` does, after
     the form's basis is checked.  Returns how many submissions."""
@@ -522,8 +657,16 @@ def edit_rubric(ws: Workspace, assignment: str, exercise: str, form: dict[str, s
         raise rubric.RubricError("an item's points are a number") from None
     key = form.get("key") if form.get("key") is not None else None
     if action == "add":
-        added = rubric_add(g, exercise=exercise, title=form.get("title", ""), points=points,
-                           comment=form.get("comment", ""), note=form.get("note", ""), key=key or None, by=by)
+        added = rubric_add(
+            g,
+            exercise=exercise,
+            title=form.get("title", ""),
+            points=points,
+            comment=form.get("comment", ""),
+            note=form.get("note", ""),
+            key=key or None,
+            by=by,
+        )
         return f"item #{added.id} added"
     item = next((i for i in g.marks.items if str(i.id) == form.get("item", "") and not i.deleted), None)
     if item is None or item.exercise != exercise:
@@ -533,8 +676,16 @@ def edit_rubric(ws: Workspace, assignment: str, exercise: str, form: dict[str, s
         return f"item #{item.id} deleted; {len(touched)} students re-scored"
     if action != "edit":
         raise rubric.RubricError("unknown action")
-    _, touched = rubric_edit(g, item.id, by=by, title=form.get("title"), points=points, comment=form.get("comment"),
-                             note=form.get("note"), key=key)
+    _, touched = rubric_edit(
+        g,
+        item.id,
+        by=by,
+        title=form.get("title"),
+        points=points,
+        comment=form.get("comment"),
+        note=form.get("note"),
+        key=key,
+    )
     changed = [t for t in touched if t[1] != t[2]]
     return f"item #{item.id} saved; {len(changed)} of {len(touched)} students who have it re-scored"
 
@@ -548,9 +699,14 @@ def similarity_page(ws: Workspace, assignment: str) -> dict[str, Any]:
     for p in (data.get("pairs", []) if data else [])[:SIMILAR_PAIRS]:
         sides = []
         for s in p.get("spans", [])[:SIMILAR_SPANS]:
-            sides.append({"a": _marked(code.get(p["a"], {}).get(str(s["a_cell"]), ""), s["a_lines"]),
-                          "b": _marked(code.get(p["b"], {}).get(str(s["b_cell"]), ""), s["b_lines"]),
-                          "a_cell": s["a_cell"], "b_cell": s["b_cell"]})
+            sides.append(
+                {
+                    "a": _marked(code.get(p["a"], {}).get(str(s["a_cell"]), ""), s["a_lines"]),
+                    "b": _marked(code.get(p["b"], {}).get(str(s["b_cell"]), ""), s["b_lines"]),
+                    "a_cell": s["a_cell"],
+                    "b_cell": s["b_cell"],
+                }
+            )
         pairs.append({**p, "sides": sides, "a_shown": alias.get(p["a"], p["a"]), "b_shown": alias.get(p["b"], p["b"])})
     return {"assignment": assignment, "data": data, "pairs": pairs}
 
@@ -568,6 +724,7 @@ def _marked(source: str, ranges: list[list[int]]) -> list[tuple[bool, str]]:
 
 # -- a team of TAs: anonymous grading, the split, "next for me", progress, statistics -------------------------
 
+
 def aliases(ws: Workspace, assignment: str) -> dict[str, str]:
     """Under anonymous grading (course.toml `[serve] anonymous = true`) until names are revealed (`store.team.
     reveal`): each submission's pseudonym ("Student 7", numbered in an order drawn from the ids' hashes, not the
@@ -579,8 +736,9 @@ def aliases(ws: Workspace, assignment: str) -> dict[str, str]:
     if team_store.revealed(ws.db, assignment):
         return {}
     g, _ = ws.grades(assignment)
-    ids = sorted({r.submission_id for r in g.results},
-                 key=lambda s: hashlib.sha256(f"{assignment}/{s}".encode()).hexdigest())
+    ids = sorted(
+        {r.submission_id for r in g.results}, key=lambda s: hashlib.sha256(f"{assignment}/{s}".encode()).hexdigest()
+    )
     return {sid: f"Student {n}" for n, sid in enumerate(ids, start=1)}
 
 
@@ -589,8 +747,10 @@ def anonymised(rows: list[dict[str, Any]], alias: dict[str, str]) -> list[dict[s
     submission: "a student without a submission"), when `alias` holds any."""
     if not alias:
         return rows
-    return [{**v, "who": alias.get(v["id"], "a student without a submission"), "email": "", "label": alias.get(v["id"], "")}
-            for v in rows]
+    return [
+        {**v, "who": alias.get(v["id"], "a student without a submission"), "email": "", "label": alias.get(v["id"], "")}
+        for v in rows
+    ]
 
 
 def hide(text: str, alias: dict[str, str]) -> str:
@@ -710,7 +870,7 @@ def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
         if o.sets and o.test_id in exercise_of:
             adjust.setdefault((exercise_of[o.test_id], o.by), []).append(o.new_score - o.old_score)
     live = {i.id: i for i in g.marks.items if not i.deleted}
-    for a in g.marks.applied:   # an item applied counts its points (a zero-point comment: 0)
+    for a in g.marks.applied:  # an item applied counts its points (a zero-point comment: 0)
         if a.item_id in live:
             adjust.setdefault((live[a.item_id].exercise, a.by), []).append(live[a.item_id].points)
     out = []
@@ -718,13 +878,20 @@ def stats_page(ws: Workspace, assignment: str) -> dict[str, Any]:
         ts = sorted((t for t in tests.values() if t["exercise"] == e), key=lambda t: t["passed"] / max(t["n"], 1))
         for row in ts:
             row["rate"] = row["passed"] / row["n"] if row["n"] else 0.0
-        tas = [{"who": who, "n": len(d), "mean": round(sum(d) / len(d), 3)}
-               for (ex, who), d in sorted(adjust.items(), key=lambda kv: kv[0][1].casefold()) if ex == e]
+        tas = [
+            {"who": who, "n": len(d), "mean": round(sum(d) / len(d), 3)}
+            for (ex, who), d in sorted(adjust.items(), key=lambda kv: kv[0][1].casefold())
+            if ex == e
+        ]
         uses: dict[int, int] = {}
         for a in g.marks.applied:
             uses[a.item_id] = uses.get(a.item_id, 0) + 1
-        items = sorted((i for i in g.marks.items if i.exercise == e and not i.deleted), key=lambda i: -uses.get(i.id, 0))
-        out.append({"exercise": e, "tests": ts, "tas": tas, "items": [{"item": i, "n": uses.get(i.id, 0)} for i in items]})
+        items = sorted(
+            (i for i in g.marks.items if i.exercise == e and not i.deleted), key=lambda i: -uses.get(i.id, 0)
+        )
+        out.append(
+            {"exercise": e, "tests": ts, "tas": tas, "items": [{"item": i, "n": uses.get(i.id, 0)} for i in items]}
+        )
     return {"a": g.assignment, "exercises": out}
 
 
@@ -739,9 +906,14 @@ def lms_targets(ws: Workspace, assignment: str) -> list[tuple[str, str]]:
     canvas, mine = ws.course.table("canvas"), ws.course.assignment(assignment)
     out = []
     if canvas.get("url") and canvas.get("course") and mine.get("canvas_assignment"):
-        t = targets.choose(targets.PassbackSettings(to="canvas", canvas_url=str(canvas["url"]),
-                                                    course=str(canvas["course"]),
-                                                    canvas_assignment=str(mine["canvas_assignment"])))
+        t = targets.choose(
+            targets.PassbackSettings(
+                to="canvas",
+                canvas_url=str(canvas["url"]),
+                course=str(canvas["course"]),
+                canvas_assignment=str(mine["canvas_assignment"]),
+            )
+        )
         out.append(("Canvas assignment", t.url))
     if mine.get("lti_lineitem"):
         out.append(("LTI line item", str(mine["lti_lineitem"])))
@@ -767,6 +939,14 @@ def changes_page(ws: Workspace, assignment: str) -> dict[str, Any]:
             delta = None if was is None or now is None else round(now - was, 4)
             rows.append({"id": sid, "who": alias.get(sid) or who.get(sid, sid), "was": was, "now": now, "delta": delta})
         rows.sort(key=lambda x: (x["delta"] is None, -abs(x["delta"] or 0), x["who"].casefold()))
-        out.append({"what": what, "url": url, "rows": rows, "sent": len(store.sent(assignment, url)),
-                    "up": sum(1 for x in rows if (x["delta"] or 0) > 0), "down": sum(1 for x in rows if (x["delta"] or 0) < 0)})
+        out.append(
+            {
+                "what": what,
+                "url": url,
+                "rows": rows,
+                "sent": len(store.sent(assignment, url)),
+                "up": sum(1 for x in rows if (x["delta"] or 0) > 0),
+                "down": sum(1 for x in rows if (x["delta"] or 0) < 0),
+            }
+        )
     return {"a": g.assignment, "targets": out, "anonymous": bool(alias)}

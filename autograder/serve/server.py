@@ -17,6 +17,7 @@ What a head that large costs is bounded apart: at most LARGE_HEADS connections m
 SMALL_HEAD_BYTES of a head not yet complete (one more closes the oldest of them, as for connections), so the
 memory held for heads stays under LARGE_HEADS x MAX_HEAD_BYTES + MAX_CONNECTIONS x SMALL_HEAD_BYTES (32 MiB).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,20 +30,20 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-REQUEST_SECONDS = 10        # to send a whole request once connected (or after the last answer)
-KEEP_ALIVE_SECONDS = 5      # an idle connection after an answer
-MAX_CONNECTIONS = 1000      # held at once; past it the oldest without a request in progress is closed
-MAX_HEAD_BYTES = 1024 * 1024   # request line and headers: a browser's Cookie header, filled by another port
-SMALL_HEAD_BYTES = 16 * 1024   # a head past this, still incomplete, counts against LARGE_HEADS
-LARGE_HEADS = 16               # connections at once holding a large incomplete head
-BACKLOG = 2048              # connections the kernel queues before they are accepted
-SHUTDOWN_SECONDS = 5        # pages in progress may finish this long at Ctrl-C
+REQUEST_SECONDS = 10  # to send a whole request once connected (or after the last answer)
+KEEP_ALIVE_SECONDS = 5  # an idle connection after an answer
+MAX_CONNECTIONS = 1000  # held at once; past it the oldest without a request in progress is closed
+MAX_HEAD_BYTES = 1024 * 1024  # request line and headers: a browser's Cookie header, filled by another port
+SMALL_HEAD_BYTES = 16 * 1024  # a head past this, still incomplete, counts against LARGE_HEADS
+LARGE_HEADS = 16  # connections at once holding a large incomplete head
+BACKLOG = 2048  # connections the kernel queues before they are accepted
+SHUTDOWN_SECONDS = 5  # pages in progress may finish this long at Ctrl-C
 
 
 class _Protocol(H11Protocol):
     """uvicorn's HTTP/1.1 connection with a deadline for each request and a bound on connections."""
 
-    large: dict["_Protocol", float] = {}   # connections holding a large incomplete head -> when it became large
+    large: dict["_Protocol", float] = {}  # connections holding a large incomplete head -> when it became large
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -58,12 +59,14 @@ class _Protocol(H11Protocol):
 
     def waiting(self) -> bool:
         """No request in progress: none received since the last answer, or one whose body is still coming."""
-        return self.cycle is self._armed_for or bool(self.cycle and self.cycle.more_body and not self.cycle.response_complete)
+        return self.cycle is self._armed_for or bool(
+            self.cycle and self.cycle.more_body and not self.cycle.response_complete
+        )
 
     def data_received(self, data: bytes) -> None:
         """Count what arrives before a request's head is complete; past SMALL_HEAD_BYTES the connection is one
         of the `large` (at most LARGE_HEADS: one more closes the oldest)."""
-        if self.cycle is self._armed_for:   # no request head parsed since the last answer
+        if self.cycle is self._armed_for:  # no request head parsed since the last answer
             self.head_bytes += len(data)
             if self.head_bytes > SMALL_HEAD_BYTES and self not in self.large:
                 self.large[self] = time.monotonic()
@@ -72,7 +75,7 @@ class _Protocol(H11Protocol):
                     self.large.pop(oldest, None)
                     oldest.transport.close()
         super().data_received(data)
-        if self.cycle is not self._armed_for:   # the head is complete: it holds no more than any request's
+        if self.cycle is not self._armed_for:  # the head is complete: it holds no more than any request's
             self.large.pop(self, None)
 
     def _arm(self) -> None:
@@ -126,10 +129,23 @@ def base_url(sock: socket.socket) -> str:
 def server(asgi: Any) -> uvicorn.Server:
     """uvicorn for `asgi` with the workspace's limits; no access log (a URL may carry the token)."""
     _room_for_connections()
-    return uvicorn.Server(uvicorn.Config(
-        asgi, http=_Protocol, ws="none", lifespan="off", interface="asgi3", access_log=False, log_level="error",
-        proxy_headers=False, server_header=False, backlog=BACKLOG, timeout_keep_alive=KEEP_ALIVE_SECONDS,
-        timeout_graceful_shutdown=SHUTDOWN_SECONDS, h11_max_incomplete_event_size=MAX_HEAD_BYTES))
+    return uvicorn.Server(
+        uvicorn.Config(
+            asgi,
+            http=_Protocol,
+            ws="none",
+            lifespan="off",
+            interface="asgi3",
+            access_log=False,
+            log_level="error",
+            proxy_headers=False,
+            server_header=False,
+            backlog=BACKLOG,
+            timeout_keep_alive=KEEP_ALIVE_SECONDS,
+            timeout_graceful_shutdown=SHUTDOWN_SECONDS,
+            h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        )
+    )
 
 
 class Running:

@@ -7,6 +7,7 @@ restart forgets it (it is a courtesy, not a lock).  What protects a grade is the
 `basis` (`basis_of`: when its page was drawn and the version of each of its submissions that counts); at submit
 any override, rubric application or rubric change on those submissions since then, or another version
 counting, refuses the form with what changed (`changes_since`): never applied over another TA's change."""
+
 from __future__ import annotations
 
 import hashlib
@@ -17,12 +18,13 @@ from typing import Any
 
 from autograder.grades.rubric import Marks
 
-PRESENCE_SECONDS = 15 * 60   # a page opened this long ago, with no other opened since, no longer counts as open
+PRESENCE_SECONDS = 15 * 60  # a page opened this long ago, with no other opened since, no longer counts as open
 
 
 @dataclass
 class Presence:
     """Who has which submission open: {(assignment, submission): {who: when}}, each TA on one at a time."""
+
     seen: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -51,8 +53,9 @@ def basis_of(at: float, counted: dict[str, str]) -> str:
     return f"{at:.6f}:{digest}"
 
 
-def changes_since(basis: str, marks: Marks, log: list[dict[str, Any]], counted: dict[str, str],
-                  names: dict[str, str]) -> list[str]:
+def changes_since(
+    basis: str, marks: Marks, log: list[dict[str, Any]], counted: dict[str, str], names: dict[str, str]
+) -> list[str]:
     """What changed on the submissions of `counted` since `basis` (a form's), in words for the TA whose form is
     refused; [] when nothing did.  `marks`: their overrides and rubric applications (`store.marks`); `log`: the
     rubric's audit trail (an item edited, deleted or taken off re-scores whoever has it).  A basis that cannot be
@@ -67,8 +70,11 @@ def changes_since(basis: str, marks: Marks, log: list[dict[str, Any]], counted: 
     for o in marks.overrides:
         if o.at > at:
             what = names.get(o.test_id, o.target) if o.test_id else "the whole score"
-            lines.append(f"{o.by} {_verb(o.action)} {what} of {o.submission_id}"
-                         + (f": {o.old_score:g} → {o.new_score:g}" if o.sets else "") + (f" (“{o.comment}”)" if o.comment else ""))
+            lines.append(
+                f"{o.by} {_verb(o.action)} {what} of {o.submission_id}"
+                + (f": {o.old_score:g} → {o.new_score:g}" if o.sets else "")
+                + (f" (“{o.comment}”)" if o.comment else "")
+            )
     for a in marks.applied:
         if a.at > at:
             i = items.get(a.item_id)
@@ -76,8 +82,11 @@ def changes_since(basis: str, marks: Marks, log: list[dict[str, Any]], counted: 
     for e in log:
         touched = [t[0] for t in e["touched"] if t[0] in counted]
         if e["at"] > at and touched and e["action"] != "apply":
-            lines.append(f"{e['by']} {e['action']} rubric item #{e['item']} ({e['detail']}), which re-scored "
-                         + ", ".join(touched[:5]) + (" and more" if len(touched) > 5 else ""))
+            lines.append(
+                f"{e['by']} {e['action']} rubric item #{e['item']} ({e['detail']}), which re-scored "
+                + ", ".join(touched[:5])
+                + (" and more" if len(touched) > 5 else "")
+            )
     if digest != basis_of(0, counted).split(":")[1]:
         lines.append("another version of a submission now counts (it was graded again)")
     return lines
@@ -91,8 +100,11 @@ class StaleForm(ValueError):
     """A form based on a state another TA has since changed: `changes` says what."""
 
     def __init__(self, changes: list[str]) -> None:
-        super().__init__("Not applied: since you opened this page, " + "; ".join(changes)
-                         + ". Look at the page as it is now, then apply again if you still want to.")
+        super().__init__(
+            "Not applied: since you opened this page, "
+            + "; ".join(changes)
+            + ". Look at the page as it is now, then apply again if you still want to."
+        )
         self.changes = changes
 
 

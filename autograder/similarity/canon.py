@@ -22,6 +22,7 @@ legal way.  Both are undone here, at the root, for every helper of the class rat
 
 Nothing is evaluated; every rewrite is of a bounded tree (`MAX_TEMPLATE` nodes) into a bounded one.
 """
+
 from __future__ import annotations
 
 import ast
@@ -29,39 +30,92 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-MAX_TEMPLATE = 60        # nodes of a helper's returned expression (with its defaults): a one-line helper
-MAX_HELPERS = 2_000      # helpers a notebook may define that are considered at all
-MAX_DEPTH = 8            # helpers resolved through one another (a chain), and inlines nested in one call
-MAX_INLINED = 50_000     # nodes one cell may gain by inlining: past it, calls are left as written
+MAX_TEMPLATE = 60  # nodes of a helper's returned expression (with its defaults): a one-line helper
+MAX_HELPERS = 2_000  # helpers a notebook may define that are considered at all
+MAX_DEPTH = 8  # helpers resolved through one another (a chain), and inlines nested in one call
+MAX_INLINED = 50_000  # nodes one cell may gain by inlining: past it, calls are left as written
 
-_OPERATORS = {"add": ast.Add, "sub": ast.Sub, "subtract": ast.Sub, "mul": ast.Mult, "multiply": ast.Mult,
-              "div": ast.Div, "divide": ast.Div, "true_divide": ast.Div, "truediv": ast.Div,
-              "matmul": ast.MatMult, "mm": ast.MatMult, "pow": ast.Pow, "floor_divide": ast.FloorDiv,
-              "floordiv": ast.FloorDiv, "remainder": ast.Mod, "mod": ast.Mod,
-              **{f"__{n}__": op for n, op in (("add", ast.Add), ("sub", ast.Sub), ("mul", ast.Mult),
-                                               ("truediv", ast.Div), ("matmul", ast.MatMult), ("pow", ast.Pow))}}
+_OPERATORS = {
+    "add": ast.Add,
+    "sub": ast.Sub,
+    "subtract": ast.Sub,
+    "mul": ast.Mult,
+    "multiply": ast.Mult,
+    "div": ast.Div,
+    "divide": ast.Div,
+    "true_divide": ast.Div,
+    "truediv": ast.Div,
+    "matmul": ast.MatMult,
+    "mm": ast.MatMult,
+    "pow": ast.Pow,
+    "floor_divide": ast.FloorDiv,
+    "floordiv": ast.FloorDiv,
+    "remainder": ast.Mod,
+    "mod": ast.Mod,
+    **{
+        f"__{n}__": op
+        for n, op in (
+            ("add", ast.Add),
+            ("sub", ast.Sub),
+            ("mul", ast.Mult),
+            ("truediv", ast.Div),
+            ("matmul", ast.MatMult),
+            ("pow", ast.Pow),
+        )
+    },
+}
 _UNARY = {"neg": ast.USub, "negative": ast.USub, "__neg__": ast.USub}
-_ALIASES = {"view": "reshape", "nelement": "numel", "absolute": "abs", "concat": "cat", "concatenate": "cat",
-            "clip": "clamp", "permute_dims": "permute"}
-_AS_ATTRIBUTE = {"size": "shape", "dim": "ndim", "t": "T"}      # x.size() is x.shape, x.size(i) x.shape[i]
-_SHAPE_ARGS = {"reshape", "permute", "expand", "repeat", "tile", "zeros", "ones", "empty", "rand", "randn",
-               "new_zeros", "new_ones", "new_empty", "broadcast_to"}
-_BUILTIN_METHODS = {"abs": "abs", "pow": "pow", "divmod": "divmod"}   # abs(x) is x.abs()
-_SCOPED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr, ast.Yield,
-           ast.YieldFrom, ast.Await)
+_ALIASES = {
+    "view": "reshape",
+    "nelement": "numel",
+    "absolute": "abs",
+    "concat": "cat",
+    "concatenate": "cat",
+    "clip": "clamp",
+    "permute_dims": "permute",
+}
+_AS_ATTRIBUTE = {"size": "shape", "dim": "ndim", "t": "T"}  # x.size() is x.shape, x.size(i) x.shape[i]
+_SHAPE_ARGS = {
+    "reshape",
+    "permute",
+    "expand",
+    "repeat",
+    "tile",
+    "zeros",
+    "ones",
+    "empty",
+    "rand",
+    "randn",
+    "new_zeros",
+    "new_ones",
+    "new_empty",
+    "broadcast_to",
+}
+_BUILTIN_METHODS = {"abs": "abs", "pow": "pow", "divmod": "divmod"}  # abs(x) is x.abs()
+_SCOPED = (
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.NamedExpr,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Await,
+)
 
 
 @dataclass
 class _Template:
     """A trivial helper: `expr` with `params` (bound from a call's arguments) put in."""
 
-    params: list[str]                       # positional parameters, in order (a method's first one is self)
+    params: list[str]  # positional parameters, in order (a method's first one is self)
     defaults: dict[str, ast.expr]
     kwonly: list[str]
     vararg: str | None
     kwarg: str | None
     expr: ast.expr
-    method: bool = False                    # called as `receiver.name(...)`: the receiver is the first parameter
+    method: bool = False  # called as `receiver.name(...)`: the receiver is the first parameter
     static: bool = False
 
     def bind(self, receiver: ast.expr | None, args: list[ast.expr], keywords: list[ast.keyword]) -> ast.expr | None:
@@ -104,8 +158,14 @@ class _Template:
 class _Put(ast.NodeTransformer):
     """Parameters replaced by arguments (each is used at most once, so no argument is copied)."""
 
-    def __init__(self, values: dict[str, ast.expr], vararg: str | None, extra: list[ast.expr], kwarg: str | None,
-                 more: list[ast.keyword]) -> None:
+    def __init__(
+        self,
+        values: dict[str, ast.expr],
+        vararg: str | None,
+        extra: list[ast.expr],
+        kwarg: str | None,
+        more: list[ast.keyword],
+    ) -> None:
         self.values, self.vararg, self.extra, self.kwarg, self.more = values, vararg, extra, kwarg, more
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
@@ -150,14 +210,14 @@ class Helpers:
     """What the notebook defines that may be a trivial helper, gathered while its cells are scanned (the trees
     are not kept, only these small definitions), and what its imports bind."""
 
-    keep: frozenset[str] = frozenset()      # names the released notebook binds: never inlined
-    names: Any = None                       # syntax._Names: bound_once(name), library(name), builtin(name)
+    keep: frozenset[str] = frozenset()  # names the released notebook binds: never inlined
+    names: Any = None  # syntax._Names: bound_once(name), library(name), builtin(name)
     dead: Callable[[ast.stmt], bool] = lambda s: False
     classes: set[str] = field(default_factory=set)
-    defs: dict[str, ast.AST] = field(default_factory=dict)          # name -> FunctionDef | Lambda | Name (alias)
+    defs: dict[str, ast.AST] = field(default_factory=dict)  # name -> FunctionDef | Lambda | Name (alias)
     methods: dict[str, list[ast.FunctionDef]] = field(default_factory=dict)
-    imported: dict[str, str] = field(default_factory=dict)          # `from m import f as g`: g -> f
-    modules: set[str] = field(default_factory=set)                  # `import torch.nn as nn`: nn
+    imported: dict[str, str] = field(default_factory=dict)  # `from m import f as g`: g -> f
+    modules: set[str] = field(default_factory=set)  # `import torch.nn as nn`: nn
     templates: dict[str, _Template | None] = field(default_factory=dict)
     _busy: set[str] = field(default_factory=set)
 
@@ -174,8 +234,13 @@ class Helpers:
                         self.methods.setdefault(s.name, []).append(s)
             elif isinstance(node, ast.FunctionDef) and id(node) not in methods and _size(node) <= 4 * MAX_TEMPLATE:
                 self.defs.setdefault(node.name, node)
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                    and isinstance(node.value, (ast.Lambda, ast.Name)) and _size(node.value) <= MAX_TEMPLATE:
+            elif (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, (ast.Lambda, ast.Name))
+                and _size(node.value) <= MAX_TEMPLATE
+            ):
                 self.defs.setdefault(node.targets[0].id, node.value)
             elif isinstance(node, ast.Import):
                 self.modules.update((a.asname or a.name).split(".")[0] for a in node.names)
@@ -206,7 +271,7 @@ class Helpers:
             if not self.names.bound_once(name) or name not in self.defs:
                 return None
             node = self.defs[name]
-        if isinstance(node, ast.Name):                                        # f = g
+        if isinstance(node, ast.Name):  # f = g
             return self.template(node.id)
         static = False
         if isinstance(node, ast.FunctionDef):
@@ -225,10 +290,18 @@ class Helpers:
         params = [p.arg for p in (*a.posonlyargs, *a.args)]
         if method and not static and not params:
             return None
-        defaults = dict(zip(params[len(params) - len(a.defaults):], a.defaults))
+        defaults = dict(zip(params[len(params) - len(a.defaults) :], a.defaults))
         defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
-        t = _Template(params, defaults, [p.arg for p in a.kwonlyargs], a.vararg.arg if a.vararg else None,
-                      a.kwarg.arg if a.kwarg else None, expr, method, static)
+        t = _Template(
+            params,
+            defaults,
+            [p.arg for p in a.kwonlyargs],
+            a.vararg.arg if a.vararg else None,
+            a.kwarg.arg if a.kwarg else None,
+            expr,
+            method,
+            static,
+        )
         if not _plain(t):
             return None
         t.expr = Canon(self).visit(t.expr)
@@ -298,7 +371,7 @@ def _returned(body: list[ast.stmt], dead: Callable[[ast.stmt], bool]) -> ast.exp
             if any(c > 1 and not isinstance(env[n], (ast.Name, ast.Constant)) for n, c in used.items()):
                 return None
             if any(n not in used and not dead(ast.Expr(v)) for n, v in env.items()):
-                return None             # a value computed for its effect (`_ = f(v)`): not trivial
+                return None  # a value computed for its effect (`_ = f(v)`): not trivial
             return out
         if isinstance(s, ast.If) and isinstance(s.test, ast.Constant):
             stmts[:0] = s.body if s.test.value else s.orelse
@@ -337,7 +410,7 @@ class Canon(ast.NodeTransformer):
                 self.spent += MAX_TEMPLATE
                 ast.copy_location(new, node)
                 ast.fix_missing_locations(new)
-                if isinstance(new, ast.Call):       # the template called something it was given: once more
+                if isinstance(new, ast.Call):  # the template called something it was given: once more
                     self.depth += 1
                     try:
                         return self._call(new)
@@ -354,12 +427,12 @@ class Canon(ast.NodeTransformer):
     def _respell(self, node: ast.Call) -> ast.AST:
         f, args = node.func, list(node.args)
         name = None
-        if isinstance(f, ast.Attribute) and self._module_path(f.value):          # torch.sum(x, 0)
+        if isinstance(f, ast.Attribute) and self._module_path(f.value):  # torch.sum(x, 0)
             name = f.attr
         elif isinstance(f, ast.Name) and f.id in self.helpers.imported and self.names.library(f.id):
-            name = self.helpers.imported[f.id]                                  # from torch import sum
+            name = self.helpers.imported[f.id]  # from torch import sum
         elif isinstance(f, ast.Name) and f.id in _BUILTIN_METHODS and self.names.builtin(f.id):
-            name = _BUILTIN_METHODS[f.id]                                       # abs(x)
+            name = _BUILTIN_METHODS[f.id]  # abs(x)
         if name is not None:
             name = _ALIASES.get(name, name)
             if name in _SHAPE_ARGS and len(args) == 1 and isinstance(args[0], ast.Tuple):

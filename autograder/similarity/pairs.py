@@ -13,30 +13,37 @@ Bounded whatever the notebooks hold (`config.limits`, SIMILAR_*): a notebook's f
 costs at most SIMILAR_WORK (past it the most shared fingerprints are common code, `_common`); the best
 SIMILAR_KEPT pairs are kept, each with its SIMILAR_SPANS largest spans.
 """
+
 from __future__ import annotations
 
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from itertools import combinations
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from autograder.config.assignment import load_assignment
+from autograder.config.limits import (
+    SHOWN_TEXT,
+    SIMILAR_KEPT,
+    SIMILAR_PAIRS,
+    SIMILAR_PLACES,
+    SIMILAR_PRINTS,
+    SIMILAR_RANGES,
+    SIMILAR_SPANS,
+    SIMILAR_WORK,
+)
+from autograder.intake.submissions import collect
 from autograder.notebook.parse import InvalidNotebook, code_cells, read_notebook
 from autograder.similarity.syntax import defined_names, notebook_tokens
 from autograder.similarity.winnow import Print, kgrams, winnow
-from autograder.config.assignment import load_assignment
-from autograder.config.limits import (SHOWN_TEXT, SIMILAR_KEPT, SIMILAR_PAIRS,
-                                      SIMILAR_PLACES, SIMILAR_PRINTS, SIMILAR_RANGES, SIMILAR_SPANS,
-                                      SIMILAR_WORK)
 from autograder.store.folder import ResultsFolder
-from autograder.intake.submissions import collect
 from autograder.store.history import versions
 
-THRESHOLD = 0.5     # share of the smaller notebook's fingerprints found in the other one
-MIN_SHARED = 8      # fingerprints in common, below which a pair is not flagged whatever its share
+THRESHOLD = 0.5  # share of the smaller notebook's fingerprints found in the other one
+MIN_SHARED = 8  # fingerprints in common, below which a pair is not flagged whatever its share
 COMMON_SHARE = 0.5  # a fingerprint in more than this share of the notebooks (classes of 10 or more) is common
 RESULT_FILE = "similarity.json"
 
@@ -47,14 +54,14 @@ class Notebook:
     lines `firsts[i]` to `lasts[i]` (at most SIMILAR_PLACES places per hash, SIMILAR_PRINTS in all).  Its code
     is not kept: the few cells a flagged pair shows are read again from `path` (`cell_sources`)."""
 
-    key: str                     # submission id, or "archive:<path>"
-    student: str                 # who: pairs of one student are resubmissions
+    key: str  # submission id, or "archive:<path>"
+    student: str  # who: pairs of one student are resubmissions
     hashes: Any = field(default_factory=lambda: np.zeros(0, np.uint64))
     cells: Any = field(default_factory=lambda: np.zeros(0, np.int32))
     firsts: Any = field(default_factory=lambda: np.zeros(0, np.int32))
     lasts: Any = field(default_factory=lambda: np.zeros(0, np.int32))
     path: Path | None = None
-    problem: str = ""            # why it could not be read
+    problem: str = ""  # why it could not be read
 
     @property
     def prints(self) -> set[int]:
@@ -154,8 +161,9 @@ def _merge(ranges: list[tuple[int, int]]) -> list[list[int]]:
     return out[:SIMILAR_RANGES]
 
 
-def spans(a: dict[int, list[tuple[int, int, int]]], b: dict[int, list[tuple[int, int, int]]],
-          shared: set[int]) -> list[dict[str, Any]]:
+def spans(
+    a: dict[int, list[tuple[int, int, int]]], b: dict[int, list[tuple[int, int, int]]], shared: set[int]
+) -> list[dict[str, Any]]:
     """The matching code as line ranges per pair of cells, {"a_cell", "a_lines", "b_cell", "b_lines", "prints"},
     the pairs of cells sharing most first, at most SIMILAR_SPANS of them (`Notebook.places` of each side)."""
     by_cells: dict[tuple[int, int], tuple[list, list]] = defaultdict(lambda: ([], []))
@@ -166,8 +174,10 @@ def spans(a: dict[int, list[tuple[int, int, int]]], b: dict[int, list[tuple[int,
                 ra.append((fa, la))
                 rb.append((fb, lb))
     best = sorted(by_cells.items(), key=lambda kv: (-len(kv[1][0]), kv[0]))[:SIMILAR_SPANS]
-    return [{"a_cell": ca, "a_lines": _merge(ra), "b_cell": cb, "b_lines": _merge(rb), "prints": len(ra)}
-            for (ca, cb), (ra, rb) in best]
+    return [
+        {"a_cell": ca, "a_lines": _merge(ra), "b_cell": cb, "b_lines": _merge(rb), "prints": len(ra)}
+        for (ca, cb), (ra, rb) in best
+    ]
 
 
 def _shared_counts(sets: list[Any], common: Any) -> Iterator[tuple[int, Any]]:
@@ -181,13 +191,13 @@ def _shared_counts(sets: list[Any], common: Any) -> Iterator[tuple[int, Any]]:
     allh, owner = allh[keep], owner[keep]
     order = np.argsort(allh, kind="stable")
     sorted_h, sorted_owner = allh[order], owner[order]
-    starts = np.searchsorted(sorted_h, allh, side="left")      # each entry's group in the sorted array
+    starts = np.searchsorted(sorted_h, allh, side="left")  # each entry's group in the sorted array
     ends = np.searchsorted(sorted_h, allh, side="right")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=n))])
     for i in range(n):
-        s, e = starts[bounds[i]:bounds[i + 1]], ends[bounds[i]:bounds[i + 1]]
+        s, e = starts[bounds[i] : bounds[i + 1]], ends[bounds[i] : bounds[i + 1]]
         lens = e - s
-        multi = lens > 1                                         # held by someone else too
+        multi = lens > 1  # held by someone else too
         s, lens = s[multi], lens[multi]
         if not len(s):
             continue
@@ -215,8 +225,13 @@ def _common(sets: list[Any]) -> Any:
     return values[counts > limit]
 
 
-def compare(current: list[Notebook], archive: Sequence[Notebook] = (), *, threshold: float = THRESHOLD,
-            min_shared: int = MIN_SHARED) -> Pairs:
+def compare(
+    current: list[Notebook],
+    archive: Sequence[Notebook] = (),
+    *,
+    threshold: float = THRESHOLD,
+    min_shared: int = MIN_SHARED,
+) -> Pairs:
     """Pairs above `threshold`, best first, at most SIMILAR_KEPT of them (`Pairs.flagged`: how many were):
     this term's notebooks with each other and with the archive."""
     everyone = [n for n in [*current, *archive] if not n.problem]
@@ -227,7 +242,7 @@ def compare(current: list[Notebook], archive: Sequence[Notebook] = (), *, thresh
     archived = np.array([i >= len(everyone) - sum(not n.problem for n in archive) for i in range(len(everyone))], bool)
     found: list[tuple[float, int, int, int]] = []
     for i, row in _shared_counts(sets, common):
-        others = np.nonzero(row[i + 1:] >= max(min_shared, 1))[0] + i + 1
+        others = np.nonzero(row[i + 1 :] >= max(min_shared, 1))[0] + i + 1
         others = others[(students[others] != students[i]) & ~(archived[others] & archived[i])]
         smaller = np.minimum(own[i], own[others])
         score = np.where(smaller > 0, row[others] / np.maximum(smaller, 1), 0.0)
@@ -248,21 +263,25 @@ def compare(current: list[Notebook], archive: Sequence[Notebook] = (), *, thresh
     return pairs
 
 
-def write_result(path: Path, assignment: str, notebooks: list[Notebook], pairs: list[Pair],
-                 threshold: float) -> None:
+def write_result(path: Path, assignment: str, notebooks: list[Notebook], pairs: list[Pair], threshold: float) -> None:
     """OUT/ASSIGNMENT/similarity.json: the pairs with their spans, and what could not be read."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"assignment": assignment, "threshold": threshold, "notebooks": len(notebooks),
-            "unreadable": {n.key: n.problem for n in notebooks if n.problem},
-            "students": {n.key: n.student for n in notebooks},
-            "flagged": getattr(pairs, "flagged", len(pairs)),
-            "pairs": [p.to_json() for p in pairs], "code": _flagged_code(notebooks, pairs)}
+    data = {
+        "assignment": assignment,
+        "threshold": threshold,
+        "notebooks": len(notebooks),
+        "unreadable": {n.key: n.problem for n in notebooks if n.problem},
+        "students": {n.key: n.student for n in notebooks},
+        "flagged": getattr(pairs, "flagged", len(pairs)),
+        "pairs": [p.to_json() for p in pairs],
+        "code": _flagged_code(notebooks, pairs),
+    }
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
     tmp.replace(path)
 
 
-MAX_SHOWN_CELL = SHOWN_TEXT   # characters of one cell kept in the JSON file for showing a pair side by side
+MAX_SHOWN_CELL = SHOWN_TEXT  # characters of one cell kept in the JSON file for showing a pair side by side
 
 
 def _flagged_code(notebooks: list[Notebook], pairs: list[Pair]) -> dict[str, dict[str, str]]:
@@ -295,14 +314,21 @@ def kept_versions(out: Path, assignment: str, known: dict, skip: frozenset[int])
         kept = [v for v in versions(out, assignment, sub.name) if v.notebook]
         who = known.get(sub.name)
         for i, v in enumerate(kept):
-            assert v.notebook is not None   # kept: the versions with a notebook
+            assert v.notebook is not None  # kept: the versions with a notebook
             key = sub.name if i == len(kept) - 1 else f"{sub.name}@{v.sha256[:12]}"
             found.append(fingerprint(v.notebook, key, who.student_id if who else sub.name, skip))
     return found
 
 
-def assignment_similarity(kit: Path, assignment: str, submissions: list[Path], out: Path, *,
-                          archive: Path | None = None, threshold: float = THRESHOLD) -> tuple[list[Notebook], list[Pair], Path]:
+def assignment_similarity(
+    kit: Path,
+    assignment: str,
+    submissions: list[Path],
+    out: Path,
+    *,
+    archive: Path | None = None,
+    threshold: float = THRESHOLD,
+) -> tuple[list[Notebook], list[Pair], Path]:
     """Fingerprint the submissions (notebooks, folders, zips, as `grade` takes them; none: every graded
     version kept in the results folder, `store.history`) and the archive's notebooks, compare, and write OUT/ASSIGNMENT/similarity.json.  Who a submission is comes from the
     identities intake recorded when grading (`identities.json`), else its submission id."""
@@ -316,15 +342,20 @@ def assignment_similarity(kit: Path, assignment: str, submissions: list[Path], o
         current = [] if submissions else kept_versions(out, a.id, known, skip)
         for s in subs:
             who = known.get(s.id)
-            nb = fingerprint(s.path, s.id, who.student_id if who else s.id, skip) if not s.problem else \
-                Notebook(s.id, s.id, problem=s.problem)
+            nb = (
+                fingerprint(s.path, s.id, who.student_id if who else s.id, skip)
+                if not s.problem
+                else Notebook(s.id, s.id, problem=s.problem)
+            )
             current.append(nb)
         past = []
         if archive is not None:
             for s in collect([archive], Path(scratch) / "archive"):
                 key = f"archive:{s.source}"
-                past.append(fingerprint(s.path, key, key, skip) if not s.problem else Notebook(key, key, problem=s.problem))
+                past.append(
+                    fingerprint(s.path, key, key, skip) if not s.problem else Notebook(key, key, problem=s.problem)
+                )
         pairs = compare(current, past, threshold=threshold)
         dest = out / a.id / RESULT_FILE
-        write_result(dest, a.id, current + past, pairs, threshold)     # reads the shown cells again
+        write_result(dest, a.id, current + past, pairs, threshold)  # reads the shown cells again
     return current + past, pairs, dest

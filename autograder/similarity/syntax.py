@@ -29,6 +29,7 @@ fair share of what is left: whatever the other cells hold, a cell keeps its firs
 (100) tokens, and all of them in any notebook a person could have written.  Nothing is evaluated: the one
 value ever looked at is a literal constant's truth in `if 0:`.
 """
+
 from __future__ import annotations
 
 import ast
@@ -39,34 +40,93 @@ from autograder.notebook.imports import without_ipython
 from autograder.similarity.canon import Canon, Helpers
 from autograder.similarity.winnow import MAX_TOKENS, Token, tokens
 
-MAX_PARSE_CHARS = 32_000   # one cell (the curriculum's largest cell is 2,500): its tree takes ~16 MB at worst
-MAX_PARSE_TOTAL = 2**20    # a notebook's parsed cells (the largest master's code is 12,000): about 1 s
-CELL_TOKENS = 20_000       # tokens of one cell
-MAX_DEPTH = 100            # levels of the syntax tree walked; a deeper subtree is one token
+MAX_PARSE_CHARS = 32_000  # one cell (the curriculum's largest cell is 2,500): its tree takes ~16 MB at worst
+MAX_PARSE_TOTAL = 2**20  # a notebook's parsed cells (the largest master's code is 12,000): about 1 s
+CELL_TOKENS = 20_000  # tokens of one cell
+MAX_DEPTH = 100  # levels of the syntax tree walked; a deeper subtree is one token
 
 _BUILTINS = frozenset(dir(builtins))
 # Builtins that compute a value and change nothing: a statement that only calls one of them has no effect.
-_PURE_CALLS = frozenset({"abs", "all", "any", "ascii", "bin", "bool", "bytes", "callable", "chr", "complex",
-                         "dict", "divmod", "float", "format", "frozenset", "hash", "hex", "id", "int",
-                         "isinstance", "issubclass", "len", "list", "max", "min", "oct", "ord", "pow", "range",
-                         "repr", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip"})
+_PURE_CALLS = frozenset(
+    {
+        "abs",
+        "all",
+        "any",
+        "ascii",
+        "bin",
+        "bool",
+        "bytes",
+        "callable",
+        "chr",
+        "complex",
+        "dict",
+        "divmod",
+        "float",
+        "format",
+        "frozenset",
+        "hash",
+        "hex",
+        "id",
+        "int",
+        "isinstance",
+        "issubclass",
+        "len",
+        "list",
+        "max",
+        "min",
+        "oct",
+        "ord",
+        "pow",
+        "range",
+        "repr",
+        "round",
+        "set",
+        "slice",
+        "sorted",
+        "str",
+        "sum",
+        "tuple",
+        "type",
+        "zip",
+    }
+)
 _COMMUTATIVE = (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor)
 _FLIP = {ast.Gt: ast.Lt, ast.GtE: ast.LtE}
-_BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If,
-           ast.With, ast.AsyncWith, ast.Try, ast.Lambda)
-_SILENT = (ast.Pass, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.expr_context, ast.Module,
-           ast.arguments, ast.alias)
+_BLOCKS = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.If,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.Lambda,
+)
+_SILENT = (
+    ast.Pass,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Global,
+    ast.Nonlocal,
+    ast.expr_context,
+    ast.Module,
+    ast.arguments,
+    ast.alias,
+)
 
 
 class _Names:
     """What the whole notebook binds and reads, which decides how each name is spelled."""
 
     def __init__(self) -> None:
-        self.read: set[str] = set()       # names loaded anywhere
-        self.own: set[str] = set()        # names it binds (assigns, defines, imports, takes as parameters)
+        self.read: set[str] = set()  # names loaded anywhere
+        self.own: set[str] = set()  # names it binds (assigns, defines, imports, takes as parameters)
         self.own_attrs: set[str] = set()  # attributes it assigns (`self.w = ...`) and methods it defines
-        self.binds: Counter[str] = Counter()          # how many places bind each name
-        self.imports: Counter[str] = Counter()        # how many of them are imports
+        self.binds: Counter[str] = Counter()  # how many places bind each name
+        self.imports: Counter[str] = Counter()  # how many of them are imports
 
     def scan(self, tree: ast.AST) -> None:
         for node in ast.walk(tree):
@@ -77,9 +137,10 @@ class _Names:
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.own.add(node.name)
                 self.binds[node.name] += 1
-                if isinstance(node, ast.ClassDef):    # its methods are attributes; its own name is not, so
-                    self.own_attrs.update(            # renaming `class Huber` leaves `keras.losses.Huber`
-                        s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
+                if isinstance(node, ast.ClassDef):  # its methods are attributes; its own name is not, so
+                    self.own_attrs.update(  # renaming `class Huber` leaves `keras.losses.Huber`
+                        s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    )
             elif isinstance(node, ast.arg):
                 self.own.add(node.arg)
                 self.binds[node.arg] += 1
@@ -144,8 +205,20 @@ def _pure(node: ast.AST, names: _Names) -> bool:
         if isinstance(n, ast.Call):
             if not (isinstance(n.func, ast.Name) and n.func.id in _PURE_CALLS and n.func.id not in names.own):
                 return False
-        elif isinstance(n, (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda, ast.ListComp,
-                            ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        elif isinstance(
+            n,
+            (
+                ast.NamedExpr,
+                ast.Await,
+                ast.Yield,
+                ast.YieldFrom,
+                ast.Lambda,
+                ast.ListComp,
+                ast.SetComp,
+                ast.DictComp,
+                ast.GeneratorExp,
+            ),
+        ):
             return False
     return True
 
@@ -154,16 +227,28 @@ def _dead(stmt: ast.stmt, names: _Names) -> bool:
     """Whether the statement has no effect (the module docstring lists the rules)."""
     if isinstance(stmt, ast.Expr):
         v = stmt.value
-        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print" and "print" not in names.own:
+        if (
+            isinstance(v, ast.Call)
+            and isinstance(v.func, ast.Name)
+            and v.func.id == "print"
+            and "print" not in names.own
+        ):
             return all(_constant(a) for a in [*v.args, *(k.value for k in v.keywords)])
         return _pure(v, names)
     if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         flat = [t for tg in targets for t in ast.walk(tg) if not isinstance(t, (ast.expr_context, ast.Starred))]
-        unread = all(isinstance(t, (ast.Name, ast.Tuple, ast.List)) and (not isinstance(t, ast.Name) or
-                     t.id not in names.read) for t in flat)
-        same = isinstance(stmt, ast.Assign) and len(targets) == 1 and isinstance(targets[0], ast.Name) and \
-            isinstance(stmt.value, ast.Name) and stmt.value.id == targets[0].id          # a = a
+        unread = all(
+            isinstance(t, (ast.Name, ast.Tuple, ast.List)) and (not isinstance(t, ast.Name) or t.id not in names.read)
+            for t in flat
+        )
+        same = (
+            isinstance(stmt, ast.Assign)
+            and len(targets) == 1
+            and isinstance(targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Name)
+            and stmt.value.id == targets[0].id
+        )  # a = a
         return same or unread and (stmt.value is None or _pure(stmt.value, names))
     return isinstance(stmt, _SILENT)
 
@@ -182,15 +267,22 @@ class _Walk:
             return [Token(c, self.cell, line)]
         if isinstance(n, ast.Name):
             return [Token(self.names.spell(n.id), self.cell, line)]
-        if isinstance(n, ast.JoinedStr):      # an f-string: one S, then what it formats (its text is spelling)
-            return [Token("S", self.cell, line), *(t for v in n.values if isinstance(v, ast.FormattedValue)
-                                                    for t in self.node(v.value, line, depth + 1))]
+        if isinstance(n, ast.JoinedStr):  # an f-string: one S, then what it formats (its text is spelling)
+            return [
+                Token("S", self.cell, line),
+                *(
+                    t
+                    for v in n.values
+                    if isinstance(v, ast.FormattedValue)
+                    for t in self.node(v.value, line, depth + 1)
+                ),
+            ]
         if isinstance(n, ast.Attribute):
             attr = "V" if n.attr in self.names.own_attrs else n.attr
             return [Token("." + attr, self.cell, line), *self.node(n.value, line, depth + 1)]
-        if isinstance(n, ast.keyword):      # `dim=0` is `0` (the value, in `_Walk.node`'s canonical order)
+        if isinstance(n, ast.keyword):  # `dim=0` is `0` (the value, in `_Walk.node`'s canonical order)
             return [*([Token("**", self.cell, line)] if n.arg is None else []), *self.node(n.value, line, depth + 1)]
-        if isinstance(n, ast.If) and isinstance(n.test, ast.Constant):     # if 0: / if True:
+        if isinstance(n, ast.If) and isinstance(n.test, ast.Constant):  # if 0: / if True:
             return self.body(n.body if n.test.value else n.orelse, line, depth)
         if isinstance(n, ast.While) and isinstance(n.test, ast.Constant) and not n.test.value:
             return self.body(n.orelse, line, depth)
@@ -200,7 +292,7 @@ class _Walk:
         parts = []
         for field, value in ast.iter_fields(n):
             if field in ("ctx", "type_comment", "kind") or isinstance(value, (str, int, type(None))):
-                continue      # names of defs and args are the student's: their node kind is the token
+                continue  # names of defs and args are the student's: their node kind is the token
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 parts.append(self.body(value, line, depth))
             elif isinstance(value, list):
@@ -211,8 +303,8 @@ class _Walk:
                 parts.append(self.node(value, line, depth + 1))
         if self._commutes(n):
             parts.sort(key=lambda p: [t.text for t in p])
-        elif isinstance(n, ast.Call) and len(n.keywords) > 1:     # keyword arguments in one order
-            parts[-len(n.keywords):] = sorted(parts[-len(n.keywords):], key=lambda p: [t.text for t in p])
+        elif isinstance(n, ast.Call) and len(n.keywords) > 1:  # keyword arguments in one order
+            parts[-len(n.keywords) :] = sorted(parts[-len(n.keywords) :], key=lambda p: [t.text for t in p])
         for p in parts:
             out.extend(p)
         if isinstance(n, _BLOCKS):
@@ -220,8 +312,11 @@ class _Walk:
         return out
 
     def _commutes(self, n: ast.AST) -> bool:
-        return (isinstance(n, ast.BinOp) and isinstance(n.op, _COMMUTATIVE)) or isinstance(n, ast.BoolOp) or \
-            (isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.NotEq)))
+        return (
+            (isinstance(n, ast.BinOp) and isinstance(n.op, _COMMUTATIVE))
+            or isinstance(n, ast.BoolOp)
+            or (isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.NotEq)))
+        )
 
     def body(self, stmts: list[ast.stmt], line: int, depth: int) -> list[Token]:
         out: list[Token] = []
@@ -230,7 +325,7 @@ class _Walk:
                 break
             if not _dead(s, self.names):
                 out.extend(self.node(s, line, depth + 1))
-        return out[:self.budget]
+        return out[: self.budget]
 
 
 def _canonical(tree: ast.Module, helpers: Helpers) -> ast.Module:
@@ -250,7 +345,7 @@ def notebook_tokens(cells: list[tuple[int, str]], keep: frozenset[str] = frozens
     parsable: set[int] = set()
     names, parsed = _Names(), 0
     helpers = Helpers(keep, names, lambda s: _dead(s, names))
-    for number, source in by_size:      # first pass: what the notebook binds and reads (trees not kept)
+    for number, source in by_size:  # first pass: what the notebook binds and reads (trees not kept)
         if len(source) <= MAX_PARSE_CHARS and parsed + len(source) <= MAX_PARSE_TOTAL:
             tree = parse(source)
             parsed += len(source)
@@ -260,11 +355,12 @@ def notebook_tokens(cells: list[tuple[int, str]], keep: frozenset[str] = frozens
                 parsable.add(number)
     out, left = {}, MAX_TOKENS
     for i, (number, source) in enumerate(by_size):
-        budget = min(CELL_TOKENS, left // (len(by_size) - i))   # at most a fair share of what is left
+        budget = min(CELL_TOKENS, left // (len(by_size) - i))  # at most a fair share of what is left
         tree = parse(source) if number in parsable else None
         tree = _canonical(tree, helpers) if tree is not None else None
-        toks = _Walk(names, number, budget).body(tree.body, 1, 0) if tree is not None else \
-            tokens(source, number, budget)
+        toks = (
+            _Walk(names, number, budget).body(tree.body, 1, 0) if tree is not None else tokens(source, number, budget)
+        )
         out[number] = toks
         left -= len(toks)
     return out

@@ -8,6 +8,7 @@ own and the fingerprints are pooled per notebook, so reordering cells changes no
 Runs on hostile text: the notebook was read with `notebook.parse`'s caps, and this module's work is
 linear in the tokens it keeps (at most `MAX_TOKENS` a notebook); student code is never evaluated.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -18,8 +19,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-K = 12                # tokens in a k-gram: about one line of code (a shorter match is noise)
-WINDOW = 8            # winnowing window: any match of K + WINDOW - 1 tokens is guaranteed to be found
+K = 12  # tokens in a k-gram: about one line of code (a shorter match is noise)
+WINDOW = 8  # winnowing window: any match of K + WINDOW - 1 tokens is guaranteed to be found
 MAX_TOKENS = 200_000  # per notebook: tokens past it are not compared (bounded work on a hostile file)
 
 _KEEP = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins))
@@ -29,9 +30,9 @@ _FALLBACK = re.compile(r"""[A-Za-z_]\w*|\d[\w.]*|'[^'\n]*'|"[^"\n]*"|\S""")
 
 @dataclass(frozen=True)
 class Token:
-    text: str   # normalized
-    cell: int   # the cell's number, as the student counts cells
-    line: int   # 1-based line within the cell
+    text: str  # normalized
+    cell: int  # the cell's number, as the student counts cells
+    line: int  # 1-based line within the cell
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,8 @@ def kgrams(toks: list[Token], k: int = K) -> list[Print]:
     """Every k-gram of one cell's tokens, hashed, with the lines it spans."""
     out = []
     for i in range(len(toks) - k + 1):
-        lines = [t.line for t in toks[i:i + k]]   # not in order where operands were put in one order
-        out.append(Print(kgram_hash(toks[i:i + k]), toks[i].cell, min(lines), max(lines)))
+        lines = [t.line for t in toks[i : i + k]]  # not in order where operands were put in one order
+        out.append(Print(kgram_hash(toks[i : i + k]), toks[i].cell, min(lines), max(lines)))
     return out
 
 

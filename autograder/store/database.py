@@ -3,6 +3,7 @@
 Each upsert is one transaction, so a killed grader leaves either the old row or the new
 one, never half of one; WAL mode and a busy timeout let two graders share a results dir.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,12 +13,13 @@ from pathlib import Path
 
 from autograder.judge.results import SubmissionResult
 
-FILE = "gradebook.sqlite"   # in the results folder; named here alone (the store owns the folder)
+FILE = "gradebook.sqlite"  # in the results folder; named here alone (the store owns the folder)
 
 
 def gradebook_path(out: Path) -> Path:
     """The gradebook of the results folder `out`: the graded results and staff's marks (`store.marks`)."""
     return out / FILE
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -52,21 +54,34 @@ class Gradebook:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
                 "INSERT OR REPLACE INTO submissions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (r.assignment, r.submission_id, r.source, r.sha256, env.get("assignment_version", ""),
-                 env.get("grader_version", ""), r.status, r.score, r.max_score, r.execution_time, time.time(),
-                 json.dumps(r.to_record(), default=str)),
+                (
+                    r.assignment,
+                    r.submission_id,
+                    r.source,
+                    r.sha256,
+                    env.get("assignment_version", ""),
+                    env.get("grader_version", ""),
+                    r.status,
+                    r.score,
+                    r.max_score,
+                    r.execution_time,
+                    time.time(),
+                    json.dumps(r.to_record(), default=str),
+                ),
             )
 
     def get(self, assignment: str, submission_id: str) -> SubmissionResult | None:
-        row = self.db.execute("SELECT record FROM submissions WHERE assignment=? AND submission_id=?",
-                              (assignment, submission_id)).fetchone()
+        row = self.db.execute(
+            "SELECT record FROM submissions WHERE assignment=? AND submission_id=?", (assignment, submission_id)
+        ).fetchone()
         return SubmissionResult.from_stored(json.loads(row[0])) if row else None
 
     def fingerprint(self, assignment: str, submission_id: str) -> tuple[str, str, str] | None:
         """(sha256, assignment_version, grader_version) of the stored grade, for incremental grading."""
         row = self.db.execute(
             "SELECT sha256, assignment_version, grader_version FROM submissions WHERE assignment=? AND submission_id=?",
-            (assignment, submission_id)).fetchone()
+            (assignment, submission_id),
+        ).fetchone()
         return tuple(row) if row else None
 
     def assignments(self) -> set[str]:
@@ -76,12 +91,16 @@ class Gradebook:
     def stamps(self, assignment: str) -> dict[str, float]:
         """When each result of `assignment` was stored (`put` stamps it), without reading any: a reader that
         kept the results compares them to know which it must read again."""
-        return dict(self.db.execute("SELECT submission_id, graded_at FROM submissions WHERE assignment=?",
-                                    (assignment,)).fetchall())
+        return dict(
+            self.db.execute(
+                "SELECT submission_id, graded_at FROM submissions WHERE assignment=?", (assignment,)
+            ).fetchall()
+        )
 
     def all(self, assignment: str) -> list[SubmissionResult]:
-        rows = self.db.execute("SELECT record FROM submissions WHERE assignment=? ORDER BY submission_id",
-                               (assignment,)).fetchall()
+        rows = self.db.execute(
+            "SELECT record FROM submissions WHERE assignment=? ORDER BY submission_id", (assignment,)
+        ).fetchall()
         return [SubmissionResult.from_stored(json.loads(r[0])) for r in rows]
 
     def close(self) -> None:

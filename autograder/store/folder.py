@@ -4,6 +4,7 @@ intake and every kept version (`store.history`), offered to `grades.rows.read_gr
 Grades come before the store in the pipeline (what counts is decided without knowing how it is kept); this
 is where the two meet, so every face reads one assignment's grades with `assignment_grades` and nothing
 else opens the folder's files to compute them."""
+
 from __future__ import annotations
 
 import json
@@ -13,15 +14,14 @@ from typing import Any
 from autograder.config.assignment import load_assignment
 from autograder.grades.counting import Version
 from autograder.grades.rows import AssignmentGrades, read_grades
+from autograder.grades.rubric import Marks
 from autograder.intake.roster import Identity, read_identities, record_identities
 from autograder.judge.results import SubmissionResult
 from autograder.store.database import Gradebook, gradebook_path
-from autograder.grades.rubric import Marks
 from autograder.store.history import folder, versions
 from autograder.store.marks import Marks as MarkStore
 
-
-IDENTITIES = "identities.json"   # per assignment: who each submission is, as intake found it
+IDENTITIES = "identities.json"  # per assignment: who each submission is, as intake found it
 
 
 def identities_path(out: Path, assignment: str) -> Path:
@@ -63,8 +63,9 @@ class ResultsFolder:
         return SubmissionResult.from_stored(d["record"])
 
 
-def assignment_grades(kit: Path, assignment: str, out: Path, *, roster_csv: Path | None = None,
-                      course: Any = None) -> AssignmentGrades:
+def assignment_grades(
+    kit: Path, assignment: str, out: Path, *, roster_csv: Path | None = None, course: Any = None
+) -> AssignmentGrades:
     """One assignment's grades as every command shows and exports them (`grades.rows.read_grades`), read
     from the results folder `out`."""
     return read_grades(load_assignment(assignment, kit), ResultsFolder(out), roster_csv=roster_csv, course=course)

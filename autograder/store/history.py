@@ -7,18 +7,19 @@ course's rule for which version counts (course.toml `[course] counts`: latest, b
 deadline) wherever grades are read (`store.folder.assignment_grades`, so every export alike).  A version is named by its content
 hash: the same notebook submitted again is one version.  The copy is bounded by the notebook size cap.
 """
+
 from __future__ import annotations
 
 import difflib
 import json
 import time
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from autograder.config.limits import DIFF_LINE_CHARS, DIFF_LINES, DIFF_LINES_IN, DIFF_SECONDS
 from autograder.grades.counting import Version
-from autograder.notebook.parse import MAX_NOTEBOOK_BYTES, InvalidNotebook, code_cells, read_notebook
 from autograder.judge.results import SubmissionResult
+from autograder.notebook.parse import MAX_NOTEBOOK_BYTES, InvalidNotebook, code_cells, read_notebook
 
 
 def folder(out: Path, assignment: str, submission_id: str) -> Path:
@@ -28,7 +29,7 @@ def folder(out: Path, assignment: str, submission_id: str) -> Path:
 def keep(out: Path, result: SubmissionResult, notebook: Path | None) -> None:
     """Keep this graded version (its record, and the notebook when it is a readable file under the cap)."""
     if not result.sha256 or result.provisional:
-        return   # nothing read, or not final: the next run grades it again
+        return  # nothing read, or not final: the next run grades it again
     where = folder(out, result.assignment, result.submission_id)
     where.mkdir(parents=True, exist_ok=True)
     if notebook is not None and notebook.is_file():
@@ -64,8 +65,17 @@ def versions(out: Path, assignment: str, submission_id: str, latest: int | None 
         except (OSError, ValueError, KeyError, TypeError):
             continue
         nb = where / f"{f.stem}.ipynb"
-        found.append(Version(f.stem, float(d.get("graded_at", 0)), str(d.get("submitted_at") or ""), r.score, r.max_score, r.status,
-                             nb if nb.is_file() else None))
+        found.append(
+            Version(
+                f.stem,
+                float(d.get("graded_at", 0)),
+                str(d.get("submitted_at") or ""),
+                r.score,
+                r.max_score,
+                r.status,
+                nb if nb.is_file() else None,
+            )
+        )
     return sorted(found, key=lambda v: v.graded_at)
 
 
@@ -110,20 +120,27 @@ class _Budgeted(difflib.SequenceMatcher):
         return super().find_longest_match(*args)
 
 
-def code_diff(old: Path | None, new: Path | None, names: tuple[str, str] = ("before", "after"),
-              seconds: float = DIFF_SECONDS) -> list[str]:
+def code_diff(
+    old: Path | None, new: Path | None, names: tuple[str, str] = ("before", "after"), seconds: float = DIFF_SECONDS
+) -> list[str]:
     """A unified diff of two versions' code cells, bounded whatever they hold: at most DIFF_LINES_IN lines of
     each (of DIFF_LINE_CHARS characters) are compared, DIFF_LINES lines shown, and the comparison stops after
     `seconds`; each cut is said in the diff."""
     a, b = code_lines(old), code_lines(new)
-    notes = [f"... (only the first {DIFF_LINES_IN} code lines of each version are compared)"] \
-        if max(len(a), len(b)) > DIFF_LINES_IN else []
+    notes = (
+        [f"... (only the first {DIFF_LINES_IN} code lines of each version are compared)"]
+        if max(len(a), len(b)) > DIFF_LINES_IN
+        else []
+    )
     a, b = ([line[:DIFF_LINE_CHARS] for line in x[:DIFF_LINES_IN]] for x in (a, b))
     try:
         diff = _unified(a, b, names, time.monotonic() + seconds)
     except _OverBudget:
-        return [f"--- {names[0]}", f"+++ {names[1]}",
-                f"... (these versions differ too much to compare line by line within {seconds:g} s)"]
+        return [
+            f"--- {names[0]}",
+            f"+++ {names[1]}",
+            f"... (these versions differ too much to compare line by line within {seconds:g} s)",
+        ]
     cut = ["... (diff cut)"] if len(diff) > DIFF_LINES else []
     return diff[:DIFF_LINES] + cut + notes
 
@@ -167,5 +184,3 @@ def _identities(path: Path) -> dict[str, Any]:
         except (OSError, ValueError):
             return {}
     return _SEEN[path][1]
-
-

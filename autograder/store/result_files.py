@@ -1,4 +1,5 @@
 """Per-submission result files: OUT/ASSIGNMENT/<id>/results.json and instructor.json, written atomically."""
+
 from __future__ import annotations
 
 from pathlib import Path

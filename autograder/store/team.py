@@ -2,6 +2,7 @@
 them (`split`, each split recorded whole: who made it, how, its random seed), which parts each has finished
 (`done`), and when names were revealed under anonymous grading (`reveal`).  Rows are only added: a new split
 replaces the previous one for the pages (the latest is in force) but both stay recorded."""
+
 from __future__ import annotations
 
 import random
@@ -59,7 +60,7 @@ class Split:
     seed: str
     by: str
     at: float
-    shares: dict[str, str]       # item -> TA
+    shares: dict[str, str]  # item -> TA
 
 
 def _connect(db: Path) -> sqlite3.Connection:
@@ -85,7 +86,7 @@ def share(items: list[str], tas: list[str], how: str, seed: str = "") -> dict[st
     size, extra = divmod(len(order), len(tas))
     out, i = {}, 0
     for n, ta in enumerate(tas):
-        for item in order[i:i + size + (n < extra)]:
+        for item in order[i : i + size + (n < extra)]:
             out[item] = ta
         i += size + (n < extra)
     return out
@@ -102,8 +103,10 @@ def split(db: Path, assignment: str, items: list[str], tas: list[str], *, unit: 
     try:
         with conn:
             at = time.time()
-            cur = conn.execute("INSERT INTO team_splits (assignment, unit, how, seed, by, at) VALUES (?,?,?,?,?,?)",
-                               (assignment, unit, how, seed, by.strip(), at))
+            cur = conn.execute(
+                "INSERT INTO team_splits (assignment, unit, how, seed, by, at) VALUES (?,?,?,?,?,?)",
+                (assignment, unit, how, seed, by.strip(), at),
+            )
             sid = int(cur.lastrowid or 0)
             conn.executemany("INSERT INTO team_shares VALUES (?,?,?)", [(sid, k, v) for k, v in shares.items()])
         return Split(sid, assignment, unit, how, seed, by.strip(), at, shares)
@@ -117,8 +120,9 @@ def current(db: Path, assignment: str) -> Split | None:
         return None
     conn = _connect(db)
     try:
-        row = conn.execute("SELECT * FROM team_splits WHERE assignment=? ORDER BY id DESC LIMIT 1",
-                           (assignment,)).fetchone()
+        row = conn.execute(
+            "SELECT * FROM team_splits WHERE assignment=? ORDER BY id DESC LIMIT 1", (assignment,)
+        ).fetchone()
         if row is None:
             return None
         shares = dict(conn.execute("SELECT item, ta FROM team_shares WHERE split=?", (row[0],)).fetchall())
@@ -132,8 +136,10 @@ def mark_done(db: Path, assignment: str, submission_ids: list[str], exercise: st
     conn = _connect(db)
     try:
         with conn:
-            conn.executemany("INSERT OR REPLACE INTO team_done VALUES (?,?,?,?,?)",
-                             [(assignment, s, exercise, by.strip(), time.time()) for s in submission_ids])
+            conn.executemany(
+                "INSERT OR REPLACE INTO team_done VALUES (?,?,?,?,?)",
+                [(assignment, s, exercise, by.strip(), time.time()) for s in submission_ids],
+            )
     finally:
         conn.close()
 
@@ -144,8 +150,12 @@ def done(db: Path, assignment: str) -> dict[tuple[str, str], str]:
         return {}
     conn = _connect(db)
     try:
-        return {(s, e): by for s, e, by in conn.execute(
-            "SELECT submission_id, exercise, by FROM team_done WHERE assignment=?", (assignment,)).fetchall()}
+        return {
+            (s, e): by
+            for s, e, by in conn.execute(
+                "SELECT submission_id, exercise, by FROM team_done WHERE assignment=?", (assignment,)
+            ).fetchall()
+        }
     finally:
         conn.close()
 
@@ -155,7 +165,9 @@ def reveal(db: Path, assignment: str, by: str) -> None:
     conn = _connect(db)
     try:
         with conn:
-            conn.execute("INSERT INTO team_reveals (assignment, by, at) VALUES (?,?,?)", (assignment, by.strip(), time.time()))
+            conn.execute(
+                "INSERT INTO team_reveals (assignment, by, at) VALUES (?,?,?)", (assignment, by.strip(), time.time())
+            )
     finally:
         conn.close()
 
@@ -166,8 +178,9 @@ def revealed(db: Path, assignment: str) -> tuple[str, float] | None:
         return None
     conn = _connect(db)
     try:
-        row = conn.execute("SELECT by, at FROM team_reveals WHERE assignment=? ORDER BY id LIMIT 1",
-                           (assignment,)).fetchone()
+        row = conn.execute(
+            "SELECT by, at FROM team_reveals WHERE assignment=? ORDER BY id LIMIT 1", (assignment,)
+        ).fetchone()
         return (row[0], row[1]) if row else None
     finally:
         conn.close()

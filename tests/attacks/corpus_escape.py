@@ -12,6 +12,7 @@ link or escape sequence there.
 its worker can read (the cells' seed, and each probe call's); with the public SHA-256 derivation
 from a base seed the kit once had, this earned the 3 points of that test.
 """
+
 from __future__ import annotations
 
 import io
@@ -20,20 +21,29 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from autograder.grades.rows import grade_rows
 from autograder.probe.seeds import Seeds
 from autograder.report.feedback import write_feedback
 from autograder.report.instructor_report import render_report
-from autograder.grades.rows import grade_rows
 from autograder.report.table import print_table
 from tests.attacks.corpus import FULL, NO_ANSWER, WRONG_DOUBLE, Attack, Ctx, nb, notebook, output_of
-from tests.report.test_escaping import (assert_csv_safe, assert_same_structure, assert_terminal_safe, html_structure,
-                                         markdown_html)
+from tests.report.test_escaping import (
+    assert_csv_safe,
+    assert_same_structure,
+    assert_terminal_safe,
+    html_structure,
+    markdown_html,
+)
 
-TERMINAL = ("[/x] [link=javascript:alert(1)]AG_ESC[/link] [bold red]RED[/] :skull: \x1b[31mRED\x1b[0m\x1b[2J "
-            "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\ \x9b31m ok\rOVERWRITTEN evil\u202egnp.exe\x07")
-WEB = ('=HYPERLINK("https://evil.example","x") <script>alert(1)</script> <img src=x onerror="alert(1)"> '
-       '</pre><a href="javascript:alert(1)">AG_ESC</a> [click](javascript:alert(1)) '
-       '![img](https://evil.example/x.png) <https://evil.example>')
+TERMINAL = (
+    "[/x] [link=javascript:alert(1)]AG_ESC[/link] [bold red]RED[/] :skull: \x1b[31mRED\x1b[0m\x1b[2J "
+    "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\ \x9b31m ok\rOVERWRITTEN evil\u202egnp.exe\x07"
+)
+WEB = (
+    '=HYPERLINK("https://evil.example","x") <script>alert(1)</script> <img src=x onerror="alert(1)"> '
+    '</pre><a href="javascript:alert(1)">AG_ESC</a> [click](javascript:alert(1)) '
+    '![img](https://evil.example/x.png) <https://evil.example>'
+)
 FENCE = "AG_ESC\n```\n# injected heading\n<b>raw</b>\n````\n~~~\n| a | b |\n[ref]: https://evil.example\n"
 # lone surrogates: a Python str (a notebook's "\\ud800", bytes that are not UTF-8 in a file name) no UTF-8 file holds
 SURROGATES = "AG_SUR \ud800 a\udcffb \udfff\ud800"
@@ -48,7 +58,9 @@ SURROGATE_NAME = b"AG_SUR_\xff\xfe_\xed\xa0\x80.ipynb"  # not UTF-8 (the last th
 
 def surrogate_free(r, ctx: Ctx) -> None:
     """The result holds U+FFFD where the submission had lone surrogates, in its cells' code too."""
-    text = output_of(r) + r.source + "".join(c.code for c in r.cells) + "".join(str(f) for c in r.cells for f in c.frames)
+    text = (
+        output_of(r) + r.source + "".join(c.code for c in r.cells) + "".join(str(f) for c in r.cells for f in c.frames)
+    )
     assert "\ufffd AG_RAW" in text, "the JSON's lone surrogate never reached the result: the check is vacuous"
     assert not any("\ud800" <= ch <= "\udfff" for ch in text)
 
@@ -56,8 +68,12 @@ def surrogate_free(r, ctx: Ctx) -> None:
 def _surrogate_notebook(ctx: Ctx) -> Path:
     """A cell raising lone surrogates, ANSWER one (the test message quotes it), and one escaped in the JSON itself."""
     raw = "x = 1  # AG_RAW_SURROGATE: the notebook's JSON holds a lone surrogate here (compile() refuses the cell)"
-    path = notebook(ctx, "escape_lone_surrogates", insert={3: [raw, SURROGATE_PAYLOAD]},
-                    replace={"ANSWER = 42": f"ANSWER = {SURROGATES!r}"})
+    path = notebook(
+        ctx,
+        "escape_lone_surrogates",
+        insert={3: [raw, SURROGATE_PAYLOAD]},
+        replace={"ANSWER = 42": f"ANSWER = {SURROGATES!r}"},
+    )
     path.write_text(path.read_text(encoding="utf-8").replace("AG_RAW_SURROGATE", "\\udc80 AG_RAW"), encoding="utf-8")
     return path
 
@@ -72,10 +88,20 @@ def _x(text: str) -> str:
 def _benign(r):
     """The same result with every student-influenced text replaced by "x" (empty stays empty)."""
     tests = [replace(t, message=_x(t.message)) for t in r.tests]
-    cells = [replace(c, type=_x(c.type), message=_x(c.message), code=_x(c.code), notes=[_x(n) for n in c.notes])
-             for c in r.cells]
-    return replace(r, submission_id="x", source="x", message=_x(r.message), stdout=_x(r.stdout),
-                   stderr=_x(r.stderr), tests=tests, cells=cells)
+    cells = [
+        replace(c, type=_x(c.type), message=_x(c.message), code=_x(c.code), notes=[_x(n) for n in c.notes])
+        for c in r.cells
+    ]
+    return replace(
+        r,
+        submission_id="x",
+        source="x",
+        message=_x(r.message),
+        stdout=_x(r.stdout),
+        stderr=_x(r.stderr),
+        tests=tests,
+        cells=cells,
+    )
 
 
 def neutralised(r, ctx: Ctx) -> None:
@@ -96,8 +122,9 @@ def neutralised(r, ctx: Ctx) -> None:
     assert_terminal_safe(markdown)  # `cat` it: no escape sequence either
     report = render_report([r], title="t")
     benign_report = render_report([_benign(r)], title="t")
-    assert [t for t in html_structure(report)[0] if t[0] != "img"] == \
-        [t for t in html_structure(benign_report)[0] if t[0] != "img"]
+    assert [t for t in html_structure(report)[0] if t[0] != "img"] == [
+        t for t in html_structure(benign_report)[0] if t[0] != "img"
+    ]
     # the score table, through the function `autograder grade` prints with
     buf = io.StringIO()
     print_table(grade_rows([r]), f"{r.assignment}: 1 submission", stream=buf)
@@ -107,10 +134,12 @@ def neutralised(r, ctx: Ctx) -> None:
 
 def recorded_raw(*needles: str):
     """The payload did reach the record (escaping happens where it is shown, so the checks are not vacuous)."""
+
     def check(r, ctx):
         text = output_of(r) + r.source
         missing = [n for n in needles if n not in text]
         assert not missing, f"{missing} not in the result of {r.submission_id}"
+
     check.__name__ = "recorded_raw"
     return check
 
@@ -173,32 +202,72 @@ def seeds_seen_are_their_own(r, ctx: Ctx) -> None:
 def attacks() -> list[Attack]:
     A = Attack
     return [
-        A("escape_cell_output", "prints rich markup, ANSI/OSC 8, CR, bidi, formulas, HTML/JS, Markdown links and "
-          "fences, then raises an exception whose class name and message carry them",
-          nb("escape_cell_output", insert={3: RAISE_PAYLOAD}), FULL, "graded",
-          checks=[recorded_raw("\x1b]8;;", "[/x]", "<script>", "```\n# injected"), neutralised]),
-        A("escape_quoted_value", "ANSWER is an object whose class name is markup/HTML: the test message quotes it",
-          nb("escape_quoted_value", replace={"ANSWER = 42": QUOTED_VALUE}), NO_ANSWER, "graded",
-          checks=[recorded_raw("[/x]", "\x1b[31m"), neutralised]),
-        A("escape_file_name", "a notebook named with a spreadsheet formula, rich markup, ANSI and HTML",
-          lambda ctx: _named_copy(ctx, FILE_NAME), FULL, "graded", intake=True,
-          checks=[recorded_raw('=HYPERLINK("evil.example"', "\x1b[31m"), neutralised]),
-        A("escape_markdown_fences", "a cell error message of Markdown fences, raw HTML, a table row and a link "
-          "definition, aimed at the .md feedback",
-          nb("escape_markdown_fences", insert={3: f"raise ValueError({FENCE * 3!r} + '````````')"}), FULL, "graded",
-          checks=[recorded_raw("```\n# injected"), neutralised]),
-        A("escape_lone_surrogates", "raises lone surrogates, sends them as ANSWER and has "
-          "one in its JSON (valid in a Python str, in no UTF-8 file): every output is still strict UTF-8, no grade lost",
-          _surrogate_notebook, NO_ANSWER, "graded",
-          checks=[recorded_raw("AG_SUR \ufffd a\ufffdb", "AG_SUR printed"), surrogate_free, neutralised]),
-        A("escape_surrogate_file_name", "a notebook whose file name is not UTF-8 (read back as lone surrogates)",
-          lambda ctx: _named_copy(ctx, os.fsdecode(SURROGATE_NAME)), FULL, "graded", intake=True,
-          checks=[recorded_raw("AG_SUR_\ufffd"), neutralised]),
-        A("seed_of_another_test", "reads the seeds its worker runs under (cells, probe calls) and predicts the hidden "
-          "inputs of test_double_random to answer them right while double() is wrong",
-          nb("seed_of_another_test", insert={2: SEED_THIEF},
-             replace={"return x * 2": "return x * 2 if _predicted(x) else x * 3"}),
-          WRONG_DOUBLE, "graded", checks=[seeds_seen_are_their_own]),
+        A(
+            "escape_cell_output",
+            "prints rich markup, ANSI/OSC 8, CR, bidi, formulas, HTML/JS, Markdown links and "
+            "fences, then raises an exception whose class name and message carry them",
+            nb("escape_cell_output", insert={3: RAISE_PAYLOAD}),
+            FULL,
+            "graded",
+            checks=[recorded_raw("\x1b]8;;", "[/x]", "<script>", "```\n# injected"), neutralised],
+        ),
+        A(
+            "escape_quoted_value",
+            "ANSWER is an object whose class name is markup/HTML: the test message quotes it",
+            nb("escape_quoted_value", replace={"ANSWER = 42": QUOTED_VALUE}),
+            NO_ANSWER,
+            "graded",
+            checks=[recorded_raw("[/x]", "\x1b[31m"), neutralised],
+        ),
+        A(
+            "escape_file_name",
+            "a notebook named with a spreadsheet formula, rich markup, ANSI and HTML",
+            lambda ctx: _named_copy(ctx, FILE_NAME),
+            FULL,
+            "graded",
+            intake=True,
+            checks=[recorded_raw('=HYPERLINK("evil.example"', "\x1b[31m"), neutralised],
+        ),
+        A(
+            "escape_markdown_fences",
+            "a cell error message of Markdown fences, raw HTML, a table row and a link "
+            "definition, aimed at the .md feedback",
+            nb("escape_markdown_fences", insert={3: f"raise ValueError({FENCE * 3!r} + '````````')"}),
+            FULL,
+            "graded",
+            checks=[recorded_raw("```\n# injected"), neutralised],
+        ),
+        A(
+            "escape_lone_surrogates",
+            "raises lone surrogates, sends them as ANSWER and has "
+            "one in its JSON (valid in a Python str, in no UTF-8 file): every output is still strict UTF-8, no grade lost",
+            _surrogate_notebook,
+            NO_ANSWER,
+            "graded",
+            checks=[recorded_raw("AG_SUR \ufffd a\ufffdb", "AG_SUR printed"), surrogate_free, neutralised],
+        ),
+        A(
+            "escape_surrogate_file_name",
+            "a notebook whose file name is not UTF-8 (read back as lone surrogates)",
+            lambda ctx: _named_copy(ctx, os.fsdecode(SURROGATE_NAME)),
+            FULL,
+            "graded",
+            intake=True,
+            checks=[recorded_raw("AG_SUR_\ufffd"), neutralised],
+        ),
+        A(
+            "seed_of_another_test",
+            "reads the seeds its worker runs under (cells, probe calls) and predicts the hidden "
+            "inputs of test_double_random to answer them right while double() is wrong",
+            nb(
+                "seed_of_another_test",
+                insert={2: SEED_THIEF},
+                replace={"return x * 2": "return x * 2 if _predicted(x) else x * 3"},
+            ),
+            WRONG_DOUBLE,
+            "graded",
+            checks=[seeds_seen_are_their_own],
+        ),
     ]
 
 
@@ -208,4 +277,3 @@ def _named_copy(ctx: Ctx, name: str) -> Path:
     path = folder / name
     path.write_bytes(ctx.master.read_bytes())
     return path
-

@@ -6,6 +6,7 @@ member over the size cap, a zip bomb, thousands of members, names carrying termi
 must hold: every bad member becomes its own `invalid` submission with the reason (never the whole
 command failing, never a traceback), and the honest members of the same zip are graded.
 """
+
 from __future__ import annotations
 
 import zipfile
@@ -34,7 +35,7 @@ def _members(raw: bytes) -> list[tuple[int, int]]:
     """(central header offset, local header offset) of every member, read from the central directory."""
     found, at = [], raw.find(b"PK\x01\x02")
     while at >= 0:
-        found.append((at, int.from_bytes(raw[at + 42:at + 46], "little")))
+        found.append((at, int.from_bytes(raw[at + 42 : at + 46], "little")))
         at = raw.find(b"PK\x01\x02", at + 46)
     return found
 
@@ -53,15 +54,16 @@ def _edit(z: Path, pick: Callable[[str], bool], how: str) -> None:
             raw[central + 8] |= 1
             raw[local + 6] |= 1
         elif how == "crc":
-            raw[central + 16:central + 20] = (info.CRC ^ 0x5A5A5A5A).to_bytes(4, "little")
+            raw[central + 16 : central + 20] = (info.CRC ^ 0x5A5A5A5A).to_bytes(4, "little")
         else:
-            data = local + 30 + len(info.filename.encode()) + int.from_bytes(raw[local + 28:local + 30], "little")
-            raw[data + 8:data + 40] = b"\xff" * 32
+            data = local + 30 + len(info.filename.encode()) + int.from_bytes(raw[local + 28 : local + 30], "little")
+            raw[data + 8 : data + 40] = b"\xff" * 32
     z.write_bytes(bytes(raw))
 
 
 def _big(size: int, head: bytes = b"") -> Callable[[zipfile.ZipFile, str], None]:
     """A member of `size` bytes (spaces after `head`) written in chunks: a ratio of ~1000:1 deflated."""
+
     def write(zf: zipfile.ZipFile, name: str) -> None:
         with zf.open(name, "w", force_zip64=True) as f:
             f.write(head)
@@ -69,6 +71,7 @@ def _big(size: int, head: bytes = b"") -> Callable[[zipfile.ZipFile, str], None]
             while left > 0:
                 f.write(chunk[:left])
                 left -= len(chunk)
+
     return write
 
 
@@ -88,16 +91,25 @@ def encrypted(ctx: Ctx) -> Path:
 
 
 def oversize(ctx: Ctx) -> Path:
-    return _zip(ctx, "zip_oversize", [("big_honest.ipynb", ctx.master.read_bytes()),
-                                      ("big_60mb.ipynb", _big(60 * 2**20, b'{"cells": ['))])
+    return _zip(
+        ctx,
+        "zip_oversize",
+        [("big_honest.ipynb", ctx.master.read_bytes()), ("big_60mb.ipynb", _big(60 * 2**20, b'{"cells": ['))],
+    )
 
 
 def bomb(ctx: Ctx) -> Path:
     # 40 MiB (under the member cap: extracted, then refused by the notebook size limit) and 256 MiB
     # (refused from the size the zip declares, never decompressed), each about 1000:1
-    return _zip(ctx, "zip_bomb", [("bomb_honest.ipynb", ctx.master.read_bytes()),
-                                  ("bomb_40mb.ipynb", _big(40 * 2**20, b'{"cells": [')),
-                                  ("bomb_256mb.ipynb", _big(2**28))])
+    return _zip(
+        ctx,
+        "zip_bomb",
+        [
+            ("bomb_honest.ipynb", ctx.master.read_bytes()),
+            ("bomb_40mb.ipynb", _big(40 * 2**20, b'{"cells": [')),
+            ("bomb_256mb.ipynb", _big(2**28)),
+        ],
+    )
 
 
 MANY_JUNK, MANY_LOCKED = 5000, 300
@@ -133,20 +145,65 @@ def no_escapes(r, ctx: Ctx) -> None:
 def attacks() -> list[Attack]:
     A = Attack
     return [
-        A("zip_damaged_member", "a zip member with garbled deflate data and one whose CRC lies, beside an honest one",
-          damaged, FULL, "graded", intake=True, count=3,
-          members={"dmg_bytes.ipynb": INVALID_DAMAGED, "dmg_crc.ipynb": INVALID_DAMAGED}),
-        A("zip_encrypted_member", "a password-protected (encryption flag) member beside an honest one",
-          encrypted, FULL, "graded", intake=True, count=2, members={"enc_locked.ipynb": INVALID_ENCRYPTED}),
-        A("zip_oversize_member", "a 60 MiB notebook member (under 100 KB compressed) beside an honest one",
-          oversize, FULL, "graded", intake=True, count=2, members={"big_60mb.ipynb": INVALID_TOO_BIG}),
-        A("zip_bomb", "~1000:1 members: 40 MiB (under the member cap) and 256 MiB, beside an honest one",
-          bomb, FULL, "graded", intake=True, count=3,
-          members={"bomb_40mb.ipynb": (0, "invalid", "MiB limit"), "bomb_256mb.ipynb": INVALID_TOO_BIG}),
-        A("zip_many_members", f"{MANY_JUNK} junk files and {MANY_LOCKED} unreadable notebooks beside an honest one",
-          many, FULL, "graded", intake=True, count=1 + MANY_LOCKED,
-          members={f"many_{i:04d}.ipynb": INVALID_ENCRYPTED for i in range(MANY_LOCKED)}),
-        A("zip_escape_names", "member names carrying OSC 8 links, clear-screen, title, colour, CR and RLO",
-          escape_names, FULL, "graded", intake=True, count=2, checks=[no_escapes],
-          members={ESC_DAMAGED: INVALID_DAMAGED}),
+        A(
+            "zip_damaged_member",
+            "a zip member with garbled deflate data and one whose CRC lies, beside an honest one",
+            damaged,
+            FULL,
+            "graded",
+            intake=True,
+            count=3,
+            members={"dmg_bytes.ipynb": INVALID_DAMAGED, "dmg_crc.ipynb": INVALID_DAMAGED},
+        ),
+        A(
+            "zip_encrypted_member",
+            "a password-protected (encryption flag) member beside an honest one",
+            encrypted,
+            FULL,
+            "graded",
+            intake=True,
+            count=2,
+            members={"enc_locked.ipynb": INVALID_ENCRYPTED},
+        ),
+        A(
+            "zip_oversize_member",
+            "a 60 MiB notebook member (under 100 KB compressed) beside an honest one",
+            oversize,
+            FULL,
+            "graded",
+            intake=True,
+            count=2,
+            members={"big_60mb.ipynb": INVALID_TOO_BIG},
+        ),
+        A(
+            "zip_bomb",
+            "~1000:1 members: 40 MiB (under the member cap) and 256 MiB, beside an honest one",
+            bomb,
+            FULL,
+            "graded",
+            intake=True,
+            count=3,
+            members={"bomb_40mb.ipynb": (0, "invalid", "MiB limit"), "bomb_256mb.ipynb": INVALID_TOO_BIG},
+        ),
+        A(
+            "zip_many_members",
+            f"{MANY_JUNK} junk files and {MANY_LOCKED} unreadable notebooks beside an honest one",
+            many,
+            FULL,
+            "graded",
+            intake=True,
+            count=1 + MANY_LOCKED,
+            members={f"many_{i:04d}.ipynb": INVALID_ENCRYPTED for i in range(MANY_LOCKED)},
+        ),
+        A(
+            "zip_escape_names",
+            "member names carrying OSC 8 links, clear-screen, title, colour, CR and RLO",
+            escape_names,
+            FULL,
+            "graded",
+            intake=True,
+            count=2,
+            checks=[no_escapes],
+            members={ESC_DAMAGED: INVALID_DAMAGED},
+        ),
     ]

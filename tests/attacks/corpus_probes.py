@@ -8,6 +8,7 @@ harder: tests award points only for values the judge compares with the reference
 docs/writing-tests.md, "How and what".)  `ANSWER` is withheld, so a successful forgery shows up as 2
 more points.
 """
+
 from __future__ import annotations
 
 from tests.attacks.corpus import NO_ANSWER, NO_ANSWER_CELL, Attack, nb, test_outcomes
@@ -25,7 +26,12 @@ while _f is not None:  # the worker's frames: any module (or object) holding the
 
 def attacks() -> list[Attack]:
     return [
-        Attack("replace_probe_via_frames", "replace the `answer` probe in the probes module found through the frames",
-               nb("replace_probe_via_frames", replace=NO_ANSWER_CELL, append=[REPLACE_PROBE]),
-               NO_ANSWER, "graded", checks=[test_outcomes(test_answer="failed")]),
+        Attack(
+            "replace_probe_via_frames",
+            "replace the `answer` probe in the probes module found through the frames",
+            nb("replace_probe_via_frames", replace=NO_ANSWER_CELL, append=[REPLACE_PROBE]),
+            NO_ANSWER,
+            "graded",
+            checks=[test_outcomes(test_answer="failed")],
+        ),
     ]

@@ -1,5 +1,6 @@
 """Points for *how* code was built, held against attacks: an honest notebook that does not earn them sets the
 bar, and each attack (that notebook plus a trick) must earn no more, all graded in one batch."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,9 +9,9 @@ import nbformat
 
 from autograder.config.assignment import load_assignment
 from autograder.intake.submissions import Submission
+from autograder.judge.results import SubmissionResult
 from autograder.judge.session import GradeOptions
 from autograder.pipeline import grade_class
-from autograder.judge.results import SubmissionResult
 from tests.nbfactory import edit
 
 KIT = Path(__file__).resolve().parents[2]
@@ -25,14 +26,15 @@ def master_code(assignment: str) -> list[str]:
 def master_between(assignment: str, start: str, end: str) -> str:
     """`assignment`'s master text from `start` up to (not including) `end`, in the one cell holding both."""
     for src in master_code(assignment):
-        if start in src and end in src[src.index(start):]:
+        if start in src and end in src[src.index(start) :]:
             i = src.index(start)
-            return src[i:src.index(end, i)]
+            return src[i : src.index(end, i)]
     raise AssertionError(f"{start!r}...{end!r} not in the master")
 
 
-def grade_attacks(tmp: Path, assignment: str, honest: dict[str, str],
-                  attacks: dict[str, dict[str, str] | str]) -> dict[str, SubmissionResult]:
+def grade_attacks(
+    tmp: Path, assignment: str, honest: dict[str, str], attacks: dict[str, dict[str, str] | str]
+) -> dict[str, SubmissionResult]:
     """Results by id, graded on the CPU in one batch: "honest", the master with the `honest` replacements, and
     "attack<i>" for the i-th attack, that notebook with the attack's own replacements (a dict) or with its
     code appended as a last cell (a str)."""
@@ -41,8 +43,9 @@ def grade_attacks(tmp: Path, assignment: str, honest: dict[str, str],
     subs = [Submission("honest", edit(a.solution, tmp / "honest.ipynb", replace=honest), "honest")]
     for i, (name, attack) in enumerate(attacks.items()):
         replace, insert = ({**honest, **attack}, None) if isinstance(attack, dict) else (honest, {n_cells: attack})
-        subs.append(Submission(f"attack{i}", edit(a.solution, tmp / f"attack{i}.ipynb", replace=replace,
-                                                  insert=insert), name))
+        subs.append(
+            Submission(f"attack{i}", edit(a.solution, tmp / f"attack{i}.ipynb", replace=replace, insert=insert), name)
+        )
     run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu"))
     return {r.submission_id: r for r in run.results}
 

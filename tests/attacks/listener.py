@@ -1,5 +1,6 @@
 """A TCP server on all addresses of the test process that would hand the answer ("42") to whoever connects:
 a sandboxed worker must never reach it (`peers` stays empty)."""
+
 from __future__ import annotations
 
 import socket

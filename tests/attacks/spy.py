@@ -5,14 +5,15 @@ is left behind, on a machine where other graders may be running.  These subclass
 nothing about the isolation: they call the real `spawn` and append one JSON line per worker
 start to a log file.  They are pickled to the judge processes like any isolation.
 """
+
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
 
-from autograder.execute import sandbox
 from autograder.config.limits import Limits
+from autograder.execute import sandbox
 
 
 def _record(log: str, workdir: Path, worker) -> None:
@@ -36,6 +37,7 @@ class RecordingBubblewrap(sandbox.Bubblewrap):
 
 
 if hasattr(sandbox, "WarmBubblewrap"):
+
     class RecordingWarmBubblewrap(sandbox.WarmBubblewrap):  # type: ignore[name-defined]
         def __init__(self, log: Path, gpu: bool = False) -> None:
             super().__init__(gpu=gpu)

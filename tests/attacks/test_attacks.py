@@ -11,6 +11,7 @@ copy of the master and a "victim" other attacks try to read and overwrite).  The
 
 Bubblewrap is required: without it this module FAILS (it does not skip).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -101,15 +102,30 @@ def batch(toy_kit: Path, tmp_path_factory: pytest.TempPathFactory):
     os.environ["AUTOGRADER_SECRET"] = secret
     os.environ["TMPDIR"] = str(work)  # work folders of every worker (judge processes inherit it)
     tempfile.tempdir = str(work)
-    ctx = Ctx(tmp=nbs, master=assignment.solution, kit=toy_kit, out=out, marker_dir=marker, victim=victim,
-              port=listener.port, host_ips=host_ips(), secret=secret, intake_scratch=scratch)
+    ctx = Ctx(
+        tmp=nbs,
+        master=assignment.solution,
+        kit=toy_kit,
+        out=out,
+        marker_dir=marker,
+        victim=victim,
+        port=listener.port,
+        host_ips=host_ips(),
+        secret=secret,
+        intake_scratch=scratch,
+    )
 
-    guarded = sorted(p for p in [*assignment.root.rglob("*"), assignment.solution, victim,
-                                 ROOT / "autograder" / "__init__.py"] if p.is_file() and "__pycache__" not in p.parts)
+    guarded = sorted(
+        p
+        for p in [*assignment.root.rglob("*"), assignment.solution, victim, ROOT / "autograder" / "__init__.py"]
+        if p.is_file() and "__pycache__" not in p.parts
+    )
     before = digest(guarded)
 
-    subs: list[Submission] = [Submission("master_copy", assignment.solution, "toy_attacks.ipynb"),
-                              Submission("victim", victim, "victim.ipynb")]
+    subs: list[Submission] = [
+        Submission("master_copy", assignment.solution, "toy_attacks.ipynb"),
+        Submission("victim", victim, "victim.ipynb"),
+    ]
     owner: dict[str, str] = {}  # submission id -> attack name
     for a in ATTACKS:
         built = a.build(ctx)
@@ -145,14 +161,29 @@ def batch(toy_kit: Path, tmp_path_factory: pytest.TempPathFactory):
         if r.submission_id in owner:
             by_attack.setdefault(owner[r.submission_id], []).append(r)
     records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    return {"run": run, "by_attack": by_attack, "ctx": ctx, "out": out, "tmp": tmp, "work": work,
-            "listener": listener, "guarded_before": before, "guarded": guarded, "records": records,
-            "scratch": scratch, "isolation": default.name, "results": {r.submission_id: r for r in run.results}, "elapsed": elapsed}
+    return {
+        "run": run,
+        "by_attack": by_attack,
+        "ctx": ctx,
+        "out": out,
+        "tmp": tmp,
+        "work": work,
+        "listener": listener,
+        "guarded_before": before,
+        "guarded": guarded,
+        "records": records,
+        "scratch": scratch,
+        "isolation": default.name,
+        "results": {r.submission_id: r for r in run.results},
+        "elapsed": elapsed,
+    }
 
 
 def _params() -> list:
-    return [pytest.param(a, id=a.name, marks=[pytest.mark.xfail(strict=True, reason=a.xfail)] if a.xfail else [])
-            for a in ATTACKS]
+    return [
+        pytest.param(a, id=a.name, marks=[pytest.mark.xfail(strict=True, reason=a.xfail)] if a.xfail else [])
+        for a in ATTACKS
+    ]
 
 
 @pytest.mark.parametrize("attack", _params())
@@ -160,9 +191,12 @@ def test_attack_earns_only_honest_credit(batch, attack):
     results = batch["by_attack"].get(attack.name)
     assert results and len(results) == attack.count, f"{attack.name} was not graded"
     for r in results:
-        detail = f"{attack.name} ({attack.tries}): {r.status} {r.score}/{r.max_score} {r.message!r}; " + \
-            "; ".join(f"{t.id}={t.outcome}: {t.message[:120]}" for t in r.tests) + \
-            " | cells: " + "; ".join(f"{c.cell}:{c.status}:{c.type}:{c.message[:80]}" for c in r.cells)
+        detail = (
+            f"{attack.name} ({attack.tries}): {r.status} {r.score}/{r.max_score} {r.message!r}; "
+            + "; ".join(f"{t.id}={t.outcome}: {t.message[:120]}" for t in r.tests)
+            + " | cells: "
+            + "; ".join(f"{c.cell}:{c.status}:{c.type}:{c.message[:80]}" for c in r.cells)
+        )
         score, status, message = attack.expect(r)
         assert r.score == score, detail
         allowed = status if isinstance(status, tuple) else (status,)
@@ -181,8 +215,9 @@ def test_honest_submissions_and_reference_unaffected(batch):
     assert batch["run"].reference.score == 10
     for sid in ("master_copy", "victim"):
         assert res[sid].score == 10 and res[sid].status == "graded", res[sid]
-    assert not any(r.status == "crashed" and "grader itself failed" in r.message for r in res.values()), \
-        [r.submission_id for r in res.values() if "grader itself failed" in r.message]
+    assert not any(r.status == "crashed" and "grader itself failed" in r.message for r in res.values()), [
+        r.submission_id for r in res.values() if "grader itself failed" in r.message
+    ]
     # the trusted process is still the trusted process
     assert not torch.allclose(torch.zeros(1), torch.ones(1))
     assert os.environ.get("AUTOGRADER_SECRET") != batch["ctx"].secret
@@ -192,13 +227,26 @@ def test_no_files_changed_or_planted_outside_the_sandbox(batch):
     ctx, tmp = batch["ctx"], batch["tmp"]
     assert digest(batch["guarded"]) == batch["guarded_before"], "a kit / classmate / grader file changed"
     assert list(ctx.marker_dir.iterdir()) == [], "student code ran outside the sandbox (pickle/.pth/conftest/...)"
-    planted = [ctx.out / "AG_PWNED", ctx.out / "toy_attacks" / "AG_PWNED", Path("/work/main/results/AG_PWNED"),
-               ROOT / "AG_PWNED", ctx.kit / "solutions" / "AG_PWNED",
-               ctx.kit / "assignments" / "toy_attacks" / "hidden" / "AG_PWNED.py", ROOT / "autograder" / "AG_PWNED.py",
-               Path("/AG_PWNED"), Path("/tmp/AG_PWNED"), tmp / "AG_PWNED", tmp.parent / "AG_PWNED",
-               batch["work"] / "AG_PWNED", tmp / "AG_PWNED_zip.ipynb", tmp.parent / "AG_PWNED_zip.ipynb",
-               Path("/tmp/AG_PWNED_abs.ipynb"), Path("/AG_PWNED_zip.ipynb")]
+    planted = [
+        ctx.out / "AG_PWNED",
+        ctx.out / "toy_attacks" / "AG_PWNED",
+        Path("/work/main/results/AG_PWNED"),
+        ROOT / "AG_PWNED",
+        ctx.kit / "solutions" / "AG_PWNED",
+        ctx.kit / "assignments" / "toy_attacks" / "hidden" / "AG_PWNED.py",
+        ROOT / "autograder" / "AG_PWNED.py",
+        Path("/AG_PWNED"),
+        Path("/tmp/AG_PWNED"),
+        tmp / "AG_PWNED",
+        tmp.parent / "AG_PWNED",
+        batch["work"] / "AG_PWNED",
+        tmp / "AG_PWNED_zip.ipynb",
+        tmp.parent / "AG_PWNED_zip.ipynb",
+        Path("/tmp/AG_PWNED_abs.ipynb"),
+        Path("/AG_PWNED_zip.ipynb"),
+    ]
     import site
+
     for sp in {*site.getsitepackages(), str(Path(torch.__file__).parents[1])}:
         planted += [Path(sp) / "AG_PWNED.pth", Path(sp) / "ag_attack.pth"]
     assert [p for p in planted if p.exists()] == []

@@ -7,6 +7,7 @@ grade command's workers fail (`vfork: Resource temporarily unavailable`), and th
 as final.  The honest class here computes `ANSWER` in threads that each start a process, so a fork
 that fails costs it the two points of `ANSWER`.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,39 +22,57 @@ import pytest
 from autograder.execute.sandbox import Bubblewrap
 from tests.nbfactory import edit
 
-
 pytestmark = pytest.mark.serial  # a class that floods the host beside another grade command
 
-HONEST = {"ANSWER = 42": (
-    "import concurrent.futures, subprocess\n"
-    "def _echo(s):\n"
-    "    return int(subprocess.run(['echo', s], capture_output=True, text=True, check=True).stdout)\n"
-    "with concurrent.futures.ThreadPoolExecutor(4) as pool:\n"
-    "    ANSWER = sum(pool.map(_echo, ['40', '1', '1']))")}
+HONEST = {
+    "ANSWER = 42": (
+        "import concurrent.futures, subprocess\n"
+        "def _echo(s):\n"
+        "    return int(subprocess.run(['echo', s], capture_output=True, text=True, check=True).stdout)\n"
+        "with concurrent.futures.ThreadPoolExecutor(4) as pool:\n"
+        "    ANSWER = sum(pool.map(_echo, ['40', '1', '1']))"
+    )
+}
 
-FLOOD = ("import threading, time\n"
-         "_stop = threading.Event()\n"
-         "_held = []\n"
-         "try:\n"
-         "    while len(_held) < 400:\n"
-         "        _t = threading.Thread(target=_stop.wait, daemon=True)\n"
-         "        _t.start()\n"
-         "        _held.append(_t)\n"
-         "except RuntimeError:\n"
-         "    pass\n"
-         "time.sleep(10)")
+FLOOD = (
+    "import threading, time\n"
+    "_stop = threading.Event()\n"
+    "_held = []\n"
+    "try:\n"
+    "    while len(_held) < 400:\n"
+    "        _t = threading.Thread(target=_stop.wait, daemon=True)\n"
+    "        _t.start()\n"
+    "        _held.append(_t)\n"
+    "except RuntimeError:\n"
+    "    pass\n"
+    "time.sleep(10)"
+)
 HOLD = "time.sleep(10)"
 
 
 def _cli(toy_kit: Path, subs: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "autograder", "--kit", str(toy_kit), "grade", "toy", str(subs),
-            "--out", str(out), "--jobs", "2"]
+    return [
+        sys.executable,
+        "-m",
+        "autograder",
+        "--kit",
+        str(toy_kit),
+        "grade",
+        "toy",
+        str(subs),
+        "--out",
+        str(out),
+        "--jobs",
+        "2",
+    ]
 
 
 def _scores(out: Path) -> dict[str, tuple]:
     with sqlite3.connect(out / "gradebook.sqlite") as db:
-        return {sid: (score, status) for sid, score, status in
-                db.execute("SELECT submission_id, score, status FROM submissions")}
+        return {
+            sid: (score, status)
+            for sid, score, status in db.execute("SELECT submission_id, score, status FROM submissions")
+        }
 
 
 def _flooding(root: int) -> bool:
@@ -95,8 +114,12 @@ def test_a_flooding_class_leaves_another_grade_commands_scores_alone(toy_kit, tm
     expected = _scores(tmp_path / "quiet")
     assert expected == {**{f"honest{i}": (10.0, "graded") for i in range(3)}, "master": (10.0, "graded")}
 
-    flooder = subprocess.Popen(_cli(toy_kit, flood, tmp_path / "flood_out"), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
+    flooder = subprocess.Popen(
+        _cli(toy_kit, flood, tmp_path / "flood_out"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 600
         while not _flooding(flooder.pid) and flooder.poll() is None and time.monotonic() < deadline:

@@ -9,6 +9,7 @@
 Zip members (generated names, `..` refused), Canvas / Moodle folders (links listed, never followed) and
 Gradescope's submission folder are tried in test_around_engine.py and corpus_intake.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,7 @@ def _graded(batch) -> dict[str, Path]:
 
 @pytest.mark.parametrize("linked", ["the student folder", "the assignment folder"])
 def test_nbgrader_link_out_of_the_exchange_is_not_followed(tmp_path, linked):
-    elsewhere = tmp_path / "source" / "ps1"           # e.g. the instructor's master
+    elsewhere = tmp_path / "source" / "ps1"  # e.g. the instructor's master
     elsewhere.mkdir(parents=True)
     (elsewhere / "ps1.ipynb").write_bytes(_nb("master"))
     submitted = tmp_path / "course" / "submitted"

@@ -7,6 +7,7 @@ share writable by a group, an unpacked submission) plants `assignments/<id>/` an
 each refusal is one line saying what was found, why it is not used and how to name it.  "Another user" is played
 two ways: a folder writable by every user (any caller), and one owned by `nobody` (needs root, as CI runs).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -41,11 +42,13 @@ def _as_another_user(folder: Path, how: str) -> None:
         if how == "another user":
             os.chown(p, NOBODY, NOBODY)
         elif p == folder:
-            p.chmod(0o777)   # writable by every user, without the sticky bit
+            p.chmod(0o777)  # writable by every user, without the sticky bit
 
 
-HOW = [pytest.param("writable by all"),
-       pytest.param("another user", marks=pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root"))]
+HOW = [
+    pytest.param("writable by all"),
+    pytest.param("another user", marks=pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -96,7 +99,7 @@ def test_validate_never_imports_checks_from_a_kit_above_it(planted, capsys):
     lines: list[str] = []
     code = validate(path, out=lines.append)
     assert not marker.exists(), marker.read_text()
-    assert code == 2 and "out of date" in "\n".join(lines)   # the installed checks are another version
+    assert code == 2 and "out of date" in "\n".join(lines)  # the installed checks are another version
     refusal = [ln for ln in capsys.readouterr().err.splitlines() if "not using" in ln]
     assert len(refusal) == 1 and str(work.parent) in refusal[0] and "--kit" in refusal[0], refusal
 
@@ -108,7 +111,7 @@ def test_validate_never_imports_checks_from_a_discovered_kit_even_the_callers_ow
     marker = tmp_path / "marker"
     folder = _plant(tmp_path, marker, "01_tensors")
     monkeypatch.chdir(tmp_path)
-    assert locate.kit() == tmp_path   # grading would take it: it is the caller's alone
+    assert locate.kit() == tmp_path  # grading would take it: it is the caller's alone
     path = _notebook(tmp_path / "student.ipynb", "01_tensors", checks.version(folder))
     assert validate(path, out=lambda _: None) == 2
     assert not marker.exists()
@@ -132,7 +135,7 @@ def test_grade_without_kit_never_imports_a_planted_kit(planted, capsys):
     from autograder.cli import main
 
     work, marker, folder, _ = planted
-    planted_only = folder.parent / "zz_planted"   # an id only the planted kit has
+    planted_only = folder.parent / "zz_planted"  # an id only the planted kit has
     shutil.copytree(folder, planted_only)
     code = main(["grade", "zz_planted", str(work / "none.ipynb"), "--out", str(work / "r"), "--allow-weak-isolation"])
     err = capsys.readouterr().err
@@ -158,13 +161,23 @@ def test_a_planted_course_file_is_never_read_beside_kit(planted, toy_kit, monkey
     for var in ("AUTOGRADER_SECRET", "AUTOGRADER_SECRET_FILE", "AUTOGRADER_VARIANTS"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(work))
-    code = main(["--kit", str(toy_kit), "grade", "toy", str(work / "none.ipynb"), "--out", str(work / "r"),
-                 "--allow-weak-isolation"])
+    code = main(
+        [
+            "--kit",
+            str(toy_kit),
+            "grade",
+            "toy",
+            str(work / "none.ipynb"),
+            "--out",
+            str(work / "r"),
+            "--allow-weak-isolation",
+        ]
+    )
     err = capsys.readouterr().err
-    assert code == 2   # stopped at intake, after the course file was looked for
+    assert code == 2  # stopped at intake, after the course file was looked for
     assert os.environ.get("AUTOGRADER_SECRET_FILE") is None and os.environ.get("AUTOGRADER_VARIANTS") is None
     assert f"not using {share / 'course.toml'}" in err and "--course-file" in err, err
-    assert "warning: no course secret" in err   # graded, if it were, under the caller's (here: none), said so
+    assert "warning: no course secret" in err  # graded, if it were, under the caller's (here: none), said so
 
 
 def test_a_course_file_named_with_course_file_is_used_as_named(tmp_path, monkeypatch):
@@ -209,14 +222,14 @@ def test_ownership_rules(tmp_path):
     own.mkdir()
     (own / "x.toml").write_text("")
     assert locate.unsafe(own) == "" and locate.unsafe(own / "x.toml") == ""
-    assert locate.unsafe(Path("/tmp")) != ""   # sticky and writable by all: fine above a folder, never as one
+    assert locate.unsafe(Path("/tmp")) != ""  # sticky and writable by all: fine above a folder, never as one
     for mode, word in ((0o775, "its group"), (0o757, "every user")):
         own.chmod(mode)
         assert word in locate.unsafe(own / "x.toml") and word in locate.unsafe(own)
     own.chmod(0o1777)
     (own / "inner").mkdir()
     (own / "inner").chmod(0o755)
-    assert locate.unsafe(own / "inner") == ""      # a sticky folder above: nobody can swap `inner`
+    assert locate.unsafe(own / "inner") == ""  # a sticky folder above: nobody can swap `inner`
     assert "every user" in locate.unsafe(own)
     f = own / "inner" / "course.toml"
     f.write_text("")
@@ -226,7 +239,7 @@ def test_ownership_rules(tmp_path):
     link.symlink_to(own / "inner")
     assert locate.unsafe(link) == ""
     (own / "inner").chmod(0o777)
-    assert "every user" in locate.unsafe(link)   # the folder a link leads to is what counts
+    assert "every user" in locate.unsafe(link)  # the folder a link leads to is what counts
     if os.geteuid() == 0:
         os.chown(own / "inner", NOBODY, NOBODY)
         (own / "inner").chmod(0o755)
@@ -251,7 +264,7 @@ def test_a_default_secret_file_others_can_write_is_refused(tmp_path, monkeypatch
     secret.chmod(secret.stat().st_mode | stat.S_IWOTH)
     assert course_secret()[1] == "default"
     assert f"not using {secret}" in capsys.readouterr().err
-    monkeypatch.setenv("AUTOGRADER_SECRET_FILE", str(secret))   # named: used as named
+    monkeypatch.setenv("AUTOGRADER_SECRET_FILE", str(secret))  # named: used as named
     assert course_secret() == (b"mine", "file")
 
 
@@ -263,7 +276,7 @@ def test_validate_uses_a_kit_named_with_kit(tmp_path, monkeypatch):
     folder = _plant(tmp_path / "k", marker, "01_tensors")
     assert Checks("01_tensors", checks.version(folder), kit=tmp_path / "k").folder() == folder
     with contextlib.redirect_stderr(io.StringIO()), pytest.raises(ValueError, match="out of date"):
-        Checks("01_tensors", checks.version(folder)).folder()   # the installed checks: another version
+        Checks("01_tensors", checks.version(folder)).folder()  # the installed checks: another version
 
 
 def test_a_refusal_shows_a_planted_folder_name_never_obeys_it(tmp_path, monkeypatch, capsys):

@@ -7,9 +7,9 @@ grade must come only from their own folder: ids stable per student across runs, 
 content, two claimants of one student refused with both named.  The same class is checked for every intake
 layout: hub and plain folders, zips of them, nbgrader's exchange, Canvas, Moodle, Gradescope.
 """
+
 from __future__ import annotations
 
-import argparse
 import sys
 import zipfile
 from pathlib import Path
@@ -18,11 +18,13 @@ import nbformat
 import pytest
 
 from autograder.intake.downloads import unpack
-from autograder.intake.roster import Roster, match_roster, read_identities
+from autograder.intake.roster import Roster, match_roster
 from autograder.intake.submissions import collect
 
-ROSTER = ("Student,ID,SIS User ID,SIS Login ID,Section\n"
-          "\"Author, Zoe\",2,S2,zoe,A\n\"Copier, Mallory\",3,S3,mallory,A\n\"Blank, Alice\",1,S1,alice,A\n")
+ROSTER = (
+    "Student,ID,SIS User ID,SIS Login ID,Section\n"
+    "\"Author, Zoe\",2,S2,zoe,A\n\"Copier, Mallory\",3,S3,mallory,A\n\"Blank, Alice\",1,S1,alice,A\n"
+)
 
 
 def nb(tag: str) -> bytes:
@@ -46,7 +48,7 @@ def _grade_intake(tmp_path: Path, folder: Path, roster: Path | None = None) -> t
     scratch = tmp_path / "scratch"
     scratch.mkdir(exist_ok=True)
     intake = take([folder], scratch, roster=roster, assignment="toy")
-    for note in intake.notes:   # what the grade command prints of it
+    for note in intake.notes:  # what the grade command prints of it
         print(note, file=sys.stderr)
     return intake.submissions, intake.identities
 
@@ -65,20 +67,25 @@ def _owner(subs, who) -> dict[str, str]:
 
 
 def test_a_byte_for_byte_copy_never_takes_the_authors_id(tmp_path, roster):
-    hub = _hub(tmp_path / "hub", {"zoe/01_tensors.ipynb": SOLVED, "mallory/01_tensors.ipynb": SOLVED,
-                                  "alice/01_tensors.ipynb": BLANK})
+    hub = _hub(
+        tmp_path / "hub",
+        {"zoe/01_tensors.ipynb": SOLVED, "mallory/01_tensors.ipynb": SOLVED, "alice/01_tensors.ipynb": BLANK},
+    )
     subs, who = _grade_intake(tmp_path, hub, roster)
-    assert len({s.id for s in subs}) == 3   # distinct: both copies reach similarity, each graded as its own
+    assert len({s.id for s in subs}) == 3  # distinct: both copies reach similarity, each graded as its own
     assert _owner(subs, who) == {"2": "zoe", "3": "mallory", "1": "alice"}
-    assert {s.id for s in subs} == {"2", "3", "1"}   # each the student's own id
+    assert {s.id for s in subs} == {"2", "3", "1"}  # each the student's own id
 
 
 def test_ids_are_the_students_in_every_run_so_versions_stay_theirs(tmp_path, roster):
     """Run 1: zoe's work.  Run 2: alice hands in the blank release, zoe nothing.  Run 3: zoe again."""
     from autograder.store import history
 
-    runs = [{"zoe/01_tensors.ipynb": SOLVED}, {"alice/01_tensors.ipynb": BLANK},
-            {"zoe/01_tensors.ipynb": SOLVED, "alice/01_tensors.ipynb": BLANK}]
+    runs = [
+        {"zoe/01_tensors.ipynb": SOLVED},
+        {"alice/01_tensors.ipynb": BLANK},
+        {"zoe/01_tensors.ipynb": SOLVED, "alice/01_tensors.ipynb": BLANK},
+    ]
     ids: list[dict[str, str]] = []
     for n, files in enumerate(runs):
         subs, _ = _grade_intake(tmp_path, _hub(tmp_path / f"run{n}", files), roster)
@@ -90,12 +97,14 @@ def test_ids_are_the_students_in_every_run_so_versions_stay_theirs(tmp_path, ros
 def test_a_file_named_after_a_classmate_is_the_folders_owners(tmp_path, roster):
     hub = _hub(tmp_path / "hub", {"mallory/zoe.ipynb": SOLVED, "alice/01_tensors.ipynb": BLANK})
     subs, who = _grade_intake(tmp_path, hub, roster)
-    assert _owner(subs, who) == {"3": "mallory", "1": "alice"}   # zoe: no submission, not mallory's file
+    assert _owner(subs, who) == {"3": "mallory", "1": "alice"}  # zoe: no submission, not mallory's file
 
 
 def test_two_claimants_of_one_student_are_refused_with_both_named(tmp_path, roster, capsys):
-    hub = _hub(tmp_path / "hub", {"mallory/zoe.ipynb": SOLVED, "mallory/01_tensors.ipynb": BLANK,
-                                  "zoe/01_tensors.ipynb": SOLVED})
+    hub = _hub(
+        tmp_path / "hub",
+        {"mallory/zoe.ipynb": SOLVED, "mallory/01_tensors.ipynb": BLANK, "zoe/01_tensors.ipynb": SOLVED},
+    )
     subs, who = _grade_intake(tmp_path, hub, roster)
     err = capsys.readouterr().err
     assert _owner(subs, who) == {"2": "zoe"}
@@ -111,7 +120,7 @@ def test_a_link_in_a_students_folder_is_not_followed(tmp_path, roster):
     (hub / "mallory" / "01_tensors.ipynb").symlink_to(hub / "zoe" / "01_tensors.ipynb")
     subs, _ = _grade_intake(tmp_path, hub, roster)
     link = next(s for s in subs if s.source.startswith("mallory/"))
-    assert "link" in link.problem   # graded invalid: never zoe's work as mallory's
+    assert "link" in link.problem  # graded invalid: never zoe's work as mallory's
 
 
 def test_a_plain_folder_without_roster_gives_each_file_its_own_stable_id(tmp_path):
@@ -119,15 +128,18 @@ def test_a_plain_folder_without_roster_gives_each_file_its_own_stable_id(tmp_pat
     first = {s.source: s.id for s in collect([_hub(tmp_path / "all", files)], tmp_path)}
     assert len(set(first.values())) == 4
     alone = {s.source: s.id for s in collect([_hub(tmp_path / "some", {"c/x.ipynb": BLANK})], tmp_path)}
-    assert alone["c/x.ipynb"] == first["c/x.ipynb"]   # the same id whoever else handed in, whatever it holds
+    assert alone["c/x.ipynb"] == first["c/x.ipynb"]  # the same id whoever else handed in, whatever it holds
     assert first["d.ipynb"] == "d"
 
 
 def test_a_zip_of_a_hub_folder_is_matched_by_its_folders(tmp_path, roster):
     z = tmp_path / "collected.zip"
     with zipfile.ZipFile(z, "w") as zf:
-        for name, data in {"hub/zoe/01_tensors.ipynb": SOLVED, "hub/mallory/01_tensors.ipynb": SOLVED,
-                           "hub/alice/zoe.ipynb": BLANK}.items():
+        for name, data in {
+            "hub/zoe/01_tensors.ipynb": SOLVED,
+            "hub/mallory/01_tensors.ipynb": SOLVED,
+            "hub/alice/zoe.ipynb": BLANK,
+        }.items():
             zf.writestr(name, data)
     subs, who = _grade_intake(tmp_path, z, roster)
     assert _owner(subs, who) == {"2": "zoe", "3": "mallory", "1": "alice"} and len({s.id for s in subs}) == 3
@@ -135,21 +147,34 @@ def test_a_zip_of_a_hub_folder_is_matched_by_its_folders(tmp_path, roster):
 
 def test_nbgrader_exchange_identity_is_the_student_folder(tmp_path):
     sub = tmp_path / "course" / "submitted"
-    _hub(sub, {"mallory/ps1/zoe.ipynb": SOLVED, "zoe/ps1/ps1.ipynb": SOLVED,
-               "a b/ps1/ps1.ipynb": SOLVED, "a  b/ps1/ps1.ipynb": SOLVED, "a_b/ps1/ps1.ipynb": SOLVED})
+    _hub(
+        sub,
+        {
+            "mallory/ps1/zoe.ipynb": SOLVED,
+            "zoe/ps1/ps1.ipynb": SOLVED,
+            "a b/ps1/ps1.ipynb": SOLVED,
+            "a  b/ps1/ps1.ipynb": SOLVED,
+            "a_b/ps1/ps1.ipynb": SOLVED,
+        },
+    )
     batch = unpack(tmp_path / "course", tmp_path / "scratch", assignment="ps1")
     owner = {e.identity.student_id: e.submission.source.split("/")[0] for e in batch.entries}
     assert owner["mallory"] == "mallory" and owner["zoe"] == "zoe"
-    assert len({e.submission.id for e in batch.entries}) == 5   # three ids that clean to `a_b`: three ids, not two
+    assert len({e.submission.id for e in batch.entries}) == 5  # three ids that clean to `a_b`: three ids, not two
     again = unpack(tmp_path / "course", tmp_path / "scratch2", assignment="ps1")
     assert {e.submission.id for e in again.entries} == {e.submission.id for e in batch.entries}
 
 
 def test_plain_folder_download_identity_is_the_top_folder(tmp_path):
-    batch = unpack(_hub(tmp_path / "hub", {"mallory/zoe.ipynb": SOLVED, "zoe/hw.ipynb": SOLVED}),
-                   tmp_path / "scratch", fmt="folder")
-    assert {e.identity.student_id: e.submission.source.split("/")[0] for e in batch.entries} == \
-        {"mallory": "mallory", "zoe": "zoe"}
+    batch = unpack(
+        _hub(tmp_path / "hub", {"mallory/zoe.ipynb": SOLVED, "zoe/hw.ipynb": SOLVED}),
+        tmp_path / "scratch",
+        fmt="folder",
+    )
+    assert {e.identity.student_id: e.submission.source.split("/")[0] for e in batch.entries} == {
+        "mallory": "mallory",
+        "zoe": "zoe",
+    }
 
 
 CANVAS_ROSTER = "Student,ID,SIS User ID,SIS Login ID,Section\n\"Author, Zoe\",2,S2,zoe,A\n"
@@ -167,7 +192,7 @@ def test_an_lms_name_never_takes_a_roster_row_with_another_lms_id(tmp_path, layo
     roster.write_text(CANVAS_ROSTER)
     batch = unpack(z, tmp_path / "scratch", roster=Roster.read_csv(roster))
     (entry,) = batch.entries
-    assert entry.identity.lms_user_id == "9" and entry.identity.sis_id != "S2"   # never zoe's ids
+    assert entry.identity.lms_user_id == "9" and entry.identity.sis_id != "S2"  # never zoe's ids
     assert [s.student_id for s in batch.roster.missing] == ["2"]
 
 
@@ -176,11 +201,13 @@ def test_two_lms_users_matching_one_roster_student_are_refused_with_both_named(t
 
     roster = tmp_path / "roster.csv"
     roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n\"Author, Zoe\",,S2,zoe,A\n")
-    found = {"authorzoe_2": Identity(student_id="2", name="Author, Zoe", login_id="zoe"),
-             "zoe_9": Identity(student_id="9", name="Zoe Author", email="", login_id="zoe")}
+    found = {
+        "authorzoe_2": Identity(student_id="2", name="Author, Zoe", login_id="zoe"),
+        "zoe_9": Identity(student_id="9", name="Zoe Author", email="", login_id="zoe"),
+    }
     m = match_roster(found, Roster.read_csv(roster))
     assert sorted(m.unmatched) == ["authorzoe_2", "zoe_9"] and m.duplicates == [("zoe_9", "authorzoe_2")]
-    assert m.matched["zoe_9"].student_id == "9" and m.matched["authorzoe_2"].sis_id == ""   # neither takes S2
+    assert m.matched["zoe_9"].student_id == "9" and m.matched["authorzoe_2"].sis_id == ""  # neither takes S2
     assert [s.sis_id for s in m.missing] == ["S2"]
     from autograder.intake.downloads import Batch
 
@@ -193,8 +220,14 @@ def test_gradescope_identity_is_the_metadata_never_a_file_name(tmp_path):
     import json
 
     sub = _hub(tmp_path / "submission", {"zoe.ipynb": SOLVED})
-    (tmp_path / "submission_metadata.json").write_text(json.dumps(
-        {"users": [{"name": "Mallory", "email": "m@u.edu", "sid": "S3", "id": 3}], "created_at": "2026-10-01T00:00:00Z"}))
+    (tmp_path / "submission_metadata.json").write_text(
+        json.dumps(
+            {
+                "users": [{"name": "Mallory", "email": "m@u.edu", "sid": "S3", "id": 3}],
+                "created_at": "2026-10-01T00:00:00Z",
+            }
+        )
+    )
     (entry,) = unpack(sub, tmp_path / "scratch").entries
     assert entry.identity.sis_id == "S3" and entry.identity.name == "Mallory"
 

@@ -7,6 +7,7 @@ every attack below is that notebook plus a trick, and must earn no more.  The ki
 that reaches outside its language (the Python C API, torch, numpy through the interpreter) gets 0 too: what a C library may
 call is read from its symbol table, and its kernels run in the kit's C harness, a process without Python.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -16,8 +17,12 @@ from tests.attacks.evidence import assert_no_more_than_honest, grade_attacks, gu
 ASSIGNMENT = "02b_kernels"
 
 # the tests whose points say "you built a C kernel / a Triton kernel"
-KERNEL_TESTS = ("test_c_kernels_as_the_grader_builds_them", "test_c_kernels_random",
-                "test_triton_kernel_as_the_grader_launches_it", "test_triton_kernel_random")
+KERNEL_TESTS = (
+    "test_c_kernels_as_the_grader_builds_them",
+    "test_c_kernels_random",
+    "test_triton_kernel_as_the_grader_launches_it",
+    "test_triton_kernel_random",
+)
 
 
 def _between(start: str, end: str) -> str:
@@ -27,14 +32,18 @@ def _between(start: str, end: str) -> str:
 PLAIN = {
     # no C: the library builds from an empty source; the wrappers keep their contract and call torch
     _between('    return r"""\nfloat expf', '    ### END SOLUTION'): '    return ""\n',
-    _between("    suffix = _kernel_dtype(x)\n    src = x.contiguous()", "    ### END SOLUTION"):
-        "    _kernel_dtype(x)\n    return torch.nn.functional.silu(x).contiguous()\n",
-    _between("    suffix = _kernel_dtype(x)\n    x2 = x.reshape", "    ### END SOLUTION"):
-        "    _kernel_dtype(x)\n    return torch.softmax(x, -1).contiguous()\n",
+    _between(
+        "    suffix = _kernel_dtype(x)\n    src = x.contiguous()", "    ### END SOLUTION"
+    ): "    _kernel_dtype(x)\n    return torch.nn.functional.silu(x).contiguous()\n",
+    _between(
+        "    suffix = _kernel_dtype(x)\n    x2 = x.reshape", "    ### END SOLUTION"
+    ): "    _kernel_dtype(x)\n    return torch.softmax(x, -1).contiguous()\n",
     # no Triton: a @triton.jit stub that is never launched
     _between("    row = tl.program_id(0)\n", "    ### END SOLUTION"): "    pass\n",
-    _between("    x2 = x.reshape(-1, x.shape[-1])\n    rows, cols = x2.shape\n    y = torch.empty((rows, cols)",
-             "    ### END SOLUTION"): "    return torch.softmax(x, -1).contiguous()\n",
+    _between(
+        "    x2 = x.reshape(-1, x.shape[-1])\n    rows, cols = x2.shape\n    y = torch.empty((rows, cols)",
+        "    ### END SOLUTION",
+    ): "    return torch.softmax(x, -1).contiguous()\n",
 }
 GATHER = _between("    out = torch.empty(tuple(sizes), dtype=storage.dtype)\n", "    ### END SOLUTION")
 HONEST_GATHER = "    return storage.as_strided(tuple(sizes), tuple(strides), offset).contiguous()\n"
@@ -84,36 +93,47 @@ void softmax_rows_f64(const double *x, double *y, long r, long c, long s0, long 
 ATTACKS = {
     # section 1 of the issue: plain torch, and as_strided hidden from the recorder
     "as_strided with the watching mode switched off": {
-        GATHER: "    with torch._C.DisableTorchFunction():\n" + HONEST_GATHER.replace("    return", "        return")},
+        GATHER: "    with torch._C.DisableTorchFunction():\n" + HONEST_GATHER.replace("    return", "        return")
+    },
     # C kernels that call back into Python (the notebook's own build resolves the symbol in the process)
     "C kernels that run torch through the Python C API": {
         C_KERNELS: '    return r"""\nint PyRun_SimpleString(const char *);\n'
-                   'void silu_f32(const float *x, float *y, long n) { PyRun_SimpleString("pass"); }\n'
-                   'void silu_f64(const double *x, double *y, long n) { PyRun_SimpleString("pass"); }\n'
-                   'void softmax_rows_f32(const float *x, float *y, long r, long c, long a, long b) { PyRun_SimpleString("pass"); }\n'
-                   'void softmax_rows_f64(const double *x, double *y, long r, long c, long a, long b) { PyRun_SimpleString("pass"); }\n'
-                   '"""\n'},
+        'void silu_f32(const float *x, float *y, long n) { PyRun_SimpleString("pass"); }\n'
+        'void silu_f64(const double *x, double *y, long n) { PyRun_SimpleString("pass"); }\n'
+        'void softmax_rows_f32(const float *x, float *y, long r, long c, long a, long b) { PyRun_SimpleString("pass"); }\n'
+        'void softmax_rows_f64(const double *x, double *y, long r, long c, long a, long b) { PyRun_SimpleString("pass"); }\n'
+        '"""\n'
+    },
     # C kernels with no exp and no arithmetic on their inputs: symbols of Python's C API declared weak pass the
     # link's -z defs unresolved, and the process that loads the library supplies them; they run torch on the pointers
-    "C kernels that compute with torch through weak libpython symbols": {C_KERNELS: '    return r"""\n' + WEAK_PYTHON + '"""\n'},
+    "C kernels that compute with torch through weak libpython symbols": {
+        C_KERNELS: '    return r"""\n' + WEAK_PYTHON + '"""\n'
+    },
     # an #include the text check did not see (a comment before it): cc read the worker's /etc/passwd, and its
     # errors quoted the file in the feedback
-    HIDDEN_INCLUDE: {C_KERNELS: C_KERNELS.replace('    return r"""\n', '    return r"""\n/**/ #include "/etc/passwd"\n', 1)},
+    HIDDEN_INCLUDE: {
+        C_KERNELS: C_KERNELS.replace('    return r"""\n', '    return r"""\n/**/ #include "/etc/passwd"\n', 1)
+    },
     # a Triton kernel whose body computes outside Triton (the interpreter runs its body as Python)
     "a Triton kernel that imports torch in its body": {
-        _between("    row = tl.program_id(0)\n", "    ### END SOLUTION"):
-            "    import torch\n    row = tl.program_id(0)\n    cols = tl.arange(0, BLOCK)\n"
-            "    tl.store(y_ptr + row * y_row_stride + cols, tl.load(x_ptr + row * x_row_stride + cols * x_col_stride))\n"},
+        _between(
+            "    row = tl.program_id(0)\n", "    ### END SOLUTION"
+        ): "    import torch\n    row = tl.program_id(0)\n    cols = tl.arange(0, BLOCK)\n"
+        "    tl.store(y_ptr + row * y_row_stride + cols, tl.load(x_ptr + row * x_row_stride + cols * x_col_stride))\n"
+    },
     "a Triton kernel that reads the interpreter's numpy arrays": {
-        _between("    row = tl.program_id(0)\n", "    ### END SOLUTION"):
-            "    row = tl.program_id(0)\n    data = x_ptr.handle.data\n"},
+        _between(
+            "    row = tl.program_id(0)\n", "    ### END SOLUTION"
+        ): "    row = tl.program_id(0)\n    data = x_ptr.handle.data\n"
+    },
 }
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    return grade_attacks(tmp_path_factory.mktemp("kernel-evidence"), ASSIGNMENT, {**PLAIN, GATHER: HONEST_GATHER},
-                         ATTACKS)
+    return grade_attacks(
+        tmp_path_factory.mktemp("kernel-evidence"), ASSIGNMENT, {**PLAIN, GATHER: HONEST_GATHER}, ATTACKS
+    )
 
 
 def test_the_plain_torch_notebook_earns_no_kernel_points(graded):
@@ -136,5 +156,7 @@ def test_no_file_the_source_includes_reaches_the_feedback(graded):
     """cc -E's output shows the file the source entered: refused by name, never compiled, so no message quotes it."""
     r = graded[f"attack{list(ATTACKS).index(HIDDEN_INCLUDE)}"]
     kernel = guarded(r, KERNEL_TESTS[:2])
-    assert kernel and all("includes passwd" in t.message for t in kernel if "public" in t.id), [t.message[:300] for t in kernel]
+    assert kernel and all("includes passwd" in t.message for t in kernel if "public" in t.id), [
+        t.message[:300] for t in kernel
+    ]
     assert not [t.id for t in r.tests if PASSWD_LINE in (t.message or "")], [t.message[:300] for t in r.tests]

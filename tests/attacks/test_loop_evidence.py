@@ -8,6 +8,7 @@ switched off, torch's function modes disabled), and `broadcast_shape` answered b
 default argument ("apply the rules yourself" is advice now, worth no points either way).  Each must earn no
 more than the honest loops, which lose the no-loop points.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -18,25 +19,26 @@ ASSIGNMENT = "01_tensors"
 LOOP_TESTS = ("test_no_python_loops", "test_pairwise_distances_no_loops")
 
 LOOPS = {
-    "return scores.gather(1, labels.unsqueeze(1)).squeeze(1)":
-        "return torch.stack([scores[i, labels[i]] for i in range(scores.shape[0])])",
-    "    return out.scatter_(1, labels.unsqueeze(1), 1.0)":
-        "    for i in range(labels.shape[0]):\n        out[i, labels[i]] = 1.0\n    return out",
-    "    return out.scatter_add_(0, index, values)":
-        "    for i in range(values.shape[0]):\n        out[index[i]] += values[i]\n    return out",
-    "    diff = A[:, None, :] - B[None, :, :]\n    return (diff ** 2).sum(dim=-1).sqrt()":
-        "    out = torch.empty(A.shape[0], B.shape[0], dtype=A.dtype, device=A.device)\n"
-        "    for i in range(A.shape[0]):\n        out[i] = ((A[i] - B) ** 2).sum(dim=1).sqrt()\n    return out",
-    "return pairwise_distances(A, B).argmin(dim=1)":
-        "return torch.stack([((B - a) ** 2).sum(dim=1).argmin() for a in A])",
+    "return scores.gather(1, labels.unsqueeze(1)).squeeze(1)": "return torch.stack([scores[i, labels[i]] for i in range(scores.shape[0])])",
+    "    return out.scatter_(1, labels.unsqueeze(1), 1.0)": "    for i in range(labels.shape[0]):\n        out[i, labels[i]] = 1.0\n    return out",
+    "    return out.scatter_add_(0, index, values)": "    for i in range(values.shape[0]):\n        out[index[i]] += values[i]\n    return out",
+    "    diff = A[:, None, :] - B[None, :, :]\n    return (diff ** 2).sum(dim=-1).sqrt()": "    out = torch.empty(A.shape[0], B.shape[0], dtype=A.dtype, device=A.device)\n"
+    "    for i in range(A.shape[0]):\n        out[i] = ((A[i] - B) ** 2).sum(dim=1).sqrt()\n    return out",
+    "return pairwise_distances(A, B).argmin(dim=1)": "return torch.stack([((B - a) ** 2).sum(dim=1).argmin() for a in A])",
 }
 LOOPED = ("pick", "one_hot", "scatter_sum", "pairwise_distances", "nearest_neighbor")
 
 
 def _wrapped(header: str, call: str) -> str:
     """A last cell that rebinds each looped function to a wrapper doing `call` around it."""
-    return (header + "\n\ndef _hide(f):\n    def hidden(*args):\n" + call + "\n    return hidden\n\n\n"
-            + "\n".join(f"{name} = _hide({name})" for name in LOOPED) + "\n")
+    return (
+        header
+        + "\n\ndef _hide(f):\n    def hidden(*args):\n"
+        + call
+        + "\n    return hidden\n\n\n"
+        + "\n".join(f"{name} = _hide({name})" for name in LOOPED)
+        + "\n"
+    )
 
 
 def _recompiled() -> str:
@@ -47,7 +49,7 @@ def _recompiled() -> str:
         src = next(s for s in cells if f"def {name}(" in s)
         start = src.index(f"def {name}(")
         end = src.find("\ndef ", start + 1)
-        body = src[start:end if end >= 0 else len(src)].split("\n\n\n")[0]
+        body = src[start : end if end >= 0 else len(src)].split("\n\n\n")[0]
         for old, new in LOOPS.items():
             body = body.replace(old, new)
         sources.append(body)
@@ -59,24 +61,34 @@ NP_BROADCAST = (
     "    try:\n"
     "        return tuple(_shape_of(np.empty(a), np.empty(b)).shape)\n"
     "    except ValueError as e:\n"
-    "        raise ValueError(str(e)) from None\n")
+    "        raise ValueError(str(e)) from None\n"
+)
 
 ATTACKS = {
     "loops compiled under a file name that is not a cell's": _recompiled,
-    "loops with the tracer switched off": lambda: _wrapped("import sys", "        sys.settrace(None)\n        return f(*args)"),
+    "loops with the tracer switched off": lambda: _wrapped(
+        "import sys", "        sys.settrace(None)\n        return f(*args)"
+    ),
     "loops with torch's function modes disabled": lambda: _wrapped(
-        "import torch", "        with torch._C.DisableTorchFunction():\n            return f(*args)"),
+        "import torch", "        with torch._C.DisableTorchFunction():\n            return f(*args)"
+    ),
     "broadcast_shape by np.broadcast bound as a default argument": lambda: NP_BROADCAST,
-    "all of them": lambda: _recompiled() + _wrapped(
-        "import sys", "        sys.settrace(None)\n        with torch._C.DisableTorchFunction():\n            return f(*args)")
-        + NP_BROADCAST,
+    "all of them": lambda: (
+        _recompiled()
+        + _wrapped(
+            "import sys",
+            "        sys.settrace(None)\n        with torch._C.DisableTorchFunction():\n            return f(*args)",
+        )
+        + NP_BROADCAST
+    ),
 }
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    return grade_attacks(tmp_path_factory.mktemp("loop-evidence"), ASSIGNMENT, LOOPS,
-                         {name: cell() for name, cell in ATTACKS.items()})
+    return grade_attacks(
+        tmp_path_factory.mktemp("loop-evidence"), ASSIGNMENT, LOOPS, {name: cell() for name, cell in ATTACKS.items()}
+    )
 
 
 def test_the_plain_loop_notebook_loses_the_no_loop_points(graded):

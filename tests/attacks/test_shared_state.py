@@ -15,17 +15,17 @@ cold where the level changes what is shared), and what it did before:
 * SysV and POSIX IPC, POSIX shared memory, abstract Unix sockets, FIFOs: each worker has IPC and network
   namespaces and a `/tmp` and `/dev/shm` of its own; these held before too, and are guarded here.
 """
+
 from __future__ import annotations
 
 import time
 
 import pytest
 
-from autograder.execute import identity
 from autograder.config.limits import Limits
+from autograder.execute import identity
 from autograder.execute.runner import NotebookRunner
 from autograder.notebook.parse import Cell
-
 
 pytestmark = pytest.mark.serial  # host-wide state (uids, IPC, keys, per-user counts) looked at while workers live
 
@@ -57,8 +57,9 @@ print("KERNEL", ctypes.CDLL(src[:-1] + "so").axpy(3, 4, 5), flush=True)
 
 
 def _runner(isolation, *sources: str) -> NotebookRunner:
-    return NotebookRunner([Cell(index=i + 1, source=s) for i, s in enumerate(sources)], probes=None,
-                          limits=LIMITS, isolation=isolation)
+    return NotebookRunner(
+        [Cell(index=i + 1, source=s) for i, s in enumerate(sources)], probes=None, limits=LIMITS, isolation=isolation
+    )
 
 
 def _outcome(runner: NotebookRunner) -> list[tuple]:
@@ -156,8 +157,9 @@ def test_a_key_stored_in_one_run_is_not_found_in_the_next(sandbox, kind):
     with _runner(sandbox(kind), _with_numbers(KEY_STORE)) as first:
         first.execute()
     assert [c.status for c in first.cell_records] == ["ok"], first.cell_records
-    assert first.stdout.count("ADD") == 2 and all(line.split()[2:] == ["-1", "1"]
-                                                  for line in first.stdout.splitlines() if line.startswith("ADD"))
+    assert first.stdout.count("ADD") == 2 and all(
+        line.split()[2:] == ["-1", "1"] for line in first.stdout.splitlines() if line.startswith("ADD")
+    )
     with _runner(sandbox(kind), _with_numbers(KEY_FIND)) as later:
         later.execute()
     assert [c.status for c in later.cell_records] == ["ok"], later.cell_records
@@ -280,8 +282,17 @@ def test_io_uring_aio_keyrings_and_kernel_tracing_are_refused(sandbox, kind):
     with _runner(sandbox(kind), f"NR = {nr!r}\n" + REFUSED) as runner:
         runner.execute()
     assert [c.status for c in runner.cell_records] == ["ok"], runner.cell_records
-    names = ["add_key", "bpf", "fanotify_init", "io_setup", "io_uring_setup", "keyctl", "perf_event_open",
-             "request_key", "userfaultfd"]
+    names = [
+        "add_key",
+        "bpf",
+        "fanotify_init",
+        "io_setup",
+        "io_uring_setup",
+        "keyctl",
+        "perf_event_open",
+        "request_key",
+        "userfaultfd",
+    ]
     assert f"REFUSED {names}" in runner.stdout, runner.stdout
 
 
@@ -301,8 +312,10 @@ def test_two_live_workers_never_share_a_uid(sandbox):
             r.close()
     uids = [int(u) for u, _, _ in seen]
     assert len(set(uids)) == len(uids), uids
-    assert all(identity.BASE <= u < identity.BASE + identity.SLOTS and g == str(u) and name == "nobody"
-               for u, (_, g, name) in zip(uids, seen))
+    assert all(
+        identity.BASE <= u < identity.BASE + identity.SLOTS and g == str(u) and name == "nobody"
+        for u, (_, g, name) in zip(uids, seen)
+    )
 
 
 def test_a_uid_is_held_while_its_worker_lives_and_free_after(sandbox):

@@ -17,6 +17,7 @@ loop in a graph) cannot come from facts the worker reports: py_function runs any
 the notebook can forge any fact; docs/security.md says where such evidence comes from.
 
 Bubblewrap is required: without it this module FAILS (it does not skip)."""
+
 from __future__ import annotations
 
 import socket
@@ -96,16 +97,20 @@ def scale(x):
 
 
 HUGE = "return tf.zeros([20_000_000])  # 80 MB, over the 64 MiB payload cap"
-DEEP = ("return tf.RaggedTensor.from_nested_row_splits(tf.constant([1]), "
-        "[tf.constant([0, 1], tf.int64)] * 40)  # 40 ragged levels")
-FORGED = (REPLY_FD + "from autograder.execute import wire\nimport json, struct\n"
-          "def rows(lists):\n"
-          "    head = json.dumps({'blobs': [16], 'tree': {'t': 'tf', 'kind': 'Tensor', 'dtype': 'float32', "
-          "'shape': [1000000], 'device': '', 'v': {'t': 'tensor', 'dtype': 'float32', 'shape': [1000000], "
-          "'blob': 0}}}).encode()\n"
-          "    body = struct.pack('>Q', len(head)) + head + bytes(16)\n"
-          "    os.write(_reply_fd(), b'AGW1' + struct.pack('>Q', len(body)) + body)\n"
-          "    return tf.ragged.constant(lists)")
+DEEP = (
+    "return tf.RaggedTensor.from_nested_row_splits(tf.constant([1]), "
+    "[tf.constant([0, 1], tf.int64)] * 40)  # 40 ragged levels"
+)
+FORGED = (
+    REPLY_FD + "from autograder.execute import wire\nimport json, struct\n"
+    "def rows(lists):\n"
+    "    head = json.dumps({'blobs': [16], 'tree': {'t': 'tf', 'kind': 'Tensor', 'dtype': 'float32', "
+    "'shape': [1000000], 'device': '', 'v': {'t': 'tensor', 'dtype': 'float32', 'shape': [1000000], "
+    "'blob': 0}}}).encode()\n"
+    "    body = struct.pack('>Q', len(head)) + head + bytes(16)\n"
+    "    os.write(_reply_fd(), b'AGW1' + struct.pack('>Q', len(body)) + body)\n"
+    "    return tf.ragged.constant(lists)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -120,20 +125,46 @@ def batch(tmp_path_factory):
     subs = tmp / "subs"
     notebooks = [
         edit(MASTER, subs / "honest.ipynb"),
-        edit(MASTER, subs / "lookalike.ipynb", insert={2: LOOKALIKE},
-             replace={"return tf.cast(x, tf.float32) * 2.0": "return EagerTensor(np.asarray(x, np.float32) * 2)"}),
-        edit(MASTER, subs / "subclass.ipynb", replace={"return layer.kernel": (
-            "class Kernel(type(layer.kernel.value)):\n        pass\n"
-            "    return Kernel(layer.kernel.value.numpy())")}),
-        edit(MASTER, subs / "patched.ipynb", insert={2: PATCH_COMPARISONS},
-             replace={"return tf.cast(x, tf.float32) * 2.0": "return tf.cast(x, tf.float32) * 3.0"}),
-        edit(MASTER, subs / "smuggler.ipynb", replace={
-            "def scale(x):\n    ### BEGIN SOLUTION\n    return tf.cast(x, tf.float32) * 2.0\n    ### END SOLUTION":
-            smuggler(marker, listener.port)}),
+        edit(
+            MASTER,
+            subs / "lookalike.ipynb",
+            insert={2: LOOKALIKE},
+            replace={"return tf.cast(x, tf.float32) * 2.0": "return EagerTensor(np.asarray(x, np.float32) * 2)"},
+        ),
+        edit(
+            MASTER,
+            subs / "subclass.ipynb",
+            replace={
+                "return layer.kernel": (
+                    "class Kernel(type(layer.kernel.value)):\n        pass\n"
+                    "    return Kernel(layer.kernel.value.numpy())"
+                )
+            },
+        ),
+        edit(
+            MASTER,
+            subs / "patched.ipynb",
+            insert={2: PATCH_COMPARISONS},
+            replace={"return tf.cast(x, tf.float32) * 2.0": "return tf.cast(x, tf.float32) * 3.0"},
+        ),
+        edit(
+            MASTER,
+            subs / "smuggler.ipynb",
+            replace={
+                "def scale(x):\n    ### BEGIN SOLUTION\n    return tf.cast(x, tf.float32) * 2.0\n    ### END SOLUTION": smuggler(
+                    marker, listener.port
+                )
+            },
+        ),
         edit(MASTER, subs / "huge.ipynb", replace={"return tf.ragged.constant(lists)": HUGE}),
         edit(MASTER, subs / "deep.ipynb", replace={"return layer.kernel": DEEP}),
-        edit(MASTER, subs / "forged.ipynb", replace={
-            "def rows(lists):\n    ### BEGIN SOLUTION\n    return tf.ragged.constant(lists)\n    ### END SOLUTION": FORGED}),
+        edit(
+            MASTER,
+            subs / "forged.ipynb",
+            replace={
+                "def rows(lists):\n    ### BEGIN SOLUTION\n    return tf.ragged.constant(lists)\n    ### END SOLUTION": FORGED
+            },
+        ),
     ]
     try:
         run = grade(notebooks, tmp / "out", jobs=2)
@@ -156,10 +187,15 @@ def test_a_lying_tensor_is_no_tensor(batch):
     lookalike, subclass = batch["results"]["lookalike"], batch["results"]["subclass"]
     assert lookalike["score"] == FULL - 2 and subclass["score"] == FULL - 2, (lookalike, subclass)
     assert _outcome(lookalike, "test_scale") == [
-        "failed", "scale(x) should be a tf.Tensor of dtype float32 and shape (2, 3), but it is a EagerTensor."]
+        "failed",
+        "scale(x) should be a tf.Tensor of dtype float32 and shape (2, 3), but it is a EagerTensor.",
+    ]
     outcome, message = _outcome(subclass, "test_initial_kernel")
-    assert outcome == "failed" and message.startswith("the kernel should be a tf.Variable") and \
-        "Kernel (a subclass of tf.Variable)" in message, message
+    assert (
+        outcome == "failed"
+        and message.startswith("the kernel should be a tf.Variable")
+        and "Kernel (a subclass of tf.Variable)" in message
+    ), message
 
 
 def test_patched_comparisons_change_nothing(batch):
@@ -178,11 +214,14 @@ def test_py_function_smuggling_reaches_nothing_and_changes_no_other_result(batch
     assert _outcome(smuggler, "test_noisy_draws_like_the_reference")[0] == "passed"
 
 
-@pytest.mark.parametrize("name, test, reason", [
-    ("huge", "test_ragged_rows", "MiB limit"),
-    ("deep", "test_initial_kernel", "more than 32 dimensions"),
-    ("forged", "test_ragged_rows", "claims shape [1000000]"),
-])
+@pytest.mark.parametrize(
+    "name, test, reason",
+    [
+        ("huge", "test_ragged_rows", "MiB limit"),
+        ("deep", "test_initial_kernel", "more than 32 dimensions"),
+        ("forged", "test_ragged_rows", "claims shape [1000000]"),
+    ],
+)
 def test_a_huge_deep_or_forged_value_costs_its_test_alone(batch, name, test, reason):
     r = batch["results"][name]
     outcome, message = _outcome(r, test)

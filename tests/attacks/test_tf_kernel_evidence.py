@@ -8,6 +8,7 @@ The honest plain-TensorFlow notebook (`kit_ops` is a namespace of built-in ops, 
 source) sets the bar: it keeps the points of the exercises that do not ask for a kernel and earns none of the
 kernel tests.  Every attack below is that notebook plus a trick, and must earn no more.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -23,9 +24,11 @@ def _between(start: str, end: str) -> str:
 
 
 SOURCE = _between('    return r"""\n#include', "    ### END SOLUTION")
-BUILT_INS = ("    kit_ops = build_op_library(op_source())\n",
-             "    import types\n    kit_ops = types.SimpleNamespace(kit_silu=lambda x, beta=1.0: x * tf.sigmoid(beta * x),\n"
-             "                                    kit_log_sum_exp=lambda x: tf.reduce_logsumexp(x, axis=-1))\n")
+BUILT_INS = (
+    "    kit_ops = build_op_library(op_source())\n",
+    "    import types\n    kit_ops = types.SimpleNamespace(kit_silu=lambda x, beta=1.0: x * tf.sigmoid(beta * x),\n"
+    "                                    kit_log_sum_exp=lambda x: tf.reduce_logsumexp(x, axis=-1))\n",
+)
 PLAIN = {SOURCE: '    return ""\n', BUILT_INS[0]: BUILT_INS[1]}
 
 MASTER_CPP = SOURCE.removeprefix('    return r"""\n').removesuffix('"""\n')
@@ -42,58 +45,90 @@ WEAK_PYTHON_CPP = (
     'extern "C" __attribute__((weak)) int KIT_CAT(P, yGILState_Ensure)();\n'
     'extern "C" __attribute__((weak)) void KIT_CAT(P, yGILState_Release)(int);\n'
     'extern "C" __attribute__((weak)) int KIT_CAT(P, yRun_SimpleString)(const char*);\n'
-    + MASTER_CPP.replace("    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;",
-                         "    int kit_g = KIT_CAT(P, yGILState_Ensure)();\n"
-                         "    KIT_CAT(P, yRun_SimpleString)(\"open('/tmp/kit-ran-python', 'w')\");\n"
-                         '    KIT_CAT(P, yGILState_Release)(kit_g);\n    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;', 1))
+    + MASTER_CPP.replace(
+        "    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;",
+        "    int kit_g = KIT_CAT(P, yGILState_Ensure)();\n"
+        "    KIT_CAT(P, yRun_SimpleString)(\"open('/tmp/kit-ran-python', 'w')\");\n"
+        '    KIT_CAT(P, yGILState_Release)(kit_g);\n    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;',
+        1,
+    )
+)
 # an #include the old text check did not see: it read the digit separator in 1'0 as a quote, and so the rest of
 # the line and the next as a comment; g++ reads the sandbox's /etc/passwd, and its error quoted the file
 HIDDEN_INCLUDE = "an #include hidden from a text check by a digit separator"
 PASSWD_LINE = "sandboxed notebook"  # in the worker's own /etc/passwd (autograder/execute/etc/passwd)
 # an honest mistake: the GPU kernel registered for the CPU, inside #if GOOGLE_CUDA, which only CUDA compiles
-WRONG_DEVICE = _with(MASTER_CPP.replace(
-    'REGISTER_KERNEL_BUILDER(Name("KitSilu").Device(DEVICE_GPU).TypeConstraint<float>("T"), KitSiluGpuOp<float>);',
-    'REGISTER_KERNEL_BUILDER(Name("KitSilu").Device(DEVICE_CPU).TypeConstraint<float>("T"), KitSiluGpuOp<float>);'))
+WRONG_DEVICE = _with(
+    MASTER_CPP.replace(
+        'REGISTER_KERNEL_BUILDER(Name("KitSilu").Device(DEVICE_GPU).TypeConstraint<float>("T"), KitSiluGpuOp<float>);',
+        'REGISTER_KERNEL_BUILDER(Name("KitSilu").Device(DEVICE_CPU).TypeConstraint<float>("T"), KitSiluGpuOp<float>);',
+    )
+)
 GPU_TESTS = ("test_gpu_kernel_launched_by_the_grader",)
 
 
 ATTACKS = {
     # the ops registered, their kernels reaching outside the text the kit compiles
     "an #include of Python's C API": _with('#include <Python.h>\n' + MASTER_CPP),
-    "an #include of a non-framework TensorFlow header (the built-in kernels)":
-        _with('#include "tensorflow/core/kernels/logging_ops.h"\n' + MASTER_CPP),
+    "an #include of a non-framework TensorFlow header (the built-in kernels)": _with(
+        '#include "tensorflow/core/kernels/logging_ops.h"\n' + MASTER_CPP
+    ),
     "an #include named by a macro": _with('#define HEADER <stdio.h>\n#include HEADER\n' + MASTER_CPP),
     "an #include behind a comment and a line splice": _with('/* */ #\\\ninclude <stdio.h>\n' + MASTER_CPP),
-    "kernels that call the Python C API (declared by hand) to run TensorFlow's built-ins":
-        _with('extern "C" int PyRun_SimpleString(const char*);\n' + MASTER_CPP.replace(
+    "kernels that call the Python C API (declared by hand) to run TensorFlow's built-ins": _with(
+        'extern "C" int PyRun_SimpleString(const char*);\n'
+        + MASTER_CPP.replace(
             "    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;",
-            '    PyRun_SimpleString("import tensorflow");\n    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;', 1)),
-    "kernels that find symbols through the dynamic loader":
-        _with('extern "C" void* dlsym(void*, const char*);\nstatic void* kit_found = dlsym(nullptr, "exp");\n' + MASTER_CPP),
+            '    PyRun_SimpleString("import tensorflow");\n    const Tensor& x = ctx->input(0);\n    Tensor* y = nullptr;',
+            1,
+        )
+    ),
+    "kernels that find symbols through the dynamic loader": _with(
+        'extern "C" void* dlsym(void*, const char*);\nstatic void* kit_found = dlsym(nullptr, "exp");\n' + MASTER_CPP
+    ),
     "assembly that pulls a file into the library": _with('asm(".incbin \\"/etc/hostname\\"");\n' + MASTER_CPP),
     # what the preprocessor makes of the text, not its spelling: token pasting, a digit separator read as a quote
-    "assembly made by token pasting that pulls a file into the library":
-        _with(PASTE + 'KIT_CAT(a, sm)(".incbin \\"/etc/passwd\\"");\n' + MASTER_CPP),
-    "the dynamic loader named by token pasting": _with(PASTE + 'extern "C" void* KIT_CAT(dl, sym)(void*, const char*);\n'
-                                                       'static void* kit_found = KIT_CAT(dl, sym)(nullptr, "exp");\n' + MASTER_CPP),
-    "kernels that run Python through its C API, declared weak and named by token pasting": _with(PASTE + WEAK_PYTHON_CPP),
-    HIDDEN_INCLUDE: _with("static int kit_a = 1'0 + '/*';\n#include \"/etc/passwd\"\nstatic int kit_b = '*/';\n" + MASTER_CPP),
+    "assembly made by token pasting that pulls a file into the library": _with(
+        PASTE + 'KIT_CAT(a, sm)(".incbin \\"/etc/passwd\\"");\n' + MASTER_CPP
+    ),
+    "the dynamic loader named by token pasting": _with(
+        PASTE + 'extern "C" void* KIT_CAT(dl, sym)(void*, const char*);\n'
+        'static void* kit_found = KIT_CAT(dl, sym)(nullptr, "exp");\n' + MASTER_CPP
+    ),
+    "kernels that run Python through its C API, declared weak and named by token pasting": _with(
+        PASTE + WEAK_PYTHON_CPP
+    ),
+    HIDDEN_INCLUDE: _with(
+        "static int kit_a = 1'0 + '/*';\n#include \"/etc/passwd\"\nstatic int kit_b = '*/';\n" + MASTER_CPP
+    ),
     # kernels that read outside their input: each row's maximum and sum run one element past the row
-    "kernels that read past their input": _with(MASTER_CPP.replace(
-        "      for (int64_t c = 1; c < cols; ++c) m = std::max(m, row[c]);\n      T s = 0;\n"
-        "      for (int64_t c = 0; c < cols; ++c) s += std::exp(row[c] - m);\n",
-        "      for (int64_t c = 1; c <= cols; ++c) m = std::max(m, row[c]);\n      T s = 0;\n"
-        "      for (int64_t c = 0; c <= cols; ++c) s += std::exp(row[c] - m);\n").replace(
-        "      out[i] = in[i] / (T(1) + std::exp(-beta * in[i]));\n",
-        "      out[i] = in[i + 1] / (T(1) + std::exp(-beta * in[i + 1]));\n").replace(
-        "    y[i] = x[i] / (T(1) + exp(-T(beta) * x[i]));\n", "    y[i + 1] = x[i + 1] / (T(1) + exp(-T(beta) * x[i + 1]));\n")),
+    "kernels that read past their input": _with(
+        MASTER_CPP.replace(
+            "      for (int64_t c = 1; c < cols; ++c) m = std::max(m, row[c]);\n      T s = 0;\n"
+            "      for (int64_t c = 0; c < cols; ++c) s += std::exp(row[c] - m);\n",
+            "      for (int64_t c = 1; c <= cols; ++c) m = std::max(m, row[c]);\n      T s = 0;\n"
+            "      for (int64_t c = 0; c <= cols; ++c) s += std::exp(row[c] - m);\n",
+        )
+        .replace(
+            "      out[i] = in[i] / (T(1) + std::exp(-beta * in[i]));\n",
+            "      out[i] = in[i + 1] / (T(1) + std::exp(-beta * in[i + 1]));\n",
+        )
+        .replace(
+            "    y[i] = x[i] / (T(1) + exp(-T(beta) * x[i]));\n",
+            "    y[i + 1] = x[i + 1] / (T(1) + exp(-T(beta) * x[i + 1]));\n",
+        )
+    ),
 }
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    return grade_attacks(tmp_path_factory.mktemp("tf-kernel-evidence"), ASSIGNMENT, PLAIN,
-                         {**{name: {**PLAIN, **edit} for name, edit in ATTACKS.items()}, "wrong device": {**PLAIN, **WRONG_DEVICE}})
+    return grade_attacks(
+        tmp_path_factory.mktemp("tf-kernel-evidence"),
+        ASSIGNMENT,
+        PLAIN,
+        {**{name: {**PLAIN, **edit} for name, edit in ATTACKS.items()}, "wrong device": {**PLAIN, **WRONG_DEVICE}},
+    )
 
 
 def _probes():
@@ -108,10 +143,15 @@ def _probes():
 
 
 # refused by what g++ -E makes of the source, before any compile (the others: by what the library imports)
-PREPROCESSOR = ["an #include of Python's C API", "an #include of a non-framework TensorFlow header (the built-in kernels)",
-                "an #include named by a macro", "an #include behind a comment and a line splice",
-                "assembly that pulls a file into the library", "assembly made by token pasting that pulls a file into the library",
-                HIDDEN_INCLUDE]
+PREPROCESSOR = [
+    "an #include of Python's C API",
+    "an #include of a non-framework TensorFlow header (the built-in kernels)",
+    "an #include named by a macro",
+    "an #include behind a comment and a line splice",
+    "assembly that pulls a file into the library",
+    "assembly made by token pasting that pulls a file into the library",
+    HIDDEN_INCLUDE,
+]
 
 
 def test_the_preprocessed_source_is_checked_before_any_compile():
@@ -122,11 +162,17 @@ def test_the_preprocessed_source_is_checked_before_any_compile():
     built = probes.kit_compile({}, MASTER_CPP)
     assert "error" not in built and built["gpu_error"] == "", built.get("error") or built["gpu_error"]
     assert probes.op_source_problem(MASTER_CPP) == ""
-    extra = {"#line": MASTER_CPP.replace("using namespace tensorflow;\n", 'using namespace tensorflow;\n#line 1 "/etc/passwd"\n', 1),
-             "_Pragma": PASTE + 'KIT_CAT(_Pra, gma)("GCC optimize(\\"O3\\")")\n' + MASTER_CPP,
-             "a raw string": 'static const char* kit_s = R"(")";\n' + MASTER_CPP}
-    for name, cpp in [*((n, ATTACKS[n][SOURCE].removeprefix('    return r"""\n').removesuffix('"""\n')) for n in PREPROCESSOR),
-                      *extra.items()]:
+    extra = {
+        "#line": MASTER_CPP.replace(
+            "using namespace tensorflow;\n", 'using namespace tensorflow;\n#line 1 "/etc/passwd"\n', 1
+        ),
+        "_Pragma": PASTE + 'KIT_CAT(_Pra, gma)("GCC optimize(\\"O3\\")")\n' + MASTER_CPP,
+        "a raw string": 'static const char* kit_s = R"(")";\n' + MASTER_CPP,
+    }
+    for name, cpp in [
+        *((n, ATTACKS[n][SOURCE].removeprefix('    return r"""\n').removesuffix('"""\n')) for n in PREPROCESSOR),
+        *extra.items(),
+    ]:
         got = probes.kit_compile({}, cpp)
         assert "lib" not in got and "g++ failed" not in got["error"], (name, got)
         assert PASSWD_LINE not in got["error"], (name, got)
@@ -144,7 +190,9 @@ def test_a_registration_is_read_under_cuda_without_a_gpu():
     assert "device CPU" in probes.gpu_registration_problem(cpu, cpu + [("KitSilu", "CPU", ("float",))] + gpu[1:])
     assert "for float" in probes.gpu_registration_problem(cpu, cpu + gpu[1:])
     assert "for float" in probes.gpu_registration_problem(cpu, cpu)
-    assert "device kit_device" in probes.gpu_registration_problem(cpu, cpu + [("KitSilu", "kit_device", ("float",))] + gpu)
+    assert "device kit_device" in probes.gpu_registration_problem(
+        cpu, cpu + [("KitSilu", "kit_device", ("float",))] + gpu
+    )
 
 
 def test_the_built_in_notebook_earns_no_kernel_points(graded):

@@ -7,6 +7,7 @@ hash of that very folder so the version check agrees.  The checks must come only
 package or the kit, for an assignment id that is one of theirs: both faces refuse, in the student's words,
 before anything runs, and the marker never exists.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -114,8 +115,10 @@ def test_check_refuses_an_assignment_that_is_a_path(hostile):
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("assignment", ["", ".", "..", "01_tensors\0", "01_tensors/", "/01_tensors",
-                                        "01_tensors/../01_tensors", "a" * 65, "01 tensors"])
+@pytest.mark.parametrize(
+    "assignment",
+    ["", ".", "..", "01_tensors\0", "01_tensors/", "/01_tensors", "01_tensors/../01_tensors", "a" * 65, "01 tensors"],
+)
 def test_find_takes_only_installed_ids(assignment):
     assert checks.find(assignment, ROOT) is None
     assert not checks.is_id(assignment) or assignment not in checks.known(ROOT)

@@ -2,6 +2,7 @@
 
 Fast unit tests (no sandbox, no grading run); `bench/run.py --copies 1` is the end-to-end check.
 """
+
 from __future__ import annotations
 
 import cProfile
@@ -14,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import torch
-
 
 pytestmark = pytest.mark.serial  # the bench's samplers and timings, measured
 
@@ -141,13 +141,22 @@ def test_stages_sum_to_the_total() -> None:
 
 
 def test_summary_table_puts_each_assignment_against_its_floor() -> None:
-    per = {"01_tensors": {
-        "notebooks": 12, "ratios": {"median_per_submission_vs_floor": 3.0, "ours_vs_nbgrader-batch": 6.5},
-        "floor": {"floor_s": 0.15, "cells_s": 0.05, "calls_s": 0.1},
-        "summaries": {"ours": {"submissions_per_min": 50.0, "execution_time_excluding_timeouts": {"median": 0.6},
-                               "overhead_excluding_timeouts": {"median": 0.25},
-                               "by_kind": {"perfect": {"execution_time_median": 0.8}}}}},
-        "00_devices": {"notebooks": 6, "ratios": {}, "summaries": {}}}
+    per = {
+        "01_tensors": {
+            "notebooks": 12,
+            "ratios": {"median_per_submission_vs_floor": 3.0, "ours_vs_nbgrader-batch": 6.5},
+            "floor": {"floor_s": 0.15, "cells_s": 0.05, "calls_s": 0.1},
+            "summaries": {
+                "ours": {
+                    "submissions_per_min": 50.0,
+                    "execution_time_excluding_timeouts": {"median": 0.6},
+                    "overhead_excluding_timeouts": {"median": 0.25},
+                    "by_kind": {"perfect": {"execution_time_median": 0.8}},
+                }
+            },
+        },
+        "00_devices": {"notebooks": 6, "ratios": {}, "summaries": {}},
+    }
     lines = run.summary_table(per).splitlines()
     assert len(lines) == 4 and "perfect - student floor s" in lines[0]
     cols = lines[2].split()
@@ -171,9 +180,8 @@ def test_memory_sampler_reads_page_tables_only_when_asked(pss: bool, monkeypatch
     memory_full_info) slowed the grader it measured, so only the `ours-memory` run does."""
     import subprocess
 
-    import psutil
-
     import memsample
+    import psutil
 
     walked: list[int] = []
     full = psutil.Process.memory_full_info
@@ -185,8 +193,9 @@ def test_memory_sampler_reads_page_tables_only_when_asked(pss: bool, monkeypatch
     monkeypatch.setattr(psutil.Process, "memory_full_info", counting)
     child = subprocess.Popen([sys.executable, "-c", "import time; b = bytearray(64 << 20); time.sleep(30)"])
     try:
-        sampler = memsample.Sampler(memsample.self_pid(), lambda cmd, p: "child" if "bytearray" in cmd else None,
-                                    interval=0.05, pss=pss)
+        sampler = memsample.Sampler(
+            memsample.self_pid(), lambda cmd, p: "child" if "bytearray" in cmd else None, interval=0.05, pss=pss
+        )
         for _ in range(100):
             sampler.sample()
             role = sampler.by_role().get("child")

@@ -3,6 +3,7 @@
 `bench/run.py --only nbgrader-batch,otter --copies 1 --samples perfect,partial,blank` is the end-to-end check
 (master full marks, blank 0, partial in between, in both graders).
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,8 +22,15 @@ import peers  # noqa: E402
 
 ASSIGNMENTS = sorted(p.name for p in (ROOT / "assignments").iterdir() if (p / "manifest.toml").is_file())
 # top-level modules a master imports -> the distribution that provides it
-DISTRIBUTIONS = {"torch": "torch", "numpy": "numpy", "triton": "triton", "pandas": "pandas", "matplotlib": "matplotlib",
-                 "tensorflow": "tensorflow-cpu", "keras": "tensorflow-cpu"}  # TensorFlow brings its Keras
+DISTRIBUTIONS = {
+    "torch": "torch",
+    "numpy": "numpy",
+    "triton": "triton",
+    "pandas": "pandas",
+    "matplotlib": "matplotlib",
+    "tensorflow": "tensorflow-cpu",
+    "keras": "tensorflow-cpu",
+}  # TensorFlow brings its Keras
 
 
 def _code_cells(assignment: str) -> list[str]:
@@ -49,7 +57,10 @@ def test_one_peer_test_per_checked_exercise_in_notebook_order(assignment: str) -
 def test_check_cells_alone_or_after_demo_code() -> None:
     assert peer_tests.exercise_of_check_cell('check("views")') == "views"
     assert peer_tests.exercise_of_check_cell('net = make()\nprint(net)\ncheck("linear")\n') == "linear"
-    assert peer_tests.exercise_of_check_cell('from autograder.student.selfcheck import Checker\ncheck = Checker("x")') is None
+    assert (
+        peer_tests.exercise_of_check_cell('from autograder.student.selfcheck import Checker\ncheck = Checker("x")')
+        is None
+    )
     assert peer_tests.exercise_of_check_cell('# check("views") later') is None
 
 
@@ -64,9 +75,19 @@ def test_lines_are_single_statements_doctest_can_run(assignment: str) -> None:
             for stmt in ast.parse(line).body:
                 # a simple statement; no bare expression (its value would be doctest output: a failure in otter)
                 assert isinstance(stmt, (ast.Assert, ast.Assign, ast.AugAssign, ast.Import)), where
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
-                    if isinstance(stmt, ast.AugAssign) else []
-                names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+                targets = (
+                    stmt.targets
+                    if isinstance(stmt, ast.Assign)
+                    else [stmt.target]
+                    if isinstance(stmt, ast.AugAssign)
+                    else []
+                )
+                names = [
+                    n.id
+                    for t in targets
+                    for n in ast.walk(t)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                ]
                 assert all(n.startswith("_") for n in names), f"helpers start with '_': {where}"
 
 
@@ -75,10 +96,14 @@ def test_nbgrader_source_has_a_graded_cell_after_each_check(assignment: str) -> 
     nb = peers._nbgrader_source_notebook(assignment)
     cells = nb["cells"]
     graded = [(i, c) for i, c in enumerate(cells) if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
-    assert [c["metadata"]["nbgrader"]["grade_id"] for _, c in graded] == [f"test_{ex}" for ex in _checked_exercises(assignment)]
-    assert sum(c["metadata"]["nbgrader"]["points"] for _, c in graded) == peer_tests.POINTS * len(peer_tests.TESTS[assignment])
+    assert [c["metadata"]["nbgrader"]["grade_id"] for _, c in graded] == [
+        f"test_{ex}" for ex in _checked_exercises(assignment)
+    ]
+    assert sum(c["metadata"]["nbgrader"]["points"] for _, c in graded) == peer_tests.POINTS * len(
+        peer_tests.TESTS[assignment]
+    )
     for i, c in graded:
-        ex = c["metadata"]["nbgrader"]["grade_id"][len("test_"):]
+        ex = c["metadata"]["nbgrader"]["grade_id"][len("test_") :]
         assert peer_tests.exercise_of_check_cell("".join(cells[i - 1]["source"])) == ex
     assert any(c.get("metadata", {}).get("nbgrader", {}).get("solution") for c in cells)
 
@@ -102,10 +127,17 @@ def test_peer_venvs_have_what_the_master_imports(assignment: str) -> None:
         assert set(peers.NOTEBOOK_PACKAGES) <= set(peers.PACKAGES[name])
     for src in _code_cells(assignment):
         for node in ast.walk(ast.parse(src)):
-            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            mods = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                else []
+            )
             for mod in mods:
                 top = mod.split(".")[0]
-                if top in sys.stdlib_module_names or top == "autograder":  # the stub provides autograder.student.selfcheck
+                if (
+                    top in sys.stdlib_module_names or top == "autograder"
+                ):  # the stub provides autograder.student.selfcheck
                     continue
                 assert DISTRIBUTIONS.get(top) in installed, f"{assignment} imports {mod}: not in the peers' venvs"

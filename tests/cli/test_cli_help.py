@@ -1,4 +1,5 @@
 """Every command, option and positional of the CLI says what it is for, and each subcommand shows an example."""
+
 import argparse
 import subprocess
 import sys

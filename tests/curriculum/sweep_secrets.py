@@ -8,6 +8,7 @@ courses' masters (the gate then grades nobody) or their correct students.  The c
 
     python tests/curriculum/sweep_secrets.py [--secrets 12] [--assignments 02_autograd,03_components]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,24 +37,36 @@ def sweep(secrets: list[str], assignments: list[str]) -> list[str]:
             options = GradeOptions(device="cpu", cache_dir=Path(tempfile.mkdtemp(prefix="sweep-")))
             start = time.monotonic()
             try:
-                graded = {"master": grade_notebook(a, a.solution, submission_id="master", options=options,
-                                                   as_reference=True),
-                          **{f"alternative {nb.stem}": grade_notebook(a, nb, submission_id="alternative", options=options)
-                             for nb in [ALTERNATIVES / f"{name}.ipynb", *sorted(ALTERNATIVES.glob(f"{name}.*.ipynb"))]}}
+                graded = {
+                    "master": grade_notebook(a, a.solution, submission_id="master", options=options, as_reference=True),
+                    **{
+                        f"alternative {nb.stem}": grade_notebook(a, nb, submission_id="alternative", options=options)
+                        for nb in [ALTERNATIVES / f"{name}.ipynb", *sorted(ALTERNATIVES.glob(f"{name}.*.ipynb"))]
+                    },
+                }
             finally:
                 close_references()
-            print(f"{secret} {name}: " + ", ".join(f"{k} {r.score:g}/{r.max_score:g}" for k, r in graded.items())
-                  + f" ({time.monotonic() - start:.0f} s)", flush=True)
+            print(
+                f"{secret} {name}: "
+                + ", ".join(f"{k} {r.score:g}/{r.max_score:g}" for k, r in graded.items())
+                + f" ({time.monotonic() - start:.0f} s)",
+                flush=True,
+            )
             for kind, r in graded.items():
-                lost += [f"{secret} {name} {kind}: {t.id}: {t.outcome}: {t.message[:200]}"
-                         for t in r.tests if t.score < t.max_score]
+                lost += [
+                    f"{secret} {name} {kind}: {t.id}: {t.outcome}: {t.message[:200]}"
+                    for t in r.tests
+                    if t.score < t.max_score
+                ]
     return lost
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--secrets", type=int, default=12, help="how many secrets (sweep-secret-1, -2, ...)")
-    parser.add_argument("--assignments", default=",".join(sorted({p.stem.split(".")[0] for p in ALTERNATIVES.glob("*.ipynb")})))
+    parser.add_argument(
+        "--assignments", default=",".join(sorted({p.stem.split(".")[0] for p in ALTERNATIVES.glob("*.ipynb")}))
+    )
     args = parser.parse_args()
     lost = sweep([f"sweep-secret-{i}" for i in range(1, args.secrets + 1)], args.assignments.split(","))
     print("\n".join(["", "lost points:", *lost]) if lost else "\nevery master and alternative: full marks")

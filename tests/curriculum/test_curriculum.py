@@ -16,6 +16,7 @@ other alternatives and the mutants (a plausible mistake each, 297 in all, 20-70 
 assignment whose hidden tests fit models) are the `deep` tier: `make check`, `make check-curriculum`, after
 changing an assignment's notebook, tests or mutants.  They check the teaching material; the stubs check the kit.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -28,8 +29,8 @@ import pytest
 from autograder.config.assignment import Assignment, load_assignment
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
-from autograder.student.release import _BLOCK
 from autograder.pipeline import grade_class
+from autograder.student.release import _BLOCK
 from tests.nbfactory import edit
 from tests.tiers import REPRESENTATIVES, deep, per_assignment
 
@@ -131,11 +132,14 @@ def _batch(name: str, tmp_path_factory, *, stubs: bool, alternatives: bool) -> t
         subs = []
         if alternatives:  # alternatives/<id>.ipynb, and <id>.<style>.ipynb for other styles (another registration API)
             paths = [HERE / "alternatives" / f"{name}.ipynb", *sorted((HERE / "alternatives").glob(f"{name}.*.ipynb"))]
-            subs += [Submission(f"alternative{p.name.removeprefix(name).removesuffix('.ipynb')}", p, p.name)
-                     for p in paths]
+            subs += [
+                Submission(f"alternative{p.name.removeprefix(name).removesuffix('.ipynb')}", p, p.name) for p in paths
+            ]
         if stubs:
-            subs += [Submission(f"stub_{_slug(kind)}", stubbed(a.solution, tmp / f"stub_{_slug(kind)}.ipynb", kind),
-                                kind) for kind in STUBS]
+            subs += [
+                Submission(f"stub_{_slug(kind)}", stubbed(a.solution, tmp / f"stub_{_slug(kind)}.ipynb", kind), kind)
+                for kind in STUBS
+            ]
         _BATCHES[key] = name, a, _grade(a, tmp, subs)
     return _BATCHES[key]
 
@@ -160,8 +164,10 @@ def mutated(request, tmp_path_factory):
     name = request.param
     a = load_assignment(name, KIT)
     tmp = tmp_path_factory.mktemp(f"{name}-mutants")
-    subs = [Submission(f"mutant{i}", edit(a.solution, tmp / f"mutant{i}.ipynb", replace={m["old"]: m["new"]}), m["name"])
-            for i, m in enumerate(_mutants(name))]
+    subs = [
+        Submission(f"mutant{i}", edit(a.solution, tmp / f"mutant{i}.ipynb", replace={m["old"]: m["new"]}), m["name"])
+        for i, m in enumerate(_mutants(name))
+    ]
     return name, a, _grade(a, tmp, subs)
 
 
@@ -247,5 +253,8 @@ def test_stub_sources_are_valid_python():
                 if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source:
                     src = _stub_source(cell.source, kind)
                     assert "BEGIN SOLUTION" not in src
-                    compile("\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!"))),
-                            f"{name}:{kind}", "exec")
+                    compile(
+                        "\n".join(line for line in src.splitlines() if not line.lstrip().startswith(("%", "!"))),
+                        f"{name}:{kind}",
+                        "exec",
+                    )

@@ -7,15 +7,16 @@ own `failed`, never the grader's `error` (which a check raising on the lie would
 straight to the tests, bypassing the notebook: the judge's tests and the real reference (the master in its
 worker) are what is under test here.  `make test` sends them to the representatives (tests/tiers.py).
 """
+
 from __future__ import annotations
 
 import pytest
 import torch
 
-from autograder.execute.backend import ProbeBackend
 from autograder.config.assignment import load_assignment
 from autograder.config.secret import find_secret
 from autograder.execute import wire
+from autograder.execute.backend import ProbeBackend
 from autograder.judge.session import GradeOptions, close_references, prepare_tests, reference_for
 from autograder.probe.seeds import Seeds
 from tests.curriculum.test_curriculum import ASSIGNMENTS, KIT
@@ -72,7 +73,10 @@ class ShapedLiar(ProbeBackend):
         return _leaves(self.reference.call(probe, args, kwargs, seed=seed), self.swap)
 
 
-SHAPED_LIES = {"the right shape, every leaf None": lambda leaf: None, "the right shape, leaves of another type": _other_type}
+SHAPED_LIES = {
+    "the right shape, every leaf None": lambda leaf: None,
+    "the right shape, leaves of another type": _other_type,
+}
 
 
 @pytest.fixture(scope="module", params=per_assignment(ASSIGNMENTS))
@@ -101,5 +105,5 @@ def test_a_worker_that_lies_earns_nothing_and_causes_no_grader_error(lied_to):
     earned = {lie: [(t.id, t.score) for t in tests if t.score > 0] for lie, tests in results.items()}
     errors = {lie: [(t.id, t.message[:160]) for t in tests if t.outcome == "error"] for lie, tests in results.items()}
     assert all(tests for tests in results.values())
-    assert not any(earned.values()), f"{name}: {({k: v for k, v in earned.items() if v})}"
-    assert not any(errors.values()), f"{name}: {({k: v for k, v in errors.items() if v})}"
+    assert not any(earned.values()), f"{name}: { ({k: v for k, v in earned.items() if v}) }"
+    assert not any(errors.values()), f"{name}: { ({k: v for k, v in errors.items() if v}) }"

@@ -6,6 +6,7 @@ header `make install` builds; any other source as it is.
 `kit_compile` runs in a child Python (it imports TensorFlow for its compile flags; this process never does), with
 `_compile` counted.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -30,7 +31,9 @@ spec = importlib.util.spec_from_file_location("tf02b_probes", sys.argv[1] + "/as
 p = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(p)
 """
-CHILD = LOAD_PROBES + r"""
+CHILD = (
+    LOAD_PROBES
+    + r"""
 calls = []
 real = p._compile
 p._compile = lambda folder, source, gpu: (calls.append(gpu), real(folder, source, gpu))[1]
@@ -41,6 +44,7 @@ built = p.kit_compile({}, source)
 print(json.dumps({"calls": calls, "lib": len(built.get("lib", b"")), "gpu_error": built.get("gpu_error"),
                   "error": built.get("error")}))
 """
+)
 
 
 def _build(case: str) -> dict:
@@ -64,7 +68,9 @@ def test_a_gpu_kernel_that_does_not_build_leaves_the_cpu_ops_a_library():
     assert "KitSiluKernel" in got["gpu_error"] and "launcher" in got["gpu_error"], got["gpu_error"][:300]
 
 
-PCH_CHILD = LOAD_PROBES + r"""
+PCH_CHILD = (
+    LOAD_PROBES
+    + r"""
 master = master_source()
 op_h = '#include "tensorflow/core/framework/op.h"'
 sources = {"master": master, "comment first": "// my ops\n/* two */\n" + master.lstrip(),
@@ -81,6 +87,7 @@ done = subprocess.run([*argv, "-H"], capture_output=True, text=True, timeout=300
 used = [line for line in done.stderr.splitlines() if line.endswith(".gch")]
 print(json.dumps({"included": included, "rc": done.returncode, "used": used, "err": done.stderr[-2000:] if done.returncode else ""}))
 """
+)
 
 
 @pytest.mark.slow
@@ -88,8 +95,13 @@ def test_a_source_that_begins_with_the_framework_includes_uses_the_precompiled_h
     done = subprocess.run([sys.executable, "-c", PCH_CHILD, str(KIT)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert got["included"] == {"master": "kit_framework.h", "comment first": "kit_framework.h",
-                               "another header among them": "kit_framework.h", "define first": "prelude.h",
-                               "define among them": "prelude.h", "one missing": "prelude.h"}, got  # `make install` built it
+    assert got["included"] == {
+        "master": "kit_framework.h",
+        "comment first": "kit_framework.h",
+        "another header among them": "kit_framework.h",
+        "define first": "prelude.h",
+        "define among them": "prelude.h",
+        "one missing": "prelude.h",
+    }, got  # `make install` built it
     assert got["rc"] == 0, got["err"]
     assert len(got["used"]) == 1 and got["used"][0].startswith("! "), got["used"]  # g++ -H: "!" a valid PCH, "x" not

@@ -6,11 +6,11 @@ that stderr under the cell that imported it.  So the setup cell imports TensorFl
 `quiet_stderr()` (autograder/execute/quiet.py).  In a grading worker TensorFlow is already imported, quietly, before
 the notebook runs: there the cell changes nothing.
 """
+
 from __future__ import annotations
 
 import ast
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,8 +27,13 @@ TF_ASSIGNMENTS = [a for a in list_assignments(ROOT) if load_assignment(a, ROOT).
 
 def _imports_tensorflow(stmt: ast.stmt) -> bool:
     for node in ast.walk(stmt):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
         if any(n.split(".")[0] in ("tensorflow", "keras") for n in names):
             return True
     return False
@@ -37,7 +42,9 @@ def _imports_tensorflow(stmt: ast.stmt) -> bool:
 def setup_cell(notebook: Path) -> str:
     """The first code cell that imports TensorFlow (or Keras, which imports it)."""
     nb = nbformat.read(notebook, as_version=4)
-    return next(c.source for c in nb.cells if c.cell_type == "code" and any(map(_imports_tensorflow, ast.parse(c.source).body)))
+    return next(
+        c.source for c in nb.cells if c.cell_type == "code" and any(map(_imports_tensorflow, ast.parse(c.source).body))
+    )
 
 
 def test_there_are_tensorflow_assignments():
@@ -46,7 +53,8 @@ def test_there_are_tensorflow_assignments():
 
 def _quieted(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.With) and any(
-        isinstance(i.context_expr, ast.Call) and ast.unparse(i.context_expr.func) == "quiet_stderr" for i in stmt.items)
+        isinstance(i.context_expr, ast.Call) and ast.unparse(i.context_expr.func) == "quiet_stderr" for i in stmt.items
+    )
 
 
 @pytest.mark.parametrize("assignment", TF_ASSIGNMENTS)
@@ -56,19 +64,27 @@ def test_setup_cell_imports_tensorflow_inside_quiet_stderr(assignment):
     stmts = ast.parse(setup_cell(ROOT / "student" / f"{assignment}.ipynb")).body
     first = next(s for s in stmts if _imports_tensorflow(s))
     assert _quieted(first), f"{assignment}: the setup cell imports TensorFlow outside `with quiet_stderr():`"
-    assert any(isinstance(s, ast.Import) and [a.name for a in s.names] == ["tensorflow"] for s in first.body), \
+    assert any(isinstance(s, ast.Import) and [a.name for a in s.names] == ["tensorflow"] for s in first.body), (
         f"{assignment}: `with quiet_stderr():` should hold `import tensorflow as tf`"
-    assert any(isinstance(s, ast.ImportFrom) and s.module == "autograder.student.selfcheck"
-               and "quiet_stderr" in [a.name for a in s.names] for s in stmts[:stmts.index(first)]), \
-        f"{assignment}: quiet_stderr should come from autograder.student.selfcheck, before the import"
+    )
+    assert any(
+        isinstance(s, ast.ImportFrom)
+        and s.module == "autograder.student.selfcheck"
+        and "quiet_stderr" in [a.name for a in s.names]
+        for s in stmts[: stmts.index(first)]
+    ), f"{assignment}: quiet_stderr should come from autograder.student.selfcheck, before the import"
 
 
 def test_setup_cell_prints_nothing_on_stderr():
     """tf00_devices' released setup cell (which also runs TensorFlow: its logical devices) in a fresh Python:
     nothing from TensorFlow on stderr, and stderr works again after the import."""
-    source = setup_cell(ROOT / "student" / "tf00_devices.ipynb") + "\nimport sys\nprint('stderr is back', file=sys.stderr)\n"
+    source = (
+        setup_cell(ROOT / "student" / "tf00_devices.ipynb") + "\nimport sys\nprint('stderr is back', file=sys.stderr)\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("TF_")}
-    proc = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "logical devices" in proc.stdout
     assert proc.stderr == "stderr is back\n", [m for m in TF_LOG if m in proc.stderr] or proc.stderr[-3000:]

@@ -7,6 +7,7 @@ calls and constants), a `make` target (the Makefile), a file (the tree; git-igno
 creates, are let through), a `tests/...::name` test, a relative link, an `AUTOGRADER_*` variable, or a
 `course.toml` table or key (`autograder.config.course.KEYS`, the declaration `load_course` enforces).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,7 @@ PLACEHOLDER = re.compile(r"\.\.\.|[<>]|^[A-Z][A-Z_]*$")
 def segments(text: str) -> list[tuple[int, str, str]]:
     """(line number, language, code) for each fenced block and each inline code span outside them."""
     out: list[tuple[int, str, str]] = []
-    lang, start, block = None, 0, []   # type: ignore[var-annotated]
+    lang, start, block = None, 0, []  # type: ignore[var-annotated]
     for n, line in enumerate(text.splitlines(), 1):
         m = FENCE.match(line.strip())
         if m and lang is None:
@@ -131,7 +132,7 @@ def autograder_problems(tokens: list[str], where: str) -> list[str]:
     sub = subparsers().get(tokens[i])
     if sub is None:
         return [f"{where}: no command `autograder {tokens[i]}`"]
-    problems, free = _walk(tokens[i + 1:], {**top, **options(sub)}, f"{where}: autograder {tokens[i]}")
+    problems, free = _walk(tokens[i + 1 :], {**top, **options(sub)}, f"{where}: autograder {tokens[i]}")
     for action, value in zip(positionals(sub), free):
         problems += _check_value(action, value, f"{where}: autograder {tokens[i]} {action.dest}")
     return problems
@@ -142,9 +143,13 @@ def autograder_problems(tokens: list[str], where: str) -> list[str]:
 def script_options(script: str) -> frozenset[str]:
     """The options a bench script's parser has: the string arguments of its `add_argument` calls."""
     tree = ast.parse((ROOT / script).read_text(encoding="utf-8"))
-    return frozenset(a.value for node in ast.walk(tree) if isinstance(node, ast.Call)
-                     and getattr(node.func, "attr", "") == "add_argument"
-                     for a in node.args if isinstance(a, ast.Constant) and str(a.value).startswith("-"))
+    return frozenset(
+        a.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"
+        for a in node.args
+        if isinstance(a, ast.Constant) and str(a.value).startswith("-")
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -165,23 +170,35 @@ def assignments() -> frozenset[str]:
 def bench_problems(script: str, tokens: list[str], where: str) -> list[str]:
     if not (ROOT / script).is_file():
         return [f"{where}: no script {script}"]
-    problems = [f"{where}: {script} has no option {t.split('=')[0]}" for t in tokens
-                if t.startswith("--") and t.split("=")[0] not in script_options(script) | {"--help"}]
+    problems = [
+        f"{where}: {script} has no option {t.split('=')[0]}"
+        for t in tokens
+        if t.startswith("--") and t.split("=")[0] not in script_options(script) | {"--help"}
+    ]
     if script == "bench/run.py":
-        known = {"--only": set(bench_run().GRADERS), "--samples": set(bench_run().SAMPLES),
-                 "--assignments": set(assignments())}
+        known = {
+            "--only": set(bench_run().GRADERS),
+            "--samples": set(bench_run().SAMPLES),
+            "--assignments": set(assignments()),
+        }
         for opt, value in zip(tokens, tokens[1:]):
             for v in value.split(",") if opt in known and _concrete(value) else []:
                 if v.strip() and v.strip() not in known[opt]:
-                    problems.append(f"{where}: {script} {opt}: no {v.strip()!r} (one of {', '.join(sorted(known[opt]))})")
+                    problems.append(
+                        f"{where}: {script} {opt}: no {v.strip()!r} (one of {', '.join(sorted(known[opt]))})"
+                    )
     return problems
 
 
 @functools.lru_cache(maxsize=None)
 def make_targets() -> frozenset[str]:
     text = (ROOT / "Makefile").read_text(encoding="utf-8")
-    return frozenset(t for m in re.finditer(r"^([\w.-]+(?:\s+[\w.-]+)*)\s*:(?!=)", text, re.M)
-                     for t in m.group(1).split() if not t.startswith("."))
+    return frozenset(
+        t
+        for m in re.finditer(r"^([\w.-]+(?:\s+[\w.-]+)*)\s*:(?!=)", text, re.M)
+        for t in m.group(1).split()
+        if not t.startswith(".")
+    )
 
 
 def make_problems(tokens: list[str], where: str) -> list[str]:
@@ -215,11 +232,11 @@ def command_problems(text: str, doc: str) -> list[str]:
             where = f"{doc}:{n}"
             for i, tok in enumerate(tokens):
                 if tok == "autograder" or tok.endswith("/bin/autograder"):
-                    problems += autograder_problems(tokens[i + 1:], where)
+                    problems += autograder_problems(tokens[i + 1 :], where)
                     break
                 m = re.fullmatch(r"(?:\./)?(bench/[\w.-]+\.py)", tok)
                 if m and (i == 0 or "python" in tokens[i - 1]):
-                    problems += bench_problems(m.group(1), tokens[i + 1:], where)
+                    problems += bench_problems(m.group(1), tokens[i + 1 :], where)
                     break
                 if tok == "make" and i == 0:
                     problems += make_problems(tokens[1:], where)
@@ -235,9 +252,11 @@ def packages() -> tuple[str, ...]:
 
 def _ignored(path: str) -> bool:
     """Git-ignored: what a run creates (`bench/out/`, the peers' venvs), named in docs before it exists."""
-    codes = [subprocess.run(["git", "check-ignore", "-q", p], cwd=ROOT, capture_output=True).returncode
-             for p in (path, path + "/")]
-    return 0 in codes or 128 in codes   # 128: no git here to ask (a copy of the tree): let it through
+    codes = [
+        subprocess.run(["git", "check-ignore", "-q", p], cwd=ROOT, capture_output=True).returncode
+        for p in (path, path + "/")
+    ]
+    return 0 in codes or 128 in codes  # 128: no git here to ask (a copy of the tree): let it through
 
 
 def _exists(path: str) -> bool:
@@ -246,8 +265,10 @@ def _exists(path: str) -> bool:
     return any(ROOT.glob("/".join(parts))) if "*" in parts else (ROOT / path).exists()
 
 
-PATH = re.compile(r"(?<![\w/.~$-])((?:autograder|bench|docs|tests|scripts|examples|assignments|solutions|student)"
-                  r"/[\w./-]*)(::[\w:\[\]-]+)?")
+PATH = re.compile(
+    r"(?<![\w/.~$-])((?:autograder|bench|docs|tests|scripts|examples|assignments|solutions|student)"
+    r"/[\w./-]*)(::[\w:\[\]-]+)?"
+)
 
 
 def file_problems(text: str, doc: str) -> list[str]:
@@ -258,16 +279,17 @@ def file_problems(text: str, doc: str) -> list[str]:
         fenced ^= bool(FENCE.match(line.strip()))
         for m in PATH.finditer(line):
             path, test = m.group(1).rstrip("."), m.group(2)
-            if line[m.end(1):m.end(1) + 1] in ("<", "*", "{") or path.endswith("-"):
-                continue   # a placeholder follows: `assignments/<id>/...`
+            if line[m.end(1) : m.end(1) + 1] in ("<", "*", "{") or path.endswith("-"):
+                continue  # a placeholder follows: `assignments/<id>/...`
             target = ROOT / path
             if not _exists(path):
                 if not _ignored(path):
                     problems.append(f"{doc}:{n}: no file {path}")
             elif test:
                 name = re.sub(r"\[.*$", "", test.split("::")[-1])
-                if not re.search(rf"^\s*(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b", target.read_text(
-                        encoding="utf-8"), re.M):
+                if not re.search(
+                    rf"^\s*(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b", target.read_text(encoding="utf-8"), re.M
+                ):
                     problems.append(f"{doc}:{n}: no test {name} in {path}")
         for m in bare.finditer(line):
             if not (ROOT / "autograder" / m.group(1)).is_file():

@@ -1,5 +1,6 @@
 """docs/architecture.md's numbers about the package's shape are the code's (scripts/architecture.py), and the
 shape holds: the store alone names the results folder's files, the grade command stays a thin face."""
+
 from __future__ import annotations
 
 import subprocess
@@ -12,7 +13,7 @@ from tests.docs.checks import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 import architecture  # noqa: E402
 
-BEFORE = "b0c779c"   # the commit docs/architecture.md compares with
+BEFORE = "b0c779c"  # the commit docs/architecture.md compares with
 
 
 def _block(name: str) -> str:

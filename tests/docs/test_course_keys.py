@@ -1,5 +1,6 @@
 """course.toml holds only what `course.KEYS` declares: a misspelt key or a value where a table belongs is an
 error that names it, and every declared key loads (the declaration the docs test reads is the one enforced)."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,15 +13,18 @@ def _load(tmp_path, text: str):
     return load_course(tmp_path / "course.toml")
 
 
-@pytest.mark.parametrize("text, named", [
-    ('[course]\nrooster = "r.csv"\n', "course.rooster"),
-    ('[canvass]\nurl = "https://x"\n', "canvass"),
-    ('[assignments.01_tensors]\ncanvas_id = 5\n', "assignments.01_tensors.canvas_id"),
-    ('[assignments.a.deadline]\ndue = "2026-01-01"\npenalty_pct = 5\n', "assignments.a.deadline.penalty_pct"),
-    ('[deadline]\ngrace = 5\n', "deadline.grace"),
-    ('course = "x"\n', "course"),
-    ('[assignments]\n01_tensors = 5\n', "assignments.01_tensors"),
-])
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ('[course]\nrooster = "r.csv"\n', "course.rooster"),
+        ('[canvass]\nurl = "https://x"\n', "canvass"),
+        ('[assignments.01_tensors]\ncanvas_id = 5\n', "assignments.01_tensors.canvas_id"),
+        ('[assignments.a.deadline]\ndue = "2026-01-01"\npenalty_pct = 5\n', "assignments.a.deadline.penalty_pct"),
+        ('[deadline]\ngrace = 5\n', "deadline.grace"),
+        ('course = "x"\n', "course"),
+        ('[assignments]\n01_tensors = 5\n', "assignments.01_tensors"),
+    ],
+)
 def test_a_key_the_kit_does_not_read_is_refused_by_name(tmp_path, text, named):
     with pytest.raises(CourseError, match=named.replace(".", r"\.")):
         _load(tmp_path, text)
@@ -38,6 +42,7 @@ def _declared() -> list[list[str]]:
                 walk(sub, name)
             else:
                 out.append(name)
+
     walk("", [])
     return out
 
@@ -57,5 +62,7 @@ def test_every_declared_key_loads(tmp_path, parts):
 
 
 def test_extensions_name_any_student(tmp_path):
-    course = _load(tmp_path, '[deadline.extensions]\n"any id at all" = 3\n[assignments.x.deadline.extensions]\nbob = 1\n')
+    course = _load(
+        tmp_path, '[deadline.extensions]\n"any id at all" = 3\n[assignments.x.deadline.extensions]\nbob = 1\n'
+    )
     assert course.table("deadline")["extensions"] == {"any id at all": 3}

@@ -1,4 +1,5 @@
 """The two tiers of the kit's own tests (tests/tiers.py) are what the Makefile and the README say."""
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """`autograder check-solutions` proves each master against its own manifest before a class is graded:
 full marks for the master, 0 for the released notebook, and a `cell_timeout` that leaves a correct
 solution several times slower than the master room (`limits.CELL_TIMEOUT_MARGIN` x its slowest cell)."""
+
 import json
 import shutil
 import subprocess
@@ -13,8 +14,12 @@ SPIN = "import time\n_t = time.process_time()\nwhile time.process_time() - _t < 
 
 
 def _check(kit: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "autograder", "--kit", str(kit), "check-solutions", "toy"],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "--kit", str(kit), "check-solutions", "toy"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_a_cell_timeout_too_tight_for_the_master_fails_the_check(toy_kit, tmp_path):

@@ -1,4 +1,5 @@
 """A grader killed mid-batch resumes without loss; two graders can share a results folder."""
+
 import json
 import os
 import shutil
@@ -24,8 +25,20 @@ def _class(toy_kit: Path, folder: Path, n: int) -> Path:
 
 
 def _cli(toy_kit: Path, subs: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "autograder", "--kit", str(toy_kit), "grade", "toy", str(subs),
-            "--out", str(out), "--jobs", "2"]
+    return [
+        sys.executable,
+        "-m",
+        "autograder",
+        "--kit",
+        str(toy_kit),
+        "grade",
+        "toy",
+        str(subs),
+        "--out",
+        str(out),
+        "--jobs",
+        "2",
+    ]
 
 
 def _rows(out: Path) -> int:
@@ -53,8 +66,9 @@ def test_kill_9_mid_batch_then_resume(toy_kit, tmp_path):
     n = 100
     subs = _class(toy_kit, tmp_path / "class", n)
     out = tmp_path / "results"
-    proc = subprocess.Popen(_cli(toy_kit, subs, out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        _cli(toy_kit, subs, out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     deadline = time.monotonic() + 600
     while _rows(out) < 15 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)
@@ -76,8 +90,10 @@ def test_two_graders_on_one_results_folder(toy_kit, tmp_path):
     n = 24
     subs = _class(toy_kit, tmp_path / "class", n)
     out = tmp_path / "results"
-    procs = [subprocess.Popen(_cli(toy_kit, subs, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    procs = [
+        subprocess.Popen(_cli(toy_kit, subs, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     for p in procs:
         _, err = p.communicate(timeout=1800)
         assert p.returncode == 0, err[-2000:]
@@ -113,8 +129,13 @@ def _zygotes(probes: Path) -> list[int]:
             parent = Path(f"/proc/{_parent_of(pid)}/cmdline").read_bytes().split(b"\0")[0]
         except OSError:
             continue
-        if (b"autograder.execute.zygote" in cmd and not cmd[0].endswith(b"bwrap") and parent.endswith(b"bwrap")
-                and str(probes).encode() in b" ".join(cmd) and _ours(pid)):
+        if (
+            b"autograder.execute.zygote" in cmd
+            and not cmd[0].endswith(b"bwrap")
+            and parent.endswith(b"bwrap")
+            and str(probes).encode() in b" ".join(cmd)
+            and _ours(pid)
+        ):
             found.append(int(pid))
     return found
 
@@ -191,9 +212,18 @@ def test_scratch_of_a_killed_grader_is_pruned_by_the_next_run(toy_kit, tmp_path)
     tmpdir.mkdir()
     env = {**os.environ, "TMPDIR": str(tmpdir)}
     live = subprocess.Popen(  # a live grader's scratch: must survive every prune
-        [sys.executable, "-c", "import sys\nfrom autograder.execute.scratch import Scratch, SOCKET_PARENT\n"
-         "a, b = Scratch('ag-intake-'), Scratch('ag-z-', SOCKET_PARENT)\nprint(a.path, b.path, flush=True)\n"
-         "sys.stdin.read()\na.close()\nb.close()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom autograder.execute.scratch import Scratch, SOCKET_PARENT\n"
+            "a, b = Scratch('ag-intake-'), Scratch('ag-z-', SOCKET_PARENT)\nprint(a.path, b.path, flush=True)\n"
+            "sys.stdin.read()\na.close()\nb.close()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     kept = [Path(p) for p in live.stdout.readline().split()]
     old = tmpdir / "ag-zygote-old1"  # what an earlier version left (its lock file, nobody holding it)
     old.mkdir()
@@ -201,8 +231,13 @@ def test_scratch_of_a_killed_grader_is_pruned_by_the_next_run(toy_kit, tmp_path)
     (old / "w-1").mkdir()
 
     subs = _class(toy_kit, tmp_path / "class", 12)
-    proc = subprocess.Popen(_cli(toy_kit, subs, tmp_path / "out"), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        _cli(toy_kit, subs, tmp_path / "out"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
     warm = os.geteuid() == 0 and Bubblewrap.available()
     wanted = ("ag-intake-", "ag-work-", "ag-z-") if warm else ("ag-intake-", "ag-work-")
     deadline = time.monotonic() + 600
@@ -227,8 +262,9 @@ def test_scratch_of_a_killed_grader_is_pruned_by_the_next_run(toy_kit, tmp_path)
         one = tmp_path / "one"
         one.mkdir()
         shutil.copy(toy_kit / "solutions" / "toy.ipynb", one / "alice.ipynb")
-        again = subprocess.run(_cli(toy_kit, one, tmp_path / "out2"), capture_output=True, text=True, env=env,
-                               timeout=600)
+        again = subprocess.run(
+            _cli(toy_kit, one, tmp_path / "out2"), capture_output=True, text=True, env=env, timeout=600
+        )
         assert again.returncode == 0, again.stderr[-2000:]
         assert [d for d in dead if d.exists()] == [] and not old.exists()
         assert all(k.is_dir() and (k / ".lock").is_file() for k in kept)
@@ -240,6 +276,7 @@ def test_scratch_of_a_killed_grader_is_pruned_by_the_next_run(toy_kit, tmp_path)
 
 
 # ------------------------------------------------------------------ faults of the grader, the host, one file
+
 
 def _toy(toy_kit: Path, tmp_path: Path, names: list[str]) -> tuple:
     from autograder.config.assignment import load_assignment
@@ -286,22 +323,23 @@ def test_grader_fault_is_retried_then_provisional_and_never_reused(toy_kit, tmp_
     carol = res["carol"]
     assert carol.message.startswith("grader error") and carol.tests == [] and "No space left" in carol.provisional
     book = Gradebook(out / "gradebook.sqlite")
-    assert book.get("toy", "carol").provisional      # the instructor sees it, marked as not final
+    assert book.get("toy", "carol").provisional  # the instructor sees it, marked as not final
     book.close()
     from dataclasses import replace
 
-    from autograder.intake.roster import Identity
     from autograder.grades.rows import GradeRow
+    from autograder.intake.roster import Identity
 
     row = GradeRow(Identity("b"), "bob", res["bob"], None, "graded")
     assert row.score == 10
     row.result = replace(res["bob"], provisional="probe 'double' got 0.0 s of CPU in 5.0 s of wall time")
-    assert row.score is None and not row.gradable   # a provisional score is never sent to an LMS
+    assert row.score is None and not row.gradable  # a provisional score is never sent to an LMS
 
     monkeypatch.setattr(session, "grade_notebook", real)
     seen: list[tuple[str, bool]] = []
-    again = pipeline.grade_class(assignment, subs, out=out, options=_weak(),
-                                 on_result=lambda r, reused: seen.append((r.submission_id, reused)))
+    again = pipeline.grade_class(
+        assignment, subs, out=out, options=_weak(), on_result=lambda r, reused: seen.append((r.submission_id, reused))
+    )
     assert sorted(seen) == [("alice", True), ("bob", True), ("carol", False)]
     assert {r.submission_id: (r.score, r.provisional) for r in again.results}["carol"] == (10, "")
 
@@ -342,7 +380,7 @@ def test_unreadable_zip_members_are_invalid_and_the_class_is_graded(toy_kit, tmp
     with zipfile.ZipFile(z) as zf:
         info = zf.getinfo("bob.ipynb")
     start = info.header_offset + 30 + len("bob.ipynb") + 8
-    raw[start:start + 32] = b"\xff" * 32
+    raw[start : start + 32] = b"\xff" * 32
     z.write_bytes(bytes(raw))
     subs = collect([z], tmp_path / "scratch")
     run = grade_class(load_assignment("toy", toy_kit), subs, out=tmp_path / "out", options=_weak())
@@ -351,7 +389,7 @@ def test_unreadable_zip_members_are_invalid_and_the_class_is_graded(toy_kit, tmp
     bob = res["bob"]
     assert bob.status == "invalid" and "damaged" in bob.message and bob.score == 0
     assert bob.max_score == 10 and all(t.outcome == "error" and "damaged" in t.message for t in bob.tests)
-    assert bob.stdout == "" and bob.problems == []   # nothing of the reference's run is copied into it
+    assert bob.stdout == "" and bob.problems == []  # nothing of the reference's run is copied into it
 
 
 def _runner(toy_kit: Path, source: str):
@@ -432,8 +470,9 @@ def test_starved_probe_is_retried_not_charged(toy_kit):
     overloaded by other graders would starve it) is retried on a fresh worker, and the student is not charged."""
     import threading
 
-    _starved_call_is_retried_not_charged(toy_kit, lambda pid, hogs: threading.Thread(
-        target=_kill_once_gone, args=(pid, hogs), daemon=True).start())
+    _starved_call_is_retried_not_charged(
+        toy_kit, lambda pid, hogs: threading.Thread(target=_kill_once_gone, args=(pid, hogs), daemon=True).start()
+    )
 
 
 @alone
@@ -444,8 +483,9 @@ def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_k
     is retried on a fresh worker, not charged."""
     import threading
 
-    _starved_call_is_retried_not_charged(toy_kit, lambda pid, hogs: threading.Timer(
-        1.85, lambda: [h.kill() for h in hogs]).start())
+    _starved_call_is_retried_not_charged(
+        toy_kit, lambda pid, hogs: threading.Timer(1.85, lambda: [h.kill() for h in hogs]).start()
+    )
 
 
 @alone
@@ -473,7 +513,9 @@ def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
     try:
         a = load_assignment("toy", toy_kit)
         how = f"try:\n        {pin}\n    except OSError:\n        pass\n    while True: pass\n    return x * 2"
-        cells = [type(c)(**{**c.__dict__, "source": c.source.replace("return x * 2", how)}) for c in load_cells(a.solution)]
+        cells = [
+            type(c)(**{**c.__dict__, "source": c.source.replace("return x * 2", how)}) for c in load_cells(a.solution)
+        ]
         with NotebookRunner(cells, probes=a.probes, limits=a.limits, isolation=sandbox("warm")) as runner:
             runner.execute()
             with pytest.raises(ProbeTimeout):
@@ -521,16 +563,23 @@ def test_a_cell_the_host_starves_is_replayed_not_charged():
     from autograder.execute.runner import NotebookRunner
     from autograder.notebook.parse import Cell
 
-    spin = ("import time\nopen('started', 'w').close()\nt = time.process_time()\n"
-            "while time.process_time() - t < 0.5:\n    pass\nDONE = True")
+    spin = (
+        "import time\nopen('started', 'w').close()\nt = time.process_time()\n"
+        "while time.process_time() - t < 0.5:\n    pass\nDONE = True"
+    )
     hogs: list = []
     isolation = _starving_isolation(hogs)
     limits = Limits(cell_timeout=1, submission_timeout=120, max_restarts=1)
     try:
         with NotebookRunner([Cell(index=1, source=spin)], probes=None, limits=limits, isolation=isolation) as runner:
             runner.execute()
-            seen = ([(r.status, r.error) for r in runner.cell_records], runner.host.used, runner.host_fault,
-                    runner.restarts, os.getloadavg())
+            seen = (
+                [(r.status, r.error) for r in runner.cell_records],
+                runner.host.used,
+                runner.host_fault,
+                runner.restarts,
+                os.getloadavg(),
+            )
             assert [r.status for r in runner.cell_records] == ["ok"], seen
             assert runner.host.used == 1 and runner.host_fault == "" and runner.restarts == 0, seen
     finally:
@@ -548,8 +597,9 @@ def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provision
     from autograder.execute.sandbox import RlimitsOnly
     from autograder.notebook.parse import Cell
 
-    code = ("import time\nopen('started', 'w').close()\n" +
-            ("t = time.process_time()\nwhile time.process_time() - t < 3:\n    pass" if starved else "time.sleep(60)"))
+    code = "import time\nopen('started', 'w').close()\n" + (
+        "t = time.process_time()\nwhile time.process_time() - t < 3:\n    pass" if starved else "time.sleep(60)"
+    )
     hogs: list = []
     isolation = _starving_isolation(hogs) if starved else RlimitsOnly()
     limits = Limits(cell_timeout=5, submission_timeout=8, max_restarts=1)
@@ -564,9 +614,15 @@ def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provision
 
 
 @alone
-@pytest.mark.parametrize("how", ["import time\ntime.sleep(60)", "import threading\nthreading.Event().wait()",
-                                 "import time\ntime.sleep(2.9)\nwhile True:\n    pass"],
-                         ids=["sleep", "wait", "sleep_then_spin"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        "import time\ntime.sleep(60)",
+        "import threading\nthreading.Event().wait()",
+        "import time\ntime.sleep(2.9)\nwhile True:\n    pass",
+    ],
+    ids=["sleep", "wait", "sleep_then_spin"],
+)
 def test_a_cell_that_sleeps_to_its_backstop_is_charged_at_once(how):
     """Not kept from the CPU by other work, a cell stopped by its wall backstop is the student's timeout:
     no replay, final."""
@@ -585,11 +641,11 @@ def test_a_cell_that_sleeps_to_its_backstop_is_charged_at_once(how):
 def test_host_starved_by_cpu_share():
     from autograder.execute.runner import host_starved
 
-    assert host_starved(0.0, 5.0) and host_starved(0.5, 5.0)        # starved by other work (or unknown demand)
-    assert host_starved(0.1, 5.0, kept_from_cpu=True)                  # kept from the CPU by other work
-    assert not host_starved(0.0, 5.0, kept_from_cpu=False)            # asleep, waiting, stopped, spinning: its own doing
+    assert host_starved(0.0, 5.0) and host_starved(0.5, 5.0)  # starved by other work (or unknown demand)
+    assert host_starved(0.1, 5.0, kept_from_cpu=True)  # kept from the CPU by other work
+    assert not host_starved(0.0, 5.0, kept_from_cpu=False)  # asleep, waiting, stopped, spinning: its own doing
     assert not host_starved(4.8, 5.0) and not host_starved(3.0, 5.0)  # the probe's own loop used the CPU
-    assert not host_starved(None, 5.0)                                # unknown: charged as before
+    assert not host_starved(None, 5.0)  # unknown: charged as before
 
 
 @pytest.mark.parametrize("how, kept", [("spin", True), ("sleep", False), ("stopped", False)])
@@ -628,15 +684,20 @@ def test_a_runnable_worker_whose_wait_the_kernel_does_not_count_is_kept_from_the
 
 
 @alone  # whether its children's spinning counts as its own is read off an otherwise idle host
-@pytest.mark.parametrize("how", [
-    "import time; time.sleep(60)", "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)",
-    "import threading; threading.Event().wait()",
-    "import time; time.sleep(0.9)\n    while True: pass",  # little CPU over the call, spinning at the deadline
-    "import os, time; time.sleep(0.9)\n    for _ in range(8):\n        if os.fork() == 0:\n            while True: pass\n"
-    "    while True: pass",  # ... with children that keep it waiting on a run queue: its own contention
-    "import os, time; time.sleep(1.1)\n    for _ in range(8):\n        if os.fork() == 0:\n            while True: pass\n"
-    "    while True: pass",  # ... started during the look at the deadline: they count from their start
-], ids=["sleep", "sigstop", "wait", "sleep_then_spin", "sleep_then_fork_spinners", "fork_spinners_during_the_look"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        "import time; time.sleep(60)",
+        "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)",
+        "import threading; threading.Event().wait()",
+        "import time; time.sleep(0.9)\n    while True: pass",  # little CPU over the call, spinning at the deadline
+        "import os, time; time.sleep(0.9)\n    for _ in range(8):\n        if os.fork() == 0:\n            while True: pass\n"
+        "    while True: pass",  # ... with children that keep it waiting on a run queue: its own contention
+        "import os, time; time.sleep(1.1)\n    for _ in range(8):\n        if os.fork() == 0:\n            while True: pass\n"
+        "    while True: pass",  # ... started during the look at the deadline: they count from their start
+    ],
+    ids=["sleep", "sigstop", "wait", "sleep_then_spin", "sleep_then_fork_spinners", "fork_spinners_during_the_look"],
+)
 def test_a_probe_that_sleeps_or_stops_itself_is_charged_not_provisional(toy_kit, how):
     """A probe that sleeps, waits or stops itself until its deadline (or spins only at the end, alone or with
     children of its own) is not kept from the CPU by other work: its threads either do not wait on a run
@@ -666,7 +727,7 @@ def test_a_fault_outside_the_judging_still_costs_only_its_submission(toy_kit, tm
 
     def unreadable(name, kit):
         seen.append(name)
-        if len(seen) > 1:   # alice's load works; bob's first try and each of its retries fail
+        if len(seen) > 1:  # alice's load works; bob's first try and each of its retries fail
             raise OSError(5, "Input/output error")
         return real(name, kit)
 
@@ -675,7 +736,6 @@ def test_a_fault_outside_the_judging_still_costs_only_its_submission(toy_kit, tm
     res = {r.submission_id: r for r in run.results}
     assert res["alice"].score == 10 and not res["alice"].provisional
     assert res["bob"].message.startswith("grader error") and "Input/output error" in res["bob"].provisional
-
 
 
 def test_a_worker_that_never_starts_is_the_hosts_fault_in_every_test(toy_kit, tmp_path, monkeypatch):
@@ -715,8 +775,11 @@ def test_a_worker_that_never_starts_is_the_hosts_fault_in_every_test(toy_kit, tm
     assert alice.score == 0 and "could not be started" in alice.provisional
     ran = [t for t in alice.tests if t.outcome != "skipped"]  # (the CUDA variant, on a machine without CUDA)
     assert ran
-    wrong = [(t.id, t.outcome, t.message) for t in ran
-             if t.outcome != "error" or not t.message.startswith("grader error (not your fault)") or "bwrap" not in t.message]
+    wrong = [
+        (t.id, t.outcome, t.message)
+        for t in ran
+        if t.outcome != "error" or not t.message.startswith("grader error (not your fault)") or "bwrap" not in t.message
+    ]
     assert not wrong, wrong
     assert not any("crash" in t.message for t in alice.tests)
     assert NoWorkers.spawns <= (1 + HOST_RETRIES) * (1 + pipeline.GRADER_RETRIES)  # given up, not hammered
@@ -736,7 +799,10 @@ def test_judges_are_forked_from_a_forkserver_that_imported_torch(toy_kit):
         assert len(servers) == 1 and os.getpid() not in servers, (judges, servers)
         (server,) = servers
         cmdline = Path(f"/proc/{server}/cmdline").read_bytes()[:500]
-        assert "libtorch" in Path(f"/proc/{server}/maps").read_text(), (server, cmdline)  # loaded there, shared by every fork
+        assert "libtorch" in Path(f"/proc/{server}/maps").read_text(), (
+            server,
+            cmdline,
+        )  # loaded there, shared by every fork
     finally:
         pool.shutdown()
 
@@ -747,8 +813,8 @@ def test_judges_take_the_graders_environment_of_now_not_the_forkservers(toy_kit,
     process that grades twice (the test suite, a notebook of an instructor) changes it in between."""
     import tempfile
 
-    from autograder.judge import pool as judges
     from autograder.config.assignment import load_assignment
+    from autograder.judge import pool as judges
     from autograder.judge.session import GradeOptions
     from autograder.pipeline import _start_judges
 
@@ -759,8 +825,10 @@ def test_judges_take_the_graders_environment_of_now_not_the_forkservers(toy_kit,
     pool = _start_judges(2, load_assignment("toy", toy_kit), GradeOptions())
     try:
         for _ in range(4):
-            assert pool.submit(os.getenv, "AUTOGRADER_SECRET").result(timeout=300) == \
-                "a-secret-set-after-the-forkserver-started"
+            assert (
+                pool.submit(os.getenv, "AUTOGRADER_SECRET").result(timeout=300)
+                == "a-secret-set-after-the-forkserver-started"
+            )
             assert pool.submit(tempfile.gettempdir).result(timeout=300) == str(tmp_path)
             assert pool.submit(os.getenv, "HOME").result(timeout=300) is None
     finally:

@@ -10,6 +10,7 @@ in one process: robust to a loaded host, which stretches wall time but not CPU t
 spend is set from the reference's own CPU time (`assert_loop_free`), which a loaded host raises a little; so
 the loop is held to the budget it was given, and the budget to that of code taking a few hundredths.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -56,11 +57,15 @@ def test_a_looping_answer_costs_its_budget_not_its_minute(kit_root, tmp_path, co
     options = GradeOptions(device="cpu", cache_dir=tmp_path / "cache")
     graded = {}
     try:
-        for name, notebook in [("master", assignment.solution),
-                               ("loop", kit_root / "examples" / "submissions" / "01_tensors" / "partial.ipynb")]:
+        for name, notebook in [
+            ("master", assignment.solution),
+            ("loop", kit_root / "examples" / "submissions" / "01_tensors" / "partial.ipynb"),
+        ]:
             costed_cpu.clear()
-            graded[name] = grade_notebook(assignment, Path(notebook), submission_id=name, options=options,
-                                          test_files=FILES), list(costed_cpu)
+            graded[name] = (
+                grade_notebook(assignment, Path(notebook), submission_id=name, options=options, test_files=FILES),
+                list(costed_cpu),
+            )
     finally:
         close_references()
     (master, master_calls), (loop, loop_calls) = graded["master"], graded["loop"]
@@ -72,12 +77,16 @@ def test_a_looping_answer_costs_its_budget_not_its_minute(kit_root, tmp_path, co
         assert budget <= MAX_BUDGET, loop_calls  # a loop-sized budget, not a minute
         assert cpu <= budget + OVERSHOOT, loop_calls  # stopped as soon as it was spent
     by_test = {t.id.split("::")[0] + "::" + t.id.split("::")[1].split("[")[0]: t for t in loop.tests}
-    for test_id in ("public/test_vectorised.py::test_pairwise_distances_no_loops",
-                    "hidden/test_vectorised.py::test_no_python_loops"):
+    for test_id in (
+        "public/test_vectorised.py::test_pairwise_distances_no_loops",
+        "hidden/test_vectorised.py::test_no_python_loops",
+    ):
         t = by_test[test_id]
         shown = t.student_output(loop.hidden_policy)
         assert t.outcome == "failed" and t.score == 0, (test_id, t.outcome, shown)
-        assert "pairwise_distances" in shown and "took more than" in shown and "where vectorised code takes under" in shown, shown
+        assert (
+            "pairwise_distances" in shown and "took more than" in shown and "where vectorised code takes under" in shown
+        ), shown
         assert "loops in Python" in shown, shown
     # wall time, loosely (a loaded host stretches it): the loop's tests are not the 15-s stops they would be
     assert sum(t.duration for t in loop.tests) <= sum(t.duration for t in master.tests) + 8.0

@@ -3,6 +3,7 @@
 A master that does not (a wrong solution, a probe that raises, a sandbox that cannot import
 the kit) would grade every student against a broken reference and export those grades; the
 grader stops instead, with the reason, a non-zero exit and nothing written for students."""
+
 import shutil
 import subprocess
 import sys
@@ -26,9 +27,24 @@ def _kit_copy(toy_kit: Path, tmp: Path) -> Path:
 
 
 def _grade_cli(kit: Path, subs: Path, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "autograder", "--kit", str(kit), "grade", "toy", str(subs),
-                           "--out", str(out), "--allow-weak-isolation"],  # the gate does not depend on the sandbox
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "--kit",
+            str(kit),
+            "grade",
+            "toy",
+            str(subs),
+            "--out",
+            str(out),
+            "--allow-weak-isolation",
+        ],  # the gate does not depend on the sandbox
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _class(kit: Path, tmp: Path) -> Path:
@@ -56,17 +72,21 @@ def test_an_assignment_without_tests_stops_grading_and_says_so(toy_kit, tmp_path
     out = tmp_path / "out"
     try:
         with pytest.raises(MasterFailed, match="no test ran"):
-            grade_class(load_assignment("toy", kit), subs, out=out, jobs=jobs,
-                        options=GradeOptions(isolation=RlimitsOnly()))
+            grade_class(
+                load_assignment("toy", kit), subs, out=out, jobs=jobs, options=GradeOptions(isolation=RlimitsOnly())
+            )
     finally:
         close_references()
     _nothing_for_students(out)
 
 
-@pytest.mark.parametrize("break_what, expect", [
-    ("master", "public/test_double.py"),      # a wrong master: the double() tests fail
-    ("probes", "probe"),                      # a probe that raises in the master's worker
-])
+@pytest.mark.parametrize(
+    "break_what, expect",
+    [
+        ("master", "public/test_double.py"),  # a wrong master: the double() tests fail
+        ("probes", "probe"),  # a probe that raises in the master's worker
+    ],
+)
 def test_broken_master_stops_grading_before_any_student(toy_kit, tmp_path, break_what, expect):
     kit = _kit_copy(toy_kit, tmp_path)
     subs = _class(kit, tmp_path)
@@ -90,7 +110,11 @@ class _NoKitSandbox(RlimitsOnly):
     def spawn(self, workdir, probes, limits, env, wire_limits):
         return WorkerProcess.launch(
             argv_prefix=[sys.executable, "-I", "-c", "import sys; sys.exit(\"No module named 'autograder'\")"],
-            workdir=workdir, env=env, output_cap=limits.output_kb * 1024, limits=wire_limits)
+            workdir=workdir,
+            env=env,
+            output_cap=limits.output_kb * 1024,
+            limits=wire_limits,
+        )
 
 
 def test_master_that_cannot_run_in_the_sandbox_stops_grading(toy_kit, tmp_path):
@@ -146,15 +170,17 @@ def test_the_reference_pass_is_shared_by_the_judges(toy_kit, tmp_path):
     try:
         alone = grade_class(assignment, subs, out=tmp_path / "alone", options=GradeOptions(isolation=RlimitsOnly()))
         close_references()
-        shared = grade_class(assignment, subs, out=tmp_path / "shared", jobs=2,
-                             options=GradeOptions(isolation=RlimitsOnly()))
+        shared = grade_class(
+            assignment, subs, out=tmp_path / "shared", jobs=2, options=GradeOptions(isolation=RlimitsOnly())
+        )
         assert not session._references, "the reference pass ran in the grader, not in the judges"
     finally:
         close_references()
     as_rows = lambda r: [(t.id, t.outcome, t.score, t.max_score) for t in r.tests]  # noqa: E731
     assert as_rows(shared.reference) == as_rows(alone.reference)
-    assert [t.file for t in shared.reference.tests] == sorted((t.file for t in shared.reference.tests),
-                                                              key=list(assignment.test_files()).index)
+    assert [t.file for t in shared.reference.tests] == sorted(
+        (t.file for t in shared.reference.tests), key=list(assignment.test_files()).index
+    )
     assert len({t.file for t in shared.reference.tests}) == len(assignment.test_files()) >= 2
     assert shared.reference.score == shared.reference.max_score == 10
     assert shared.results[0].score == 10
@@ -257,7 +283,7 @@ def test_a_master_passed_for_this_version_is_not_graded_again(toy_kit, tmp_path,
         again = grade_class(load_assignment("toy", kit), subs, out=tmp_path / "out", options=options(), force=True)
         assert len(passes) == 1 and again.reference.score == first.reference.score == first.reference.max_score
         assert again.results[0].score == 10
-        nb = kit / "solutions" / "toy.ipynb"   # a new version: the master is graded, and fails, and is not kept
+        nb = kit / "solutions" / "toy.ipynb"  # a new version: the master is graded, and fails, and is not kept
         edit(nb, nb, insert={0: "raise RuntimeError('broken')"})
         for _ in range(2):
             with pytest.raises(MasterFailed):

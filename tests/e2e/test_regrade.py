@@ -3,6 +3,7 @@
 The toy kit is copied so its tests can be edited.  A kept result equals the stored one field by
 field (its duration included); the record says how many were kept.
 """
+
 import shutil
 from pathlib import Path
 
@@ -11,8 +12,8 @@ import pytest
 from autograder.config.assignment import load_assignment
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
-from autograder.student.release import release
 from autograder.pipeline import grade_class
+from autograder.student.release import release
 from tests.nbfactory import edit
 
 
@@ -34,9 +35,13 @@ def _by_id(result) -> dict:
 
 def test_only_changed_test_files_run_again(kit, tmp_path):
     master = kit / "solutions" / "toy.ipynb"
-    subs = [Submission("master", master, "m.ipynb"),
-            Submission("blank", release(kit, "toy", tmp_path / "student")[0], "b.ipynb"),
-            Submission("wrong_later", edit(master, tmp_path / "w.ipynb", replace={"return x + 1": "return x + 2"}), "w.ipynb")]
+    subs = [
+        Submission("master", master, "m.ipynb"),
+        Submission("blank", release(kit, "toy", tmp_path / "student")[0], "b.ipynb"),
+        Submission(
+            "wrong_later", edit(master, tmp_path / "w.ipynb", replace={"return x + 1": "return x + 2"}), "w.ipynb"
+        ),
+    ]
     out = tmp_path / "out"
     first_run, first = _grade(kit, subs, out)
     assert first_run.partial == 0
@@ -44,8 +49,11 @@ def test_only_changed_test_files_run_again(kit, tmp_path):
 
     # the instructor doubles test_later's points and makes it check one more input
     later = kit / "assignments" / "toy" / "hidden" / "test_later.py"
-    later.write_text(later.read_text().replace("@pytest.mark.points(2)", "@pytest.mark.points(4)")
-                     .replace("x = torch.arange(4.0)", "x = torch.arange(5.0)"))
+    later.write_text(
+        later.read_text()
+        .replace("@pytest.mark.points(2)", "@pytest.mark.points(4)")
+        .replace("x = torch.arange(4.0)", "x = torch.arange(5.0)")
+    )
     run, again = _grade(kit, subs, out)
     assert run.partial == 3 and run.reused == 0
     assert [again[s].score for s in ("master", "blank", "wrong_later")] == [12, 0, 8]
@@ -82,7 +90,8 @@ def test_new_and_removed_test_files(kit, tmp_path):
     (hidden / "test_later.py").unlink()
     (hidden / "test_extra.py").write_text(
         "import pytest\n\n\n@pytest.mark.points(5)\ndef test_extra(student, reference, probes):\n"
-        "    \"\"\"ANSWER again\"\"\"\n    assert student(probes.answer) == reference(probes.answer)\n")
+        "    \"\"\"ANSWER again\"\"\"\n    assert student(probes.answer) == reference(probes.answer)\n"
+    )
     run, again = _grade(kit, subs, out)
     assert run.partial == 1
     ids = [t.id for t in again["master"].tests]
@@ -105,24 +114,48 @@ def test_a_regrade_says_whose_scores_change_and_which_overrides_it_made_stale(ki
     out = tmp_path / "out"
 
     def grade() -> subprocess.CompletedProcess:
-        r = subprocess.run([sys.executable, "-m", "autograder", "--kit", str(kit), "grade", "toy", str(folder),
-                            "--out", str(out)], capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [sys.executable, "-m", "autograder", "--kit", str(kit), "grade", "toy", str(folder), "--out", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert r.returncode == 0, r.stderr
         return r
 
     first = grade()
     assert "score changed" not in first.stdout
     for sid, score in (("master", "9"), ("wrong", "7")):
-        r = subprocess.run([sys.executable, "-m", "autograder", "--kit", str(kit), "override", "toy", sid, "--score",
-                            score, "--comment", "by hand", "--by", "TA", "--out", str(out)], capture_output=True,
-                           text=True, timeout=120)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                "--kit",
+                str(kit),
+                "override",
+                "toy",
+                sid,
+                "--score",
+                score,
+                "--comment",
+                "by hand",
+                "--by",
+                "TA",
+                "--out",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 0, r.stderr
     # the hidden test is fixed (test_later is worth 4), and one student resubmitted the same code, reformatted
     later = kit / "assignments" / "toy" / "hidden" / "test_later.py"
     later.write_text(later.read_text().replace("@pytest.mark.points(2)", "@pytest.mark.points(4)"))
     edit(master, folder / "master.ipynb", replace={"return x + 1": "return (x + 1)"})
     again = grade()
-    assert "score changed: master: 9 -> 12 (+3)" in again.stdout          # the override is stale: the grader's 12
-    assert "wrong:" not in again.stdout                                # its override (7) holds: no change
+    assert "score changed: master: 9 -> 12 (+3)" in again.stdout  # the override is stale: the grader's 12
+    assert "wrong:" not in again.stdout  # its override (7) holds: no change
     assert "override #1 of master (whole submission) is stale" in again.stderr
     assert "override #2" not in again.stderr

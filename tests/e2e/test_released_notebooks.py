@@ -8,6 +8,7 @@ checks: its setup cell imports what it imported then, the answered exercise's ch
 "not answered yet", the note on the checks' version is printed once (and by the validation), and its last cell, `check.all()`, runs
 the saved notebook through `autograder validate`'s path (the grader's worker) to a verdict.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,7 @@ def _answered(path: Path, dest: Path) -> tuple[nbformat.NotebookNode, str]:
     nb = nbformat.read(path, as_version=4)
     master = {c.get("id"): c for c in nbformat.read(ROOT / "solutions" / "01_tensors.ipynb", as_version=4).cells}
     cell = next(c for c in nb.cells if c.cell_type == "code" and "YOUR CODE HERE" in c.source)
-    cell.source = "\n".join(ln for ln in master[cell.id].source.splitlines()
-                            if not ln.strip().startswith((BEGIN, END)))
+    cell.source = "\n".join(ln for ln in master[cell.id].source.splitlines() if not ln.strip().startswith((BEGIN, END)))
     nbformat.write(nb, dest)
     return nb, "dtypes"
 
@@ -44,14 +44,15 @@ def _text(cell: nbformat.NotebookNode) -> str:
 def test_a_released_notebook_runs_against_this_package(path, tmp_path, monkeypatch):
     from nbclient import NotebookClient
 
-    monkeypatch.setenv("AUTOGRADER_KIT", str(ROOT))   # this kit's checks, as the installed package's would be
+    monkeypatch.setenv("AUTOGRADER_KIT", str(ROOT))  # this kit's checks, as the installed package's would be
     for name in ("AUTOGRADER_WORKER", "AUTOGRADER_VALIDATING", "JPY_SESSION_NAME"):
         monkeypatch.delenv(name, raising=False)
     dest = tmp_path / path.name
     nb, answered = _answered(path, dest)
     monkeypatch.chdir(tmp_path)
-    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=False,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", allow_errors=False, resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert not any(o.get("output_type") == "error" for c in code for o in c.outputs)
     checked = {m: _text(c) for c in code for m in _CHECK_LINE.findall(c.source)}
@@ -62,7 +63,7 @@ def test_a_released_notebook_runs_against_this_package(path, tmp_path, monkeypat
             assert f"{exercise}: not answered yet" in text, (exercise, text)
     printed, last = "".join(_text(c) for c in code[:-1]), _text(code[-1])
     version = json.loads(path.read_text(encoding="utf-8"))["metadata"]["autograder"]["version"]
-    assert printed.count(f"this notebook came with version {version}") == 1   # once, at the first check
+    assert printed.count(f"this notebook came with version {version}") == 1  # once, at the first check
     assert f"this notebook came with version {version}" in last and "out of date" not in printed + last
     assert code[-1].source.strip() == "check.all()" and f"Running {path.name} top to bottom" in last, last
     assert f"{answered}: all public checks pass" in last or f"✔ {answered}" in last, last

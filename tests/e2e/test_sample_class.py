@@ -1,4 +1,5 @@
 """The bundled sample class (what `make demo` grades) gets the scores its authors intended."""
+
 from pathlib import Path
 
 import pytest
@@ -34,8 +35,9 @@ def graded(tmp_path_factory):
 def test_sample_submission(graded, sid):
     score, status, losing = EXPECTED[sid]
     r = graded[sid]
-    assert (r.score, r.status) == (score, status), [(t.id, t.outcome, t.message[:120]) for t in r.tests
-                                                   if t.score < t.max_score]
+    assert (r.score, r.status) == (score, status), [
+        (t.id, t.outcome, t.message[:120]) for t in r.tests if t.score < t.max_score
+    ]
     if losing is not None:
         assert {t.exercise for t in r.tests if t.score < t.max_score} == losing
 

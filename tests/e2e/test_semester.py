@@ -9,6 +9,7 @@ recorder.  Every number asserted is worked out by hand below (EXPECTED), never r
 Scoring of the toy (10 points): double() 1 + 3 + 2, ANSWER 2, later() 2.  Both assignments take 10 % of the
 maximum (1 point) per day or part of one late.
 """
+
 import csv
 import io
 import json
@@ -41,28 +42,33 @@ ROSTER = """Student,ID,SIS User ID,SIS Login ID,Email,Section,LTI User ID
 "Nguyễn, Văn An",104,S104,vnguyen,an@u.edu,B,lti-104
 "Lee, Ann",105,S105,alee,ann@u.edu,B,lti-105
 """
-NAMES = {"101": "Smith, John", "102": "Müller, Zoë", "103": "Ó Briain, Dara", "104": "Nguyễn, Văn An",
-         "105": "Lee, Ann"}
+NAMES = {
+    "101": "Smith, John",
+    "102": "Müller, Zoë",
+    "103": "Ó Briain, Dara",
+    "104": "Nguyễn, Văn An",
+    "105": "Lee, Ann",
+}
 EMAIL = {"101": "jsmith@u.edu", "102": "zoe@u.edu", "103": "dara@u.edu", "104": "an@u.edu", "105": "ann@u.edu"}
 
 # worked out by hand (Canvas user id -> final score), each with its reason
 EXPECTED = {
-    "toy": {   # due 2026-10-01 12:00 UTC; extension S102 (a SIS id) = 2 days
-        "101": 10,   # Canvas, on time, perfect
-        "102": 10,   # Canvas, marked LATE, 1 d 8 h late but inside the 2-day extension keyed by the SIS id
-        "103": 8,    # Canvas resubmission (ANSWER wrong: 8), ANSWER overridden to 2/2 by login: 10; 25 h late: 2 days, -2
-        "104": 8,    # folder `an@u.edu.ipynb` (an email), later() wrong: 8, on time
-        "105": 7,    # folder `alee/toy.ipynb` (a login), perfect, 3 days late: -3
+    "toy": {  # due 2026-10-01 12:00 UTC; extension S102 (a SIS id) = 2 days
+        "101": 10,  # Canvas, on time, perfect
+        "102": 10,  # Canvas, marked LATE, 1 d 8 h late but inside the 2-day extension keyed by the SIS id
+        "103": 8,  # Canvas resubmission (ANSWER wrong: 8), ANSWER overridden to 2/2 by login: 10; 25 h late: 2 days, -2
+        "104": 8,  # folder `an@u.edu.ipynb` (an email), later() wrong: 8, on time
+        "105": 7,  # folder `alee/toy.ipynb` (a login), perfect, 3 days late: -3
     },
     "toy2": {  # due 2026-10-08 12:00 UTC; extensions "101" (LMS user id) 1 day, vnguyen (login) 3, ann@u.edu (email) 2
-        "101": 10,   # Moodle, perfect, 18 h late, inside the 1-day extension keyed by the LMS user id
-        "102": 9,    # Moodle, later() wrong: 8, on time; whole score overridden to 9 by the SIS id
-        "103": 8,    # nbgrader, ANSWER wrong: 8, on time
-        "104": 10,   # Moodle, perfect, 2 days late, inside the 3-day extension keyed by the login
-        "105": 10,   # nbgrader, perfect, 1 d 12 h late, inside the 2-day extension keyed by the email
+        "101": 10,  # Moodle, perfect, 18 h late, inside the 1-day extension keyed by the LMS user id
+        "102": 9,  # Moodle, later() wrong: 8, on time; whole score overridden to 9 by the SIS id
+        "103": 8,  # nbgrader, ANSWER wrong: 8, on time
+        "104": 10,  # Moodle, perfect, 2 days late, inside the 3-day extension keyed by the login
+        "105": 10,  # nbgrader, perfect, 1 d 12 h late, inside the 2-day extension keyed by the email
     },
 }
-CANVAS_POINTS = 20.0      # Canvas's points possible: passback scales 10 -> 20
+CANVAS_POINTS = 20.0  # Canvas's points possible: passback scales 10 -> 20
 CANVAS_TOKEN = "semester-token"
 
 
@@ -79,8 +85,8 @@ class Recorder(BaseHTTPRequestHandler):
     127.0.0.1; every write is recorded."""
 
     public_key = None
-    canvas: dict = {}          # assignment id -> {user id: grade data}
-    lti: dict = {}             # line item path -> [score bodies]
+    canvas: dict = {}  # assignment id -> {user id: grade data}
+    lti: dict = {}  # line item path -> [score bodies]
 
     def log_message(self, *a):
         pass
@@ -107,9 +113,20 @@ class Recorder(BaseHTTPRequestHandler):
             return self._reply(200, {"id": int(m[1]), "course_id": 7, "name": "A", "points_possible": CANVAS_POINTS})
         m = re.fullmatch(r"/api/v1/courses/7/assignments/(\d+)/submissions", path)
         if m:
-            return self._reply(200, [{"id": 900 + int(u), "user_id": int(u), "assignment_id": int(m[1]), "score": None,
-                                      "submission_comments": [], "user": {"id": int(u), "sis_user_id": f"S{u}"}}
-                                     for u in NAMES])
+            return self._reply(
+                200,
+                [
+                    {
+                        "id": 900 + int(u),
+                        "user_id": int(u),
+                        "assignment_id": int(m[1]),
+                        "score": None,
+                        "submission_comments": [],
+                        "user": {"id": int(u), "sis_user_id": f"S{u}"},
+                    }
+                    for u in NAMES
+                ],
+            )
         if re.fullmatch(r"/api/v1/progress/\d+", path):
             return self._reply(200, {"id": 1, "workflow_state": "completed"})
         return self._reply(404)
@@ -129,8 +146,12 @@ class Recorder(BaseHTTPRequestHandler):
         if url.path == "/token":
             form = {k: v[0] for k, v in parse_qs(body).items()}
             try:
-                jwt.decode(form["client_assertion"], type(self).public_key, algorithms=["RS256"],
-                           audience=f"http://127.0.0.1:{self.server.server_address[1]}/token")
+                jwt.decode(
+                    form["client_assertion"],
+                    type(self).public_key,
+                    algorithms=["RS256"],
+                    audience=f"http://127.0.0.1:{self.server.server_address[1]}/token",
+                )
             except (KeyError, jwt.PyJWTError) as e:
                 return self._reply(401, {"error": "invalid_client", "error_description": str(e)})
             return self._reply(200, {"access_token": "lti-token", "token_type": "Bearer", "expires_in": 3600})
@@ -162,8 +183,11 @@ def _kit(toy_kit: Path, root: Path) -> Path:
     shutil.copytree(toy_kit, kit)
     shutil.copytree(kit / "assignments" / "toy", kit / "assignments" / "toy2")
     manifest = kit / "assignments" / "toy2" / "manifest.toml"
-    manifest.write_text(manifest.read_text().replace('title = "Toy assignment for the engine\'s own tests"',
-                                                     'title = "Toy two, the sequel"'))
+    manifest.write_text(
+        manifest.read_text().replace(
+            'title = "Toy assignment for the engine\'s own tests"', 'title = "Toy two, the sequel"'
+        )
+    )
     shutil.copy(kit / "solutions" / "toy.ipynb", kit / "solutions" / "toy2.ipynb")
     return kit
 
@@ -171,18 +195,26 @@ def _kit(toy_kit: Path, root: Path) -> Path:
 def _notebooks(kit: Path, root: Path) -> dict[str, Path]:
     master = kit / "solutions" / "toy.ipynb"
     nbs = root / "notebooks"
-    return {"perfect": master,
-            "answer_wrong": edit(master, nbs / "answer_wrong.ipynb", replace={"ANSWER = 42": "ANSWER = 41"}),
-            "later_wrong": edit(master, nbs / "later_wrong.ipynb", replace={"return x + 1": "return x + 2"}),
-            "blank": edit(master, nbs / "blank.ipynb", replace={"return x * 2": "raise NotImplementedError()",
-                                                                 "return x + 1": "raise NotImplementedError()",
-                                                                 "ANSWER = 42": "ANSWER = None"})}
+    return {
+        "perfect": master,
+        "answer_wrong": edit(master, nbs / "answer_wrong.ipynb", replace={"ANSWER = 42": "ANSWER = 41"}),
+        "later_wrong": edit(master, nbs / "later_wrong.ipynb", replace={"return x + 1": "return x + 2"}),
+        "blank": edit(
+            master,
+            nbs / "blank.ipynb",
+            replace={
+                "return x * 2": "raise NotImplementedError()",
+                "return x + 1": "raise NotImplementedError()",
+                "ANSWER = 42": "ANSWER = None",
+            },
+        ),
+    }
 
 
 def _zip(path: Path, members: list[tuple[str, Path, datetime]]) -> Path:
     with zipfile.ZipFile(path, "w") as z:
         for name, nb, when in members:
-            info = zipfile.ZipInfo(name, date_time=when.timetuple()[:6])   # read back as UTC
+            info = zipfile.ZipInfo(name, date_time=when.timetuple()[:6])  # read back as UTC
             z.writestr(info, nb.read_bytes())
     return path
 
@@ -191,7 +223,8 @@ def _course_file(root: Path, url: str, pem: bytes) -> Path:
     (root / "roster.csv").write_text(ROSTER, encoding="utf-8")
     (root / "lti.pem").write_bytes(pem)
     course = root / "course.toml"
-    course.write_text(f"""
+    course.write_text(
+        f"""
 [course]
 title = "Semester"
 roster = "roster.csv"
@@ -227,7 +260,9 @@ due = "2026-10-08T12:00:00+00:00"
 "101" = 1
 vnguyen = 3
 "ann@u.edu" = 2
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return course
 
 
@@ -238,8 +273,9 @@ def cli(course: Path, kit: Path, *argv: str) -> int:
 def _nbgrader(course_dir: Path, *args: str) -> None:
     binary = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{binary}{os.pathsep}{os.environ.get('PATH', '')}"}
-    r = subprocess.run([str(binary / "nbgrader"), *args], cwd=course_dir, env=env, capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run(
+        [str(binary / "nbgrader"), *args], cwd=course_dir, env=env, capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -256,41 +292,83 @@ def semester(toy_kit, lms, tmp_path_factory):
     os.environ.update(env)
     try:
         # toy: a Canvas download (LATE flags, a resubmission), then a folder of emailed notebooks
-        canvas = _zip(root / "canvas.zip", [
-            ("smithjohn_101_9001_toy.ipynb", nb["perfect"], utc(2026, 10, 1, 10)),
-            ("mullerzoe_late_102_9002_toy.ipynb", nb["perfect"], utc(2026, 10, 2, 20)),
-            ("obriaindara_late_103_9003_toy.ipynb", nb["blank"], utc(2026, 10, 2, 9)),
-            ("obriaindara_late_103_9003_toy-1.ipynb", nb["answer_wrong"], utc(2026, 10, 2, 13))])
+        canvas = _zip(
+            root / "canvas.zip",
+            [
+                ("smithjohn_101_9001_toy.ipynb", nb["perfect"], utc(2026, 10, 1, 10)),
+                ("mullerzoe_late_102_9002_toy.ipynb", nb["perfect"], utc(2026, 10, 2, 20)),
+                ("obriaindara_late_103_9003_toy.ipynb", nb["blank"], utc(2026, 10, 2, 9)),
+                ("obriaindara_late_103_9003_toy-1.ipynb", nb["answer_wrong"], utc(2026, 10, 2, 13)),
+            ],
+        )
         assert cli(course, kit, "grade", "toy", str(canvas)) == 0
         folder = root / "emailed"
         (folder / "alee").mkdir(parents=True)
-        for dest, src, when in ((folder / "an@u.edu.ipynb", nb["later_wrong"], utc(2026, 10, 1, 9)),
-                                (folder / "alee" / "toy.ipynb", nb["perfect"], utc(2026, 10, 4, 12))):
+        for dest, src, when in (
+            (folder / "an@u.edu.ipynb", nb["later_wrong"], utc(2026, 10, 1, 9)),
+            (folder / "alee" / "toy.ipynb", nb["perfect"], utc(2026, 10, 4, 12)),
+        ):
             shutil.copy(src, dest)
             os.utime(dest, (when.timestamp(), when.timestamp()))
         assert cli(course, kit, "grade", "toy", str(folder), "--format", "folder") == 0
         # toy2: a Moodle download, then an nbgrader course, into the same results folder
-        moodle = _zip(root / "moodle.zip", [
-            ("John Smith_101_assignsubmission_file/toy2.ipynb", nb["perfect"], utc(2026, 10, 9, 6)),
-            ("Zoë Müller_102_assignsubmission_file/toy2.ipynb", nb["later_wrong"], utc(2026, 10, 8, 10)),
-            ("Văn An Nguyễn_104_assignsubmission_file/toy2.ipynb", nb["perfect"], utc(2026, 10, 10, 12))])
+        moodle = _zip(
+            root / "moodle.zip",
+            [
+                ("John Smith_101_assignsubmission_file/toy2.ipynb", nb["perfect"], utc(2026, 10, 9, 6)),
+                ("Zoë Müller_102_assignsubmission_file/toy2.ipynb", nb["later_wrong"], utc(2026, 10, 8, 10)),
+                ("Văn An Nguyễn_104_assignsubmission_file/toy2.ipynb", nb["perfect"], utc(2026, 10, 10, 12)),
+            ],
+        )
         assert cli(course, kit, "grade", "toy2", str(moodle)) == 0
         nbg = root / "nbgrader"
         nbg.mkdir()
         assert cli(course, kit, "nbgrader", "source", "toy2", "--course", str(nbg)) == 0
         _nbgrader(nbg, "generate_assignment", "toy2", "--force")
-        for student, src, stamp in (("dobriain", nb["answer_wrong"], "2026-10-08 11:00:00.000000 UTC"),
-                                    ("alee", nb["perfect"], "2026-10-10 00:00:00.000000 UTC")):
+        for student, src, stamp in (
+            ("dobriain", nb["answer_wrong"], "2026-10-08 11:00:00.000000 UTC"),
+            ("alee", nb["perfect"], "2026-10-10 00:00:00.000000 UTC"),
+        ):
             d = nbg / "submitted" / student / "toy2"
             d.mkdir(parents=True)
             shutil.copy(src, d / "toy2.ipynb")
             (d / "timestamp.txt").write_text(stamp)
         assert cli(course, kit, "nbgrader", "grade", "toy2", "--course", str(nbg)) == 0
         # overrides named by roster ids: a login and a test's name, a SIS id and the whole score
-        assert cli(course, kit, "override", "toy", "dobriain", "--test", "ANSWER is right", "--score", "2",
-                   "--comment", "41 accepted: the question was ambiguous", "--by", "TA Kim") == 0
-        assert cli(course, kit, "override", "toy2", "S102", "--score", "9", "--comment", "regrade request",
-                   "--by", "TA Kim") == 0
+        assert (
+            cli(
+                course,
+                kit,
+                "override",
+                "toy",
+                "dobriain",
+                "--test",
+                "ANSWER is right",
+                "--score",
+                "2",
+                "--comment",
+                "41 accepted: the question was ambiguous",
+                "--by",
+                "TA Kim",
+            )
+            == 0
+        )
+        assert (
+            cli(
+                course,
+                kit,
+                "override",
+                "toy2",
+                "S102",
+                "--score",
+                "9",
+                "--comment",
+                "regrade request",
+                "--by",
+                "TA Kim",
+            )
+            == 0
+        )
         yield {"root": root, "kit": kit, "course": course, "out": root / "results", "url": url}
     finally:
         for k, v in old.items():
@@ -337,12 +415,13 @@ def test_the_course_gradebook_lists_each_student_once(semester, capsys):
     s = semester
     assert cli(s["course"], s["kit"], "gradebook") == 0
     rows = read_csv(s["out"] / "course_gradebook.csv")
-    assert len(rows) == 1 + len(NAMES)                     # nobody twice, nobody "missing"
+    assert len(rows) == 1 + len(NAMES)  # nobody twice, nobody "missing"
     head = rows[0]
     toy, toy2 = head.index("toy (10)"), head.index("toy2 (10)")
     got = {r[1]: (float(r[toy]), float(r[toy2]), float(r[head.index("total")])) for r in rows[1:]}
-    assert got == {NAMES[u]: (EXPECTED["toy"][u], EXPECTED["toy2"][u], EXPECTED["toy"][u] + EXPECTED["toy2"][u])
-                   for u in NAMES}
+    assert got == {
+        NAMES[u]: (EXPECTED["toy"][u], EXPECTED["toy2"][u], EXPECTED["toy"][u] + EXPECTED["toy2"][u]) for u in NAMES
+    }
     assert cli(s["course"], s["kit"], "gradebook", "--format", "canvas") == 0
     rows = read_csv(s["out"] / "course_canvas.csv")
     c1 = next(i for i, h in enumerate(rows[0]) if h.endswith("(42)"))
@@ -364,7 +443,7 @@ def test_both_passbacks_write_the_same_grades(semester, capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"would write to: LTI 1.3 line item {s['url']}/lti/lineitems/1 ")
     assert "would send: user lti-102: 10/10; comment: Score: 10/10." in out and "{" not in out
-    assert not Recorder.lti and not Recorder.canvas                       # a dry run sends nothing
+    assert not Recorder.lti and not Recorder.canvas  # a dry run sends nothing
     for a, canvas_id, lineitem in (("toy", "42", "/lti/lineitems/1"), ("toy2", "43", "/lti/lineitems/2")):
         assert cli(s["course"], s["kit"], "passback", a, "--to", "canvas") == 0
         out = capsys.readouterr().out
@@ -394,15 +473,15 @@ def test_report_and_feedback_pages_render_in_headless_chromium(semester, tmp_pat
     assert "Instructor override of the total" not in report
     pages = {p.stem: p for p in (s["out"] / "toy" / "feedback").glob("*.html")}
     perfect = next(p for sid, p in pages.items() if "101" in sid)
-    failing = pages["104"]   # `an@u.edu.ipynb` of the emailed folder, under its student's own id
+    failing = pages["104"]  # `an@u.edu.ipynb` of the emailed folder, under its student's own id
     for page in (perfect, failing):
         dom = render(page, tmp_path / f"{page.stem}.png", 1280, 1400)
         img = matplotlib.image.imread(tmp_path / f"{page.stem}.png")
-        assert img[..., :3].std() > 0.05                                   # not a blank page
-        text = re.sub(r"<[^>]+>", " ", dom.split("<body")[1])                 # what a student reads
+        assert img[..., :3].std() > 0.05  # not a blank page
+        text = re.sub(r"<[^>]+>", " ", dom.split("<body")[1])  # what a student reads
         assert "skipped" not in text and ("not run here" in text or torch.cuda.is_available())
         exercises = dom.split('<table id="exercises">')[1].split("</table>")[0]
-        assert re.findall(r"<tr>\s*<td>(\w+)</td>", exercises) == ["double", "later"]   # notebook order
+        assert re.findall(r"<tr>\s*<td>(\w+)</td>", exercises) == ["double", "later"]  # notebook order
     dom = failing.read_text()
     assert "Nguyễn, Văn An" in dom and "later() (defined after a slow cell) works" in dom
     assert re.search(r"later\s*</td>\s*<td class=\"num\">0 / 2</td>", dom)

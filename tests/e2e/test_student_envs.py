@@ -30,6 +30,7 @@ One more: a Python whose packages come from PYTHONPATH (which the isolated worke
 worker, and `validate` says which module it could not import, what to do, and what the worker printed.
 Each layout is built once per module (about two seconds: no download), then run by both faces.
 """
+
 from __future__ import annotations
 
 import os
@@ -75,8 +76,23 @@ def _venv(prefix: Path, *flags: str) -> Path:
 def _install(py: Path, wheel: Path, *flags: str, **env: str) -> None:
     """The wheel alone.  --ignore-installed: pip would otherwise take this checkout's own install, which the
     layout sees through its `.pth`, for one of the layout's and uninstall it from the test environment."""
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--ignore-installed",
-                    *flags, str(wheel)], check=True, env=_env(**env))
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(py),
+            "install",
+            "-q",
+            "--no-deps",
+            "--ignore-installed",
+            *flags,
+            str(wheel),
+        ],
+        check=True,
+        env=_env(**env),
+    )
 
 
 def _conda_prefix(prefix: Path) -> Path:
@@ -104,13 +120,26 @@ def _conda_prefix(prefix: Path) -> Path:
         except OSError:  # another file system: a copy
             shutil.copy2(src, dst)
 
-    shutil.copytree(base / "lib" / VER, prefix / "lib" / VER, copy_function=link, symlinks=True,
-                    ignore=lambda d, names: [n for n in names if Path(d) == base / "lib" / VER
-                                             and n in ("site-packages", "test", "idlelib", "turtledemo")])
+    shutil.copytree(
+        base / "lib" / VER,
+        prefix / "lib" / VER,
+        copy_function=link,
+        symlinks=True,
+        ignore=lambda d, names: [
+            n
+            for n in names
+            if Path(d) == base / "lib" / VER and n in ("site-packages", "test", "idlelib", "turtledemo")
+        ],
+    )
     _sees_this_environment(prefix / "lib" / VER / "site-packages")
     py = prefix / "bin" / "python"
-    where = subprocess.run([str(py), "-c", "import sys; print(sys.prefix); print(sys.base_prefix)"],
-                           capture_output=True, text=True, check=True, env=_env()).stdout.split()
+    where = subprocess.run(
+        [str(py), "-c", "import sys; print(sys.prefix); print(sys.base_prefix)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_env(),
+    ).stdout.split()
     assert where == [str(prefix), str(prefix)] and not (prefix / "pyvenv.cfg").exists(), where
     return py
 
@@ -136,10 +165,16 @@ def layout(request, wheel, tmp_path_factory) -> tuple[Path, dict[str, str]]:  # 
         py = _venv(root / "venv", "--system-site-packages")
         env = {"PYTHONUSERBASE": str(root / "userbase")}
         _install(py, wheel, "--user", **env)
-    where = subprocess.run([str(py), "-c", "import autograder; print(autograder.__file__)"], capture_output=True,
-                           text=True, check=True, env=_env(**env), cwd="/").stdout
+    where = subprocess.run(
+        [str(py), "-c", "import autograder; print(autograder.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_env(**env),
+        cwd="/",
+    ).stdout
     expected = env.get("PYTHONUSERBASE") or str(py.parents[1])
-    assert where.startswith(expected), (where, expected)   # the wheel, not this checkout
+    assert where.startswith(expected), (where, expected)  # the wheel, not this checkout
     return py, env
 
 
@@ -166,8 +201,14 @@ def _alone(nb: nbformat.NotebookNode, folder: Path) -> Path:
 def test_validate_passes(layout, answered, tmp_path):
     py, env = layout
     path = _alone(answered, tmp_path / "alone")
-    r = subprocess.run([str(py), "-m", "autograder", "validate", path.name], capture_output=True, text=True,
-                       env=_env(**env), cwd=path.parent, timeout=900)
+    r = subprocess.run(
+        [str(py), "-m", "autograder", "validate", path.name],
+        capture_output=True,
+        text=True,
+        env=_env(**env),
+        cwd=path.parent,
+        timeout=900,
+    )
     assert r.returncode == 0 and "\nReady: all " in r.stdout, r.stdout + r.stderr
     assert "fresh sandboxed worker" in r.stdout and "could not be started" not in r.stdout
 
@@ -176,8 +217,9 @@ def test_check_all_in_a_kernel_passes(layout, answered, tmp_path):
     py, env = layout
     path = _alone(answered, tmp_path / "alone")
     out = tmp_path / "executed.ipynb"
-    subprocess.run([str(py), "-c", _DRIVER, str(path), str(out)], check=True, env=_env(**env), cwd=path.parent,
-                   timeout=900)
+    subprocess.run(
+        [str(py), "-c", _DRIVER, str(path), str(out)], check=True, env=_env(**env), cwd=path.parent, timeout=900
+    )
     report = _output(nbformat.read(out, as_version=4).cells[-1])
     assert "\nReady: all " in report and "fresh sandboxed worker" in report, report
 
@@ -190,8 +232,14 @@ def test_a_worker_that_cannot_start_says_why(wheel, answered, tmp_path):  # noqa
     _install(py, wheel)
     path = _alone(answered, tmp_path / "alone")
     env = {**_env(), "PYTHONPATH": sysconfig.get_paths()["purelib"]}
-    r = subprocess.run([str(py), "-m", "autograder", "validate", path.name], capture_output=True, text=True,
-                       env=env, cwd=path.parent, timeout=900)
+    r = subprocess.run(
+        [str(py), "-m", "autograder", "validate", path.name],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=path.parent,
+        timeout=900,
+    )
     assert r.returncode != 0, r.stdout + r.stderr
     assert "No worker could be started on this machine" in r.stdout, r.stdout + r.stderr
     assert "its Python could not import `" in r.stdout and "install `" in r.stdout, r.stdout

@@ -12,10 +12,10 @@ import, the answered exercise's check passes, the next one says "not answered ye
 large: about two minutes) and shared by every assignment that names its line; the TensorFlow one only when a
 TensorFlow notebook is tested.
 """
+
 from __future__ import annotations
 
 import email
-import json
 import os
 import re
 import shutil
@@ -30,8 +30,8 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from autograder.student import public_checks as checks
 from autograder.notebook.imports import imported_modules
+from autograder.student import public_checks as checks
 from autograder.student.release import BEGIN, install_line, release
 from autograder.student.verdicts import INSTALL
 from tests.tiers import per_assignment
@@ -52,8 +52,16 @@ nbformat.write(nb, sys.argv[2])
 
 def _env(**extra: str) -> dict[str, str]:
     """This environment without its virtualenv or import path: pip's own configuration (indexes) stays."""
-    drop = {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "AUTOGRADER_KIT", "AUTOGRADER_WORKER",
-            "AUTOGRADER_VALIDATING", "JPY_SESSION_NAME"}
+    drop = {
+        "VIRTUAL_ENV",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONSTARTUP",
+        "AUTOGRADER_KIT",
+        "AUTOGRADER_WORKER",
+        "AUTOGRADER_VALIDATING",
+        "JPY_SESSION_NAME",
+    }
     return {**{k: v for k, v in os.environ.items() if k not in drop}, "LANG": "C.UTF-8", **extra}
 
 
@@ -82,8 +90,12 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def wheel(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`make dist`'s command (an isolated build: setuptools only), with solutions/ and hidden tests present."""
     dist = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir", str(dist), str(kit)],
-                   check=True, cwd=dist, env=_env())
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir", str(dist), str(kit)],
+        check=True,
+        cwd=dist,
+        env=_env(),
+    )
     return next(dist.glob("*.whl"))
 
 
@@ -95,10 +107,13 @@ def _student_env(wheel: Path, tmp_path_factory: pytest.TempPathFactory, install:
     line = re.sub(r"torch_course_autograder-[^/\"]+\.whl", wheel.name, _readme_install_line(install))
     assert line == install.removeprefix("%").replace("LINK", "https://YOUR-COURSE-SITE/" + wheel.name), line
     start = time.monotonic()
-    pip = [str(py), "-m", "pip", "install", "-q", "--no-compile"]   # byte-compiling torch and Triton: minutes here
+    pip = [str(py), "-m", "pip", "install", "-q", "--no-compile"]  # byte-compiling torch and Triton: minutes here
     subprocess.run([*pip, f"torch=={_torch_version()}"], check=True, env=_env())  # here: this machine's CPU wheel
-    subprocess.run([*pip, line.split(" ", 2)[2].strip('"').replace("https://YOUR-COURSE-SITE/", wheel.parent.as_uri() + "/")],
-                   check=True, env=_env())
+    subprocess.run(
+        [*pip, line.split(" ", 2)[2].strip('"').replace("https://YOUR-COURSE-SITE/", wheel.parent.as_uri() + "/")],
+        check=True,
+        env=_env(),
+    )
     print(f"the student's install ({line.split(' @ ')[0]}): {time.monotonic() - start:.0f} s")
     return py
 
@@ -117,7 +132,13 @@ def tf_student_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 def _setup_install(nb: nbformat.NotebookNode) -> str:
     """The install line a released notebook's setup cell names (its first line)."""
-    return next(c.source for c in nb.cells if c.cell_type == "code").splitlines()[0].split("Install once:", 1)[1].split("  (LINK")[0].strip()
+    return (
+        next(c.source for c in nb.cells if c.cell_type == "code")
+        .splitlines()[0]
+        .split("Install once:", 1)[1]
+        .split("  (LINK")[0]
+        .strip()
+    )
 
 
 def _python_for(nb: nbformat.NotebookNode, request: pytest.FixtureRequest) -> Path:
@@ -170,8 +191,9 @@ def _run_alone(py: Path, nb: nbformat.NotebookNode, folder: Path, name: str, **e
     folder.mkdir(parents=True)
     nbformat.write(nb, folder / name)
     out = folder.parent / f"{folder.name}-executed.ipynb"
-    subprocess.run([str(py), "-c", _DRIVER, str(folder / name), str(out)], check=True, env=_env(**env), cwd=folder,
-                   timeout=900)
+    subprocess.run(
+        [str(py), "-c", _DRIVER, str(folder / name), str(out)], check=True, env=_env(**env), cwd=folder, timeout=900
+    )
     return nbformat.read(out, as_version=4)
 
 
@@ -180,25 +202,46 @@ def _output(cell: nbformat.NotebookNode) -> str:
 
 
 def _check_cell(nb: nbformat.NotebookNode, exercise: str) -> nbformat.NotebookNode:
-    return next(c for c in nb.cells if c.cell_type == "code" and re.search(rf'^check\("{exercise}"\)\s*$', c.source, re.M))
+    return next(
+        c for c in nb.cells if c.cell_type == "code" and re.search(rf'^check\("{exercise}"\)\s*$', c.source, re.M)
+    )
 
 
 def _assert_checks_itself(done: nbformat.NotebookNode, answered: str, unanswered: str) -> None:
-    errors = [(i, o["ename"], o["evalue"][:200]) for i, c in enumerate(done.cells) if c.cell_type == "code"
-              for o in c.outputs if o.get("output_type") == "error"]
-    assert not [e for e in errors if e[1] in ("ImportError", "ModuleNotFoundError")
-                or "'check' is not defined" in e[2]], errors
-    assert f"{answered}: all public checks pass" in _output(_check_cell(done, answered)), _output(_check_cell(done, answered))
-    assert f"{unanswered}: not answered yet" in _output(_check_cell(done, unanswered)), _output(_check_cell(done, unanswered))
+    errors = [
+        (i, o["ename"], o["evalue"][:200])
+        for i, c in enumerate(done.cells)
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.get("output_type") == "error"
+    ]
+    assert not [
+        e for e in errors if e[1] in ("ImportError", "ModuleNotFoundError") or "'check' is not defined" in e[2]
+    ], errors
+    assert f"{answered}: all public checks pass" in _output(_check_cell(done, answered)), _output(
+        _check_cell(done, answered)
+    )
+    assert f"{unanswered}: not answered yet" in _output(_check_cell(done, unanswered)), _output(
+        _check_cell(done, unanswered)
+    )
     checking = [c for c in done.cells if c.cell_type == "code" and _CHECK_LINE.search(c.source)]
-    assert checking and not [c.source for c in checking if any(o.get("output_type") == "execute_result" for o in c.outputs)]
+    assert checking and not [
+        c.source for c in checking if any(o.get("output_type") == "execute_result" for o in c.outputs)
+    ]
     assert "out of date" not in "".join(_output(c) for c in done.cells if c.cell_type == "code")
 
 
 def test_wheel_has_the_public_checks_and_no_secrets(kit, wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    assert not [n for n in names if "hidden/" in n or "solutions/" in n or n.startswith("assignments/")
-                or "/.cache/" in n or n.endswith((".ipynb", ".pt", ".bin", ".sqlite"))]
+    assert not [
+        n
+        for n in names
+        if "hidden/" in n
+        or "solutions/" in n
+        or n.startswith("assignments/")
+        or "/.cache/" in n
+        or n.endswith((".ipynb", ".pt", ".bin", ".sqlite"))
+    ]
     for a in sorted(p.parent for p in (kit / "assignments").glob("*/manifest.toml")):
         packaged = {n for n in names if n.startswith(f"autograder/student/public_checks/{a.name}/")}
         expected = {f"autograder/student/public_checks/{a.name}/{f.relative_to(a).as_posix()}" for f in checks.files(a)}
@@ -210,9 +253,12 @@ def test_wheel_has_the_public_checks_and_no_secrets(kit, wheel):
 
 def test_make_dist_builds_without_the_instructor_stack(tmp_path):
     """`make dist` must not depend on `make install` (minutes of instructor packages for a small wheel)."""
-    r = subprocess.run(["make", "-n", "dist", f"VENV={tmp_path / 'venv'}"], cwd=ROOT, capture_output=True, text=True,
-                       check=True)
-    assert "pip wheel" in r.stdout and "pip install" not in r.stdout and "--no-build-isolation" not in r.stdout, r.stdout
+    r = subprocess.run(
+        ["make", "-n", "dist", f"VENV={tmp_path / 'venv'}"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert "pip wheel" in r.stdout and "pip install" not in r.stdout and "--no-build-isolation" not in r.stdout, (
+        r.stdout
+    )
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -224,9 +270,11 @@ def test_setup_cell_names_the_install_line_before_any_import(kit, assignment, tm
     setup = next(c.source for c in nb.cells if c.cell_type == "code")
     modules = imported_modules([c.source for c in nb.cells if c.cell_type == "code"])
     install = install_line(modules)
-    assert install in setup.splitlines()[0] and _setup_install(nb) == install   # named first, as in the README
+    assert install in setup.splitlines()[0] and _setup_install(nb) == install  # named first, as in the README
     assert ("tensorflow" in install) == ("tensorflow" in modules or "keras" in modules), (install, modules)
-    r = subprocess.run([str(bare / "bin" / "python"), "-c", setup], capture_output=True, text=True, env=_env(), cwd=tmp_path)
+    r = subprocess.run(
+        [str(bare / "bin" / "python"), "-c", setup], capture_output=True, text=True, env=_env(), cwd=tmp_path
+    )
     last = r.stderr.strip().splitlines()[-1]
     assert r.returncode != 0 and last.startswith("ImportError: Not installed: autograder"), r.stderr
     assert f"Run  {install}  (LINK: the link your course gives)" in last and all(f"'{m}'" in setup for m in modules)
@@ -236,13 +284,18 @@ def test_setup_cell_names_the_install_line_before_any_import(kit, assignment, tm
 
 @pytest.mark.parametrize("assignment", per_assignment(ASSIGNMENTS))
 def test_each_lone_notebook_checks_itself_after_the_readme_install(kit, assignment, tmp_path, request):
-    nb = nbformat.read(release(kit, assignment, tmp_path / "released")[0], as_version=4)   # = student/
+    nb = nbformat.read(release(kit, assignment, tmp_path / "released")[0], as_version=4)  # = student/
     student_python = _python_for(nb, request)
     assert nb.cells[-1].source == "check.all()"
-    nb.cells = nb.cells[:-2]      # check.all() runs the whole notebook again: once, below, is enough
+    nb.cells = nb.cells[:-2]  # check.all() runs the whole notebook again: once, below, is enough
     answered, unanswered = _answer_first(kit, nb, assignment)
-    nb.cells.insert(1, nbformat.v4.new_code_cell("import autograder, sys\nprint('FROM', autograder.__file__)\n"
-                                                 "print('PATH', [p for p in sys.path if 'work/main' in p])"))
+    nb.cells.insert(
+        1,
+        nbformat.v4.new_code_cell(
+            "import autograder, sys\nprint('FROM', autograder.__file__)\n"
+            "print('PATH', [p for p in sys.path if 'work/main' in p])"
+        ),
+    )
     start = time.monotonic()
     done = _run_alone(student_python, nb, tmp_path / "alone", f"{assignment}.ipynb")
     print(f"{assignment}: {time.monotonic() - start:.0f} s")
@@ -258,12 +311,34 @@ def test_nbgrader_release_checks_itself_with_the_wheel(kit, assignment, tmp_path
     checks' version and the import guard, so the installed wheel's checks run on it (a PyTorch and a
     TensorFlow notebook, each in the virtualenv its setup cell's install line makes)."""
     course = tmp_path / "course"
-    r = subprocess.run([sys.executable, "-m", "autograder", "--kit", str(kit), "nbgrader", "source", assignment,
-                        "--course", str(course), "--allow-weak-isolation"], capture_output=True, text=True, timeout=900)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "--kit",
+            str(kit),
+            "nbgrader",
+            "source",
+            assignment,
+            "--course",
+            str(course),
+            "--allow-weak-isolation",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}   # nbgrader runs `alembic`
-    r = subprocess.run([str(BIN / "nbgrader"), "generate_assignment", assignment, "--force"], cwd=course, env=env,
-                       capture_output=True, text=True, timeout=300)
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}  # nbgrader runs `alembic`
+    r = subprocess.run(
+        [str(BIN / "nbgrader"), "generate_assignment", assignment, "--force"],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     nb = nbformat.read(course / "release" / assignment / f"{assignment}.ipynb", as_version=4)
     version = checks.version(kit / "assignments" / assignment)
@@ -281,8 +356,12 @@ def test_check_all_finds_its_file_when_a_copy_sits_beside_it(kit, student_python
     assignment = "01_tensors"
     nb = nbformat.read(release(kit, assignment, tmp_path / "released")[0], as_version=4)
     folder = tmp_path / "alone"
-    nb.cells = [nb.cells[0], next(c for c in nb.cells if "Checker(" in c.source),
-                nbformat.v4.new_code_cell("import shutil\nshutil.copy('mine.ipynb', 'mine (copy).ipynb')"), nb.cells[-1]]
+    nb.cells = [
+        nb.cells[0],
+        next(c for c in nb.cells if "Checker(" in c.source),
+        nbformat.v4.new_code_cell("import shutil\nshutil.copy('mine.ipynb', 'mine (copy).ipynb')"),
+        nb.cells[-1],
+    ]
     done = _run_alone(student_python, nb, folder, "mine.ipynb", JPY_SESSION_NAME=str(folder / "mine.ipynb"))
     report = _output(done.cells[-1])
     assert "Cannot tell which file" not in report and "Running mine.ipynb top to bottom" in report, report
@@ -298,9 +377,10 @@ def test_blank_notebook_runs_through_saying_not_answered_yet(assignment, tmp_pat
     path = release(ROOT, assignment, tmp_path)[0]
     assert path.read_bytes() == (ROOT / "student" / f"{assignment}.ipynb").read_bytes(), "student/ is stale"
     nb = nbformat.read(path, as_version=4)
-    nb.cells = nb.cells[:-2]      # check.all() runs the notebook again
-    NotebookClient(nb, timeout=600, allow_errors=False, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute(env=_env(AUTOGRADER_KIT=str(ROOT)))
+    nb.cells = nb.cells[:-2]  # check.all() runs the notebook again
+    NotebookClient(
+        nb, timeout=600, allow_errors=False, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute(env=_env(AUTOGRADER_KIT=str(ROOT)))
     exercises = [e for e, _ in _exercises(nbformat.read(ROOT / "solutions" / f"{assignment}.ipynb", as_version=4))]
     assert exercises
     for exercise in exercises:

@@ -1,9 +1,9 @@
 """Grade small real notebooks end to end (worker processes, pytest judge, result files)."""
+
 import json
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -11,8 +11,8 @@ import torch
 from autograder.config.assignment import load_assignment
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
-from autograder.student.release import release
 from autograder.pipeline import grade_class
+from autograder.student.release import release
 from tests.nbfactory import edit
 
 CHEAT = """
@@ -40,8 +40,11 @@ def graded(toy_kit, tmp_path_factory):
         "exit": edit(master, tmp / "exit.ipynb", insert={3: "import os\nos._exit(3)"}),
         "sysexit": edit(master, tmp / "sysexit.ipynb", insert={3: "import sys\nsys.exit(0)\nexit()"}),
         "cheat": edit(master, tmp / "cheat.ipynb", replace={"return x * 2": "return x * 3"}, insert={1: CHEAT}),
-        "subclass": edit(master, tmp / "subclass.ipynb", replace={
-            "return x * 2": "class T(torch.Tensor):\n        pass\n    return (x * 2).as_subclass(T)"}),
+        "subclass": edit(
+            master,
+            tmp / "subclass.ipynb",
+            replace={"return x * 2": "class T(torch.Tensor):\n        pass\n    return (x * 2).as_subclass(T)"},
+        ),
         "probe_hang": edit(master, tmp / "probe_hang.ipynb", replace={"return x + 1": "while True:\n        pass"}),
         "raises": edit(master, tmp / "raises.ipynb", insert={2: "1 / 0"}),
         "dtype": edit(master, tmp / "dtype.ipynb", replace={"return x * 2": "return (x * 2).float()"}),
@@ -51,8 +54,9 @@ def graded(toy_kit, tmp_path_factory):
     subs["broken"] = broken
     assignment = load_assignment("toy", toy_kit)
     out = tmp / "results"
-    run = grade_class(assignment, [Submission(k, v, v.name) for k, v in subs.items()], out=out, jobs=2,
-                      options=GradeOptions())
+    run = grade_class(
+        assignment, [Submission(k, v, v.name) for k, v in subs.items()], out=out, jobs=2, options=GradeOptions()
+    )
     return {r.submission_id: r for r in run.results}, out, run
 
 
@@ -138,8 +142,21 @@ def test_invalid_notebook(graded):
 def test_result_files_gradebook_and_csv(graded):
     results, out, _ = graded
     data = json.loads((out / "toy" / "master" / "results.json").read_text())
-    for key in ("score", "max_score", "execution_time", "tests", "status", "submission_sha256", "assignment",
-                "device", "secret_fingerprint", "torch_version", "cell_errors", "determinism", "isolation"):
+    for key in (
+        "score",
+        "max_score",
+        "execution_time",
+        "tests",
+        "status",
+        "submission_sha256",
+        "assignment",
+        "device",
+        "secret_fingerprint",
+        "torch_version",
+        "cell_errors",
+        "determinism",
+        "isolation",
+    ):
         assert key in data
     assert "seed" not in data and "seed_source" not in data  # nothing a hidden test's seed derives from
     assert data["score"] == 10 and data["device"] == ("cpu+cuda" if torch.cuda.is_available() else "cpu")
@@ -153,6 +170,7 @@ def test_result_files_gradebook_and_csv(graded):
     rows = sqlite3.connect(out / "gradebook.sqlite").execute("SELECT submission_id, score FROM submissions").fetchall()
     assert dict(rows)["master"] == 10 and len(rows) == len(results)
     import csv
+
     table = list(csv.DictReader(open(out / "toy" / "grades.csv")))
     assert {r["submission_id"] for r in table} == set(results)
     assert [r for r in table if r["submission_id"] == "master"][0]["score"] == "10"
@@ -172,14 +190,29 @@ def test_cli_usage_errors_and_grading(toy_kit, tmp_path):
     assert bad.returncode == 2 and "unknown assignment 'nope'" in bad.stderr
     missing = subprocess.run(cli + ["grade", "toy", str(tmp_path / "missing.ipynb")], capture_output=True, text=True)
     assert missing.returncode == 2 and "no such file" in missing.stderr
-    ok = subprocess.run(cli + ["grade", "toy", str(toy_kit / "solutions" / "toy.ipynb"), "--out", str(tmp_path / "r")],
-                        capture_output=True, text=True)
+    ok = subprocess.run(
+        cli + ["grade", "toy", str(toy_kit / "solutions" / "toy.ipynb"), "--out", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+    )
     assert ok.returncode == 0, ok.stderr
     assert "10/10" in ok.stdout and (tmp_path / "r" / "toy" / "toy" / "results.json").is_file()
     # the table is the exports' rows: the roster's name, as `export` names the student (the grade reused)
     (tmp_path / "roster.csv").write_text('Student,ID,SIS User ID,SIS Login ID,Section\n"Lovelace, Ada",1,S1,toy,A\n')
-    named = subprocess.run(cli + ["grade", "toy", str(toy_kit / "solutions" / "toy.ipynb"), "--out", str(tmp_path / "r"),
-                                  "--roster", str(tmp_path / "roster.csv")], capture_output=True, text=True)
+    named = subprocess.run(
+        cli
+        + [
+            "grade",
+            "toy",
+            str(toy_kit / "solutions" / "toy.ipynb"),
+            "--out",
+            str(tmp_path / "r"),
+            "--roster",
+            str(tmp_path / "roster.csv"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert named.returncode == 0 and "Lovelace, Ada (toy)" in named.stdout and "10/10" in named.stdout, named.stdout
 
 
@@ -189,11 +222,19 @@ def test_largest_notebooks_are_graded_first(toy_kit, tmp_path):
     master = toy_kit / "solutions" / "toy.ipynb"
     mid = edit(master, tmp_path / "mid.ipynb", insert={1: "# " + "x" * 5_000})
     big = edit(master, tmp_path / "big.ipynb", insert={1: "# " + "x" * 20_000})
-    subs = [Submission("master", master, "master.ipynb"), Submission("mid", mid, "mid.ipynb"),
-            Submission("big", big, "big.ipynb")]
+    subs = [
+        Submission("master", master, "master.ipynb"),
+        Submission("mid", mid, "mid.ipynb"),
+        Submission("big", big, "big.ipynb"),
+    ]
     seen: list[str] = []
-    run = grade_class(load_assignment("toy", toy_kit), subs, out=tmp_path / "results", options=GradeOptions(),
-                      on_result=lambda r, reused: seen.append(r.submission_id))
+    run = grade_class(
+        load_assignment("toy", toy_kit),
+        subs,
+        out=tmp_path / "results",
+        options=GradeOptions(),
+        on_result=lambda r, reused: seen.append(r.submission_id),
+    )
     assert seen == ["big", "mid", "master"]
     assert [r.submission_id for r in run.results] == ["master", "mid", "big"]
     assert all(r.score == r.max_score for r in run.results)

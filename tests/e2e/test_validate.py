@@ -4,6 +4,7 @@ Each case is a released-or-master 01_tensors notebook (its cells run in about a 
 student's live kernel would hide is built into the notebook: a cell that only works after a later
 one ran, an error in the middle.
 """
+
 from __future__ import annotations
 
 import linecache
@@ -12,13 +13,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.student import public_checks as checks
 from autograder.cli import main
 from autograder.execute.backend import ProbeError
 from autograder.judge.checks import CheckFailed, assert_equal
 from autograder.judge.plugin import _classify
-from autograder.student.release import release
 from autograder.notebook.stub import not_answered
+from autograder.student import public_checks as checks
+from autograder.student.release import release
 from autograder.student.selfcheck import Checker
 from autograder.student.validate import validate
 
@@ -99,16 +100,20 @@ def test_checks_of_another_version_are_run_with_a_note(tmp_path, capsys, monkeyp
 
 def test_a_stub_is_not_answered_yet_not_a_wrong_type():
     """The blank notebook's `ensure_batch` stub: its probe turns the NotImplementedError into data."""
-    source = "def describe(t):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n\n\n" \
-             "def ensure_batch(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+    source = (
+        "def describe(t):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n\n\n"
+        "def ensure_batch(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+    )
     name = "<cell 4>"
     linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     ns: dict = {}
     exec(compile(source, name, "exec"), ns)
     results = Checker(A, version=checks.version(ROOT / "assignments" / A)).results("shapes", ns)
     # check() names the stub the student left, in the words validate and the feedback pages use
-    assert results and all(r["outcome"] == "failed" and r["message"] in (
-        not_answered(["`describe`"]), not_answered(["`ensure_batch`"])) for r in results), results
+    assert results and all(
+        r["outcome"] == "failed" and r["message"] in (not_answered(["`describe`"]), not_answered(["`ensure_batch`"]))
+        for r in results
+    ), results
     assert not any("should be a" in r["message"] for r in results)
     # grading (no probe names the stub there) and a probe's returned {"error": ...} say it the same way
     err = {"type": "NotImplementedError", "message": "", "frames": [{"cell": 4, "line": 3, "code": "raise"}]}

@@ -6,6 +6,7 @@ provisional, never the student's 0.
 
 The gate does not depend on the sandbox (tests/e2e/test_reference_gate.py): the workers run under
 rlimits only, so these tests hold wherever the kit's own tests run."""
+
 import ast
 import json
 import re
@@ -36,8 +37,13 @@ def course(monkeypatch):
 
 
 def _grade(kit: Path, subs: dict[str, Path], out: Path, jobs: int = 1, variants: int | None = None):
-    run = grade_class(load_assignment("toy", kit), [Submission(sid, p, p.name) for sid, p in subs.items()],
-                      out=out, jobs=jobs, options=GradeOptions(isolation=RlimitsOnly(), variants=variants))
+    run = grade_class(
+        load_assignment("toy", kit),
+        [Submission(sid, p, p.name) for sid, p in subs.items()],
+        out=out,
+        jobs=jobs,
+        options=GradeOptions(isolation=RlimitsOnly(), variants=variants),
+    )
     return run, {r.submission_id: r for r in run.results}
 
 
@@ -53,10 +59,17 @@ def _random_inputs(result) -> set[tuple[float, ...]]:
 def _lookup_table(tmp: Path, master: Path, inputs: list[tuple[float, ...]]) -> Path:
     """A notebook that knows no arithmetic: double() answers from a table of inputs it has seen."""
     table = {x: [2 * v for v in x] for x in inputs}
-    return edit(master, tmp / "lookup.ipynb", replace={"return x * 2": (
-        f"TABLE = {table!r}\n    key = tuple(x.flatten().tolist())\n"
-        "    if key in TABLE:\n        return torch.tensor(TABLE[key], dtype=x.dtype).reshape(x.shape)\n"
-        "    return torch.zeros_like(x)")})
+    return edit(
+        master,
+        tmp / "lookup.ipynb",
+        replace={
+            "return x * 2": (
+                f"TABLE = {table!r}\n    key = tuple(x.flatten().tolist())\n"
+                "    if key in TABLE:\n        return torch.tensor(TABLE[key], dtype=x.dtype).reshape(x.shape)\n"
+                "    return torch.zeros_like(x)"
+            )
+        },
+    )
 
 
 def test_each_student_gets_their_own_hidden_inputs(toy_kit, tmp_path, course):
@@ -72,8 +85,10 @@ def test_each_student_gets_their_own_hidden_inputs(toy_kit, tmp_path, course):
     public = (1.0, 2.0)  # public/test_double.py's input: the same for every student
     assert public in _seen(alice) and public in _seen(bob)
 
-    variants = {sid: json.loads((out / "toy" / sid / "instructor.json").read_text())["environment"]["variant"]
-                for sid in ("alice", "bob")}
+    variants = {
+        sid: json.loads((out / "toy" / sid / "instructor.json").read_text())["environment"]["variant"]
+        for sid in ("alice", "bob")
+    }
     assert variants["alice"] != variants["bob"] and all(re.fullmatch(r"s[0-9a-f]{16}", v) for v in variants.values())
     seeds = Seeds(SECRET.encode(), "toy")
     assert variants == {sid: seeds.variant_of(sid) for sid in variants}
@@ -141,9 +156,12 @@ def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tm
     test_id = "test_later.py::test_later"
     parity = seeds.test(test_id) % 2  # what holds for the course-wide inputs (the gate before grading)
     hidden = kit / "assignments" / "toy" / "hidden" / "test_later.py"
-    hidden.write_text(hidden.read_text().replace("def test_later(student, reference, probes):",
-                                                 "def test_later(student, reference, probes, seed):")
-                      + f"    assert seed % 2 == {parity}, 'holds for some inputs only'\n")
+    hidden.write_text(
+        hidden.read_text().replace(
+            "def test_later(student, reference, probes):", "def test_later(student, reference, probes, seed):"
+        )
+        + f"    assert seed % 2 == {parity}, 'holds for some inputs only'\n"
+    )
     fits = lambda n: Seeds(SECRET.encode(), "toy", seeds.variant_of(n)).test(test_id) % 2 == parity  # noqa: E731
     names = [f"student{i}" for i in range(40)]
     good = next(n for n in names if fits(n))

@@ -1,4 +1,5 @@
 """A live notebook runner for engine tests that call probes on a real (sandboxed where possible) worker."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -20,14 +21,19 @@ def live_runner(folder: Path, cells: list[Cell], probes_source: str) -> Iterator
     """`cells` executed in a worker that serves the probes of `probes_source` (written under `folder`)."""
     probes = folder / "probes.py"
     probes.write_text(probes_source)
-    with NotebookRunner(cells, probes=probes, limits=Limits(cell_timeout=20, submission_timeout=300),
-                        isolation=choose_isolation(allow_weak=True)) as r:
+    with NotebookRunner(
+        cells,
+        probes=probes,
+        limits=Limits(cell_timeout=20, submission_timeout=300),
+        isolation=choose_isolation(allow_weak=True),
+    ) as r:
         yield r
 
 
 def runner_fixture(cells: list[Cell], probes_source: str):
     """A module-scoped `runner` fixture (assign it to `runner` in the test module): one `live_runner` of `cells`
     and `probes_source` for all the module's tests."""
+
     @pytest.fixture(scope="module")
     def runner(tmp_path_factory):
         with live_runner(tmp_path_factory.mktemp("probes"), cells, probes_source) as r:

@@ -4,6 +4,7 @@ So a loaded machine (which stretches every cell's wall time) does not turn a cor
 timeout, while a spinning loop still stops after `cell_timeout` seconds of CPU and a cell that
 blocks (sleep, a lock) after `_WALL_FACTOR` times that.
 """
+
 import time
 
 import pytest
@@ -12,7 +13,6 @@ from autograder.config.limits import Limits
 from autograder.execute.runner import _WALL_FACTOR, NotebookRunner
 from autograder.execute.sandbox import Bubblewrap, RlimitsOnly, choose_isolation
 from autograder.notebook.parse import Cell
-
 
 pytestmark = pytest.mark.serial  # CPU clocks against wall backstops: the host to itself
 
@@ -39,8 +39,7 @@ def isolation(request):
 def _run(isolation, source: str, cell_timeout: float) -> tuple[str, str, float]:
     limits = Limits(cell_timeout=cell_timeout, submission_timeout=120, max_restarts=1)
     t0 = time.monotonic()
-    with NotebookRunner([Cell(index=1, source=source)], probes=None, limits=limits,
-                        isolation=isolation) as runner:
+    with NotebookRunner([Cell(index=1, source=source)], probes=None, limits=limits, isolation=isolation) as runner:
         runner.execute()
         rec = runner.cell_records[0]
         return rec.status, (rec.error or {}).get("message", ""), time.monotonic() - t0
@@ -65,7 +64,11 @@ def test_a_cell_that_blocks_forever_stops_at_the_wall_backstop(isolation):
 
 def test_each_cell_records_its_wall_and_cpu_time(isolation):
     """What `check-solutions` compares with cell_timeout, and what the bench subtracts as the student's own time."""
-    cells = [Cell(index=1, source=SPIN.format(s=0.3)), Cell(index=2, source=SLEEP.format(s=0.3)), Cell(index=3, source="x = 1")]
+    cells = [
+        Cell(index=1, source=SPIN.format(s=0.3)),
+        Cell(index=2, source=SLEEP.format(s=0.3)),
+        Cell(index=3, source="x = 1"),
+    ]
     limits = Limits(cell_timeout=10, submission_timeout=120, max_restarts=1)
     with NotebookRunner(cells, probes=None, limits=limits, isolation=isolation) as runner:
         runner.execute()

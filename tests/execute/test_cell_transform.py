@@ -4,6 +4,7 @@ would leave of it: the cell dedented, a newline at its end).  Held equal to IPyt
 `TransformerManager` (or, for a cell IPython cannot tokenize, the same syntax error: `_runs_alike`) on every
 code cell of the kit's notebooks, on cells made to be tricky, and on cells made of random lines; and cells
 compile as in Jupyter, not under the worker's own `__future__`."""
+
 from __future__ import annotations
 
 import glob
@@ -15,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from IPython.core.inputtransformer2 import TransformerManager
 
-from autograder.execute import worker
 from autograder.config.limits import Limits
+from autograder.execute import worker
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import choose_isolation
 from autograder.notebook.parse import Cell
@@ -51,7 +52,9 @@ def _runs_alike(ours: str, theirs: str) -> bool:
 
 def _kit_cells() -> list[str]:
     cells = []
-    for path in sorted(glob.glob(str(KIT / "solutions" / "*.ipynb"))) + sorted(glob.glob(str(KIT / "tests" / "**" / "*.ipynb"), recursive=True)):
+    for path in sorted(glob.glob(str(KIT / "solutions" / "*.ipynb"))) + sorted(
+        glob.glob(str(KIT / "tests" / "**" / "*.ipynb"), recursive=True)
+    ):
         try:
             nb = json.loads(Path(path).read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError):
@@ -64,15 +67,55 @@ def _kit_cells() -> list[str]:
 
 
 TRICKY = [
-    "x = 1", "x = 1\n", "%time x = 1", "%%time\nx = 1\n", "!ls", "files = !ls", "t = %timeit -o 1+1",
-    "x?", "x??\n", "len?  ", "print(1) # why?", "a = 3 % 2\nb = a != 1", "s = '%d' % 3", "y = f'{x!r} {x=}'",
-    "  # an indented comment first\nx = '''\n  kept\n'''", "\n\nx = 1", "   \nx = 1", "x = 1\n   \ny = 2",
-    "s = '''\n    \n'''", "s = '''\n\t\n'''", "s = '''\n...: not a prompt?\n'''", "s = '''\nIn [3]: kept\n'''",
-    "s = '''\n[ins] In [3]: kept\n'''", ">>> x = 1", ">>> x = 1\n... y = 2", "In [1]: x = 1", "def f():\n    ...\n",
-    "x = (1,\n     2)", "x = (1\n/ 2)", "x = (4\n% 3)", "x = [1\n, 2]", "x = 1; y = 2", "x = 1\r\ny = 2", "x = 1\ry = 2",
-    "x = 1\u2028%ls", "x = 1\x0c%ls", "x = '\\\n>>> y'", "s = 'a'\\\n  '?'", "def f(x: int) -> 'str':\n    return x\n",
-    "if True:\n    %time 1\n", "for i in range(2):\n    !echo\n", "x = ''' unterminated", "x = (1,", "",
-    "/print 1", ",print a b", ";print a b", "x = %who_ls", "a = 1 if b else 2  # ok?\n",
+    "x = 1",
+    "x = 1\n",
+    "%time x = 1",
+    "%%time\nx = 1\n",
+    "!ls",
+    "files = !ls",
+    "t = %timeit -o 1+1",
+    "x?",
+    "x??\n",
+    "len?  ",
+    "print(1) # why?",
+    "a = 3 % 2\nb = a != 1",
+    "s = '%d' % 3",
+    "y = f'{x!r} {x=}'",
+    "  # an indented comment first\nx = '''\n  kept\n'''",
+    "\n\nx = 1",
+    "   \nx = 1",
+    "x = 1\n   \ny = 2",
+    "s = '''\n    \n'''",
+    "s = '''\n\t\n'''",
+    "s = '''\n...: not a prompt?\n'''",
+    "s = '''\nIn [3]: kept\n'''",
+    "s = '''\n[ins] In [3]: kept\n'''",
+    ">>> x = 1",
+    ">>> x = 1\n... y = 2",
+    "In [1]: x = 1",
+    "def f():\n    ...\n",
+    "x = (1,\n     2)",
+    "x = (1\n/ 2)",
+    "x = (4\n% 3)",
+    "x = [1\n, 2]",
+    "x = 1; y = 2",
+    "x = 1\r\ny = 2",
+    "x = 1\ry = 2",
+    "x = 1\u2028%ls",
+    "x = 1\x0c%ls",
+    "x = '\\\n>>> y'",
+    "s = 'a'\\\n  '?'",
+    "def f(x: int) -> 'str':\n    return x\n",
+    "if True:\n    %time 1\n",
+    "for i in range(2):\n    !echo\n",
+    "x = ''' unterminated",
+    "x = (1,",
+    "",
+    "/print 1",
+    ",print a b",
+    ";print a b",
+    "x = %who_ls",
+    "a = 1 if b else 2  # ok?\n",
 ]
 
 
@@ -92,9 +135,40 @@ def test_every_cell_of_the_kit_runs_as_ipython_would_and_most_skip_the_tokenizer
 
 
 _LINES = st.one_of(
-    st.sampled_from(["x = 1", "", "   ", "\t", "# c?", "  y = x", "%time 1", "!ls", "a = !ls", "x?", ">>> 1",
-                     "... 2", "...: 3", "In [4]: 5", "'''", '"""', "s = '''", "f(a,", "b)", "/f 1", ",f a", ";f a",
-                     "if x:", "    pass", "z = a % b", "w = a != b", "q = {x=}", "\\", "[nav] In [2]: 1", "..."]),
+    st.sampled_from(
+        [
+            "x = 1",
+            "",
+            "   ",
+            "\t",
+            "# c?",
+            "  y = x",
+            "%time 1",
+            "!ls",
+            "a = !ls",
+            "x?",
+            ">>> 1",
+            "... 2",
+            "...: 3",
+            "In [4]: 5",
+            "'''",
+            '"""',
+            "s = '''",
+            "f(a,",
+            "b)",
+            "/f 1",
+            ",f a",
+            ";f a",
+            "if x:",
+            "    pass",
+            "z = a % b",
+            "w = a != b",
+            "q = {x=}",
+            "\\",
+            "[nav] In [2]: 1",
+            "...",
+        ]
+    ),
     st.text(alphabet="ab =%!?/,;.>[]In'\"#()\\ \t\x0c1", max_size=12),
 )
 
@@ -112,7 +186,9 @@ def test_a_cell_ipython_cannot_tokenize_fails_alike():
     source = "x = 1\n    pass\n 1"
     assert _ipython(source) == source and worker._python(source) == source + "\n"
     assert _runs_alike(worker._python(source), _ipython(source))
-    assert not _runs_alike("x = 2\n", "x = 1\n") and not _runs_alike("x = 1\n\n", "x = 1\n")  # a cell that compiles: equal text
+    assert not _runs_alike("x = 2\n", "x = 1\n") and not _runs_alike(
+        "x = 1\n\n", "x = 1\n"
+    )  # a cell that compiles: equal text
 
 
 def test_cells_compile_as_in_jupyter_not_under_the_workers_future_imports(tmp_path):
@@ -121,6 +197,10 @@ def test_cells_compile_as_in_jupyter_not_under_the_workers_future_imports(tmp_pa
     probes = tmp_path / "probes.py"
     probes.write_text("def kinds(ns):\n    return ns['kinds']\n")
     cells = [Cell(1, "def f(x: int) -> float:\n    return x\nkinds = [str(v) for v in f.__annotations__.values()]\n")]
-    with NotebookRunner(cells, probes=probes, limits=Limits(cell_timeout=20, submission_timeout=60),
-                        isolation=choose_isolation(allow_weak=True)) as runner:
+    with NotebookRunner(
+        cells,
+        probes=probes,
+        limits=Limits(cell_timeout=20, submission_timeout=60),
+        isolation=choose_isolation(allow_weak=True),
+    ) as runner:
         assert runner.call("kinds") == ["<class 'int'>", "<class 'float'>"]

@@ -1,21 +1,28 @@
 """`student.fresh(probe, *args)` runs a probe in a worker that never ran the notebook: nothing the notebook
 defined, patched or wrote reaches it (evidence for points about *how* code was built, e.g. the kit compiling
 a kernel's source itself), and the notebook's own worker is untouched by it."""
+
 import pytest
 
-from autograder.execute.backend import ProbeBackend
-from autograder.execute.backend import ProbeError
+from autograder.execute.backend import ProbeBackend, ProbeError
 from autograder.notebook.parse import Cell
 from autograder.probe.inprocess import InProcess
 from tests.execute.live import client, runner_fixture
 
-CELLS = [Cell(1, "import torch\nSECRET = 'from the notebook'\n"
-                 "torch.softmax = lambda *a, **k: 'patched'\nopen('planted', 'w').write('x')\n")]
-PROBES = ("import os\nimport torch\n\n"
-          "def look(ns):\n    return {'names': sorted(k for k in ns if not k.startswith('__')),\n"
-          "            'softmax': torch.softmax(torch.zeros(2), 0), 'planted': os.path.exists('planted'),\n"
-          "            'seed': torch.randn(2)}\n\n"
-          "def fail(ns):\n    raise ValueError('from the kit')\n")
+CELLS = [
+    Cell(
+        1,
+        "import torch\nSECRET = 'from the notebook'\n"
+        "torch.softmax = lambda *a, **k: 'patched'\nopen('planted', 'w').write('x')\n",
+    )
+]
+PROBES = (
+    "import os\nimport torch\n\n"
+    "def look(ns):\n    return {'names': sorted(k for k in ns if not k.startswith('__')),\n"
+    "            'softmax': torch.softmax(torch.zeros(2), 0), 'planted': os.path.exists('planted'),\n"
+    "            'seed': torch.randn(2)}\n\n"
+    "def fail(ns):\n    raise ValueError('from the kit')\n"
+)
 
 
 class _Probes:
@@ -70,6 +77,7 @@ def test_a_self_check_runs_it_on_an_empty_namespace():
 
 class _Counting(ProbeBackend):
     """A backend whose fresh calls are processes of their own (as `NotebookRunner`'s), counting them."""
+
     FRESH_PROCESS = True
 
     def __init__(self) -> None:

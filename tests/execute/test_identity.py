@@ -1,4 +1,5 @@
 """Worker uids (`autograder/execute/identity.py`): leased host-wide, never two holders, freed with their holder."""
+
 from __future__ import annotations
 
 import os

@@ -1,6 +1,7 @@
 """What the worker's interpreter sees (`execute/interpreter.py`) and what a worker that cannot start says
 (`runner.cannot_start`).  The layouts themselves (a venv under /tmp, spaces, conda, user site) run end to
 end in tests/e2e/test_student_envs.py."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,6 @@ import os
 import subprocess
 import sys
 import sysconfig
-from pathlib import Path
 
 from autograder.execute import interpreter
 from autograder.execute.runner import cannot_start
@@ -22,7 +22,7 @@ def test_the_worker_sees_its_environment_not_the_callers_folder_path_or_kit(tmp_
         (kit / name).mkdir(parents=True)
     env = {**os.environ, "PYTHONPATH": f"{kit}{os.pathsep}{kit / 'lib'}"}
     env.pop("AUTOGRADER_KIT", None)
-    relative = os.path.relpath(sys.executable, kit)      # ../../.venv/bin/python, as a student may type it
+    relative = os.path.relpath(sys.executable, kit)  # ../../.venv/bin/python, as a student may type it
     out = subprocess.run([relative, "-c", _SHOW], capture_output=True, text=True, check=True, cwd=kit, env=env).stdout
     exe, folders = json.loads(out)
     assert exe == os.path.abspath(sys.executable) and ".." not in exe
@@ -36,8 +36,12 @@ def test_the_user_site_is_added_only_when_the_caller_uses_it(monkeypatch, tmp_pa
     user.mkdir()
     monkeypatch.setattr(interpreter.site, "ENABLE_USER_SITE", True)
     monkeypatch.setattr(interpreter.site, "getusersitepackages", lambda: str(user))
-    assert interpreter.module_argv("autograder.execute.worker") == [interpreter.executable(), "-I", "-m",
-                                                                      "autograder.execute.worker"]
+    assert interpreter.module_argv("autograder.execute.worker") == [
+        interpreter.executable(),
+        "-I",
+        "-m",
+        "autograder.execute.worker",
+    ]
     monkeypatch.setattr(sys, "path", [*sys.path, str(user)])
     argv = interpreter.module_argv("autograder.execute.worker")
     assert argv[:3] == [interpreter.executable(), "-I", "-c"] and repr(str(user)) in argv[3]
@@ -47,8 +51,10 @@ def test_the_user_site_is_added_only_when_the_caller_uses_it(monkeypatch, tmp_pa
 
 
 def test_a_worker_that_cannot_start_says_why_in_fixed_words():
-    missing = ("Traceback (most recent call last):\n  File \"/x/autograder/execute/worker.py\", line 36\n"
-               "ModuleNotFoundError: No module named 'numpy'\n")
+    missing = (
+        "Traceback (most recent call last):\n  File \"/x/autograder/execute/worker.py\", line 36\n"
+        "ModuleNotFoundError: No module named 'numpy'\n"
+    )
     said = cannot_start("the worker exited with code 1", missing)
     assert said.startswith("a worker could not be started: the worker exited with code 1: ")
     assert "could not import `numpy`" in said and "install `numpy`" in said and "Traceback" not in said

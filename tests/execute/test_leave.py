@@ -1,5 +1,6 @@
 """`leave`: a process that loaded torch ends without Python's teardown, but with everything that teardown
 did that anyone can see (its threads joined, the exit handlers run, its output flushed, its status)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -36,6 +37,7 @@ def test_the_command_and_python_dash_m_leave_through_entry():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["autograder"] == "autograder.cli:entry"
     assert "entry()" in (ROOT / "autograder" / "__main__.py").read_text()
-    run = subprocess.run([sys.executable, "-m", "autograder", "list"], capture_output=True, text=True, timeout=120,
-                         cwd=ROOT)
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "list"], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     assert run.returncode == 0 and "01_tensors" in run.stdout, run.stderr

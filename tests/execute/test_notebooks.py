@@ -1,4 +1,5 @@
 """Reading submissions and releasing student notebooks."""
+
 import json
 import re
 import time
@@ -6,7 +7,8 @@ import zipfile
 
 import nbformat
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
@@ -27,29 +29,79 @@ def test_invalid_files_are_reported_with_reasons(tmp_path):
     (tmp_path / "trunc.ipynb").write_text('{"cells": [', encoding="utf-8")
     (tmp_path / "latin.ipynb").write_bytes(b'{"x": "\xe9"}')
     (tmp_path / "list.ipynb").write_text("[1, 2]")
-    (tmp_path / "schema.ipynb").write_text(json.dumps({"cells": "nope", "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    expected = {"trunc": "not valid notebook JSON", "latin": "not UTF-8", "list": "not a Jupyter notebook",
-                "schema": "does not follow the Jupyter format"}
+    (tmp_path / "schema.ipynb").write_text(
+        json.dumps({"cells": "nope", "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
+    expected = {
+        "trunc": "not valid notebook JSON",
+        "latin": "not UTF-8",
+        "list": "not a Jupyter notebook",
+        "schema": "does not follow the Jupyter format",
+    }
     for name, words in expected.items():
         with pytest.raises(InvalidNotebook, match=words):
             load_cells(tmp_path / f"{name}.ipynb")
 
 
 # raw JSON tokens a hostile file can hold where any value goes, json.dumps could not write some of them
-_TOKENS = ["7" * 5000, "-" + "9" * 4301, "1e999999", "-0", "NaN", "-Infinity", '"\\ud800"', '"\\u0000"', "[]", "{}",
-           "null", "true", '"x"', "1.5", "[" * 50 + "]" * 50, '{"cell_type": "code"}', '["a", 1]', "12345678901234567890"]
-_PLACES = ["nbformat", "nbformat_minor", "metadata", "cells", "cell", "cell_type", "source", "source_line",
-           "cell_metadata", "outputs", "execution_count", "extra"]
+_TOKENS = [
+    "7" * 5000,
+    "-" + "9" * 4301,
+    "1e999999",
+    "-0",
+    "NaN",
+    "-Infinity",
+    '"\\ud800"',
+    '"\\u0000"',
+    "[]",
+    "{}",
+    "null",
+    "true",
+    '"x"',
+    "1.5",
+    "[" * 50 + "]" * 50,
+    '{"cell_type": "code"}',
+    '["a", 1]',
+    "12345678901234567890",
+]
+_PLACES = [
+    "nbformat",
+    "nbformat_minor",
+    "metadata",
+    "cells",
+    "cell",
+    "cell_type",
+    "source",
+    "source_line",
+    "cell_metadata",
+    "outputs",
+    "execution_count",
+    "extra",
+]
 
 
 def _notebook_with(place: str, token: str) -> str:
-    cell = {"cell_type": "code", "source": ["x = 1\n", "y = 2"], "metadata": {}, "outputs": [],
-            "execution_count": 1, "id": "a"}
+    cell = {
+        "cell_type": "code",
+        "source": ["x = 1\n", "y = 2"],
+        "metadata": {},
+        "outputs": [],
+        "execution_count": 1,
+        "id": "a",
+    }
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]}
-    target, key = {"nbformat": (nb, "nbformat"), "nbformat_minor": (nb, "nbformat_minor"), "metadata": (nb, "metadata"),
-                   "cells": (nb, "cells"), "cell_type": (cell, "cell_type"), "source": (cell, "source"),
-                   "cell_metadata": (cell, "metadata"), "outputs": (cell, "outputs"),
-                   "execution_count": (cell, "execution_count"), "extra": (nb, "extra")}.get(place, (None, None))
+    target, key = {
+        "nbformat": (nb, "nbformat"),
+        "nbformat_minor": (nb, "nbformat_minor"),
+        "metadata": (nb, "metadata"),
+        "cells": (nb, "cells"),
+        "cell_type": (cell, "cell_type"),
+        "source": (cell, "source"),
+        "cell_metadata": (cell, "metadata"),
+        "outputs": (cell, "outputs"),
+        "execution_count": (cell, "execution_count"),
+        "extra": (nb, "extra"),
+    }.get(place, (None, None))
     if place == "cell":
         nb["cells"] = [cell, "@T@"]
     elif place == "source_line":
@@ -60,8 +112,9 @@ def _notebook_with(place: str, token: str) -> str:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(_PLACES), st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=3).map(",".join),
-       st.booleans())
+@given(
+    st.sampled_from(_PLACES), st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=3).map(",".join), st.booleans()
+)
 def test_any_json_anywhere_is_read_or_refused_as_invalid(tmp_path_factory, place, tokens, as_list):
     """Whatever a file holds where a value goes (numbers too long for Python to convert, NaN, lone
     surrogates, nesting, the wrong type), reading it gives code cells or `InvalidNotebook`, nothing else:
@@ -86,8 +139,14 @@ def test_a_number_too_long_to_convert_is_an_invalid_notebook(tmp_path):
 
 
 def test_nbformat_v3_is_upgraded(tmp_path):
-    v3 = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [
-        {"cell_type": "code", "input": "x = 1", "language": "python", "outputs": [], "metadata": {}}]}]}
+    v3 = {
+        "nbformat": 3,
+        "nbformat_minor": 0,
+        "metadata": {},
+        "worksheets": [
+            {"cells": [{"cell_type": "code", "input": "x = 1", "language": "python", "outputs": [], "metadata": {}}]}
+        ],
+    }
     (tmp_path / "old.ipynb").write_text(json.dumps(v3))
     cells = load_cells(tmp_path / "old.ipynb")
     assert [c.source.strip() for c in cells] == ["x = 1"]
@@ -120,8 +179,9 @@ def test_magics_run_in_the_worker_under_the_cells_deadline(tmp_path):
     """Shell escapes are noted, not run; a cell IPython cannot rewrite in time costs that cell a timeout."""
     path = _nb(tmp_path / "m.ipynb", "%time X = 1\n!touch pwned\n%pip install foo", MAGIC_HEAVY, "Y = X + 1")
     limits = Limits(cell_timeout=1.5, submission_timeout=120, max_restarts=2)
-    with NotebookRunner(load_cells(path), probes=None, limits=limits,
-                        isolation=choose_isolation(allow_weak=True)) as runner:
+    with NotebookRunner(
+        load_cells(path), probes=None, limits=limits, isolation=choose_isolation(allow_weak=True)
+    ) as runner:
         runner.execute()
         records = {r.index: r for r in runner.cell_records}
         assert [records[i].status for i in (1, 2, 3)] == ["ok", "timeout", "ok"]
@@ -142,26 +202,42 @@ def _v4(*cells, **top):
 
 
 def _code(source="x = 1", **extra):
-    return {"cell_type": "code", "source": source, "metadata": {}, "outputs": [], "execution_count": None,
-            "id": "c", **extra}
+    return {
+        "cell_type": "code",
+        "source": source,
+        "metadata": {},
+        "outputs": [],
+        "execution_count": None,
+        "id": "c",
+        **extra,
+    }
 
 
-@pytest.mark.parametrize("data, words", [
-    (_v4(_code(), nbformat_minor="5"), "`nbformat_minor` must be an integer, not a string"),
-    (_v4(_code(), nbformat=4.0), "`nbformat` must be an integer, not a number"),
-    (_v4(_code(), nbformat=True), "`nbformat` must be an integer, not true/false"),
-    (_v4(_code(), nbformat=2), "nbformat 2 is not supported"),
-    (_v4(_code(), metadata=["INJECTED<script>"]), "`metadata` must be an object, not a list"),
-    (_v4(_code({"INJECTED<script>": 1})), "cell 1: `source` must be a string or a list of strings, not an object"),
-    (_v4(_code(["x = 1\n", 2])), "cell 1: `source` must be a string or a list of strings, not a list"),
-    (_v4({"cell_type": "markdown", "source": "", "metadata": {}}, _code(None)), "cell 2: `source` must be"),
-    (_v4({k: v for k, v in _code().items() if k != "source"}), "cell 1: `source` must be"),
-    (_v4(_code(), {"cell_type": 7, "source": ""}), "cell 2: `cell_type` must be a string, not a number"),
-    (_v4(_code(metadata="INJECTED<script>")), "cell 1: `metadata` must be an object, not a string"),
-    (_v4(_code(), "INJECTED<script>"), "cell 2 must be an object, not a string"),
-    ({"cells": {"0": _code()}, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, "`cells` must be a list, not an object"),
-    ({"worksheets": {"cells": []}, "metadata": {}, "nbformat": 3, "nbformat_minor": 0}, "`worksheets` must be a list"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (_v4(_code(), nbformat_minor="5"), "`nbformat_minor` must be an integer, not a string"),
+        (_v4(_code(), nbformat=4.0), "`nbformat` must be an integer, not a number"),
+        (_v4(_code(), nbformat=True), "`nbformat` must be an integer, not true/false"),
+        (_v4(_code(), nbformat=2), "nbformat 2 is not supported"),
+        (_v4(_code(), metadata=["INJECTED<script>"]), "`metadata` must be an object, not a list"),
+        (_v4(_code({"INJECTED<script>": 1})), "cell 1: `source` must be a string or a list of strings, not an object"),
+        (_v4(_code(["x = 1\n", 2])), "cell 1: `source` must be a string or a list of strings, not a list"),
+        (_v4({"cell_type": "markdown", "source": "", "metadata": {}}, _code(None)), "cell 2: `source` must be"),
+        (_v4({k: v for k, v in _code().items() if k != "source"}), "cell 1: `source` must be"),
+        (_v4(_code(), {"cell_type": 7, "source": ""}), "cell 2: `cell_type` must be a string, not a number"),
+        (_v4(_code(metadata="INJECTED<script>")), "cell 1: `metadata` must be an object, not a string"),
+        (_v4(_code(), "INJECTED<script>"), "cell 2 must be an object, not a string"),
+        (
+            {"cells": {"0": _code()}, "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
+            "`cells` must be a list, not an object",
+        ),
+        (
+            {"worksheets": {"cells": []}, "metadata": {}, "nbformat": 3, "nbformat_minor": 0},
+            "`worksheets` must be a list",
+        ),
+    ],
+)
 def test_malformed_fields_are_invalid_with_a_clear_message(tmp_path, data, words):
     with pytest.raises(InvalidNotebook, match=re.escape(words)) as e:
         load_cells(_raw(tmp_path, data))
@@ -176,8 +252,12 @@ def test_notebook_limits(tmp_path):
     big_cell = _raw(tmp_path, _v4(_code("#" * (parse.MAX_CELL_SOURCE + 1))), "cell.ipynb")
     brackets = _raw(tmp_path, _v4(_code(), metadata={"x": [[]] * parse.MAX_JSON_CONTAINERS}), "brackets.ipynb")
     deep = _raw(tmp_path, '{"cells": [], "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}", "deep.ipynb")
-    for path, words in [(too_many, "over the limit of 2000"), (big_cell, "characters of code, over the limit"),
-                        (brackets, "JSON objects or brackets"), (deep, "nested too deeply")]:
+    for path, words in [
+        (too_many, "over the limit of 2000"),
+        (big_cell, "characters of code, over the limit"),
+        (brackets, "JSON objects or brackets"),
+        (deep, "nested too deeply"),
+    ]:
         with pytest.raises(InvalidNotebook, match=words):
             load_cells(path)
     assert len(load_cells(_raw(tmp_path, _v4(*[_code()] * parse.MAX_CELLS)))) == parse.MAX_CELLS
@@ -212,7 +292,10 @@ def test_release_is_byte_identical_and_has_nbgrader_metadata(toy_kit, tmp_path):
     assert sol and all("raise NotImplementedError()" in c.source for c in sol)
     # the checks ship in the student package, not beside the notebook; the notebook names their version
     assert [p.name for p in a] == ["toy.ipynb"] and not (tmp_path / "a" / "toy").exists()
-    assert nb.metadata["autograder"] == {"assignment": "toy", "version": checks.version(toy_kit / "assignments" / "toy")}
+    assert nb.metadata["autograder"] == {
+        "assignment": "toy",
+        "version": checks.version(toy_kit / "assignments" / "toy"),
+    }
 
 
 def test_submission_ids_are_safe_and_unique(tmp_path):
@@ -238,7 +321,7 @@ def test_zip_members_cannot_escape(tmp_path):
         zf.write(src, "dir/ok.ipynb")
         zf.writestr("notes.txt", "ignored")
     subs = collect([z], tmp_path / "scratch")
-    assert [s.source for s in subs] == ["evil.ipynb", "dir/ok.ipynb"]   # the member's path, `..` dropped
+    assert [s.source for s in subs] == ["evil.ipynb", "dir/ok.ipynb"]  # the member's path, `..` dropped
     assert all(s.path.is_relative_to(tmp_path / "scratch") for s in subs)
     assert not (tmp_path.parent / "evil.ipynb").exists()
 

@@ -1,5 +1,6 @@
 """`quiet_stderr`: file descriptor 2 (where a native library writes, below Python) is quiet inside the block
 and given back however the block ends, with what Python buffered before it kept."""
+
 from __future__ import annotations
 
 import subprocess

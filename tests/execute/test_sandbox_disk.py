@@ -5,6 +5,7 @@ Its work folder, /tmp and /dev/shm are folders of one tmpfs (`autograder/execute
 either gets ENOSPC in that cell, with a message that says which limit it hit, and the tmpfs dies
 with the worker.  Tested under the warm (zygote-forked) and the cold (one bwrap per worker) sandbox.
 """
+
 import os
 import sys
 from pathlib import Path
@@ -24,10 +25,12 @@ BYTES_CWD = f"for i in range(100):\n    open('{MARK}-%d' % i, 'wb').write(b'x' *
 BYTES_TMP = f"for i in range(100):\n    open('/tmp/{MARK}-%d' % i, 'wb').write(b'x' * 2**20)"
 BYTES_SHM = f"for i in range(100):\n    open('/dev/shm/{MARK}-%d' % i, 'wb').write(b'x' * 2**20)"
 INODES = f"import os\nfor i in range(10_000):\n    os.mkdir('/tmp/{MARK}-%d' % i)"
-SPARSE = (f"f = open('{MARK}-sparse', 'wb')\nf.truncate(3 * 2**20)\nf.close()\n"  # sparse files cost nothing
-          f"open('{MARK}-sparse', 'r+b').write(b'y' * (3 * 2**20))\n"           # until they are written
-          f"open('/tmp/{MARK}-more', 'wb').write(b'z' * (3 * 2**20))\n"
-          f"open('/dev/shm/{MARK}-more', 'wb').write(b'z' * (3 * 2**20))")
+SPARSE = (
+    f"f = open('{MARK}-sparse', 'wb')\nf.truncate(3 * 2**20)\nf.close()\n"  # sparse files cost nothing
+    f"open('{MARK}-sparse', 'r+b').write(b'y' * (3 * 2**20))\n"  # until they are written
+    f"open('/tmp/{MARK}-more', 'wb').write(b'z' * (3 * 2**20))\n"
+    f"open('/dev/shm/{MARK}-more', 'wb').write(b'z' * (3 * 2**20))"
+)
 
 
 @pytest.fixture(scope="module", params=["warm", "cold"])
@@ -63,8 +66,9 @@ def _host_has_mark() -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("source,where", [(BYTES_CWD, "cwd"), (BYTES_TMP, "/tmp"), (BYTES_SHM, "/dev/shm")],
-                         ids=["cwd", "tmp", "shm"])
+@pytest.mark.parametrize(
+    "source,where", [(BYTES_CWD, "cwd"), (BYTES_TMP, "/tmp"), (BYTES_SHM, "/dev/shm")], ids=["cwd", "tmp", "shm"]
+)
 def test_writing_more_than_disk_mb_fails_that_cell(isolation, source, where):
     first, after = _run(isolation, source, "print('next cell runs')")
     assert first.status == "error", (where, first)
@@ -107,7 +111,8 @@ def test_the_quota_cannot_be_lifted_from_inside(isolation):
         "for path in ('/escape', '/run/escape', '/dev/escape'):\n"
         "    try:\n        open(path, 'wb')\n    except OSError:\n        pass\n"
         "    else:\n        raise AssertionError(path + ' is writable')\n"
-        "assert os.statvfs('/tmp').f_blocks * os.statvfs('/tmp').f_frsize == 8 * 2**20")
+        "assert os.statvfs('/tmp').f_blocks * os.statvfs('/tmp').f_frsize == 8 * 2**20"
+    )
     (rec,) = _run(isolation, code)
     assert rec.status == "ok", rec.error
 
@@ -144,8 +149,10 @@ def test_what_the_install_built_cannot_be_written(isolation):
     assert any(p.suffix == ".gch" for p in built), built  # `make install` built tf02b's header
     folders = [p for p in built if p.is_dir()] + [Path(torch.__file__).parent]
     targets = [str(p) for p in built if p.is_file()] + [torch.__file__] + [str(f / "ag-new-file") for f in folders]
-    code = (f"for path in {targets!r}:\n"
-            "    try:\n        open(path, 'ab').close()\n    except OSError:\n        continue\n"
-            "    raise AssertionError(path + ' is writable')")
+    code = (
+        f"for path in {targets!r}:\n"
+        "    try:\n        open(path, 'ab').close()\n    except OSError:\n        continue\n"
+        "    raise AssertionError(path + ' is writable')"
+    )
     (rec,) = _run(isolation, code)
     assert rec.status == "ok", rec.error

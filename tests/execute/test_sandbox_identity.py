@@ -1,6 +1,7 @@
 """Inside the sandbox every uid has a name: libraries look their user up (getpass, pwd, `~`), and torch's
 compile cache does so when torch._dynamo is imported (torch 2.11 at import time: no worker started on a GPU box
 whose sandbox had no /etc/passwd).  The sandbox shows its own two accounts, never the host's."""
+
 import ast
 
 import pytest

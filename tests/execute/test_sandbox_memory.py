@@ -2,12 +2,12 @@
 is its private writable data (CUDA reserves far more address space at start than any cap: on an H100 an
 address-space cap made every CUDA test fail with "cudaGetDeviceCount(): out of memory").  Either way a
 notebook that allocates past `memory_mb` fails in that cell, and the next cell runs."""
+
 import pytest
 
 from autograder.config.limits import Limits
 from autograder.execute.runner import NotebookRunner
 from autograder.notebook.parse import Cell
-
 
 pytestmark = pytest.mark.serial  # memory limits met on purpose
 

@@ -4,10 +4,11 @@ Each refusal closes a way around a bound that holds elsewhere: a user namespace 
 that `disk_mb` does not bound), a smaller CPU share of its own (a lower priority, fewer CPUs: kept from
 the CPU by itself, it would be taken for a starved host, retried and left provisional).  What ordinary code needs still works.
 """
+
 import pytest
 
-from autograder.execute import syscalls
 from autograder.config.limits import Limits
+from autograder.execute import syscalls
 from autograder.execute.runner import NotebookRunner
 from autograder.notebook.parse import Cell
 
@@ -32,7 +33,8 @@ def test_no_user_namespace_of_its_own(sandbox, kind):
         "assert r.returncode != 0, r\n"
         "assert subprocess.run(['true']).returncode == 0\n"
         "t = threading.Thread(target=print, args=('thread ok',))\nt.start()\nt.join()\n"
-        "torch.set_num_threads(2)\nassert (torch.ones(256, 256) @ torch.ones(256, 256))[0, 0] == 256")
+        "torch.set_num_threads(2)\nassert (torch.ones(256, 256) @ torch.ones(256, 256))[0, 0] == 256"
+    )
     rec = _run(sandbox(kind), code)
     assert rec.status == "ok", rec.error
 
@@ -61,7 +63,8 @@ SMALLER_SHARE = (
     "assert r.stdout.split() == [str(NICE)] and 'cannot set niceness' in r.stderr, r\n"
     "assert subprocess.run(['chrt', '--idle', '0', 'true']).returncode != 0\n"
     "assert subprocess.run(['taskset', '-p', '1', str(os.getpid())], capture_output=True).returncode != 0\n"
-    "assert os.sched_getaffinity(0) and os.getpriority(os.PRIO_PROCESS, 0) == NICE")
+    "assert os.sched_getaffinity(0) and os.getpriority(os.PRIO_PROCESS, 0) == NICE"
+)
 
 
 @pytest.mark.parametrize("kind", ["warm", "cold"])
@@ -81,6 +84,7 @@ def test_no_smaller_cpu_share_of_its_own(sandbox, kind):
 
 def _interpreter(prog):
     """Run the filter on one syscall, as the kernel does (the instructions the filter uses)."""
+
     def verdict(audit_arch: int, number: int, arg0: int = 0) -> int:
         data = {4: audit_arch, 0: number, 16: arg0 & 0xFFFFFFFF}
         acc, pc = 0, 0
@@ -99,6 +103,7 @@ def _interpreter(prog):
             else:
                 raise AssertionError(f"unknown instruction {code:#x}")
             pc += 1
+
     return verdict
 
 
@@ -118,12 +123,38 @@ def test_the_filter_allows_its_list_and_refuses_the_rest():
         for name in ("clone", "socket", "personality"):
             del expected[nr[name]]
         assert all(verdict(arch, n) == v for n, v in expected.items()), machine
-        for name in ("add_key", "keyctl", "request_key", "io_uring_setup", "io_uring_enter", "io_setup", "userfaultfd",
-                     "perf_event_open", "bpf", "fanotify_init", "mount", "setns", "unshare", "setpriority",
-                     "sched_setscheduler", "sched_setattr", "sched_setaffinity"):
+        for name in (
+            "add_key",
+            "keyctl",
+            "request_key",
+            "io_uring_setup",
+            "io_uring_enter",
+            "io_setup",
+            "userfaultfd",
+            "perf_event_open",
+            "bpf",
+            "fanotify_init",
+            "mount",
+            "setns",
+            "unshare",
+            "setpriority",
+            "sched_setscheduler",
+            "sched_setattr",
+            "sched_setaffinity",
+        ):
             assert verdict(arch, nr[name]) == EPERM, (machine, name)
-        for name in ("read", "write", "futex", "openat", "mmap", "execve", "wait4", "shmget", "mq_open", "vfork"
-                     if machine == "x86_64" else "read"):
+        for name in (
+            "read",
+            "write",
+            "futex",
+            "openat",
+            "mmap",
+            "execve",
+            "wait4",
+            "shmget",
+            "mq_open",
+            "vfork" if machine == "x86_64" else "read",
+        ):
             assert verdict(arch, nr[name]) == ALLOW, (machine, name)
         clone = nr["clone"]
         assert verdict(arch, clone, 0x11 | 0x100 | 0x4000) == ALLOW  # SIGCHLD | CLONE_VM | CLONE_VFORK
@@ -197,7 +228,9 @@ def test_what_the_curriculum_needs_runs_under_the_allowlist(sandbox, kind):
 
     if os.path.exists("/dev/nvidia0"):
         pytest.skip("the Triton kernel here is for the CPU interpreter")
-    with NotebookRunner([Cell(index=1, source=CURRICULUM_NEEDS)], probes=None, limits=LIMITS, isolation=sandbox(kind)) as runner:
+    with NotebookRunner(
+        [Cell(index=1, source=CURRICULUM_NEEDS)], probes=None, limits=LIMITS, isolation=sandbox(kind)
+    ) as runner:
         runner.execute()
         (rec,) = runner.cell_records
         printed = runner.worker.stdout.text() if runner.worker else ""

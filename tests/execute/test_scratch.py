@@ -1,4 +1,5 @@
 """Scratch folders: a live owner's are never pruned, a dead owner's (kill -9) are pruned at once."""
+
 import os
 import signal
 import subprocess
@@ -7,8 +8,10 @@ import time
 
 from autograder.execute import scratch
 
-HOLD = ("import sys\nfrom autograder.execute.scratch import Scratch\n"
-        "s = Scratch(sys.argv[1])\nprint(s.path, flush=True)\nsys.stdin.read()")
+HOLD = (
+    "import sys\nfrom autograder.execute.scratch import Scratch\n"
+    "s = Scratch(sys.argv[1])\nprint(s.path, flush=True)\nsys.stdin.read()"
+)
 
 
 def _holder(prefix: str) -> tuple[subprocess.Popen, str]:

@@ -1,6 +1,7 @@
 """The warm sandbox forks the next worker ahead of need (`sandbox._Standby`): a spawn takes the spare
 made while the last worker ran, if it is of the same kind and still alive; any other spare is killed,
 never used, and none is left behind when the isolation closes."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,8 @@ from dataclasses import replace
 
 import pytest
 
-from autograder.execute import process
 from autograder.config.limits import Limits
+from autograder.execute import process
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import _Standby
 from autograder.notebook.parse import Cell

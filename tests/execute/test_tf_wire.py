@@ -2,6 +2,7 @@
 trusted side to `TFTensor`/`TFDType`/`TFShape` without TensorFlow, under the same limits as every value;
 compared by `checks` in the student's words.  TensorFlow is imported by the `tf` fixture only (its import
 costs seconds), never at this module's level."""
+
 import json
 import os
 import re
@@ -25,11 +26,23 @@ def tf():
 
 
 def roundtrip(x):
-    return wire.decode(wire.encode(x)[wire.HEADER_SIZE:])
+    return wire.decode(wire.encode(x)[wire.HEADER_SIZE :])
 
 
-TF_DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128",
-             "uint8", "int8", "int16", "int32", "int64", "bool"]
+TF_DTYPES = [
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "bool",
+]
 
 
 @pytest.mark.parametrize("dtype", TF_DTYPES)
@@ -50,8 +63,9 @@ def test_eager_tensors_and_variables_roundtrip_in_every_dtype(tf, dtype):
 def test_scalars_ragged_sparse_dtypes_and_shapes_roundtrip(tf):
     ragged = tf.ragged.constant([[[1, 2], [3]], [[4]], []])
     sparse = tf.sparse.SparseTensor(indices=[[0, 1], [2, 3]], values=[1.5, -2.0], dense_shape=[3, 4])
-    r, s, scalar, dt, shape, unknown = roundtrip([ragged, sparse, tf.constant(7), tf.bfloat16,
-                                                 tf.TensorShape([None, 3]), tf.TensorShape(None)])
+    r, s, scalar, dt, shape, unknown = roundtrip(
+        [ragged, sparse, tf.constant(7), tf.bfloat16, tf.TensorShape([None, 3]), tf.TensorShape(None)]
+    )
     assert r.kind == "RaggedTensor" and r.dtype == "int32" and r.shape == (3, None, None)
     assert r.values.tolist() == [1, 2, 3, 4] and [x.tolist() for x in r.row_splits] == [[0, 2, 3, 3], [0, 2, 3, 4]]
     assert all(x.dtype == torch.int64 for x in r.row_splits)
@@ -74,6 +88,7 @@ def test_keras_variables_cross_as_variables_named_by_their_path(tf):
 def test_strings_subclasses_and_lookalikes_are_unsupported(tf):
     class Lookalike:
         """Claims to be a tensor: a `numpy()` that returns what a check wants, a dtype, a shape."""
+
         dtype, shape = tf.float32, tf.TensorShape([2])
 
         def numpy(self):
@@ -106,20 +121,37 @@ def test_decoded_tf_values_encode_again_as_they_came(tf):
 
     layer = keras.layers.Dense(2, name="head")
     layer.build((None, 3))
-    first = roundtrip([tf.constant([[1.5, -2.0]], tf.bfloat16), tf.Variable([1, 2], name="w", trainable=False),
-                       layer.kernel, tf.ragged.constant([[[1, 2], [3]], [[4]], []]),
-                       tf.sparse.SparseTensor(indices=[[0, 1], [2, 3]], values=[1.5, -2.0], dense_shape=[3, 4]),
-                       tf.complex(tf.ones([2]), tf.zeros([2])), tf.int64, tf.TensorShape([None, 3]), tf.TensorShape(None)])
+    first = roundtrip(
+        [
+            tf.constant([[1.5, -2.0]], tf.bfloat16),
+            tf.Variable([1, 2], name="w", trainable=False),
+            layer.kernel,
+            tf.ragged.constant([[[1, 2], [3]], [[4]], []]),
+            tf.sparse.SparseTensor(indices=[[0, 1], [2, 3]], values=[1.5, -2.0], dense_shape=[3, 4]),
+            tf.complex(tf.ones([2]), tf.zeros([2])),
+            tf.int64,
+            tf.TensorShape([None, 3]),
+            tf.TensorShape(None),
+        ]
+    )
     again = wire.decode_message(wire.encode(first))
     assert [type(x) for x in again] == [type(x) for x in first] and repr(again) == repr(first)
     for a, b in zip(again[:6], first[:6]):
-        assert (a.kind, a.dtype, a.shape, a.device, a.name, a.trainable) == (b.kind, b.dtype, b.shape, b.device,
-                                                                             b.name, b.trainable)
+        assert (a.kind, a.dtype, a.shape, a.device, a.name, a.trainable) == (
+            b.kind,
+            b.dtype,
+            b.shape,
+            b.device,
+            b.name,
+            b.trainable,
+        )
         assert a.values.dtype == b.values.dtype and torch.equal(a.values, b.values)
         assert len(a.row_splits) == len(b.row_splits) and all(map(torch.equal, a.row_splits, b.row_splits))
         assert (a.indices is None) == (b.indices is None) and (a.indices is None or torch.equal(a.indices, b.indices))
     checks.assert_equal(again[3], first[3])
-    assert again[2].name == "head/kernel" and again[1].trainable is False and again[4].indices.tolist() == [[0, 1], [2, 3]]
+    assert (
+        again[2].name == "head/kernel" and again[1].trainable is False and again[4].indices.tolist() == [[0, 1], [2, 3]]
+    )
     assert again[6:] == first[6:] == [wire.TFDType("int64"), wire.TFShape((None, 3)), wire.TFShape(None)]
 
 
@@ -141,6 +173,7 @@ def test_the_table_of_tf_types_follows_the_modules_loaded(tf, monkeypatch):
 
 # ---------------------------------------------------------------- hostile frames (no TensorFlow needed)
 
+
 def _frame(tree, blobs=()):
     head = json.dumps({"tree": tree, "blobs": [len(b) for b in blobs]}).encode()
     return struct.pack(">Q", len(head)) + head + b"".join(blobs)
@@ -154,51 +187,128 @@ F4 = np.arange(4, dtype=np.float32).tobytes()
 I64 = lambda *xs: np.array(xs, dtype=np.int64).tobytes()  # noqa: E731
 
 
-@pytest.mark.parametrize("body", [
-    # a tensor claiming a huge shape over 16 bytes
-    _frame({"t": "tf", "kind": "Tensor", "dtype": "float32", "shape": [10**6], "v": _t("float32", [10**6], 0)}, [F4]),
-    # TF's shape and the values' disagree
-    _frame({"t": "tf", "kind": "Tensor", "dtype": "float32", "shape": [2, 2], "v": _t("float32", [4], 0)}, [F4]),
-    # the values' dtype is not the one announced
-    _frame({"t": "tf", "kind": "Tensor", "dtype": "float64", "shape": [4], "v": _t("float32", [4], 0)}, [F4]),
-    _frame({"t": "tf", "kind": "Module", "dtype": "float32", "shape": [4], "v": _t("float32", [4], 0)}, [F4]),
-    _frame({"t": "tf", "kind": "Tensor", "dtype": "string", "shape": [4], "v": _t("float32", [4], 0)}, [F4]),
-    # row splits pointing past the values, decreasing, or not starting at 0
-    _frame({"t": "tf", "kind": "RaggedTensor", "dtype": "float32", "shape": [2, None],
-            "v": _t("float32", [4], 0), "splits": [_t("int64", [3], 1)]}, [F4, I64(0, 2, 9)]),
-    _frame({"t": "tf", "kind": "RaggedTensor", "dtype": "float32", "shape": [2, None],
-            "v": _t("float32", [4], 0), "splits": [_t("int64", [3], 1)]}, [F4, I64(0, 3, 2)]),
-    _frame({"t": "tf", "kind": "RaggedTensor", "dtype": "float32", "shape": [2, None],
-            "v": _t("float32", [4], 0), "splits": [_t("int64", [3], 1)]}, [F4, I64(1, 2, 4)]),
-    _frame({"t": "tf", "kind": "RaggedTensor", "dtype": "float32", "shape": [5, None],
-            "v": _t("float32", [4], 0), "splits": [_t("int64", [3], 1)]}, [F4, I64(0, 2, 4)]),
-    # sparse indices outside the dense shape, or not one row per value
-    _frame({"t": "tf", "kind": "SparseTensor", "dtype": "float32", "shape": [2, 2],
-            "v": _t("float32", [1], 0), "indices": _t("int64", [1, 2], 1)}, [F4[:4], I64(0, 5)]),
-    _frame({"t": "tf", "kind": "SparseTensor", "dtype": "float32", "shape": [2, 2],
-            "v": _t("float32", [4], 0), "indices": _t("int64", [1, 2], 1)}, [F4, I64(0, 1)]),
-    _frame({"t": "tf", "kind": "Variable", "dtype": "float32", "shape": [4], "v": _t("float32", [4], 0),
-            "trainable": "yes"}, [F4]),
-    _frame({"t": "tf", "kind": "Tensor", "dtype": "float32", "shape": [4], "v": _t("float32", [4], 0),
-            "device": "x" * 10_000}, [F4]),
-    _frame({"t": "tfdtype", "v": "__import__('os')"}),
-    _frame({"t": "tfshape", "v": [-1]}),
-    _frame({"t": "tfshape", "v": [1] * 33}),
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a tensor claiming a huge shape over 16 bytes
+        _frame(
+            {"t": "tf", "kind": "Tensor", "dtype": "float32", "shape": [10**6], "v": _t("float32", [10**6], 0)}, [F4]
+        ),
+        # TF's shape and the values' disagree
+        _frame({"t": "tf", "kind": "Tensor", "dtype": "float32", "shape": [2, 2], "v": _t("float32", [4], 0)}, [F4]),
+        # the values' dtype is not the one announced
+        _frame({"t": "tf", "kind": "Tensor", "dtype": "float64", "shape": [4], "v": _t("float32", [4], 0)}, [F4]),
+        _frame({"t": "tf", "kind": "Module", "dtype": "float32", "shape": [4], "v": _t("float32", [4], 0)}, [F4]),
+        _frame({"t": "tf", "kind": "Tensor", "dtype": "string", "shape": [4], "v": _t("float32", [4], 0)}, [F4]),
+        # row splits pointing past the values, decreasing, or not starting at 0
+        _frame(
+            {
+                "t": "tf",
+                "kind": "RaggedTensor",
+                "dtype": "float32",
+                "shape": [2, None],
+                "v": _t("float32", [4], 0),
+                "splits": [_t("int64", [3], 1)],
+            },
+            [F4, I64(0, 2, 9)],
+        ),
+        _frame(
+            {
+                "t": "tf",
+                "kind": "RaggedTensor",
+                "dtype": "float32",
+                "shape": [2, None],
+                "v": _t("float32", [4], 0),
+                "splits": [_t("int64", [3], 1)],
+            },
+            [F4, I64(0, 3, 2)],
+        ),
+        _frame(
+            {
+                "t": "tf",
+                "kind": "RaggedTensor",
+                "dtype": "float32",
+                "shape": [2, None],
+                "v": _t("float32", [4], 0),
+                "splits": [_t("int64", [3], 1)],
+            },
+            [F4, I64(1, 2, 4)],
+        ),
+        _frame(
+            {
+                "t": "tf",
+                "kind": "RaggedTensor",
+                "dtype": "float32",
+                "shape": [5, None],
+                "v": _t("float32", [4], 0),
+                "splits": [_t("int64", [3], 1)],
+            },
+            [F4, I64(0, 2, 4)],
+        ),
+        # sparse indices outside the dense shape, or not one row per value
+        _frame(
+            {
+                "t": "tf",
+                "kind": "SparseTensor",
+                "dtype": "float32",
+                "shape": [2, 2],
+                "v": _t("float32", [1], 0),
+                "indices": _t("int64", [1, 2], 1),
+            },
+            [F4[:4], I64(0, 5)],
+        ),
+        _frame(
+            {
+                "t": "tf",
+                "kind": "SparseTensor",
+                "dtype": "float32",
+                "shape": [2, 2],
+                "v": _t("float32", [4], 0),
+                "indices": _t("int64", [1, 2], 1),
+            },
+            [F4, I64(0, 1)],
+        ),
+        _frame(
+            {
+                "t": "tf",
+                "kind": "Variable",
+                "dtype": "float32",
+                "shape": [4],
+                "v": _t("float32", [4], 0),
+                "trainable": "yes",
+            },
+            [F4],
+        ),
+        _frame(
+            {
+                "t": "tf",
+                "kind": "Tensor",
+                "dtype": "float32",
+                "shape": [4],
+                "v": _t("float32", [4], 0),
+                "device": "x" * 10_000,
+            },
+            [F4],
+        ),
+        _frame({"t": "tfdtype", "v": "__import__('os')"}),
+        _frame({"t": "tfshape", "v": [-1]}),
+        _frame({"t": "tfshape", "v": [1] * 33}),
+    ],
+)
 def test_hostile_tf_frames_are_refused(body):
     with pytest.raises(wire.PayloadError):
         wire.decode(body)
 
 
 def test_tf_values_obey_the_size_and_depth_limits(tf):
-    big = wire.encode(tf.zeros([1000]))[wire.HEADER_SIZE:]
+    big = wire.encode(tf.zeros([1000]))[wire.HEADER_SIZE :]
     with pytest.raises(wire.PayloadError):
         wire.decode(big, wire.Limits(max_bytes=1000))
     deep = [tf.constant(1.0)]
     for _ in range(70):
         deep = [deep]
     with pytest.raises(wire.PayloadError):
-        wire.decode(wire.encode(deep)[wire.HEADER_SIZE:])
+        wire.decode(wire.encode(deep)[wire.HEADER_SIZE :])
     tree = {"t": "tf", "kind": "Tensor", "dtype": "float32", "shape": [4], "v": _t("float32", [4], 0)}
     assert wire.decode(_frame(tree, [F4]), wire.Limits(max_depth=1)).values.tolist() == [0, 1, 2, 3]
     with pytest.raises(wire.PayloadError):
@@ -207,14 +317,18 @@ def test_tf_values_obey_the_size_and_depth_limits(tf):
 
 # ---------------------------------------------------------------- checks
 
+
 def test_checks_compare_tf_values_in_the_students_words(tf):
     want = roundtrip(tf.constant([1.0, 2.0, 3.0]))
     checks.assert_close(roundtrip(tf.constant([1.0, 2.0, 3.0 + 1e-7])), want)
     checks.assert_equal(roundtrip(tf.constant([1.0, 2.0, 3.0])), want)
     cases = {
-        "is a tf.Variable of dtype float64 and shape (3,); expected a tf.Tensor":
-            tf.Variable(tf.constant([1.0, 2.0, 3.0], tf.float64)),
-        "is a tf.Tensor of dtype float64 and shape (3,); expected dtype float32": tf.constant([1.0, 2.0, 3.0], tf.float64),
+        "is a tf.Variable of dtype float64 and shape (3,); expected a tf.Tensor": tf.Variable(
+            tf.constant([1.0, 2.0, 3.0], tf.float64)
+        ),
+        "is a tf.Tensor of dtype float64 and shape (3,); expected dtype float32": tf.constant(
+            [1.0, 2.0, 3.0], tf.float64
+        ),
         "is a tf.Tensor of dtype float32 and shape (1, 3); expected shape (3,)": tf.constant([[1.0, 2.0, 3.0]]),
         "1 of 3 values differ; first at index [2]: got 4, expected 3": tf.constant([1.0, 2.0, 4.0]),
         "should be a tf.Tensor of dtype float32 and shape (3,), but it is a numpy array of dtype float32 and shape (3,) "
@@ -246,9 +360,11 @@ def test_checks_compare_where_ragged_and_sparse_values_sit(tf):
 
 
 def test_the_trusted_side_never_imports_tensorflow():
-    code = ("import sys; import autograder.execute.wire, autograder.judge.checks, autograder.pipeline, "
-            "autograder.execute.runner, autograder.cli; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'keras', 'tf_keras')))")
+    code = (
+        "import sys; import autograder.execute.wire, autograder.judge.checks, autograder.pipeline, "
+        "autograder.execute.runner, autograder.cli; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'keras', 'tf_keras')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

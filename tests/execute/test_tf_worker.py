@@ -4,6 +4,7 @@ sandbox per worker that imports it itself), asked how they were set up.
 
 The grading runs in a subprocess, so "the trusted side never imported TensorFlow" is a fact of that process
 alone (this one imports it in other tests)."""
+
 from __future__ import annotations
 
 import ast
@@ -28,12 +29,24 @@ def graded(tmp_path_factory):
         pytest.fail("bubblewrap is required: the TensorFlow worker is tested in the real sandbox")
     tmp = tmp_path_factory.mktemp("tfgrade")
     good = edit(MASTER, tmp / "subs" / "good.ipynb")
-    bad = edit(MASTER, tmp / "subs" / "bad.ipynb", replace={
-        "return tf.random.normal([n])": "tf.random.set_seed(0)\n    return tf.random.normal([n])",
-        "return tf.ragged.constant(lists)": "return tf.ragged.constant([row for row in lists if row])"})
-    chatty = edit(MASTER, tmp / "subs" / "chatty.ipynb", insert={8: (
-        "@tf.function\ndef square(x):\n    return x * x\n\nfor i in range(8):\n    square(float(i))  # retraces: TF warns\n"
-        "tf.get_logger().warning('a warning from TF')\nprint('the student speaks')")})
+    bad = edit(
+        MASTER,
+        tmp / "subs" / "bad.ipynb",
+        replace={
+            "return tf.random.normal([n])": "tf.random.set_seed(0)\n    return tf.random.normal([n])",
+            "return tf.ragged.constant(lists)": "return tf.ragged.constant([row for row in lists if row])",
+        },
+    )
+    chatty = edit(
+        MASTER,
+        tmp / "subs" / "chatty.ipynb",
+        insert={
+            8: (
+                "@tf.function\ndef square(x):\n    return x * x\n\nfor i in range(8):\n    square(float(i))  # retraces: TF warns\n"
+                "tf.get_logger().warning('a warning from TF')\nprint('the student speaks')"
+            )
+        },
+    )
     return {**grade([good, bad, chatty], tmp / "out"), "good": good, "out": tmp / "out"}
 
 
@@ -47,8 +60,10 @@ def test_a_tensorflow_class_is_graded_with_values_compared_on_the_trusted_side(g
     assert bad["score"] == 6.0, bad
     assert bad["tests"]["test_noisy_draws_like_the_reference"][0] == "failed"
     assert bad["tests"]["test_ragged_rows"] == [
-        "failed", "rows([[1, 2, 3], [4], []]) is a tf.RaggedTensor of dtype int32 and shape (2, None); "
-                  "expected shape (3, None). Check which axes you reduce, index, or broadcast over."]
+        "failed",
+        "rows([[1, 2, 3], [4], []]) is a tf.RaggedTensor of dtype int32 and shape (2, None); "
+        "expected shape (3, None). Check which axes you reduce, index, or broadcast over.",
+    ]
     assert bad["tests"]["test_initial_kernel"][0] == bad["tests"]["test_fit_history"][0] == "passed"
 
 
@@ -79,20 +94,28 @@ def test_workers_are_set_up_before_student_code(sandbox, kind):
     Keras's caches in the worker's own disk; the same per-call seed draws the same, another seed something else.
     (rlimits: how `autograder validate` runs a notebook where bubblewrap cannot.)"""
     iso = RlimitsOnly() if kind == "rlimits" else sandbox(kind)
-    with NotebookRunner(load_cells(MASTER), probes=PROBES, limits=Limits(cell_timeout=60, submission_timeout=400,
-                                                                         startup_timeout=240),
-                        isolation=iso, seed=3) as runner:
+    with NotebookRunner(
+        load_cells(MASTER),
+        probes=PROBES,
+        limits=Limits(cell_timeout=60, submission_timeout=400, startup_timeout=240),
+        isolation=iso,
+        seed=3,
+    ) as runner:
         runner.execute()
         assert [c.status for c in runner.cell_records] == ["ok"] * len(runner.cell_records)
         facts = runner.call("worker_facts")
         a, b, c = (runner.call("noisy", (4,), seed=s) for s in (7, 7, 8))
         k1, k2 = (runner.call("init_kernel", (2,), seed=9) for _ in range(2))
-        assert "the student speaks" not in runner.stdout and not [w for w in TF_LOG if w in runner.stderr], runner.stderr
+        assert "the student speaks" not in runner.stdout and not [w for w in TF_LOG if w in runner.stderr], (
+            runner.stderr
+        )
     assert facts["devices"] == ["/device:CPU:0", "/device:CPU:1"], facts
-    assert facts["determinism"] and facts["intra"] == facts["inter"] == 1 and facts["sum"] == 64.0 ** 3
+    assert facts["determinism"] and facts["intra"] == facts["inter"] == 1 and facts["sum"] == 64.0**3
     assert facts["threads"] <= 8, facts  # main + TF's pools of one thread each (+ torch's, if it ran)
     assert facts["keras_home"].startswith(facts["tmp"] or "/tmp")
-    assert facts["grappler"] is False  # no graph rewrite on every traced step and tf.data iterator (docs/performance.md)
+    assert (
+        facts["grappler"] is False
+    )  # no graph rewrite on every traced step and tf.data iterator (docs/performance.md)
     assert a.values.tolist() == b.values.tolist() != c.values.tolist()
     assert k1.kind == "Variable" and k1.values.tolist() == k2.values.tolist()
 
@@ -100,11 +123,18 @@ def test_workers_are_set_up_before_student_code(sandbox, kind):
 def test_the_zygote_refuses_a_tensorflow_that_has_started():
     """TF's context, once made, could no longer be given a worker's threads and devices: the zygote checks that
     importing TensorFlow made none (and left no thread) before it forks any worker."""
-    code = ("import tensorflow as tf; tf.constant(1.0) + 1\n"
-            "from autograder.execute import zygote\n"
-            "try:\n    zygote._import_tensorflow()\nexcept RuntimeError as e:\n    print('refused:', e)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         env={"TF_CPP_MIN_LOG_LEVEL": "2", "PATH": "/usr/bin:/bin"})
+    code = (
+        "import tensorflow as tf; tf.constant(1.0) + 1\n"
+        "from autograder.execute import zygote\n"
+        "try:\n    zygote._import_tensorflow()\nexcept RuntimeError as e:\n    print('refused:', e)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"TF_CPP_MIN_LOG_LEVEL": "2", "PATH": "/usr/bin:/bin"},
+    )
     assert "refused: importing TensorFlow initialized its context" in out.stdout, out.stdout + out.stderr[-2000:]
 
 
@@ -114,9 +144,12 @@ def test_the_manifest_names_the_framework(tmp_path):
     assert Framework().env() == {}  # a PyTorch assignment's workers are told nothing new
     env = Framework("tensorflow", 2).env()
     assert env["AUTOGRADER_FRAMEWORK"] == "tensorflow" and env["AUTOGRADER_TF_LOGICAL_CPUS"] == "2"
-    for bad in ('framework = "jax"', '[tensorflow]\nlogical_cpus = 2',
-                'framework = "tensorflow"\n[tensorflow]\nlogical_cpus = 0',
-                'framework = "tensorflow"\n[tensorflow]\nthreads = 2'):
+    for bad in (
+        'framework = "jax"',
+        '[tensorflow]\nlogical_cpus = 2',
+        'framework = "tensorflow"\n[tensorflow]\nlogical_cpus = 0',
+        'framework = "tensorflow"\n[tensorflow]\nthreads = 2',
+    ):
         folder = tmp_path / "assignments" / "x"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "manifest.toml").write_text(bad + "\n")
@@ -134,8 +167,9 @@ def test_no_tensorflow_probes_import_it_on_the_trusted_side(kit):
             continue
         tree = ast.parse(a.probes.read_text())
         top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-        names = {alias.name.split(".")[0] for n in top for alias in n.names} | \
-                {(n.module or "").split(".")[0] for n in top if isinstance(n, ast.ImportFrom)}
+        names = {alias.name.split(".")[0] for n in top for alias in n.names} | {
+            (n.module or "").split(".")[0] for n in top if isinstance(n, ast.ImportFrom)
+        }
         assert not names & {"tensorflow", "keras", "tf_keras"}, f"{a.probes} imports TensorFlow at module level"
 
 
@@ -149,8 +183,11 @@ def test_a_tensorflow_assignments_gradescope_zip_installs_tensorflow(tmp_path):
 
     kit = tmp_path / "kit"
     shutil.copytree(TF_KIT, kit)
-    edit(MASTER, kit / "solutions" / "tftoy.ipynb", replace={"import numpy as np\nimport tensorflow as tf\nimport keras":
-                                                          "import numpy as np"})
+    edit(
+        MASTER,
+        kit / "solutions" / "tftoy.ipynb",
+        replace={"import numpy as np\nimport tensorflow as tf\nimport keras": "import numpy as np"},
+    )
     for test in (kit / "assignments" / "tftoy").rglob("test_*.py"):
         test.unlink()
     (kit / "assignments" / "tftoy" / "probes.py").write_text("def raw(ns, name):\n    return ns[name]\n")

@@ -15,16 +15,36 @@ def roundtrip(x):
 
 
 def test_plain_data_roundtrips():
-    x = {"a": [1, 2.5, "s", None, True], "b": (1, (2, 3)), 3: b"raw", "c": complex(1, -2),
-         "big": 2**70, "nan": float("nan"), "dt": torch.float64, "dev": torch.device("cpu")}
+    x = {
+        "a": [1, 2.5, "s", None, True],
+        "b": (1, (2, 3)),
+        3: b"raw",
+        "c": complex(1, -2),
+        "big": 2**70,
+        "nan": float("nan"),
+        "dt": torch.float64,
+        "dev": torch.device("cpu"),
+    }
     y = roundtrip(x)
     assert y["a"] == [1, 2.5, "s", None, True] and y["b"] == (1, (2, 3)) and y[3] == b"raw"
     assert y["c"] == complex(1, -2) and y["big"] == 2**70 and y["nan"] != y["nan"]
     assert y["dt"] is torch.float64 and y["dev"] == torch.device("cpu")
 
 
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int64,
-                                   torch.int8, torch.uint8, torch.bool, torch.complex64])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        torch.float16,
+        torch.bfloat16,
+        torch.float32,
+        torch.float64,
+        torch.int64,
+        torch.int8,
+        torch.uint8,
+        torch.bool,
+        torch.complex64,
+    ],
+)
 def test_tensors_roundtrip_exactly(dtype):
     t = (torch.randn(3, 4) * 10).to(dtype)
     back = roundtrip(t[:, ::2])  # non-contiguous on the way out
@@ -58,15 +78,18 @@ def _frame(tree, blobs=()):
     return struct.pack(">Q", len(head)) + head + b"".join(blobs)
 
 
-@pytest.mark.parametrize("body", [
-    _frame({"t": "tensor", "dtype": "float32", "shape": [100000, 100000], "blob": 0}, [b"1234"]),
-    _frame({"t": "tensor", "dtype": "float32", "shape": [-1], "blob": 0}, [b"1234"]),
-    _frame({"t": "ndarray", "dtype": "O", "shape": [1], "blob": 0}, [b"12345678"]),
-    _frame({"t": "pickle", "v": "cos\nsystem\n"}),
-    _frame({"t": "tensor", "dtype": "float32", "shape": [1], "blob": 5}, [b"1234"]),
-    _frame({"t": "list", "v": [1]}, [b"extra"])[:-2],
-    b"\x00" * 3,
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        _frame({"t": "tensor", "dtype": "float32", "shape": [100000, 100000], "blob": 0}, [b"1234"]),
+        _frame({"t": "tensor", "dtype": "float32", "shape": [-1], "blob": 0}, [b"1234"]),
+        _frame({"t": "ndarray", "dtype": "O", "shape": [1], "blob": 0}, [b"12345678"]),
+        _frame({"t": "pickle", "v": "cos\nsystem\n"}),
+        _frame({"t": "tensor", "dtype": "float32", "shape": [1], "blob": 5}, [b"1234"]),
+        _frame({"t": "list", "v": [1]}, [b"extra"])[:-2],
+        b"\x00" * 3,
+    ],
+)
 def test_hostile_payloads_are_refused(body):
     with pytest.raises(wire.PayloadError):
         wire.decode(body)
@@ -86,9 +109,13 @@ def test_deep_nesting_and_size_limits():
 
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20))
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.tuples(inner, inner),
-    st.dictionaries(st.text(max_size=5), inner, max_size=4)), max_leaves=20)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.tuples(inner, inner), st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -98,7 +125,9 @@ def test_property_plain_values_roundtrip(x):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(0, 4), min_size=0, max_size=4), st.sampled_from([torch.float32, torch.float64, torch.int32]))
+@given(
+    st.lists(st.integers(0, 4), min_size=0, max_size=4), st.sampled_from([torch.float32, torch.float64, torch.int32])
+)
 def test_property_tensor_shapes_roundtrip(shape, dtype):
     t = torch.arange(int(np.prod(shape)) if shape else 1).reshape(shape).to(dtype)
     back = roundtrip(t)
@@ -106,8 +135,11 @@ def test_property_tensor_shapes_roundtrip(shape, dtype):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(1, 3)), min_size=0, max_size=4),
-       st.sampled_from([torch.float64, torch.float32, torch.bfloat16, torch.int64, torch.bool]), st.randoms())
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(1, 3)), min_size=0, max_size=4),
+    st.sampled_from([torch.float64, torch.float32, torch.bfloat16, torch.int64, torch.bool]),
+    st.randoms(),
+)
 def test_property_strided_views_roundtrip(dims, dtype, rnd):
     """Any view: sliced with steps, offset, permuted.  One element with a stride other than 1 (x[1:, ::2] of a
     2 x 2 tensor) is contiguous to torch, yet its view(uint8) refused it: a worker then failed to send an
@@ -133,6 +165,7 @@ def test_property_random_bytes_never_crash_decoder(blob):
 
 # ---------------------------------------------------------------- limits that hold while reading
 
+
 def _head(raw_json: bytes, blobs=b"") -> bytes:
     return struct.pack(">Q", len(raw_json)) + raw_json + blobs
 
@@ -145,8 +178,14 @@ def test_tree_over_the_header_cap_is_refused_before_parsing(monkeypatch):
         wire.decode(body)
 
 
-@pytest.mark.parametrize("tree", [b"[" + b"0," * 300_000 + b"0]", b"[" + b"{}," * 300_000 + b"{}]",
-                                  b"{" + b",".join(b'"%d":0' % i for i in range(150_000)) + b"}"])
+@pytest.mark.parametrize(
+    "tree",
+    [
+        b"[" + b"0," * 300_000 + b"0]",
+        b"[" + b"{}," * 300_000 + b"{}]",
+        b"{" + b",".join(b'"%d":0' % i for i in range(150_000)) + b"}",
+    ],
+)
 def test_too_many_values_are_refused_before_parsing(monkeypatch, tree):
     monkeypatch.setattr(wire.json, "loads", lambda *a, **k: pytest.fail("json.loads ran on a tree of too many values"))
     with pytest.raises(wire.PayloadError, match="more than 200000 values"):
@@ -156,7 +195,10 @@ def test_too_many_values_are_refused_before_parsing(monkeypatch, tree):
 def test_node_bound_counts_values_in_strings_too():
     # the count over raw bytes includes commas inside strings: an upper bound a worker cannot get under
     lim = wire.Limits(max_nodes=25)
-    frame = lambda s: _head(json.dumps({"tree": {"t": "list", "v": [s] * 10}, "blobs": []}).encode())
+
+    def frame(s):
+        return _head(json.dumps({"tree": {"t": "list", "v": [s] * 10}, "blobs": []}).encode())
+
     assert wire.decode(frame("ab"), lim) == ["ab"] * 10  # 20 counted
     with pytest.raises(wire.PayloadError, match="more than 25 values"):
         wire.decode(frame("a,b"), lim)  # 30 counted
@@ -206,19 +248,29 @@ def test_worst_case_frames_stay_bounded(capsys):
     blob = lim.max_bytes - 300
     n = (lim.max_nodes - 8) // 2
     frames = {
-        "one tensor at max_bytes": _head(json.dumps({"tree": {"t": "tensor", "dtype": "uint8", "shape": [blob],
-                                                              "blob": 0}, "blobs": [blob]}).encode(), bytes(blob)),
+        "one tensor at max_bytes": _head(
+            json.dumps(
+                {"tree": {"t": "tensor", "dtype": "uint8", "shape": [blob], "blob": 0}, "blobs": [blob]}
+            ).encode(),
+            bytes(blob),
+        ),
         "empty dicts at max_nodes": _head(b'{"blobs": [], "tree": [' + b",".join([b"{}"] * n) + b"]}"),
-        "lists at max_nodes": _head(json.dumps({"blobs": [], "tree": {"t": "list", "v": [{"t": "list", "v": []}] * (n // 5)}}).encode()),
+        "lists at max_nodes": _head(
+            json.dumps({"blobs": [], "tree": {"t": "list", "v": [{"t": "list", "v": []}] * (n // 5)}}).encode()
+        ),
         "arrays at max_nodes": _head(b'{"blobs": [], "tree": [' + b",".join([b"[]"] * n) + b"]}"),  # decoded: lists
-        "unique keys at max_nodes": _head(b'{"blobs": [], "tree": {' + b",".join(b'"%d":1.5' % i for i in range(n)) + b"}}"),
+        "unique keys at max_nodes": _head(
+            b'{"blobs": [], "tree": {' + b",".join(b'"%d":1.5' % i for i in range(n)) + b"}}"
+        ),
         "astral string at max_header": _head(b'{"blobs": [], "tree": "\xf0\x9f\x98\x80' + b"a" * (room - 4) + b'"}'),
-        "deep nesting": _head(b'{"blobs": [], "tree": ' + b"[" * (lim.max_nodes // 2) + b"]" * (lim.max_nodes // 2) + b"}"),
+        "deep nesting": _head(
+            b'{"blobs": [], "tree": ' + b"[" * (lim.max_nodes // 2) + b"]" * (lim.max_nodes // 2) + b"}"
+        ),
     }
     peaks = {}
     for name, body in frames.items():
         assert len(body) <= lim.max_bytes and len(body) - 8 - lim.max_header <= blob, name
-        peaks[name] = _peak_mib(lambda: wire.decode(body))
+        peaks[name] = _peak_mib(lambda: wire.decode(body))  # noqa: B023 - called before the loop moves on
     with capsys.disabled():
         print("\npeak RSS growth decoding worst-case frames (MiB):", {k: round(v, 1) for k, v in peaks.items()})
     assert peaks["one tensor at max_bytes"] < lim.max_bytes / 2**20 + 16
@@ -226,12 +278,24 @@ def test_worst_case_frames_stay_bounded(capsys):
         assert mib < 100, (name, mib)
 
 
-tensors = st.builds(lambda shape, rg, dtype: torch.randn(shape, dtype=dtype).requires_grad_(rg),
-                    st.lists(st.integers(0, 3), max_size=3), st.booleans(), st.sampled_from([torch.float32, torch.float64]))
-decodable = st.recursive(st.one_of(scalars, tensors, st.builds(lambda n: np.arange(n, dtype=np.int16), st.integers(0, 5)),
-                                   st.sampled_from([torch.float16, torch.device("cpu"), b"raw", 1 + 2j])),
-                         lambda inner: st.one_of(st.lists(inner, max_size=3), st.tuples(inner, inner),
-                                                 st.dictionaries(st.text(max_size=3), inner, max_size=3)), max_leaves=12)
+tensors = st.builds(
+    lambda shape, rg, dtype: torch.randn(shape, dtype=dtype).requires_grad_(rg),
+    st.lists(st.integers(0, 3), max_size=3),
+    st.booleans(),
+    st.sampled_from([torch.float32, torch.float64]),
+)
+decodable = st.recursive(
+    st.one_of(
+        scalars,
+        tensors,
+        st.builds(lambda n: np.arange(n, dtype=np.int16), st.integers(0, 5)),
+        st.sampled_from([torch.float16, torch.device("cpu"), b"raw", 1 + 2j]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.tuples(inner, inner), st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
 
 
 def _same(a, b):
@@ -279,20 +343,43 @@ def test_property_a_copy_of_a_decoded_value_is_what_a_second_decode_gives(x):
 
 # ---------------------------------------------------------------- every field of every node, any JSON value
 
-json_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False),
-                                     st.text(max_size=8), st.sampled_from(["float32", "bfloat16", "<f4", "|b1", "cpu", "nan"])),
-                           lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)),
-                           max_leaves=6)
-_FIELDS = {"tensor": ("dtype", "shape", "blob", "rg", "device"), "ndarray": ("dtype", "shape", "blob"),
-           "list": ("v",), "tuple": ("v",), "dict": ("k", "v"), "bytes": ("blob",), "dtype": ("v",), "device": ("v",),
-           "complex": ("re", "im"), "float": ("v",), "bigint": ("v",), "unsupported": ("type", "detail")}
-hostile_nodes = st.sampled_from(sorted(_FIELDS)).flatmap(lambda t: st.fixed_dictionaries(
-    {"t": st.just(t)}, optional={f: json_values for f in _FIELDS[t]}))
-hostile_trees = st.recursive(st.one_of(json_values, hostile_nodes),
-                             lambda inner: st.one_of(st.builds(lambda v: {"t": "list", "v": v}, st.lists(inner, max_size=3)),
-                                                     st.builds(lambda k, v: {"t": "dict", "k": k, "v": v},
-                                                               st.lists(inner, max_size=2), st.lists(inner, max_size=2))),
-                             max_leaves=6)
+json_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False),
+        st.text(max_size=8),
+        st.sampled_from(["float32", "bfloat16", "<f4", "|b1", "cpu", "nan"]),
+    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)),
+    max_leaves=6,
+)
+_FIELDS = {
+    "tensor": ("dtype", "shape", "blob", "rg", "device"),
+    "ndarray": ("dtype", "shape", "blob"),
+    "list": ("v",),
+    "tuple": ("v",),
+    "dict": ("k", "v"),
+    "bytes": ("blob",),
+    "dtype": ("v",),
+    "device": ("v",),
+    "complex": ("re", "im"),
+    "float": ("v",),
+    "bigint": ("v",),
+    "unsupported": ("type", "detail"),
+}
+hostile_nodes = st.sampled_from(sorted(_FIELDS)).flatmap(
+    lambda t: st.fixed_dictionaries({"t": st.just(t)}, optional={f: json_values for f in _FIELDS[t]})
+)
+hostile_trees = st.recursive(
+    st.one_of(json_values, hostile_nodes),
+    lambda inner: st.one_of(
+        st.builds(lambda v: {"t": "list", "v": v}, st.lists(inner, max_size=3)),
+        st.builds(lambda k, v: {"t": "dict", "k": k, "v": v}, st.lists(inner, max_size=2), st.lists(inner, max_size=2)),
+    ),
+    max_leaves=6,
+)
 
 
 @settings(max_examples=600, deadline=None)
@@ -311,13 +398,22 @@ def _tensor_kinds():
     base = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4)
     z = torch.complex(torch.randn(2, 3), torch.randn(2, 3))
     return {
-        "contiguous": base, "transposed": base.transpose(0, 2), "sliced": base[:, 1:, ::3],
-        "expanded (stride 0)": torch.tensor([1.5, -2.0]).expand(3, 2), "0-dim": torch.tensor(7, dtype=torch.int16),
-        "zero-size": torch.empty(0, 5), "zero-size, wide": torch.empty(3, 0, 10**6, dtype=torch.bool),
-        "requires_grad": torch.ones(2, 2, requires_grad=True), "non-leaf": torch.ones(2, requires_grad=True) * 3,
-        "conjugate bit": z.conj(), "negative bit": z.conj().imag,
-        "bfloat16 view": base.to(torch.bfloat16)[:, ::2], "float16": base.half().permute(2, 0, 1), "bool": base > 5,
-        "complex128": z.to(torch.complex128).T, "uint8": torch.arange(7, dtype=torch.uint8)[::3],
+        "contiguous": base,
+        "transposed": base.transpose(0, 2),
+        "sliced": base[:, 1:, ::3],
+        "expanded (stride 0)": torch.tensor([1.5, -2.0]).expand(3, 2),
+        "0-dim": torch.tensor(7, dtype=torch.int16),
+        "zero-size": torch.empty(0, 5),
+        "zero-size, wide": torch.empty(3, 0, 10**6, dtype=torch.bool),
+        "requires_grad": torch.ones(2, 2, requires_grad=True),
+        "non-leaf": torch.ones(2, requires_grad=True) * 3,
+        "conjugate bit": z.conj(),
+        "negative bit": z.conj().imag,
+        "bfloat16 view": base.to(torch.bfloat16)[:, ::2],
+        "float16": base.half().permute(2, 0, 1),
+        "bool": base > 5,
+        "complex128": z.to(torch.complex128).T,
+        "uint8": torch.arange(7, dtype=torch.uint8)[::3],
         "parameter": torch.nn.Parameter(torch.ones(3)),
     }
 
@@ -351,6 +447,6 @@ def test_a_list_is_a_json_array_and_the_old_list_node_still_decodes():
     Answers cached on disk before that hold {"t": "list"} nodes, which decode to the same list."""
     frame = wire.encode([1, (2, "a"), [torch.zeros(1)]])
     (hlen,) = struct.unpack(">Q", frame[12:20])
-    tree = json.loads(frame[20:20 + hlen])["tree"]
+    tree = json.loads(frame[20 : 20 + hlen])["tree"]
     assert tree[:2] == [1, {"t": "tuple", "v": [2, "a"]}] and type(tree[2]) is list
     assert wire.decode(_frame({"t": "list", "v": [1, [2]]})) == [1, [2]]

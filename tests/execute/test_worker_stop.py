@@ -2,6 +2,7 @@
 exits, so its output is complete without waiting for the kernel to take the process apart; a worker
 that does not leave (a child holds its output, or the student replaced what exits) is killed after
 `STOP_GRACE`, its output read to the end.  Its cgroups go when the kernel has let go of them."""
+
 from __future__ import annotations
 
 import os
@@ -10,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.execute import process
 from autograder.config.limits import Limits
+from autograder.execute import process
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import Isolation, _Cgroups, choose_isolation
 from autograder.notebook.parse import Cell
-
 
 pytestmark = pytest.mark.serial  # how long a worker takes to leave, measured
 
@@ -38,12 +38,15 @@ def test_a_finished_worker_leaves_with_all_its_output():
     assert worker._dead
 
 
-@pytest.mark.parametrize("source", [
-    # a child the notebook started holds the worker's output open
-    "import subprocess\nsubprocess.Popen(['sleep', '60'])\nprint('started')\n",
-    # the notebook replaced how the worker exits
-    "import os\nos._exit = lambda code: __import__('time').sleep(60)\nprint('started')\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a child the notebook started holds the worker's output open
+        "import subprocess\nsubprocess.Popen(['sleep', '60'])\nprint('started')\n",
+        # the notebook replaced how the worker exits
+        "import os\nos._exit = lambda code: __import__('time').sleep(60)\nprint('started')\n",
+    ],
+)
 def test_a_worker_that_does_not_leave_is_killed_after_the_grace(source):
     out, took, worker = _stopped(source)
     assert "started" in out
@@ -92,14 +95,22 @@ def test_an_isolation_sent_to_a_judge_takes_no_cgroups_along(tmp_path: Path):
 def test_a_closed_worker_leaves_no_descriptor_open_in_the_grader():
     """The channel, the output pipes, the pidfd and the /proc stat file the CPU clock reads: all closed."""
     iso = choose_isolation(allow_weak=True)
-    runner = NotebookRunner([Cell(1, "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.05:\n    pass\n")],
-                            probes=None, limits=LIMITS, isolation=iso)
+    runner = NotebookRunner(
+        [Cell(1, "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.05:\n    pass\n")],
+        probes=None,
+        limits=LIMITS,
+        isolation=iso,
+    )
     runner.execute()  # warm: the zygote the isolation keeps is not this worker's
     runner.close()
     _discard_spare(iso)  # (nor is the next worker, forked ahead: tests/execute/test_standby_worker.py)
     before = set(os.listdir("/proc/self/fd"))
-    runner = NotebookRunner([Cell(1, "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.05:\n    pass\n")],
-                            probes=None, limits=LIMITS, isolation=iso)
+    runner = NotebookRunner(
+        [Cell(1, "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.05:\n    pass\n")],
+        probes=None,
+        limits=LIMITS,
+        isolation=iso,
+    )
     runner.execute()
     assert runner.cell_records[0].cpu >= 0.04  # read from the stat file kept open
     assert len(set(os.listdir("/proc/self/fd")) - before) >= 4

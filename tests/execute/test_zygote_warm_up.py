@@ -6,6 +6,7 @@ cleared after it, and a warm-up that leaves a thread running is refused (a threa
 fork), as is one that initialized CUDA (forked workers could not use the GPU), so grading goes on in
 cold sandboxes with a warning that names the hook.
 """
+
 import pytest
 
 from autograder.config.limits import Limits
@@ -44,8 +45,9 @@ INITIALIZES_CUDA = '''
 def _states(isolation, probes, n: int = 2) -> list[dict]:
     out = []
     for k in range(n):
-        with NotebookRunner([Cell(index=1, source=f"x = {k}")], probes=probes, limits=LIMITS,
-                            isolation=isolation) as runner:
+        with NotebookRunner(
+            [Cell(index=1, source=f"x = {k}")], probes=probes, limits=LIMITS, isolation=isolation
+        ) as runner:
             runner.execute()
             out.append(runner.call("state"))
     return out
@@ -66,10 +68,15 @@ def test_cold_sandboxes_do_not_run_it(sandbox, tmp_path):
     assert [s["runs"] for s in _states(sandbox("cold"), probes, 1)] == [0]
 
 
-@pytest.mark.parametrize("prefix, extra, why", [
-    ("", LEAVES_A_THREAD, "warm_up() left 1 thread(s) running"),
-    (LEAVES_A_THREAD.replace("\n    ", "\n"), "", "warm_up() left 1 thread(s) running"),  # probes.py's own import
-    ("", INITIALIZES_CUDA, "warm_up() initialized CUDA")], ids=["hook-thread", "import-thread", "cuda"])
+@pytest.mark.parametrize(
+    "prefix, extra, why",
+    [
+        ("", LEAVES_A_THREAD, "warm_up() left 1 thread(s) running"),
+        (LEAVES_A_THREAD.replace("\n    ", "\n"), "", "warm_up() left 1 thread(s) running"),  # probes.py's own import
+        ("", INITIALIZES_CUDA, "warm_up() initialized CUDA"),
+    ],
+    ids=["hook-thread", "import-thread", "cuda"],
+)
 def test_a_warm_up_that_leaves_a_thread_or_cuda_is_refused(sandbox, tmp_path, capfd, prefix, extra, why):
     probes = tmp_path / "probes.py"
     probes.write_text(prefix + PROBES.format(extra=extra))
@@ -86,8 +93,7 @@ def test_without_a_hook_or_with_a_broken_one_grading_goes_on(sandbox, tmp_path, 
     probes.write_text(source + "def state(ns):\n    return ns['x']\n")
     iso = sandbox("warm")
     for k in range(2):
-        with NotebookRunner([Cell(index=1, source=f"x = {k}")], probes=probes, limits=LIMITS,
-                            isolation=iso) as runner:
+        with NotebookRunner([Cell(index=1, source=f"x = {k}")], probes=probes, limits=LIMITS, isolation=iso) as runner:
             runner.execute()
             assert runner.call("state") == k
     assert ("broken hook" in capfd.readouterr().err) == bool(source)
@@ -123,8 +129,9 @@ def test_the_zygote_imports_what_the_master_imports_and_nothing_else(sandbox, tm
     isolation = sandbox("warm")
     seen = {}
     for probes in (plotting, bare):
-        with NotebookRunner([Cell(index=1, source="y = 2")], probes=probes, limits=LIMITS,
-                            isolation=isolation) as runner:
+        with NotebookRunner(
+            [Cell(index=1, source="y = 2")], probes=probes, limits=LIMITS, isolation=isolation
+        ) as runner:
             runner.execute()
             seen[probes.parent.name] = runner.call("loaded")
     assert seen == {"plots": ["matplotlib", "pandas"], "bare": []}

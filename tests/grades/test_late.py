@@ -1,4 +1,5 @@
 """The late policy is a pure function of (score, max, submission time, policy, student)."""
+
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -7,8 +8,15 @@ from autograder.config.deadline import LatePolicy, LatePolicyError, load_policy,
 from autograder.grades.late import apply_late_policy
 
 DUE = "2026-10-01T23:59:00+00:00"
-POLICY = LatePolicy.from_table({"due": DUE, "grace_minutes": 15, "penalty_percent": 10, "max_penalty_percent": 30,
-                                "extensions": {"alice": "2026-10-04T23:59:00+00:00", "bob": 2}})
+POLICY = LatePolicy.from_table(
+    {
+        "due": DUE,
+        "grace_minutes": 15,
+        "penalty_percent": 10,
+        "max_penalty_percent": 30,
+        "extensions": {"alice": "2026-10-04T23:59:00+00:00", "bob": 2},
+    }
+)
 
 
 def at(s: str) -> datetime:
@@ -23,11 +31,11 @@ def test_on_time_and_grace():
 
 
 def test_per_day_or_part_of_one_and_cap():
-    r = apply_late_policy(8, 10, at("2026-10-02T00:20:00+00:00"), POLICY)   # 21 minutes: 1 day
+    r = apply_late_policy(8, 10, at("2026-10-02T00:20:00+00:00"), POLICY)  # 21 minutes: 1 day
     assert r.late and r.penalty == 1 and r.score == 7 and "1 day's penalty" in r.explanation
-    r = apply_late_policy(8, 10, at("2026-10-03T01:00:00+00:00"), POLICY)   # 25 h: 2 days
+    r = apply_late_policy(8, 10, at("2026-10-03T01:00:00+00:00"), POLICY)  # 25 h: 2 days
     assert r.score == 6
-    r = apply_late_policy(8, 10, at("2026-10-09T00:00:00+00:00"), POLICY)   # 8 days: capped at 30 %
+    r = apply_late_policy(8, 10, at("2026-10-09T00:00:00+00:00"), POLICY)  # 8 days: capped at 30 %
     assert r.score == 5 and "capped" in r.explanation
 
 
@@ -41,7 +49,7 @@ def test_never_negative_and_percent_of_score():
 def test_extensions_by_date_and_by_days():
     late_time = at("2026-10-03T12:00:00+00:00")
     assert apply_late_policy(8, 10, late_time, POLICY, student_id="alice").score == 8
-    assert apply_late_policy(8, 10, late_time, POLICY, student_id="bob").score == 8       # due + 2 days
+    assert apply_late_policy(8, 10, late_time, POLICY, student_id="bob").score == 8  # due + 2 days
     assert apply_late_policy(8, 10, late_time, POLICY, student_id="carol").score == 6
     r = apply_late_policy(8, 10, at("2026-10-05T01:00:00+00:00"), POLICY, student_id="alice")
     assert r.score == 7 and "extension" in r.explanation
@@ -63,20 +71,26 @@ def test_lms_late_flag_without_time_and_no_policy():
 
 def test_cutoff_and_hourly():
     p = LatePolicy.from_table({"due": DUE, "penalty_percent": 5, "period": "hour", "cutoff_days": 1})
-    assert apply_late_policy(10, 10, at("2026-10-02T02:30:00+00:00"), p).score == 8.5   # 3 hours
+    assert apply_late_policy(10, 10, at("2026-10-02T02:30:00+00:00"), p).score == 8.5  # 3 hours
     r = apply_late_policy(10, 10, at("2026-10-03T00:00:00+00:00"), p)
     assert r.score == 0 and "cutoff" in r.explanation
 
 
 def test_manifest_table(tmp_path):
     m = tmp_path / "manifest.toml"
-    m.write_text('title = "x"\n[deadline]\ndue = "2026-10-01T23:59:00+00:00"\npenalty_percent = 10\n'
-                 '[deadline.extensions]\nalice = 3\n')
+    m.write_text(
+        'title = "x"\n[deadline]\ndue = "2026-10-01T23:59:00+00:00"\npenalty_percent = 10\n'
+        '[deadline.extensions]\nalice = 3\n'
+    )
     p = load_policy(m)
     assert p.due_for("alice") - p.due == timedelta(days=3)
     m.write_text('title = "x"\n')
     assert load_policy(m) is None
-    for bad in ({"penalty_percent": 1}, {"due": "tomorrow"}, {"due": DUE, "period": "week"},
-                {"due": DUE, "penalty_percent": -1}):
+    for bad in (
+        {"penalty_percent": 1},
+        {"due": "tomorrow"},
+        {"due": DUE, "period": "week"},
+        {"due": DUE, "penalty_percent": -1},
+    ):
         with pytest.raises(LatePolicyError):
             LatePolicy.from_table(bad)

@@ -1,4 +1,5 @@
 """LMS downloads -> submissions with identities (Canvas, Moodle, nbgrader, Gradescope, plain folders)."""
+
 import json
 import os
 import zipfile
@@ -35,7 +36,7 @@ T1 = (2026, 10, 2, 9, 30, 0)
 CANVAS = [
     ("smithjohn_12345_900001_hw1.ipynb", nb_bytes("john v0"), T0),
     ("smithjohn_12345_900007_hw1-1.ipynb", nb_bytes("john v1"), T0),
-    ("smithjohn_late_12345_900012_hw1-2.ipynb", nb_bytes("john v2"), T1),   # newest: a late resubmission
+    ("smithjohn_late_12345_900012_hw1-2.ipynb", nb_bytes("john v2"), T1),  # newest: a late resubmission
     ("garciamaria_LATE_23456_900003_homework_one.ipynb", nb_bytes("maria"), T1),
     ("obrienpat_34567_900004_hw1.ipynb", nb_bytes("pat"), T0),
     ("obrienpat_34567_900005_notes.txt", b"notes", T0),
@@ -71,8 +72,10 @@ def test_canvas_lastname_firstname_with_underscores_and_folder(tmp_path):
 
 
 def test_zip_path_traversal_is_harmless(tmp_path):
-    z = make_zip(tmp_path / "evil.zip", [("../../evil_1_2_x.ipynb", nb_bytes("x"), T0),
-                                         ("smithjohn_12345_900001_hw1.ipynb", nb_bytes("j"), T0)])
+    z = make_zip(
+        tmp_path / "evil.zip",
+        [("../../evil_1_2_x.ipynb", nb_bytes("x"), T0), ("smithjohn_12345_900001_hw1.ipynb", nb_bytes("j"), T0)],
+    )
     batch = unpack(z, tmp_path / "scratch", fmt="canvas")
     assert not (tmp_path / "evil_1_2_x.ipynb").exists()
     assert [e.identity.lms_user_id for e in batch.entries] == ["12345"]
@@ -100,8 +103,13 @@ def test_moodle_zip_folders(tmp_path):
 
 
 def test_moodle_zip_flat(tmp_path):
-    z = make_zip(tmp_path / "flat.zip", [("Ana María López_101_assignsubmission_file_hw1.ipynb", nb_bytes("a"), T0),
-                                         ("Ben Okafor_102_assignsubmission_file_hw1.ipynb", nb_bytes("b"), T0)])
+    z = make_zip(
+        tmp_path / "flat.zip",
+        [
+            ("Ana María López_101_assignsubmission_file_hw1.ipynb", nb_bytes("a"), T0),
+            ("Ben Okafor_102_assignsubmission_file_hw1.ipynb", nb_bytes("b"), T0),
+        ],
+    )
     assert detect(z) == "moodle"
     assert sorted(e.identity.name for e in unpack(z, tmp_path / "s").entries) == ["Ana María López", "Ben Okafor"]
 
@@ -117,8 +125,10 @@ def nbgrader_course(root, stamps):
 
 
 def test_nbgrader_tree_timestamps(tmp_path):
-    course = nbgrader_course(tmp_path / "course", {"alice": "2026-10-01 22:00:00.000000 UTC",
-                                                   "bob": "2026-10-02 10:15:30.123456 UTC", "carol": None})
+    course = nbgrader_course(
+        tmp_path / "course",
+        {"alice": "2026-10-01 22:00:00.000000 UTC", "bob": "2026-10-02 10:15:30.123456 UTC", "carol": None},
+    )
     (course / "submitted" / "bob" / "ps0").mkdir()
     assert detect(course) == "nbgrader" and detect(course / "submitted") == "nbgrader"
     with pytest.raises(IntakeError, match="several assignments"):
@@ -150,8 +160,17 @@ def test_a_students_unreadable_timestamp_costs_only_their_time(tmp_path):
     assert ids["ok"].submitted_at == datetime(2026, 10, 2, 10, 15, 30, tzinfo=timezone.utc)
 
 
-@pytest.mark.parametrize("metadata", [b"\xff", b"[1, 2]", b'{"users": 5, "created_at": 7}', b'{"users": ["x"]}',
-                                      b'{"users": [{"sid": "S1"}], "created_at": "' + b"9" * 5000 + b'"}', b"7" * 5000])
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        b"\xff",
+        b"[1, 2]",
+        b'{"users": 5, "created_at": 7}',
+        b'{"users": ["x"]}',
+        b'{"users": [{"sid": "S1"}], "created_at": "' + b"9" * 5000 + b'"}',
+        b"7" * 5000,
+    ],
+)
 def test_gradescope_metadata_that_is_not_what_gradescope_writes(tmp_path, metadata):
     from autograder.interop.gradescope import _read_metadata, submission_identity
 
@@ -169,11 +188,17 @@ def test_gradescope_submission_dir(tmp_path):
     sub = tmp_path / "autograder" / "submission"
     sub.mkdir(parents=True)
     (sub / "hw1.ipynb").write_bytes(nb_bytes("gs"))
-    (tmp_path / "autograder" / "submission_metadata.json").write_text(json.dumps({
-        "id": 123456, "created_at": "2026-10-02T01:00:00.000000-07:00",
-        "assignment": {"due_date": "2026-10-01T23:59:00.000000-07:00", "title": "HW1", "total_points": "10.0"},
-        "users": [{"email": "student@example.edu", "id": 1234, "name": "Student User", "sid": "S0001"}],
-        "previous_submissions": []}))
+    (tmp_path / "autograder" / "submission_metadata.json").write_text(
+        json.dumps(
+            {
+                "id": 123456,
+                "created_at": "2026-10-02T01:00:00.000000-07:00",
+                "assignment": {"due_date": "2026-10-01T23:59:00.000000-07:00", "title": "HW1", "total_points": "10.0"},
+                "users": [{"email": "student@example.edu", "id": 1234, "name": "Student User", "sid": "S0001"}],
+                "previous_submissions": [],
+            }
+        )
+    )
     assert detect(sub) == "gradescope"
     (e,) = unpack(sub, tmp_path / "s").entries
     assert e.identity.email == "student@example.edu" and e.identity.sis_id == "S0001"
@@ -210,15 +235,16 @@ def test_roster_matches_reports_unmatched_and_missing(tmp_path):
     ids = batch.identities
     assert ids["smithjohn_12345"].sis_id == "S001" and ids["smithjohn_12345"].section == "CS101-A"
     assert ids["smithjohn_12345"].name == "Smith, John" and ids["smithjohn_12345"].late is True
-    assert batch.roster.unmatched == ["strangerx_99999"] and "strangerx_99999" in ids   # reported, not dropped
+    assert batch.roster.unmatched == ["strangerx_99999"] and "strangerx_99999" in ids  # reported, not dropped
     assert [s.sis_id for s in batch.roster.missing] == ["S004"]
     report = "\n".join(batch.report())
     assert "not on the roster: strangerx_99999" in report and "no submission: Nobody, Absent" in report
 
 
 def test_roster_match_by_name_and_email(tmp_path):
-    (tmp_path / "r.csv").write_text("First name,Last name,Email address,ID number\n"
-                                    "Ana María,López,ana@uni.edu,7001\nBen,Okafor,ben@uni.edu,7002\n")
+    (tmp_path / "r.csv").write_text(
+        "First name,Last name,Email address,ID number\nAna María,López,ana@uni.edu,7001\nBen,Okafor,ben@uni.edu,7002\n"
+    )
     z = make_zip(tmp_path / "m.zip", MOODLE_FOLDERS)
     batch = unpack(z, tmp_path / "s", roster=Roster.read_csv(tmp_path / "r.csv"))
     emails = sorted(i.email for i in batch.identities.values())
@@ -233,6 +259,7 @@ def test_identities_round_trip(tmp_path):
 
 # ------------------------------------------------------------------ one bad member never blocks a class
 
+
 def _flag_encrypted(path, name: str) -> None:
     """Set the 'encrypted' flag bit of member `name` in its local and central headers (zipfile cannot
     write encryption; readers go by this bit)."""
@@ -241,8 +268,8 @@ def _flag_encrypted(path, name: str) -> None:
         raw[zf.getinfo(name).header_offset + 6] |= 1
     at = raw.find(b"PK\x01\x02")
     while at >= 0:
-        n = int.from_bytes(raw[at + 28:at + 30], "little")
-        if bytes(raw[at + 46:at + 46 + n]) == name.encode():
+        n = int.from_bytes(raw[at + 28 : at + 30], "little")
+        if bytes(raw[at + 46 : at + 46 + n]) == name.encode():
             raw[at + 8] |= 1
         at = raw.find(b"PK\x01\x02", at + 4)
     path.write_bytes(bytes(raw))
@@ -255,24 +282,24 @@ def _corrupt(path, name: str, *, crc_only: bool = False) -> None:
         info = zf.getinfo(name)
     if crc_only:
         at = raw.find(b"PK\x01\x02")
-        while int.from_bytes(raw[at + 42:at + 46], "little") != info.header_offset:
+        while int.from_bytes(raw[at + 42 : at + 46], "little") != info.header_offset:
             at = raw.find(b"PK\x01\x02", at + 4)
-        raw[at + 16:at + 20] = (info.CRC ^ 0xFFFF).to_bytes(4, "little")
-        raw[info.header_offset + 14:info.header_offset + 18] = (info.CRC ^ 0xFFFF).to_bytes(4, "little")
+        raw[at + 16 : at + 20] = (info.CRC ^ 0xFFFF).to_bytes(4, "little")
+        raw[info.header_offset + 14 : info.header_offset + 18] = (info.CRC ^ 0xFFFF).to_bytes(4, "little")
     else:
         data = info.header_offset + 30 + len(info.filename.encode())
-        raw[data + 8:data + 40] = b"\xff" * 32
+        raw[data + 8 : data + 40] = b"\xff" * 32
     path.write_bytes(bytes(raw))
 
 
 BAD_CANVAS = [
     ("smithjohn_12345_900001_hw1.ipynb", nb_bytes("john"), T0),
-    ("garciamaria_23456_900003_hw1.ipynb", nb_bytes("maria") + b" " * 4000, T0),   # damaged below
-    ("obrienpat_34567_900004_hw1.ipynb", nb_bytes("pat"), T0),                     # encrypted below
-    ("leeann_45678_900005_hw1.ipynb", nb_bytes("ann"), T0),                        # CRC below
-    ("kimbo_56789_900006_hw1.ipynb", b" " * (51 * 2**20), T0),                     # over MAX_ZIP_MEMBER
-    ("nestednina_67890_900007_hw1.zip", b"PK\x05\x06" + bytes(18), T0),            # a zip in the zip
-    ("../../evil_78901_900008_hw1.ipynb", nb_bytes("evil"), T0),                   # traversal: ignored
+    ("garciamaria_23456_900003_hw1.ipynb", nb_bytes("maria") + b" " * 4000, T0),  # damaged below
+    ("obrienpat_34567_900004_hw1.ipynb", nb_bytes("pat"), T0),  # encrypted below
+    ("leeann_45678_900005_hw1.ipynb", nb_bytes("ann"), T0),  # CRC below
+    ("kimbo_56789_900006_hw1.ipynb", b" " * (51 * 2**20), T0),  # over MAX_ZIP_MEMBER
+    ("nestednina_67890_900007_hw1.zip", b"PK\x05\x06" + bytes(18), T0),  # a zip in the zip
+    ("../../evil_78901_900008_hw1.ipynb", nb_bytes("evil"), T0),  # traversal: ignored
 ]
 
 
@@ -298,7 +325,7 @@ def test_bad_members_become_invalid_submissions_and_the_rest_is_graded(bad_canva
     assert "damaged" in by_uid["45678"].problem and "CRC" in by_uid["45678"].problem
     assert "over the 50 MiB limit" in by_uid["56789"].problem
     for sid in ("23456", "34567", "45678", "56789"):
-        assert not by_uid[sid].path.exists()   # nothing half-extracted is left for anyone to grade
+        assert not by_uid[sid].path.exists()  # nothing half-extracted is left for anyone to grade
     assert any("nestednina" in i and "zip inside the zip" in i for i in batch.ignored)
     assert any("evil" in i for i in batch.ignored)
     assert all(p.resolve().is_relative_to((tmp_path / "scratch").resolve()) for p in (tmp_path / "scratch").rglob("*"))
@@ -312,9 +339,12 @@ def test_collect_turns_bad_members_into_invalid_submissions(bad_canvas_zip, tmp_
     subs = {s.source: s for s in collect([bad_canvas_zip], tmp_path / "scratch")}
     assert subs["smithjohn_12345_900001_hw1.ipynb"].problem == ""
     assert {n for n, s in subs.items() if s.problem} == {
-        "garciamaria_23456_900003_hw1.ipynb", "obrienpat_34567_900004_hw1.ipynb", "leeann_45678_900005_hw1.ipynb",
-        "kimbo_56789_900006_hw1.ipynb"}
-    assert len({s.id for s in subs.values()}) == len(subs) == 6   # evil_ is kept by its base name
+        "garciamaria_23456_900003_hw1.ipynb",
+        "obrienpat_34567_900004_hw1.ipynb",
+        "leeann_45678_900005_hw1.ipynb",
+        "kimbo_56789_900006_hw1.ipynb",
+    }
+    assert len({s.id for s in subs.values()}) == len(subs) == 6  # evil_ is kept by its base name
 
 
 def test_member_larger_than_it_claims_is_refused(tmp_path, monkeypatch):
@@ -323,13 +353,13 @@ def test_member_larger_than_it_claims_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(submissions, "MAX_ZIP_MEMBER", 2**16)
     z = tmp_path / "liar.zip"
     with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("bomb.ipynb", b" " * 2**20)          # 1 MiB of spaces, ~1 KB compressed: a 1000:1 bomb
+        zf.writestr("bomb.ipynb", b" " * 2**20)  # 1 MiB of spaces, ~1 KB compressed: a 1000:1 bomb
         zf.writestr("ok.ipynb", nb_bytes("ok"))
     raw = bytearray(z.read_bytes())
     with zipfile.ZipFile(z) as zf:
         info = zf.getinfo("bomb.ipynb")
     at = raw.find(b"PK\x01\x02")
-    raw[at + 24:at + 28] = (1000).to_bytes(4, "little")   # the central directory claims 1000 bytes
+    raw[at + 24 : at + 28] = (1000).to_bytes(4, "little")  # the central directory claims 1000 bytes
     z.write_bytes(bytes(raw))
     subs = {s.source: s for s in submissions.collect([z], tmp_path / "s")}
     assert "damaged" in subs["bomb.ipynb"].problem and "CRC" in subs["bomb.ipynb"].problem, subs
@@ -374,16 +404,19 @@ def test_zip64_class_larger_than_2_gib_streams_member_by_member(tmp_path):
         with zipfile.ZipFile(_SparseFile(raw), "w") as zf:
             zf.writestr("smithjohn_12345_900001_hw1.ipynb", nb_bytes("john"))
             with zf.open(zipfile.ZipInfo("smithjohn_12345_900002_data.bin"), "w", force_zip64=True) as pad:
-                for _ in range(2 * 2**30 // len(_SparseFile.ZERO) + 8):   # 2.1 GiB, stored
+                for _ in range(2 * 2**30 // len(_SparseFile.ZERO) + 8):  # 2.1 GiB, stored
                     pad.write(_SparseFile.ZERO)
             for i, who in enumerate(["garciamaria_23456", "obrienpat_34567"]):
                 zf.writestr(f"{who}_90001{i}_hw1.ipynb", nb_bytes(who))
     assert z.stat().st_size > 2 * 2**30
-    with zipfile.ZipFile(z) as zf:   # the notebooks after the padding need zip64 offsets
+    with zipfile.ZipFile(z) as zf:  # the notebooks after the padding need zip64 offsets
         assert zf.getinfo("obrienpat_34567_900011_hw1.ipynb").header_offset > 2**31
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     batch = unpack(z, tmp_path / "scratch")
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before < 200 * 1024   # KiB: not read into memory
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before < 200 * 1024  # KiB: not read into memory
     assert {e.identity.lms_user_id: tag(e.submission) for e in batch.entries} == {
-        "12345": "TAG = 'john'", "23456": "TAG = 'garciamaria_23456'", "34567": "TAG = 'obrienpat_34567'"}
+        "12345": "TAG = 'john'",
+        "23456": "TAG = 'garciamaria_23456'",
+        "34567": "TAG = 'obrienpat_34567'",
+    }
     assert batch.ignored == ["smithjohn_12345_900002_data.bin"]

@@ -1,5 +1,6 @@
 """nbgrader interop, against the real nbgrader: the kit's per-exercise scores and late penalty land in
 its gradebook and survive nbgrader's own `autograde`, `generate_feedback` and `export`."""
+
 import csv
 import os
 import shutil
@@ -13,18 +14,17 @@ import pytest
 
 nbgrader = pytest.importorskip("nbgrader")
 
-from autograder.interop.nbgrader import TASK_PREFIX, grade_course, source_notebook, write_source_notebook  # noqa: E402
 from autograder.config.settings import GradeSettings  # noqa: E402
+from autograder.interop.nbgrader import TASK_PREFIX, grade_course, source_notebook, write_source_notebook  # noqa: E402
 from tests.nbfactory import edit  # noqa: E402
 
 BIN = Path(sys.executable).parent
-POINTS = {"double": 8.0, "later": 2.0}          # the toy's test files (ANSWER is tested in test_double.py)
+POINTS = {"double": 8.0, "later": 2.0}  # the toy's test files (ANSWER is tested in test_double.py)
 
 
 def nbg(course: Path, *args: str, check=True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}   # nbgrader runs `alembic`
-    r = subprocess.run([str(BIN / "nbgrader"), *args], cwd=course, env=env, capture_output=True, text=True,
-                       timeout=300)
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}  # nbgrader runs `alembic`
+    r = subprocess.run([str(BIN / "nbgrader"), *args], cwd=course, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 or not check, r.stdout + r.stderr
     return r
 
@@ -51,7 +51,7 @@ def test_source_notebook_has_one_task_cell_per_exercise(toy_kit):
     meta = [c.metadata["nbgrader"] for c in nb.cells]
     assert all(m["schema_version"] == 3 for m in meta)
     assert [m["solution"] for m in meta].count(True) == 3
-    assert not any(m["grade"] for m in meta)         # nothing nbgrader's autograde could score by itself
+    assert not any(m["grade"] for m in meta)  # nothing nbgrader's autograde could score by itself
     tasks = {m["grade_id"]: m["points"] for m in meta if m["task"]}
     assert tasks == {TASK_PREFIX + e: p for e, p in POINTS.items()}
     assert len({m["grade_id"] for m in meta}) == len(meta)
@@ -66,13 +66,18 @@ def course(kit, tmp_path_factory):
     partial = edit(master, tmp_path_factory.mktemp("p") / "toy.ipynb", replace={"return x * 2": "return x * 3"})
     # carol's notebook also leaves a mark wherever it runs outside a sandbox (`marker`)
     nb = nbformat.read(partial, as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(
-        f"try:\n    open({str(marker(course))!r}, 'w').write('ran')\nexcept OSError:\n    pass"))
+    nb.cells.append(
+        nbformat.v4.new_code_cell(
+            f"try:\n    open({str(marker(course))!r}, 'w').write('ran')\nexcept OSError:\n    pass"
+        )
+    )
     nbformat.write(nb, partial)
-    for student, nb, stamp in (("alice", master, "2026-10-01 11:00:00.000000 UTC"),
-                               ("bob", course / "release" / "toy" / "toy.ipynb", "2026-10-01 11:00:00.000000 UTC"),
-                               ("carol", partial, "2026-10-01 11:00:00.000000 UTC"),
-                               ("dave", master, "2026-10-02 13:00:00.000000 UTC")):   # 2 periods late
+    for student, nb, stamp in (
+        ("alice", master, "2026-10-01 11:00:00.000000 UTC"),
+        ("bob", course / "release" / "toy" / "toy.ipynb", "2026-10-01 11:00:00.000000 UTC"),
+        ("carol", partial, "2026-10-01 11:00:00.000000 UTC"),
+        ("dave", master, "2026-10-02 13:00:00.000000 UTC"),
+    ):  # 2 periods late
         d = course / "submitted" / student / "toy"
         d.mkdir(parents=True)
         shutil.copy(nb, d / "toy.ipynb")
@@ -89,18 +94,21 @@ def scores(course: Path) -> dict[str, tuple[float, float]]:
     """{student: (score, late penalty)} from nbgrader's own CSV export."""
     dest = course / "grades.csv"
     nbg(course, "export", "--to", str(dest))
-    return {r["student_id"]: (float(r["score"]), float(r["late_submission_penalty"] or 0))
-            for r in csv.DictReader(dest.open())}
+    return {
+        r["student_id"]: (float(r["score"]), float(r["late_submission_penalty"] or 0))
+        for r in csv.DictReader(dest.open())
+    }
 
 
 @pytest.mark.slow
 def test_released_notebook_passes_nbgrader_validate(course, toy_kit, tmp_path):
     released = course / "release" / "toy" / "toy.ipynb"
     text = released.read_text()
-    assert "return x * 2" not in text and "raise NotImplementedError()" in text      # solutions stripped
+    assert "return x * 2" not in text and "raise NotImplementedError()" in text  # solutions stripped
     r = nbg(course, "validate", str(released))
     assert "Success! Your notebook passes all the tests." in r.stdout + r.stderr
     from autograder.student.release import release
+
     kit_nb = release(toy_kit, "toy", tmp_path / "student")[0]
     r = nbg(course, "validate", str(kit_nb))
     assert "Success!" in r.stdout + r.stderr
@@ -116,19 +124,19 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
     from autograder.intake.roster import Identity, read_identities, write_identities
 
     results = tmp_path / "results"
-    canvas = {"smithjohn_12345": Identity("12345", "smithjohn", lms_user_id="12345")}   # a Canvas class, graded before
+    canvas = {"smithjohn_12345": Identity("12345", "smithjohn", lms_user_id="12345")}  # a Canvas class, graded before
     write_identities(results / "toy" / "identities.json", canvas)
     written = grade_course(kit, "toy", course, settings(results))
     # nbgrader's score is net of its late_submission_penalty: dave's raw 10 less the kit's 2-period penalty
     expected = {"alice": (10.0, 0.0), "bob": (0.0, 0.0), "carol": (4.0, 0.0), "dave": (8.0, 2.0)}
     assert written == {s: sc for s, (sc, _) in expected.items()}
-    assert scores(course) == expected                   # blank 0, master full, partial = the kit's score
+    assert scores(course) == expected  # blank 0, master full, partial = the kit's score
     ids = read_identities(results / "toy" / "identities.json")
     assert ids["smithjohn_12345"] == canvas["smithjohn_12345"] and {"alice", "bob", "carol", "dave"} <= set(ids)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         carol = {e: gb.find_grade(TASK_PREFIX + e, "toy", "toy", "carol").score for e in POINTS}
         assert carol["double"] < POINTS["double"] and sum(carol.values()) == 4.0
-        assert not gb.find_submission("toy", "bob").needs_manual_grade      # formgrader shows it as graded
+        assert not gb.find_submission("toy", "bob").needs_manual_grade  # formgrader shows it as graded
         assert gb.find_submission("toy", "alice").max_score == 10.0
     autograded = course / "autograded" / "alice" / "toy" / "toy.ipynb"
     assert all(not c.get("outputs") for c in nbformat.read(autograded, as_version=4).cells)
@@ -138,16 +146,17 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
     alice = (course / "feedback" / "alice" / "toy" / "toy.html").read_text()
     assert "10.0 / 10.0" in alice or "10 / 10" in alice
     # an instructor's override of carol's total (autograder override) reaches nbgrader too, as extra credit
-    from autograder.store.database import Gradebook as KitGradebook
     from autograder.grades.overrides import record
+    from autograder.store.database import Gradebook as KitGradebook
     from autograder.store.marks import Marks
 
     db = results / "gradebook.sqlite"
     kit_gb = KitGradebook(db)
     carol_result = next(r for r in kit_gb.all("toy") if "carol" in r.submission_id)
     kit_gb.close()
-    Marks(results).add_override(record([], carol_result, score=7.0, comment="regrade request: double() accepted",
-                                       by="ta"))
+    Marks(results).add_override(
+        record([], carol_result, score=7.0, comment="regrade request: double() accepted", by="ta")
+    )
     grade_course(kit, "toy", course, settings(results))
     assert scores(course) == {**expected, "carol": (7.0, 0.0)}
     # a rubric item (autograder rubric) reaches nbgrader's gradebook in its exercise's task, the kit's score
@@ -163,14 +172,17 @@ def test_round_trip_without_nbgrader_autograde(course, kit, tmp_path):
     assert kit_score == 1.5 and scores(course) == {**expected, "carol": (7.0, 0.0), "bob": (1.5, 0.0)}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert gb.find_grade(TASK_PREFIX + "double", "toy", "toy", "bob").score == 1.5
-    assert not marker(course).exists()   # no student code ran outside the sandbox in the documented order
+    assert not marker(course).exists()  # no student code ran outside the sandbox in the documented order
     # a course where someone runs nbgrader's autograde anyway keeps the kit's scores; it resets the late
     # penalty to nbgrader's own plugin's, which the kit puts back.  It runs the notebooks unsandboxed:
     nbg(course, "autograde", "toy", "--force")
     assert marker(course).read_text() == "ran"
     again = scores(course)
-    assert {s: again[s] for s in ("alice", "bob", "carol")} == {"alice": expected["alice"], "bob": (1.5, 0.0),
-                                                                "carol": (7.0, 0.0)}
+    assert {s: again[s] for s in ("alice", "bob", "carol")} == {
+        "alice": expected["alice"],
+        "bob": (1.5, 0.0),
+        "carol": (7.0, 0.0),
+    }
     grade_course(kit, "toy", course, settings(results))
     assert scores(course) == {**expected, "carol": (7.0, 0.0), "bob": (1.5, 0.0)}
 
@@ -203,16 +215,26 @@ def test_an_extension_keyed_by_email_reaches_nbgraders_gradebook(course, kit, tm
     from autograder.config.course import load_course
 
     mine = tmp_path / "course"
-    shutil.copytree(course, mine)   # this test's own gradebook.db (nbgrader's config still names the fixture's root)
+    shutil.copytree(course, mine)  # this test's own gradebook.db (nbgrader's config still names the fixture's root)
     roster = tmp_path / "roster.csv"
-    roster.write_text("id,name,login_id,email\n" + "".join(f"900{i},{s.title()},{s},{s}@uni.example\n"
-                                                          for i, s in enumerate(("alice", "bob", "carol", "dave"))))
+    roster.write_text(
+        "id,name,login_id,email\n"
+        + "".join(f"900{i},{s.title()},{s},{s}@uni.example\n" for i, s in enumerate(("alice", "bob", "carol", "dave")))
+    )
     toml = tmp_path / "course.toml"
-    toml.write_text('[course]\nroster = "roster.csv"\n\n[assignments.toy.deadline.extensions]\n'
-                    '"dave@uni.example" = 2\n"nobody@uni.example" = 1\n')
+    toml.write_text(
+        '[course]\nroster = "roster.csv"\n\n[assignments.toy.deadline.extensions]\n'
+        '"dave@uni.example" = 2\n"nobody@uni.example" = 1\n'
+    )
     warnings: list[str] = []
-    written = grade_course(kit, "toy", mine, replace(settings(tmp_path / "results"), course=load_course(toml)),
-                           roster_csv=roster, warn=warnings.append)
+    written = grade_course(
+        kit,
+        "toy",
+        mine,
+        replace(settings(tmp_path / "results"), course=load_course(toml)),
+        roster_csv=roster,
+        warn=warnings.append,
+    )
     # nbgrader's students stay its folders' names; dave: 8 without his extension
     assert written == {"alice": 10.0, "bob": 0.0, "carol": 4.0, "dave": 10.0}
     with Gradebook(f"sqlite:///{mine / 'gradebook.db'}") as gb:

@@ -1,10 +1,11 @@
 """What a student reads when a check fails: their values in words, never the kit's structures."""
+
 import numpy as np
 import pytest
 
+from autograder.execute.backend import ProbeError
 from autograder.judge import checks
 from autograder.judge.plugin import _classify
-from autograder.execute.backend import ProbeError
 
 
 def fails(fn, *args, **kw) -> str:
@@ -16,31 +17,49 @@ def fails(fn, *args, **kw) -> str:
 @pytest.mark.parametrize("check", [checks.assert_equal, checks.assert_close])
 def test_a_raised_error_is_said_in_words(check):
     stub = fails(check, {"error": "NotImplementedError"}, {"out": (5, 4, 3)}, name="broadcast_shape((5, 1, 3), (4, 1))")
-    assert stub == ("not answered yet: broadcast_shape((5, 1, 3), (4, 1)) still raises NotImplementedError "
-                    "(replace the `# YOUR CODE HERE` stub with your code)")
+    assert stub == (
+        "not answered yet: broadcast_shape((5, 1, 3), (4, 1)) still raises NotImplementedError "
+        "(replace the `# YOUR CODE HERE` stub with your code)"
+    )
     msg = fails(check, {"error": "TypeError", "library_calls": 0}, {"out": (5, 4, 3)}, name="broadcast_shape(a, b)")
     assert msg == "broadcast_shape(a, b): your code raised TypeError; it should return (5, 4, 3)."
-    assert fails(check, {"out": 3}, {"error": "ValueError"}, name="f(x)") == "f(x) should raise ValueError, but it returned 3."
-    assert fails(check, {"out": (5, 4)}, {"out": (5, 4, 3)}, name="g") in ("g is (5, 4), expected (5, 4, 3).",
-                                                                          "g has 2 items, expected 3.")
+    assert (
+        fails(check, {"out": 3}, {"error": "ValueError"}, name="f(x)")
+        == "f(x) should raise ValueError, but it returned 3."
+    )
+    assert fails(check, {"out": (5, 4)}, {"out": (5, 4, 3)}, name="g") in (
+        "g is (5, 4), expected (5, 4, 3).",
+        "g has 2 items, expected 3.",
+    )
     for text in (stub, msg):
         assert "{" not in text and "[" not in text.split(")")[-1] and "'" not in text.replace("exercise's", "")
 
 
 def test_fields_are_named_in_words():
     want = {"at_call": np.ones(3), "after_change": np.ones(3)}
-    msg = fails(checks.assert_close, {"at_call": np.ones(3), "after_change": np.zeros(3)}, want, name="share(t), then t += 1")
+    msg = fails(
+        checks.assert_close, {"at_call": np.ones(3), "after_change": np.zeros(3)}, want, name="share(t), then t += 1"
+    )
     assert msg.startswith("share(t), then t += 1 (after change): 3 of 3 values differ") and "['" not in msg
-    assert fails(checks.assert_close, {"at_call": np.ones(3)}, want, name="share(t)") == "share(t) has no value for after change."
+    assert (
+        fails(checks.assert_close, {"at_call": np.ones(3)}, want, name="share(t)")
+        == "share(t) has no value for after change."
+    )
     assert "keys" not in fails(checks.assert_equal, {"a": 1, "z": 2}, {"a": 1}, name="r")
 
 
 def test_an_untouched_stub_is_not_answered_yet():
-    err = {"type": "NotImplementedError", "message": "", "frames": [{"cell": 30, "line": 2, "code": "raise NotImplementedError"}]}
+    err = {
+        "type": "NotImplementedError",
+        "message": "",
+        "frames": [{"cell": 30, "line": 2, "code": "raise NotImplementedError"}],
+    }
     outcome, message = _classify(ProbeError(err))
     assert outcome == "failed" and message.startswith("not answered yet") and "cell 30, line 2" in message
     outcome, message = _classify(ProbeError({**err, "type": "ZeroDivisionError", "message": "division by zero"}))
-    assert message == "your code raised ZeroDivisionError: division by zero (cell 30, line 2: raise NotImplementedError)"
+    assert (
+        message == "your code raised ZeroDivisionError: division by zero (cell 30, line 2: raise NotImplementedError)"
+    )
 
 
 def test_a_long_list_says_where_it_differs():
@@ -48,6 +67,7 @@ def test_a_long_list_says_where_it_differs():
     seen = [[False, True]] * 30
     want = [[False, True]] * 12 + [[True, True]] + [[False, True]] * 17
     assert fails(checks.assert_equal, seen, want, name="what the callback saw") == (
-        "what the callback saw differs first at item 12 (counting from 0): [False, True], expected [True, True].")
+        "what the callback saw differs first at item 12 (counting from 0): [False, True], expected [True, True]."
+    )
     msg = fails(checks.assert_equal, list(range(40)), list(range(41)), name="the steps")
     assert msg.startswith("the steps has 40 items, expected 41: [0, 1, 2,") and "a list" not in msg

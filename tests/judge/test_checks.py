@@ -27,7 +27,7 @@ def test_tensor_type_dtype_shape_values_in_that_order():
 
 def test_default_tolerances_follow_dtype():
     e = torch.ones(3)
-    checks.assert_tensor(e + 5e-6, e)                       # within float32 atol
+    checks.assert_tensor(e + 5e-6, e)  # within float32 atol
     fails(checks.assert_tensor, e.double() + 5e-6, e.double())  # outside float64 tolerance
     fails(checks.assert_tensor, torch.tensor([1, 2]), torch.tensor([1, 3]))  # ints are exact
 
@@ -60,6 +60,8 @@ def test_nested_state_dict_grads_history():
     assert "in that order" in fails(checks.assert_history, {"loss": [1.0], "epoch": [1]}, {"epoch": [1], "loss": [1.0]})
     # exactly numbers: float() would take a numeric string, a 0-dim tensor (a loss kept without .item()) or a bool
     for bad, says in (("0.25", "a str"), (torch.tensor(0.25), "use .item()"), (True, "a bool"), (None, "None")):
-        assert says in fails(checks.assert_history, {"epoch": [1, 2], "loss": [0.5, bad]}, {"epoch": [1, 2], "loss": [0.5, 0.25]})
+        assert says in fails(
+            checks.assert_history, {"epoch": [1, 2], "loss": [0.5, bad]}, {"epoch": [1, 2], "loss": [0.5, 0.25]}
+        )
     np_e = np.arange(3.0)
     checks.assert_close(np_e.copy(), np_e)

@@ -1,4 +1,5 @@
 """Device-parametrized checks of the engine: run on CUDA when present, reported as skipped otherwise."""
+
 import pytest
 import torch
 
@@ -7,8 +8,11 @@ from autograder.judge.checks import CheckFailed, assert_tensor
 
 DEVICES = [
     pytest.param("cpu", id="cpu"),
-    pytest.param("cuda", id="cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(),
-                                                           reason="CUDA is not available on this machine")),
+    pytest.param(
+        "cuda",
+        id="cuda",
+        marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available on this machine"),
+    ),
 ]
 
 

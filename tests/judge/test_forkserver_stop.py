@@ -1,5 +1,6 @@
 """The grade command ends its judges' forkserver when it is done (`judge.pool.stop`): nothing of it outlives
 the command, not even its teardown, and a later pool in the same process gets a fresh one."""
+
 from __future__ import annotations
 
 import os

@@ -1,7 +1,6 @@
 """Whose fault an outcome is: a check that raises on the value a submission returned is that submission's
 `failed`; the grader's and the host's faults stay `error` (provisional, graded again); on the master
 itself every raise is the assignment's bug (`error`), which stops grading before anyone is graded."""
-from pathlib import Path
 
 import pytest
 import torch
@@ -9,8 +8,8 @@ import torch
 from autograder.judge.plugin import GradingPlugin, _classify
 from autograder.judge.suite import TestSuite
 from autograder.probe.seeds import Seeds
-from tests.probe.probes_file import probes_module
 from tests.judge.test_suite import _Fixed
+from tests.probe.probes_file import probes_module
 
 TESTS = '''
 import pytest, torch
@@ -74,19 +73,26 @@ def test_a_check_that_raises_on_a_wrong_value_fails_that_submission(suite, value
 
 def test_the_graders_and_the_hosts_faults_stay_errors(suite):
     got = _run(suite, None)
-    assert got["test_grader_bug_on_the_wrong_path"].outcome == "error"   # NameError: a test bug
-    assert got["test_host"].outcome == "error"                          # OSError: the host
+    assert got["test_grader_bug_on_the_wrong_path"].outcome == "error"  # NameError: a test bug
+    assert got["test_host"].outcome == "error"  # OSError: the host
     assert "could not check" in got["test_host"].message
 
 
 def test_on_the_master_every_raise_is_the_assignments_bug(suite):
     got = _run(suite, None, master=True)
     assert {n: got[n].outcome for n in ("test_shape", "test_length", "test_broadcast")} == dict.fromkeys(
-        ("test_shape", "test_length", "test_broadcast"), "error")
+        ("test_shape", "test_length", "test_broadcast"), "error"
+    )
     assert _run(suite, torch.tensor([1.0, 2.0]))["test_shape"].outcome == "passed"  # and a bind resets it
 
 
-@pytest.mark.parametrize("exc", [MemoryError(), torch.OutOfMemoryError("CUDA out of memory"),
-                                 RuntimeError("[enforce fail at alloc_cpu.cpp:117] DefaultCPUAllocator: can't allocate memory")])
+@pytest.mark.parametrize(
+    "exc",
+    [
+        MemoryError(),
+        torch.OutOfMemoryError("CUDA out of memory"),
+        RuntimeError("[enforce fail at alloc_cpu.cpp:117] DefaultCPUAllocator: can't allocate memory"),
+    ],
+)
 def test_running_out_of_memory_in_the_judge_is_the_hosts(exc):
     assert _classify(exc)[0] == "error"

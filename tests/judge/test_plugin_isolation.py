@@ -3,6 +3,7 @@
 (pytest's importlib mode keys test modules by their path under the rootdir, e.g.
 `hidden.test_linear_regression`, and reuses a cached module of that name.)
 """
+
 from pathlib import Path
 
 from autograder.execute.backend import ProbeBackend
@@ -22,10 +23,17 @@ def _run(root: Path, i: int) -> list[tuple[str, str]]:
         (root / kind).mkdir(parents=True)
         (root / kind / "test_same.py").write_text(
             f"import pytest\n\n@pytest.mark.points(1)\ndef test_{kind}(student, probes):\n"
-            f"    assert student(probes.echo{i}, {i}) == {i}\n")
+            f"    assert student(probes.echo{i}, {i}) == {i}\n"
+        )
     probes = probes_module(root, f"def echo{i}(ns, x):\n    return x\n", f"probes_isolation_{i}")
-    plugin = GradingPlugin(student=_Echo(), reference=None, probes=probes, seeds=Seeds(b"k", "a"), test_timeout=10,
-                           hidden_dir=root / "hidden")
+    plugin = GradingPlugin(
+        student=_Echo(),
+        reference=None,
+        probes=probes,
+        seeds=Seeds(b"k", "a"),
+        test_timeout=10,
+        hidden_dir=root / "hidden",
+    )
     run_tests([root / "public", root / "hidden"], plugin, root)
     return [(r.id, r.outcome) for r in plugin.results]
 

@@ -4,6 +4,7 @@ Unit level: `judge.results` caps every string and the whole record; `execute.mes
 every field of every worker message.  Engine level: real (rlimits-only) workers running cells
 that forge and garble protocol messages, against `NotebookRunner`.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,19 +16,18 @@ import subprocess
 import nbformat
 import pytest
 
+from autograder.config.limits import MAX_ITEMS, MAX_LONG_TEXT, MAX_OUTPUT, MAX_RESULT_BYTES, MAX_TEXT, Limits, clip
 from autograder.execute import messages, wire
-from autograder.config.limits import Limits
-from autograder.execute.process import WorkerDied, WorkerProcess
 from autograder.execute.backend import ProbeCrashed, ProbeError
+from autograder.execute.process import WorkerDied, WorkerProcess
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import RlimitsOnly
-from autograder.notebook.parse import load_cells
 from autograder.judge import results
-from autograder.config.limits import MAX_ITEMS, MAX_LONG_TEXT, MAX_OUTPUT, MAX_RESULT_BYTES, MAX_TEXT, clip
 from autograder.judge.results import CellIssue, SubmissionResult
-
+from autograder.notebook.parse import load_cells
 
 # ---------------------------------------------------------------- caps of judge.results
+
 
 def test_clip_says_what_it_cut_and_is_idempotent():
     assert clip("short") == "short"
@@ -37,17 +37,32 @@ def test_clip_says_what_it_cut_and_is_idempotent():
 
 
 def _result(**kw) -> SubmissionResult:
-    base = dict(assignment="a", submission_id="s", source="s.ipynb", sha256="0", status="graded", message="",
-                tests=[], cells=[], execution_time=0.0, environment={})
+    base = dict(
+        assignment="a",
+        submission_id="s",
+        source="s.ipynb",
+        sha256="0",
+        status="graded",
+        message="",
+        tests=[],
+        cells=[],
+        execution_time=0.0,
+        environment={},
+    )
     return SubmissionResult(**{**base, **kw})
 
 
 def test_every_string_of_a_result_is_capped():
     huge = "M" * 5_000_000
     frames = [{"cell": 3, "line": i, "code": huge} for i in range(50)]
-    r = _result(message=huge, stdout=huge, stderr=huge, problems=[huge],
-                tests=[results.TestResult("public/test_a.py::t", huge, "a", "public", 1, 0, "failed", huge, huge)],
-                cells=[CellIssue(3, "error", huge, huge, huge, frames, [huge] * 100)])
+    r = _result(
+        message=huge,
+        stdout=huge,
+        stderr=huge,
+        problems=[huge],
+        tests=[results.TestResult("public/test_a.py::t", huge, "a", "public", 1, 0, "failed", huge, huge)],
+        cells=[CellIssue(3, "error", huge, huge, huge, frames, [huge] * 100)],
+    )
     t, c = r.tests[0], r.cells[0]
     assert len(r.message) <= MAX_TEXT and len(r.stdout) <= MAX_OUTPUT and len(r.stderr) <= MAX_OUTPUT
     assert len(t.message) <= MAX_LONG_TEXT and len(t.name) <= MAX_TEXT and len(t.hint) <= MAX_TEXT
@@ -63,9 +78,13 @@ def test_every_string_of_a_result_is_capped():
 
 def test_the_whole_result_has_a_cap_and_every_cell_keeps_its_status():
     note = "N" * MAX_TEXT
-    cells = [CellIssue(i, "error", "E", note, note * 2, [{"cell": i, "line": 1, "code": note}] * MAX_ITEMS,
-                       [note] * MAX_ITEMS) for i in range(1, 2001)]
-    r = _result(cells=cells, stdout="\U0001F600" * MAX_OUTPUT, stderr="\x00" * MAX_OUTPUT)
+    cells = [
+        CellIssue(
+            i, "error", "E", note, note * 2, [{"cell": i, "line": 1, "code": note}] * MAX_ITEMS, [note] * MAX_ITEMS
+        )
+        for i in range(1, 2001)
+    ]
+    r = _result(cells=cells, stdout="\U0001f600" * MAX_OUTPUT, stderr="\x00" * MAX_OUTPUT)
     size = len(json.dumps(r.to_record(), indent=2))
     assert size <= MAX_RESULT_BYTES, size
     assert [c.cell for c in r.cells] == list(range(1, 2001)) and all(c.status == "error" for c in r.cells)
@@ -79,17 +98,30 @@ def test_the_whole_result_has_a_cap_and_every_cell_keeps_its_status():
 GOOD_ERROR = {"type": "ValueError", "message": "bad", "frames": [{"cell": 2, "line": 1, "code": "x"}]}
 
 
-@pytest.mark.parametrize("msg, why", [
-    ({"event": "cell_end", "index": 2, "error": [1, 2], "notes": []}, "field 'error' is list"),
-    ({"event": "cell_end", "index": "2", "error": None, "notes": []}, "field 'index' is str"),
-    ({"event": "cell_end", "index": True, "error": None, "notes": []}, "field 'index' is bool"),
-    ({"event": "cell_end", "index": 2, "error": None, "notes": "x"}, "field 'notes' is str"),
-    ({"event": "cell_end", "index": 2, "error": None, "notes": [1]}, "a note is not a string"),
-    ({"event": "cell_end", "index": 2, "error": {**GOOD_ERROR, "type": ["x"]}, "notes": []}, "field 'type' is list"),
-    ({"event": "cell_end", "index": 2, "error": {**GOOD_ERROR, "frames": [1]}, "notes": []}, "a frame is int"),
-    ({"event": "cell_end", "index": 2, "error": {**GOOD_ERROR, "frames": [{"cell": 1, "line": "1", "code": ""}]},
-      "notes": []}, "field 'line' is str"),
-])
+@pytest.mark.parametrize(
+    "msg, why",
+    [
+        ({"event": "cell_end", "index": 2, "error": [1, 2], "notes": []}, "field 'error' is list"),
+        ({"event": "cell_end", "index": "2", "error": None, "notes": []}, "field 'index' is str"),
+        ({"event": "cell_end", "index": True, "error": None, "notes": []}, "field 'index' is bool"),
+        ({"event": "cell_end", "index": 2, "error": None, "notes": "x"}, "field 'notes' is str"),
+        ({"event": "cell_end", "index": 2, "error": None, "notes": [1]}, "a note is not a string"),
+        (
+            {"event": "cell_end", "index": 2, "error": {**GOOD_ERROR, "type": ["x"]}, "notes": []},
+            "field 'type' is list",
+        ),
+        ({"event": "cell_end", "index": 2, "error": {**GOOD_ERROR, "frames": [1]}, "notes": []}, "a frame is int"),
+        (
+            {
+                "event": "cell_end",
+                "index": 2,
+                "error": {**GOOD_ERROR, "frames": [{"cell": 1, "line": "1", "code": ""}]},
+                "notes": [],
+            },
+            "field 'line' is str",
+        ),
+    ],
+)
 def test_malformed_cell_records_are_refused(msg, why):
     assert messages.event(msg) == "cell_end"
     with pytest.raises(wire.PayloadError, match=why):
@@ -98,8 +130,9 @@ def test_malformed_cell_records_are_refused(msg, why):
 
 def test_cell_records_are_rebuilt_from_known_fields_and_clipped():
     err = {**GOOD_ERROR, "message": "m" * 10**6, "extra": "x" * 10**6}
-    idx, e, notes = messages.cell_end({"event": "cell_end", "index": 4, "error": err, "notes": ["n" * 10**6] * 30,
-                                       "junk": 1})
+    idx, e, notes = messages.cell_end(
+        {"event": "cell_end", "index": 4, "error": err, "notes": ["n" * 10**6] * 30, "junk": 1}
+    )
     assert idx == 4 and set(e) == {"type", "message", "frames"} and len(e["message"]) <= MAX_TEXT
     assert len(notes) == MAX_ITEMS and all(len(n) <= MAX_TEXT for n in notes)
     with pytest.raises(wire.PayloadError, match="unexpected message"):
@@ -111,14 +144,19 @@ def test_cell_records_are_rebuilt_from_known_fields_and_clipped():
 def test_replies_are_checked():
     assert messages.reply({"id": 3, "ok": True, "value": [1]}, 3) == (True, [1])
     assert messages.reply({"id": 3, "ok": False, "error": GOOD_ERROR}, 3) == (False, GOOD_ERROR)
-    for msg, why in [({"id": 2, "ok": True}, "does not answer"), ({"ok": True}, "does not answer"),
-                     ({"id": 3, "ok": 1}, "field 'ok' is int"), ({"id": 3, "ok": False, "error": "x"}, "is str"),
-                     ({"id": 3, "ok": False, "error": {**GOOD_ERROR, "message": None}}, "field 'message' is NoneType")]:
+    for msg, why in [
+        ({"id": 2, "ok": True}, "does not answer"),
+        ({"ok": True}, "does not answer"),
+        ({"id": 3, "ok": 1}, "field 'ok' is int"),
+        ({"id": 3, "ok": False, "error": "x"}, "is str"),
+        ({"id": 3, "ok": False, "error": {**GOOD_ERROR, "message": None}}, "field 'message' is NoneType"),
+    ]:
         with pytest.raises(wire.PayloadError, match=why):
             messages.reply(msg, 3)
 
 
 # ---------------------------------------------------------------- the trusted side's reads
+
 
 @pytest.fixture
 def fake_worker():
@@ -207,8 +245,9 @@ def test_forged_and_malformed_cell_records_cost_only_the_cell_that_sent_them(tmp
     )
     probes = tmp_path / "probes.py"
     probes.write_text("def get(ns, name):\n    return ns[name]\n")
-    with NotebookRunner(cells, probes=probes, limits=Limits(cell_timeout=30, startup_timeout=60),
-                        isolation=RlimitsOnly()) as runner:
+    with NotebookRunner(
+        cells, probes=probes, limits=Limits(cell_timeout=30, startup_timeout=60), isolation=RlimitsOnly()
+    ) as runner:
         runner.execute()
         records = {r.index: r for r in runner.cell_records}
         assert set(records) == {1, 2, 3, 4, 5, 6, 7, 8, 9}

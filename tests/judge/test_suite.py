@@ -1,9 +1,9 @@
 """An assignment's tests are collected once per process and run against one submission after another
 (`judge.suite`): nothing of one submission's run may reach the next one's results."""
+
 from pathlib import Path
 
-from autograder.execute.backend import ProbeBackend
-from autograder.execute.backend import ProbeError
+from autograder.execute.backend import ProbeBackend, ProbeError
 from autograder.judge.plugin import GradingPlugin
 from autograder.judge.suite import TestSuite, close_suite, open_suite, run_tests
 from autograder.probe.seeds import Seeds
@@ -68,14 +68,23 @@ def _outcomes(results):
 
 def test_a_reused_suite_gives_each_submission_what_a_fresh_one_would(tmp_path):
     probes = _kit(tmp_path)
-    backends = [_Fixed(2), _Fixed("boom"), _Fixed(3), _Fixed(ProbeError({"type": "ValueError", "message": "no"})), _Fixed(2)]
+    backends = [
+        _Fixed(2),
+        _Fixed("boom"),
+        _Fixed(3),
+        _Fixed(ProbeError({"type": "ValueError", "message": "no"})),
+        _Fixed(2),
+    ]
     fresh = []
     for b in backends:
         plugin = _plugin(probes, b)
         run_tests([tmp_path / "public"], plugin, tmp_path)
         fresh.append(_outcomes(plugin.results))
-    assert fresh[0] == [("test_partial", "partial", 2.0), ("test_setup_can_fail", "passed", 2.0),
-                        ("test_credit_after_a_fixture", "partial", 1.0)]
+    assert fresh[0] == [
+        ("test_partial", "partial", 2.0),
+        ("test_setup_can_fail", "passed", 2.0),
+        ("test_credit_after_a_fixture", "partial", 1.0),
+    ]
     assert fresh[1][1:] == [("test_setup_can_fail", "failed", 0.0), ("test_credit_after_a_fixture", "failed", 0.0)]
     assert fresh[3][0] == ("test_partial", "failed", 0.0)
 
@@ -139,7 +148,8 @@ def test_the_grading_machines_pytest_environment_cannot_change_grades(tmp_path, 
         "@pytest.hookimpl(hookwrapper=True)\n"
         "def pytest_runtest_makereport(item, call):\n"
         "    outcome = yield\n"
-        "    outcome.get_result().outcome = 'passed'\n")
+        "    outcome.get_result().outcome = 'passed'\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     monkeypatch.setenv("PYTEST_PLUGINS", "everything_passes")
     monkeypatch.setenv("PYTEST_ADDOPTS", "--maxfail=1 -p no:autograder-does-not-exist")
@@ -150,7 +160,12 @@ def test_the_grading_machines_pytest_environment_cannot_change_grades(tmp_path, 
         suite.run()
         results = _outcomes(suite.plugin.results)
     assert "everything_passes" not in plugins and not any("hypothesis" in p for p in plugins), plugins
-    assert [r[0] for r in results] == ["test_partial", "test_setup_can_fail", "test_credit_after_a_fixture"]  # no --maxfail
+    assert [r[0] for r in results] == [
+        "test_partial",
+        "test_setup_can_fail",
+        "test_credit_after_a_fixture",
+    ]  # no --maxfail
     assert all(outcome == "failed" and score == 0 for _, outcome, score in results), results
     import os
+
     assert os.environ["PYTEST_PLUGINS"] == "everything_passes"  # the judge's own environment is restored

@@ -1,4 +1,5 @@
 """Canvas passback via canvasapi against a local Canvas stand-in on 127.0.0.1."""
+
 import json
 import re
 import threading
@@ -8,9 +9,9 @@ from urllib.parse import parse_qsl, urlparse
 
 import pytest
 
+from autograder.grades.rows import grade_rows
 from autograder.intake.roster import Identity
 from autograder.lms.canvas_api import passback, plan
-from autograder.grades.rows import grade_rows
 from tests.grades.factory import grader_failure, result
 
 TOKEN = "test-token-123"
@@ -22,9 +23,9 @@ class FakeCanvas(BaseHTTPRequestHandler):
 
     enrolled = ("101", "102")
     calls: list = []
-    grades: dict = {}          # uid -> score
-    comments: dict = {}        # uid -> [comment texts]
-    jobs: dict = {}            # progress id -> [polls left, grade_data]
+    grades: dict = {}  # uid -> score
+    comments: dict = {}  # uid -> [comment texts]
+    jobs: dict = {}  # progress id -> [polls left, grade_data]
 
     def log_message(self, *a):
         pass
@@ -32,7 +33,7 @@ class FakeCanvas(BaseHTTPRequestHandler):
     def _send(self, code, body, headers=()):
         data = json.dumps(body).encode()
         self.send_response(code)
-        if code == 401:   # as Canvas does for a bad token
+        if code == 401:  # as Canvas does for a bad token
             self.send_header("WWW-Authenticate", 'Bearer realm="canvas-lms"')
         for k, v in headers:
             self.send_header(k, v)
@@ -42,9 +43,14 @@ class FakeCanvas(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _submission(self, uid):
-        return {"id": 900 + int(uid), "user_id": int(uid), "assignment_id": 42, "score": self.grades.get(uid),
-                "submission_comments": [{"comment": c} for c in self.comments.get(uid, [])],
-                "user": {"id": int(uid), "sis_user_id": f"S{uid}"}}
+        return {
+            "id": 900 + int(uid),
+            "user_id": int(uid),
+            "assignment_id": 42,
+            "score": self.grades.get(uid),
+            "submission_comments": [{"comment": c} for c in self.comments.get(uid, [])],
+            "user": {"id": int(uid), "sis_user_id": f"S{uid}"},
+        }
 
     def _route(self, method):
         url = urlparse(self.path)
@@ -79,7 +85,7 @@ class FakeCanvas(BaseHTTPRequestHandler):
             job[0] -= 1
             if job[0] > 0:
                 return self._send(200, {"id": int(m[1]), "workflow_state": "running"})
-            for uid, d in job[1].items():
+            for uid, _d in job[1].items():
                 if uid not in self.enrolled:
                     return self._send(200, {"id": int(m[1]), "workflow_state": "failed", "message": f"no user {uid}"})
             for uid, d in job[1].items():
@@ -112,11 +118,14 @@ def canvas_server():
 
 
 def rows():
-    results = [result("alice", (1, 1, 0.5, 1, 0)), result("bob"), result("carol"), grader_failure("dan"),
-               result("eve")]
-    ids = {"alice": Identity("101", "Alice", lms_user_id="101"), "bob": Identity("102", "Bob", lms_user_id="102"),
-           "carol": Identity("103", "Carol", lms_user_id="103"), "dan": Identity("104", "Dan", lms_user_id="104"),
-           "eve": Identity("eve", "Eve")}
+    results = [result("alice", (1, 1, 0.5, 1, 0)), result("bob"), result("carol"), grader_failure("dan"), result("eve")]
+    ids = {
+        "alice": Identity("101", "Alice", lms_user_id="101"),
+        "bob": Identity("102", "Bob", lms_user_id="102"),
+        "carol": Identity("103", "Carol", lms_user_id="103"),
+        "dan": Identity("104", "Dan", lms_user_id="104"),
+        "eve": Identity("eve", "Eve"),
+    }
     return grade_rows(results, ids)
 
 
@@ -130,7 +139,7 @@ def test_dry_run_sends_nothing(canvas_server):
 
 def _passback(url, **kw):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # canvasapi warns about http:// base URLs
+        warnings.simplefilter("ignore")  # canvasapi warns about http:// base URLs
         return passback(rows(), base_url=url, token=TOKEN, course_id=7, assignment_id=42, poll_seconds=0.01, **kw)
 
 
@@ -140,29 +149,29 @@ def _writes():
 
 def test_passback_posts_scaled_scores_and_comments_in_one_bulk_job(canvas_server):
     report = _passback(canvas_server)
-    assert sorted(report.sent) == [("101", 14.0), ("102", 20.0)]     # scaled to points_possible 20
-    assert [u for u, _ in report.failed] == ["103"]                 # not enrolled: reported, never created
+    assert sorted(report.sent) == [("101", 14.0), ("102", 20.0)]  # scaled to points_possible 20
+    assert [u for u, _ in report.failed] == ["103"]  # not enrolled: reported, never created
     assert FakeCanvas.grades == {"101": 14.0, "102": 20.0}
     comment = FakeCanvas.comments["101"][0]
-    assert comment.startswith("Score: 14/20 (7/10 in the grader's points).")   # agrees with the posted grade
-    assert len(_writes()) == 1 and _writes()[0][1].endswith("/update_grades")   # one bulk request
-    assert sum(1 for c in FakeCanvas.calls if c[1].startswith("/api/v1/progress/")) >= 2   # polled to the end
+    assert comment.startswith("Score: 14/20 (7/10 in the grader's points).")  # agrees with the posted grade
+    assert len(_writes()) == 1 and _writes()[0][1].endswith("/update_grades")  # one bulk request
+    assert sum(1 for c in FakeCanvas.calls if c[1].startswith("/api/v1/progress/")) >= 2  # polled to the end
 
 
 def test_rerun_is_idempotent(canvas_server):
     _passback(canvas_server)
     writes, comments = len(_writes()), {u: list(c) for u, c in FakeCanvas.comments.items()}
     again = _passback(canvas_server)
-    assert len(_writes()) == writes and FakeCanvas.comments == comments    # nothing sent, no duplicate comment
+    assert len(_writes()) == writes and FakeCanvas.comments == comments  # nothing sent, no duplicate comment
     assert sorted(again.unchanged) == ["101", "102"] and again.sent == []
 
 
 def test_changed_grade_is_sent_with_its_new_comment(canvas_server):
     _passback(canvas_server)
-    FakeCanvas.grades["102"] = 3.0            # someone edited the grade in Canvas
+    FakeCanvas.grades["102"] = 3.0  # someone edited the grade in Canvas
     again = _passback(canvas_server)
     assert again.sent == [("102", 20.0)] and again.unchanged == ["101"]
-    assert FakeCanvas.grades["102"] == 20.0 and len(FakeCanvas.comments["102"]) == 1   # same comment not re-posted
+    assert FakeCanvas.grades["102"] == 20.0 and len(FakeCanvas.comments["102"]) == 1  # same comment not re-posted
 
 
 def test_bad_token_fails_loudly(canvas_server):

@@ -1,4 +1,5 @@
 """LTI 1.3 AGS score publishing against a local platform that verifies the RS256 client assertion."""
+
 import json
 import threading
 from datetime import datetime, timezone
@@ -10,9 +11,9 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from autograder.grades.rows import grade_rows
 from autograder.intake.roster import Identity
 from autograder.lms.lti import LtiTool, publish_scores, scores_url
-from autograder.grades.rows import grade_rows
 from tests.grades.factory import grader_failure, result
 
 
@@ -45,19 +46,27 @@ class Platform(BaseHTTPRequestHandler):
         token_url = f"http://127.0.0.1:{self.server.server_address[1]}/token"
         if url.path == "/token":
             form = {k: v[0] for k, v in parse_qs(body).items()}
-            if form.get("grant_type") != "client_credentials" or \
-                    form.get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer":
+            if (
+                form.get("grant_type") != "client_credentials"
+                or form.get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+            ):
                 return self._reply(400, {"error": "invalid_request"})
             try:
-                claims = jwt.decode(form["client_assertion"], type(self).public_key, algorithms=["RS256"],
-                                    audience=token_url, options={"require": ["iss", "sub", "aud", "exp", "iat", "jti"]})
+                claims = jwt.decode(
+                    form["client_assertion"],
+                    type(self).public_key,
+                    algorithms=["RS256"],
+                    audience=token_url,
+                    options={"require": ["iss", "sub", "aud", "exp", "iat", "jti"]},
+                )
             except jwt.PyJWTError as e:
                 return self._reply(401, {"error": "invalid_client", "error_description": str(e)})
             if claims["iss"] != "tool-123" or claims["sub"] != "tool-123":
                 return self._reply(401, {"error": "invalid_client"})
             type(self).assertions.append((jwt.get_unverified_header(form["client_assertion"]), form["scope"]))
-            return self._reply(200, {"access_token": self.issued, "token_type": "Bearer", "expires_in": 3600,
-                                     "scope": form["scope"]})
+            return self._reply(
+                200, {"access_token": self.issued, "token_type": "Bearer", "expires_in": 3600, "scope": form["scope"]}
+            )
         if url.path == "/courses/5/lineitems/9/scores" and parse_qs(url.query) == {"type_id": ["1"]}:
             if self.headers.get("Authorization") != f"Bearer {self.issued}":
                 return self._reply(401)
@@ -84,14 +93,20 @@ def platform():
 
 def rows():
     res = [result("alice", (1, 1, 0.5, 1, 0)), result("bob"), grader_failure("carl"), result("dora")]
-    ids = {"alice": Identity("a", "Alice", lti_user_id="lti-user-a"), "bob": Identity("b", lti_user_id="lti-user-bad"),
-           "carl": Identity("c", lti_user_id="lti-user-c"), "dora": Identity("d", lms_user_id="4711")}
+    ids = {
+        "alice": Identity("a", "Alice", lti_user_id="lti-user-a"),
+        "bob": Identity("b", lti_user_id="lti-user-bad"),
+        "carl": Identity("c", lti_user_id="lti-user-c"),
+        "dora": Identity("d", lms_user_id="4711"),
+    }
     return grade_rows(res, ids)
 
 
 def test_scores_url_keeps_query():
-    assert scores_url("https://lms.example/api/lti/courses/1/line_items/2?x=1") == \
-        "https://lms.example/api/lti/courses/1/line_items/2/scores?x=1"
+    assert (
+        scores_url("https://lms.example/api/lti/courses/1/line_items/2?x=1")
+        == "https://lms.example/api/lti/courses/1/line_items/2/scores?x=1"
+    )
 
 
 def test_publish_scores_with_signed_assertion(platform):
@@ -105,7 +120,7 @@ def test_publish_scores_with_signed_assertion(platform):
     assert score["userId"] == "lti-user-a" and score["scoreGiven"] == 7 and score["scoreMaximum"] == 10
     assert score["gradingProgress"] == "FullyGraded" and score["activityProgress"] == "Completed"
     assert score["timestamp"] == "2026-10-02T12:00:00.000Z" and score["comment"].startswith("Score: 7/10")
-    (header, scope), = Platform.assertions                    # one token for the whole batch
+    ((header, scope),) = Platform.assertions  # one token for the whole batch
     assert header == {"alg": "RS256", "kid": "key-1", "typ": "JWT"}
     assert scope == "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 

@@ -1,4 +1,5 @@
 """One way to name a notebook cell to a student, and the exercises in the order the notebook has them."""
+
 import json
 
 from autograder.notebook.cells import cell_name, exercise_order, first_line
@@ -12,9 +13,13 @@ def test_a_cell_is_named_by_its_position_and_first_line():
 
 
 def test_exercises_in_notebook_order(tmp_path):
-    nb = {"cells": [{"cell_type": "markdown", "source": 'check("nope")'},
-                    {"cell_type": "code", "source": ["x = 1\n", 'check("views")']},
-                    {"cell_type": "code", "source": "check('dtypes'); check(\"views\")"}]}
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": 'check("nope")'},
+            {"cell_type": "code", "source": ["x = 1\n", 'check("views")']},
+            {"cell_type": "code", "source": "check('dtypes'); check(\"views\")"},
+        ]
+    }
     path = tmp_path / "a.ipynb"
     path.write_text(json.dumps(nb))
     assert exercise_order(path) == ["views", "dtypes"]

@@ -1,5 +1,6 @@
 """One scan of what an assignment imports: the released notebook's import guard and the Gradescope zip's
 pinned installs read the same modules, so a student is told to install what the grader installs."""
+
 import ast
 from pathlib import Path
 
@@ -25,9 +26,9 @@ def test_the_guard_names_what_the_gradescope_zip_installs(tmp_path, assignment):
     nb = nbformat.read(release.release(ROOT, assignment, tmp_path)[0], as_version=4)
     guard = _guarded(next(c.source for c in nb.cells if c.cell_type == "code"))
     everything = imports.assignment_imports(load_assignment(assignment, ROOT))
-    assert guard and set(guard) <= set(everything)          # the notebook's imports, all pinned for grading
+    assert guard and set(guard) <= set(everything)  # the notebook's imports, all pinned for grading
     pinned = {p.split("==")[0].lower() for p in gradescope.requirements(load_assignment(assignment, ROOT))}
-    assert {m for m in guard if m in ("triton", "pandas", "matplotlib")} <= pinned   # as setup.sh installs them
+    assert {m for m in guard if m in ("triton", "pandas", "matplotlib")} <= pinned  # as setup.sh installs them
     # both faces call the one scan, not a copy of it
     assert release.imported_modules is imports.imported_modules
     assert not hasattr(gradescope, "imported_modules")

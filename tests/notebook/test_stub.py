@@ -1,4 +1,5 @@
 """The release's stub is one concept (`notebook/stub.py`): what release writes is what every reader knows again."""
+
 from autograder.notebook.stub import ERROR, NOT_ANSWERED, PATTERN, not_answered
 from autograder.student.release import strip_solutions
 
@@ -18,6 +19,8 @@ def test_the_released_stub_is_known_again_and_raises_its_error():
 
 
 def test_not_answered_names_what_still_raises():
-    assert not_answered([]) == (f"{NOT_ANSWERED}: this exercise still raises NotImplementedError "
-                                "(replace the `# YOUR CODE HERE` stub with your code)")
+    assert not_answered([]) == (
+        f"{NOT_ANSWERED}: this exercise still raises NotImplementedError "
+        "(replace the `# YOUR CODE HERE` stub with your code)"
+    )
     assert not_answered(["`f`", "`g`"]).startswith(f"{NOT_ANSWERED}: `f`, `g` still raise NotImplementedError")

@@ -1,4 +1,5 @@
 """--jobs is capped so that the jobs' memory caps fit in the memory budget."""
+
 import subprocess
 import sys
 
@@ -8,8 +9,12 @@ from hypothesis import strategies as st
 from autograder.pipeline import JUDGE_MB, MASTER_WORKER_MB, ZYGOTE_MB, jobs_within
 
 
-@given(requested=st.integers(1, 256), worker_mb=st.integers(64, 65536), budget_mb=st.integers(0, 2**20),
-       workers=st.integers(1, 2))
+@given(
+    requested=st.integers(1, 256),
+    worker_mb=st.integers(64, 65536),
+    budget_mb=st.integers(0, 2**20),
+    workers=st.integers(1, 2),
+)
 def test_jobs_fit_the_budget(requested, worker_mb, budget_mb, workers):
     jobs = jobs_within(requested, worker_mb, budget_mb, workers)
     assert 1 <= jobs <= requested
@@ -22,8 +27,22 @@ def test_jobs_fit_the_budget(requested, worker_mb, budget_mb, workers):
 
 def test_cli_lowers_jobs_and_says_so(toy_kit, tmp_path):
     # toy's memory_mb is its manifest's; 2 GiB cannot hold 8 such jobs
-    cmd = [sys.executable, "-m", "autograder", "--kit", str(toy_kit), "grade", "toy",
-           str(toy_kit / "solutions" / "toy.ipynb"), "--out", str(tmp_path / "r"), "--jobs", "8", "--memory-budget", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "--kit",
+        str(toy_kit),
+        "grade",
+        "toy",
+        str(toy_kit / "solutions" / "toy.ipynb"),
+        "--out",
+        str(tmp_path / "r"),
+        "--jobs",
+        "8",
+        "--memory-budget",
+        "2",
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "--jobs 8 lowered to" in r.stderr and "10/10" in r.stdout

@@ -1,5 +1,6 @@
 """A kit's probes module for plugin tests with a stand-in backend: written as `probes.py` and imported, as the
 grader imports an assignment's probes (never put in `sys.modules`)."""
+
 from __future__ import annotations
 
 import importlib.util

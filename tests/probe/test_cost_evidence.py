@@ -2,6 +2,7 @@
 notebook cannot lower: not by switching the trace or torch's function modes off, not by doing the work in a
 thread or a child process that is gone when the call returns.  And the verdicts built on it
 (`assert_loop_free`, `advise`)."""
+
 import re
 import time
 
@@ -12,20 +13,24 @@ from autograder.execute.backend import ProbeBackend
 from autograder.execute.runner import OverBudget
 from autograder.judge import checks
 from autograder.judge.checks import LOOP_FLOOR, LOOP_MARGIN, CheckFailed, TooCostly, advise, assert_loop_free
+from autograder.notebook.parse import Cell
 from autograder.probe.client import ProbeClient, TestContext
 from autograder.probe.ledger import CostLedger
 from autograder.probe.seeds import Seeds
-from autograder.notebook.parse import Cell
 from tests.execute.live import client, runner_fixture
 
 SPIN = "def spin(s):\n    t = time.process_time()\n    while time.process_time() - t < s:\n        pass\n    return 7\n"
-CELLS = [Cell(1, "import sys, time, threading, multiprocessing, torch\n" + SPIN +
-                 "def quick(s):\n    return 7\n"
-                 "def nap(s):\n    time.sleep(s)\n    return 7\n"
-                 "def hidden(s):\n    sys.settrace(None)\n    with torch._C.DisableTorchFunction():\n        return spin(s)\n"
-                 "def in_thread(s):\n    t = threading.Thread(target=spin, args=(s,))\n    t.start()\n    t.join()\n    return 7\n"
-                 "def in_child(s):\n    p = multiprocessing.get_context('fork').Process(target=spin, args=(s,))\n"
-                 "    p.start()\n    p.join()\n    return 7\n")]
+CELLS = [
+    Cell(
+        1,
+        "import sys, time, threading, multiprocessing, torch\n" + SPIN + "def quick(s):\n    return 7\n"
+        "def nap(s):\n    time.sleep(s)\n    return 7\n"
+        "def hidden(s):\n    sys.settrace(None)\n    with torch._C.DisableTorchFunction():\n        return spin(s)\n"
+        "def in_thread(s):\n    t = threading.Thread(target=spin, args=(s,))\n    t.start()\n    t.join()\n    return 7\n"
+        "def in_child(s):\n    p = multiprocessing.get_context('fork').Process(target=spin, args=(s,))\n"
+        "    p.start()\n    p.join()\n    return 7\n",
+    )
+]
 PROBES = "def run(ns, name, s):\n    return ns[name](s)\n"
 
 
@@ -77,7 +82,9 @@ def test_assert_loop_free_passes_cheap_calls_and_measures_again_once():
     with pytest.raises(CheckFailed, match="took 1.00 s of CPU time"):
         assert_loop_free(_client(_Fixed([1.0, 2.0])), _Probes.run, "f", 0, name="f", advice="it loops")
     # a slow machine: the reference's own cost raises the limit
-    assert assert_loop_free(_client(_Fixed([0.5])), _Probes.run, "f", 0, reference_cpu=0.1, name="f", advice="") == "value"
+    assert (
+        assert_loop_free(_client(_Fixed([0.5])), _Probes.run, "f", 0, reference_cpu=0.1, name="f", advice="") == "value"
+    )
     assert LOOP_FLOOR < 0.5
 
 
@@ -108,7 +115,9 @@ def test_infinities_are_compared_exactly():
 
 
 def test_a_call_past_the_wall_cap_is_a_loop(runner, monkeypatch):
-    monkeypatch.setattr(checks, "LOOP_WALL", 1.0)  # one that sleeps spends no CPU: the wall cap (here 20 x 0.15 s) stops it
+    monkeypatch.setattr(
+        checks, "LOOP_WALL", 1.0
+    )  # one that sleeps spends no CPU: the wall cap (here 20 x 0.15 s) stops it
     with pytest.raises(CheckFailed, match="did not finish within 3 s"):
         assert_loop_free(_client(runner), _Probes.run, "nap", 60.0, name="nap", advice="it loops")
     assert _client(runner).cost(_Probes.run, "quick", 0.0).value == 7  # a fresh worker answers the next call
@@ -120,8 +129,9 @@ def test_a_loop_is_stopped_once_it_passes_its_budget(runner, name):
     in words that name the function and no input; the next call gets a fresh worker."""
     t0 = time.monotonic()
     with pytest.raises(TooCostly, match=r"stopped there.*vectorised code takes under 0\.15 s") as failed:
-        assert_loop_free(_client(runner), _Probes.run, name, 60.0, name=f"{name} of 200000 rows", function=name,
-                         advice="it loops")
+        assert_loop_free(
+            _client(runner), _Probes.run, name, 60.0, name=f"{name} of 200000 rows", function=name, advice="it loops"
+        )
     budget = LOOP_MARGIN * LOOP_FLOOR
     assert failed.value.reason.startswith(f"{name} took more than ") and "200000" not in failed.value.reason
     cpu = float(re.search(r"took more than ([0-9.]+) s", failed.value.reason).group(1))

@@ -1,5 +1,6 @@
 """autograder.probe.elf: what a built kernel library imports, read from its symbol table, whatever its source
 spelled; a file it cannot read is refused, never trusted."""
+
 from __future__ import annotations
 
 import shutil
@@ -15,8 +16,11 @@ pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compile
 def _build(tmp_path, source: str) -> bytes:
     src, lib = tmp_path / "k.c", tmp_path / "k.so"
     src.write_text(source)
-    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-nostdinc", "-nostdlib", "-Wl,-z,defs", "-o", str(lib), str(src),
-                    "-lm"], check=True, capture_output=True)
+    subprocess.run(
+        ["cc", "-O2", "-shared", "-fPIC", "-nostdinc", "-nostdlib", "-Wl,-z,defs", "-o", str(lib), str(src), "-lm"],
+        check=True,
+        capture_output=True,
+    )
     return lib.read_bytes()
 
 
@@ -26,18 +30,24 @@ def _libm() -> dict[str, str]:
 
 
 def test_a_kernel_calling_libm_passes(tmp_path):
-    data = _build(tmp_path, "double exp(double);\nvoid k(const double *x, double *y, long n) "
-                            "{ for (long i = 0; i < n; i++) y[i] = exp(x[i]); }\n")
+    data = _build(
+        tmp_path,
+        "double exp(double);\nvoid k(const double *x, double *y, long n) "
+        "{ for (long i = 0; i < n; i++) y[i] = exp(x[i]); }\n",
+    )
     dyn = elf.read_dynamic(data)
     assert "k" in dyn.defined and ("exp", False) in dyn.undefined and dyn.needed == ("libm.so.6",)
     assert elf.imports_problem(data, _libm()) == ""
 
 
-@pytest.mark.parametrize("declaration, name", [
-    ("__attribute__((weak)) int PyRun_SimpleString(const char *);", "PyRun_SimpleString"),
-    ("__attribute__((weak)) int kit_elsewhere(const char *);", "kit_elsewhere"),
-    ("#define CAT(a, b) a##b\n__attribute__((weak)) int CAT(sys, tem)(const char *);", "system"),
-])
+@pytest.mark.parametrize(
+    "declaration, name",
+    [
+        ("__attribute__((weak)) int PyRun_SimpleString(const char *);", "PyRun_SimpleString"),
+        ("__attribute__((weak)) int kit_elsewhere(const char *);", "kit_elsewhere"),
+        ("#define CAT(a, b) a##b\n__attribute__((weak)) int CAT(sys, tem)(const char *);", "system"),
+    ],
+)
 def test_a_weak_symbol_no_linked_library_defines_is_refused(tmp_path, declaration, name):
     """-z defs lets a weak symbol through; the symbol table shows it, however the source spelled it."""
     call = name if name != "system" else "CAT(sys, tem)"
@@ -52,7 +62,9 @@ def test_a_library_the_kit_did_not_link_is_refused(tmp_path):
     assert "libm.so.6" in elf.imports_problem(data, {})
 
 
-@pytest.mark.parametrize("data", [b"", b"\x7fELF\x02\x01" + b"\x00" * 10, b"#!/bin/sh\n", b"\x7fELF\x02\x01" + b"\xff" * 200])
+@pytest.mark.parametrize(
+    "data", [b"", b"\x7fELF\x02\x01" + b"\x00" * 10, b"#!/bin/sh\n", b"\x7fELF\x02\x01" + b"\xff" * 200]
+)
 def test_a_file_it_cannot_read_is_refused(data):
     assert "could not be read" in elf.imports_problem(data, _libm())
 

@@ -1,4 +1,5 @@
 """The fake clock that timing probes hand to a student's timing code (autograder/probe/fake_clock.py)."""
+
 from __future__ import annotations
 
 import statistics
@@ -26,6 +27,7 @@ def _answer(clock_expr: str, namespace: dict) -> float:
     calls = [0]
     steps = [0.3, 0.01, 0.05, 0.2]
     with FakeClock(ns) as clock:
+
         def fn():
             clock.advance(steps[calls[0]])
             calls[0] += 1
@@ -36,9 +38,13 @@ def _answer(clock_expr: str, namespace: dict) -> float:
 def test_every_way_of_reading_the_clock_reads_the_fake_one():
     """time.perf_counter(), a perf_counter imported by name, time.monotonic(), timeit's timer and the _ns clocks:
     the answer is the median of the fake durations, exactly (up to the rounding of the clock's sums)."""
-    for expr, namespace in [("time.perf_counter()", {"time": time}), ("perf_counter()", {"perf_counter": perf_counter}),
-                            ("time.monotonic()", {"time": time}), ("timeit.default_timer()", {"timeit": timeit}),
-                            ("time.perf_counter_ns() / 1e9", {"time": time})]:
+    for expr, namespace in [
+        ("time.perf_counter()", {"time": time}),
+        ("perf_counter()", {"perf_counter": perf_counter}),
+        ("time.monotonic()", {"time": time}),
+        ("timeit.default_timer()", {"timeit": timeit}),
+        ("time.perf_counter_ns() / 1e9", {"time": time}),
+    ]:
         assert abs(_answer(expr, namespace) - 0.05) < 1e-6, expr
 
 

@@ -1,4 +1,5 @@
 """MetaAccelerator: 'meta' behaves like a GPU for placement, and code written for a GPU runs to its end."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,7 +33,7 @@ def test_cuda_calls_are_counted_and_uploads_recorded():
         t.cuda()  # a no-op without CUDA, counted either way
         t.to("meta")
         torch.zeros(2, device="meta")  # made on the device: not an upload
-        t.to(torch.float64)            # a dtype change: not an upload
+        t.to(torch.float64)  # a dtype change: not an upload
     assert acc.cuda_calls == 1
     assert acc.uploads == [[4, 4]]
 
@@ -57,8 +58,12 @@ def test_training_on_meta_runs_to_its_end():
 def test_matrix_products_mixing_meta_and_cpu_raise_as_on_a_gpu():
     w = torch.ones(4, 2)  # left on the CPU
     x = torch.ones(3, 4, device="meta")
-    for product in (lambda: x @ w, lambda: torch.mm(x, w), lambda: torch.einsum("ij,jk->ik", x, w),
-                    lambda: torch.nn.functional.linear(x, w.T)):
+    for product in (
+        lambda: x @ w,
+        lambda: torch.mm(x, w),
+        lambda: torch.einsum("ij,jk->ik", x, w),
+        lambda: torch.nn.functional.linear(x, w.T),
+    ):
         product()  # torch itself lets these through
         with MetaAccelerator(), pytest.raises(RuntimeError, match="same device.*cpu and meta"):
             product()

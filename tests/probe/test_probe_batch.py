@@ -1,19 +1,26 @@
 """`student.map(probe, [args, ...])` makes a test's calls in one round trip to the worker, with the
 seeds, results and failures the same calls would have had one by one: an item whose call raised,
 hung or crashed raises that when read, so the items before it are checked first, as in a loop."""
+
 import pytest
 import torch
 
-from autograder.execute.backend import ProbeBackend
-from autograder.execute.backend import ProbeCrashed, ProbeError, ProbeTimeout
+from autograder.execute.backend import ProbeBackend, ProbeCrashed, ProbeError, ProbeTimeout
 from autograder.notebook.parse import Cell
 from tests.execute.live import client, runner_fixture
 
-CELLS = [Cell(1, "import os, torch\ndef double(x):\n    if x == 13:\n        raise ValueError('unlucky')\n"
-                 "    while x == 99:\n        pass\n    if x == 66:\n        os._exit(3)\n    return x * 2\n"
-                 "def noise(n):\n    return torch.randn(n)\n")]
-PROBES = ("def double(ns, x):\n    return ns['double'](x)\n\ndef noise(ns, n):\n    return ns['noise'](n)\n\n"
-          "def tamper(ns):\n    globals()['double'] = lambda ns, x: 42\n")
+CELLS = [
+    Cell(
+        1,
+        "import os, torch\ndef double(x):\n    if x == 13:\n        raise ValueError('unlucky')\n"
+        "    while x == 99:\n        pass\n    if x == 66:\n        os._exit(3)\n    return x * 2\n"
+        "def noise(n):\n    return torch.randn(n)\n",
+    )
+]
+PROBES = (
+    "def double(ns, x):\n    return ns['double'](x)\n\ndef noise(ns, n):\n    return ns['noise'](n)\n\n"
+    "def tamper(ns):\n    globals()['double'] = lambda ns, x: 42\n"
+)
 
 
 runner = runner_fixture(CELLS, PROBES)

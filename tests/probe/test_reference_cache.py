@@ -1,6 +1,7 @@
 """The reference's cached answers: computed by the master's worker once, read from disk once per
 process, and handed to each submission's tests as a fresh copy (a test that modifies what it got must
 not change what the next submission is compared with)."""
+
 import torch
 
 from autograder.execute.backend import ProbeBackend

@@ -1,5 +1,6 @@
 """Seeds: one-way from the course secret, per test and call, stable across re-grades, and nothing
 student-facing or sent to a worker lets anyone derive another test's seed."""
+
 import hashlib
 import hmac
 import json
@@ -8,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from autograder.execute.backend import ProbeBackend
 from autograder.config.assignment import load_assignment
+from autograder.execute.backend import ProbeBackend
 from autograder.judge.plugin import GradingPlugin
-from autograder.judge.suite import run_tests
 from autograder.judge.session import GradeOptions, close_references, grade_notebook
+from autograder.judge.suite import run_tests
 from autograder.probe.seeds import Seeds, fingerprint
 from autograder.store.result_files import write_submission
-from tests.probe.probes_file import probes_module
 from tests.nbfactory import edit
+from tests.probe.probes_file import probes_module
 
 SECRET = b"course-secret-for-seed-tests"
 
@@ -35,9 +36,17 @@ def test_same_secret_same_seeds_across_instances_and_runs():
 
 def test_seeds_depend_on_secret_assignment_test_and_call():
     s = Seeds(SECRET, "toy")
-    seeds = {s.test("t.py::a"), s.test("t.py::b"), s.test("u.py::a"), Seeds(SECRET, "toy2").test("t.py::a"),
-             Seeds(b"other", "toy").test("t.py::a"), s.call("t.py::a", 0), s.call("t.py::a", 1),
-             s.call("t.py::b", 0), s.cells()}
+    seeds = {
+        s.test("t.py::a"),
+        s.test("t.py::b"),
+        s.test("u.py::a"),
+        Seeds(SECRET, "toy2").test("t.py::a"),
+        Seeds(b"other", "toy").test("t.py::a"),
+        s.call("t.py::a", 0),
+        s.call("t.py::a", 1),
+        s.call("t.py::b", 0),
+        s.cells(),
+    }
     assert len(seeds) == 9 and all(0 <= x < 2**63 for x in seeds)
     # length-prefixed parts: moving a character between parts changes the seed
     assert Seeds(SECRET, "ab").test("c") != Seeds(SECRET, "a").test("bc")
@@ -80,17 +89,24 @@ def test_each_probe_call_gets_only_its_own_derived_seed(tmp_path):
         "import pytest\n\n@pytest.mark.points(1)\ndef test_a(student, reference, probes, seed):\n"
         "    assert student(probes.echo, 1) == reference(probes.echo, 1)\n"
         "    assert student(probes.echo, 2) == reference(probes.echo, 2)\n\n"
-        "@pytest.mark.points(1)\ndef test_b(student, probes):\n    assert student(probes.echo, 3) == 3\n")
+        "@pytest.mark.points(1)\ndef test_b(student, probes):\n    assert student(probes.echo, 3) == 3\n"
+    )
     probes = probes_module(tmp_path, "def echo(ns, x):\n    return x\n", "probes_seed_test")
     seeds = Seeds(SECRET, "a")
     student, reference = _Recorder(), _Recorder()
-    plugin = GradingPlugin(student=student, reference=reference, probes=probes, seeds=seeds, test_timeout=10,
-                           hidden_dir=tmp_path / "hidden")
+    plugin = GradingPlugin(
+        student=student,
+        reference=reference,
+        probes=probes,
+        seeds=seeds,
+        test_timeout=10,
+        hidden_dir=tmp_path / "hidden",
+    )
     run_tests([tmp_path / "hidden"], plugin, tmp_path)
     assert [r.outcome for r in plugin.results] == ["passed", "passed"]
     a, b = "test_s.py::test_a", "test_s.py::test_b"
     assert student.seeds == [seeds.call(a, 0), seeds.call(a, 1), seeds.call(b, 0)]
-    assert reference.seeds == [seeds.call(a, 0), seeds.call(a, 1)]   # k-th reference call = k-th student call
+    assert reference.seeds == [seeds.call(a, 0), seeds.call(a, 1)]  # k-th reference call = k-th student call
     assert not {seeds.test(a), seeds.test(b), seeds.cells()} & set(student.seeds)
 
 
@@ -106,8 +122,12 @@ def test_worker_and_student_files_never_see_a_test_seed(toy_kit, tmp_path, monke
     monkeypatch.setenv("AUTOGRADER_SECRET", SECRET.decode())
     assignment = load_assignment("toy", toy_kit)
     master = toy_kit / "solutions" / "toy.ipynb"
-    nb = edit(master, tmp_path / "seen.ipynb", insert={2: SEEN},
-              replace={"return x * 2": "print('SEEN call', torch.initial_seed())\n    return x * 2"})
+    nb = edit(
+        master,
+        tmp_path / "seen.ipynb",
+        insert={2: SEEN},
+        replace={"return x * 2": "print('SEEN call', torch.initial_seed())\n    return x * 2"},
+    )
     try:
         r = grade_notebook(assignment, nb, submission_id="seen", options=GradeOptions(cache_dir=tmp_path / "cache"))
     finally:
@@ -182,15 +202,18 @@ def test_a_public_and_a_hidden_test_of_one_name_get_their_own_seeds(tmp_path):
         (tmp_path / kind).mkdir()
         (tmp_path / kind / "test_s.py").write_text(
             "import pytest\n\n@pytest.mark.points(1)\ndef test_a(student, probes, seed):\n"
-            "    assert student(probes.echo, seed) == seed\n")
+            "    assert student(probes.echo, seed) == seed\n"
+        )
     probes = probes_module(tmp_path, "def echo(ns, x):\n    return x\n", "probes_variant_test")
     (tmp_path / "hidden" / "test_big.py").write_text(  # inputs too large to tabulate: the same for everyone
         "import pytest\n\n@pytest.mark.points(1)\n@pytest.mark.same_inputs\ndef test_a(student, probes, seed):\n"
-        "    assert student(probes.echo, seed) == seed\n")
+        "    assert student(probes.echo, seed) == seed\n"
+    )
     wide, mine = Seeds(SECRET, "a"), Seeds(SECRET, "a", "s0123456789abcdef")
     student = _Recorder()
-    plugin = GradingPlugin(student=student, reference=None, probes=probes, seeds=wide, test_timeout=10,
-                           hidden_dir=tmp_path / "hidden")
+    plugin = GradingPlugin(
+        student=student, reference=None, probes=probes, seeds=wide, test_timeout=10, hidden_dir=tmp_path / "hidden"
+    )
     plugin.bind(student, None, mine)
     run_tests([tmp_path / "public", tmp_path / "hidden"], plugin, tmp_path)
     assert [r.outcome for r in plugin.results] == ["passed", "passed", "passed"]

@@ -1,5 +1,6 @@
 """The reference per variant of the hidden inputs: answers cached per variant, and the master proven on
 each variant once, whatever the number of judges asking at the same time."""
+
 import threading
 import time
 
@@ -106,8 +107,9 @@ def test_a_variant_is_proven_once_however_many_judges_ask(tmp_path):
 
     judges = [CachedReference(_Master, tmp_path) for _ in range(4)]  # each its own open file: flock conflicts
     answers = []
-    threads = [threading.Thread(target=lambda r=r: answers.append(r.prove("v1", ["hidden/test_x.py"], prove)))
-               for r in judges]
+    threads = [
+        threading.Thread(target=lambda r=r: answers.append(r.prove("v1", ["hidden/test_x.py"], prove))) for r in judges
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -126,7 +128,9 @@ def test_a_failed_proof_is_not_kept(tmp_path):
     assert not list((tmp_path / "variants" / "v1").glob(".proven*"))
     assert ref.prove("v1", f, lambda files: "") == ""  # tried again (a host fault may have passed), then kept
     assert ref.prove("v1", f, lambda files: "must not run") == ""
-    assert ref.prove("v2", f, lambda files: "another variant: proven on its own") == "another variant: proven on its own"
+    assert (
+        ref.prove("v2", f, lambda files: "another variant: proven on its own") == "another variant: proven on its own"
+    )
     assert ref.prove("s0123456789abcdef", f, lambda files: "") == ""  # a student's own: in memory, no marks
     assert ref.prove("s0123456789abcdef", f, lambda files: "must not run") == ""
     assert not (tmp_path / "variants" / "s0123456789abcdef").exists()

@@ -3,6 +3,7 @@ crashes, the payload creates no markup, link, formula or escape sequence, and th
 
 The `assert_*_safe` checkers are shared with the attack corpus (tests/attacks/corpus_escape.py).
 """
+
 from __future__ import annotations
 
 import csv
@@ -13,12 +14,14 @@ from dataclasses import replace
 from html.parser import HTMLParser
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from autograder.grades.rows import grade_rows
 from autograder.intake.roster import Identity
+from autograder.judge.results import CellIssue
 from autograder.report import escape
 from autograder.report.canvas_csv import canvas_table, write_canvas_csv
-from autograder.grades.rows import grade_rows
 from autograder.report.exports import write_generic_csv
 from autograder.report.feedback import render_html, render_markdown
 from autograder.report.grades_csv import write_grades_csv
@@ -26,29 +29,69 @@ from autograder.report.instructor_report import render_report
 from autograder.report.moodle_csv import write_moodle_csv
 from autograder.report.progress import progress
 from autograder.report.table import print_table
-from autograder.judge.results import CellIssue
 from tests.grades.factory import result
 
 PAYLOADS = [
-    "[/x]", "[bold red]RED[/]", "[link=javascript:alert(1)]click[/link]", ":skull:", "\\[red]x",
-    "\x1b[31mRED\x1b[0m", "\x1b[2J\x1b[H", "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\", "\x9b31m",
-    "\x1b]0;title\x07", "ok\rOVERWRITTEN", "evil\u202egnp.exe", "\u2066x\u2069", "a\0b", "line1\nline2", "\x7f",
-    '=HYPERLINK("https://evil.example","x")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(A1)",
-    "\t=1+1", "\r=1+1", "-1", "3.5",
-    "<script>alert(1)</script>", '<img src=x onerror="alert(1)">', '</pre><a href="javascript:alert(1)">x</a>',
-    "&lt;b&gt;", "{{ 7*7 }}", "{% raw %}",
-    "[click](javascript:alert(1))", "![img](https://evil.example/x.png)", "<https://evil.example>",
-    "```\n# injected\n```", "~~~\n<b>x</b>", "`` ` ``", "| a | b |", "\\| x", "# heading", "> quote", "- item",
-    "*emph* __strong__", "<!-- comment", "[ref]: https://evil.example", "https://evil.example/x",
+    "[/x]",
+    "[bold red]RED[/]",
+    "[link=javascript:alert(1)]click[/link]",
+    ":skull:",
+    "\\[red]x",
+    "\x1b[31mRED\x1b[0m",
+    "\x1b[2J\x1b[H",
+    "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\",
+    "\x9b31m",
+    "\x1b]0;title\x07",
+    "ok\rOVERWRITTEN",
+    "evil\u202egnp.exe",
+    "\u2066x\u2069",
+    "a\0b",
+    "line1\nline2",
+    "\x7f",
+    '=HYPERLINK("https://evil.example","x")',
+    "+cmd|' /C calc'!A0",
+    "-2+3+cmd|' /C calc'!A0",
+    "@SUM(A1)",
+    "\t=1+1",
+    "\r=1+1",
+    "-1",
+    "3.5",
+    "<script>alert(1)</script>",
+    '<img src=x onerror="alert(1)">',
+    '</pre><a href="javascript:alert(1)">x</a>',
+    "&lt;b&gt;",
+    "{{ 7*7 }}",
+    "{% raw %}",
+    "[click](javascript:alert(1))",
+    "![img](https://evil.example/x.png)",
+    "<https://evil.example>",
+    "```\n# injected\n```",
+    "~~~\n<b>x</b>",
+    "`` ` ``",
+    "| a | b |",
+    "\\| x",
+    "# heading",
+    "> quote",
+    "- item",
+    "*emph* __strong__",
+    "<!-- comment",
+    "[ref]: https://evil.example",
+    "https://evil.example/x",
     # lone surrogates: valid in a Python str (a notebook's "\\ud800", a non-UTF-8 file name), in no UTF-8 file
-    "\ud800", "a\udcffb", "\udfff\ud800",
+    "\ud800",
+    "a\udcffb",
+    "\udfff\ud800",
 ]
 LONG = "A" * 5000 + "[/x]\x1b[2J=1"
 
-hostile = st.lists(st.one_of(st.sampled_from(PAYLOADS), st.text(max_size=20),
-                             st.characters(codec="utf-8"), st.just(LONG)), min_size=1, max_size=6).map("".join)
+hostile = st.lists(
+    st.one_of(st.sampled_from(PAYLOADS), st.text(max_size=20), st.characters(codec="utf-8"), st.just(LONG)),
+    min_size=1,
+    max_size=6,
+).map("".join)
 # a hostile text that still shows something (fields rendered only when non-empty)
 shown = hostile.filter(lambda s: s.strip() != "")
+
 
 def as_written(s: str) -> str:
     """How a field holding `s` reads back from a CSV: lone surrogates and NUL as U+FFFD."""
@@ -62,6 +105,7 @@ FIXTURES = settings(FAST, suppress_health_check=[HealthCheck.too_slow, HealthChe
 
 
 # ------------------------------------------------------------------ checkers
+
 
 def _controls(text: str, keep: str = "") -> list[str]:
     return [c for c in text if c not in keep and (unicodedata.category(c) in ("Cc", "Cs") or c in escape._BIDI)]
@@ -97,8 +141,13 @@ class _Tags(HTMLParser):
         self.text: list[str] = []
 
     def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, tuple(sorted(k for k, _ in attrs)),
-                          tuple(v for k, v in attrs if k in ("href", "src") and not (v or "").startswith("data:"))))
+        self.tags.append(
+            (
+                tag,
+                tuple(sorted(k for k, _ in attrs)),
+                tuple(v for k, v in attrs if k in ("href", "src") and not (v or "").startswith("data:")),
+            )
+        )
 
     def handle_endtag(self, tag):
         self.tags.append(("/" + tag,))
@@ -126,6 +175,7 @@ def markdown_html(md: str) -> str:
 
 
 # ------------------------------------------------------------------ escape.py itself
+
 
 @FAST
 @given(hostile)
@@ -156,26 +206,52 @@ def test_markdown_inline_and_block_are_only_code(a, b):
     md = f"x {escape.md_inline(a)} y\n\n{escape.md_block(b)}\n\n| h |\n|---|\n| {escape.md_cell(a)} |\n"
     tags, text = html_structure(markdown_html(md))
     names = [t[0] for t in tags]
-    allowed = {"p", "/p", "code", "/code", "pre", "/pre", "table", "/table", "thead", "/thead", "tbody", "/tbody",
-               "tr", "/tr", "th", "/th", "td", "/td"}
+    allowed = {
+        "p",
+        "/p",
+        "code",
+        "/code",
+        "pre",
+        "/pre",
+        "table",
+        "/table",
+        "thead",
+        "/thead",
+        "tbody",
+        "/tbody",
+        "tr",
+        "/tr",
+        "th",
+        "/th",
+        "td",
+        "/td",
+    }
     assert set(names) <= allowed, names
     assert names.count("code") == 3 and names.count("td") == 1, (md[:500], names)
 
 
 # ------------------------------------------------------------------ every writer
 
+
 def hostile_result(text: str, *, sid: str | None = None):
     """A graded result with `text` in every field a student can influence."""
     base = result("s1", (0, 0.5, 1, 0, 1), message="m", policy="messages")
     tests = [replace(t, message=text, name=text if i == 0 else t.name) for i, t in enumerate(base.tests)]
     cells = [CellIssue(cell=3, status="error", type=text, message=text, code=text, frames=[], notes=[text])]
-    return replace(base, submission_id=text if sid is None else sid, source=text, message=text, tests=tests,
-                   cells=cells, stdout=text, stderr=text)
+    return replace(
+        base,
+        submission_id=text if sid is None else sid,
+        source=text,
+        message=text,
+        tests=tests,
+        cells=cells,
+        stdout=text,
+        stderr=text,
+    )
 
 
 def hostile_identity(text: str) -> Identity:
-    return Identity(student_id=text, name=text, email=text, sis_id=text, login_id=text, section=text,
-                    lms_user_id=text)
+    return Identity(student_id=text, name=text, email=text, sis_id=text, login_id=text, section=text, lms_user_id=text)
 
 
 @FAST
@@ -188,12 +264,14 @@ def test_score_table_never_crashes_nor_obeys_markup_or_escapes(s):
             print_table(grade_rows([r]), s, stream=buf)
         else:
             import builtins
+
             real_import = builtins.__import__
 
             def no_rich(name, *a, **k):
                 if name.startswith("rich"):
                     raise ImportError(name)
-                return real_import(name, *a, **k)
+                return real_import(name, *a, **k)  # noqa: B023 - the import of this pass, restored after it
+
             builtins.__import__ = no_rich
             try:
                 print_table(grade_rows([r]), s, stream=buf)
@@ -204,7 +282,9 @@ def test_score_table_never_crashes_nor_obeys_markup_or_escapes(s):
 
 def test_score_table_shows_markup_as_text():
     buf = io.StringIO()
-    print_table(grade_rows([hostile_result("[/x] [link=https://e.example]y[/link]", sid="[red]id[/red]")]), "t [/]", stream=buf)
+    print_table(
+        grade_rows([hostile_result("[/x] [link=https://e.example]y[/link]", sid="[red]id[/red]")]), "t [/]", stream=buf
+    )
     out = buf.getvalue()
     assert "[red]id[/red]" in out and "t [/]" in out and "[/x]" in out
 
@@ -257,10 +337,12 @@ def test_lms_csvs(s, tmp_path_factory):
 
 
 def test_canvas_ids_are_neutralised():
-    rows = grade_rows([result("s1")], {"s1": Identity("s1", "=1+1", sis_id="=HYPERLINK(\"x\")", login_id="@SUM(1)",
-                                                      lms_user_id="+1+cmd")})
+    rows = grade_rows(
+        [result("s1")],
+        {"s1": Identity("s1", "=1+1", sis_id="=HYPERLINK(\"x\")", login_id="@SUM(1)", lms_user_id="+1+cmd")},
+    )
     body = canvas_table(rows, assignment_name="A").rows[1]
-    assert body[:4] == ["=1+1", "+1+cmd", "=HYPERLINK(\"x\")", "@SUM(1)"]   # the writer escapes, not the table
+    assert body[:4] == ["=1+1", "+1+cmd", "=HYPERLINK(\"x\")", "@SUM(1)"]  # the writer escapes, not the table
 
 
 @FAST
@@ -279,17 +361,25 @@ def test_feedback_markdown_shows_the_payload_only_as_code(s):
     md = render_markdown(hostile_result(s), hostile_identity(s), title=s)
     benign = render_markdown(hostile_result("x"), hostile_identity("x"), title="x")
     assert_same_structure(markdown_html(md), markdown_html(benign))
-    assert_terminal_safe(md.replace("\t", " "))   # `cat feedback.md` is safe too
+    assert_terminal_safe(md.replace("\t", " "))  # `cat feedback.md` is safe too
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shown)
 def test_instructor_report(s):
     pytest.importorskip("matplotlib")
-    page = render_report([hostile_result(s, sid="s1")], title=s, identities={"s1": hostile_identity(s)},
-                         missing=[hostile_identity(s + "m")])
-    benign = render_report([hostile_result("x", sid="s1")], title="x", identities={"s1": hostile_identity("x")},
-                           missing=[hostile_identity("xm")])
+    page = render_report(
+        [hostile_result(s, sid="s1")],
+        title=s,
+        identities={"s1": hostile_identity(s)},
+        missing=[hostile_identity(s + "m")],
+    )
+    benign = render_report(
+        [hostile_result("x", sid="s1")],
+        title="x",
+        identities={"s1": hostile_identity("x")},
+        missing=[hostile_identity("xm")],
+    )
     strip = [t for t in html_structure(page)[0] if t[0] != "img"]
     assert strip == [t for t in html_structure(benign)[0] if t[0] != "img"]
 
@@ -313,9 +403,9 @@ def test_lone_surrogates_reach_every_writer_as_replacement_characters(s, tmp_pat
     writer to meet one raised, and the submission became a grader error, graded again forever.  Every
     writer now gets U+FFFD in its place, and every file it writes is strict UTF-8."""
     from autograder.config.files import write_atomic
-    from autograder.store.result_files import write_submission
-    from autograder.store.database import Gradebook
     from autograder.report.feedback import write_feedback
+    from autograder.store.database import Gradebook
+    from autograder.store.result_files import write_submission
 
     r, who = hostile_result(s, sid="s1"), hostile_identity(s)
     assert "\ufffd" in r.message and not any("\ud800" <= c <= "\udfff" for c in who.name + r.source)

@@ -1,10 +1,20 @@
-from autograder.report.progress import progress
 from autograder.judge.results import SubmissionResult
+from autograder.report.progress import progress
 
 
 def _result(sid: str) -> SubmissionResult:
-    return SubmissionResult(assignment="a", submission_id=sid, source=sid, sha256="", status="graded", message="",
-                            tests=[], cells=[], execution_time=0.1, environment={})
+    return SubmissionResult(
+        assignment="a",
+        submission_id=sid,
+        source=sid,
+        sha256="",
+        status="graded",
+        message="",
+        tests=[],
+        cells=[],
+        execution_time=0.1,
+        environment={},
+    )
 
 
 def test_plain_lines_when_not_a_terminal(capsys):

@@ -3,6 +3,7 @@
 Book-style notebooks train with tqdm bars; a bar redraws its line hundreds of times with "\\r", and
 kept raw those redraws would fill the output cap and push out what the notebook prints after them.
 """
+
 from __future__ import annotations
 
 import time
@@ -18,7 +19,7 @@ from autograder.notebook.parse import load_cells
 
 def _feed(stream: CappedStream, data: bytes, size: int) -> CappedStream:
     for i in range(0, len(data), size):
-        stream.feed(data[i:i + size])
+        stream.feed(data[i : i + size])
     return stream
 
 
@@ -46,10 +47,22 @@ def test_hostile_carriage_returns_cost_linear_time():
 def test_a_tqdm_loop_in_a_worker_leaves_one_bar_line(tmp_path):
     """tqdm is part of the grading environment (the `grader` extra), and its bar does not flood the output."""
     path = tmp_path / "nb.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "from tqdm import tqdm\nfor _ in tqdm(range(3000), mininterval=0, miniters=1):\n    pass\nprint('trained')")]), path)
-    with NotebookRunner(load_cells(path), probes=None, limits=Limits(cell_timeout=20, submission_timeout=60),
-                        isolation=choose_isolation(allow_weak=True)) as runner:
+    nbformat.write(
+        nbformat.v4.new_notebook(
+            cells=[
+                nbformat.v4.new_code_cell(
+                    "from tqdm import tqdm\nfor _ in tqdm(range(3000), mininterval=0, miniters=1):\n    pass\nprint('trained')"
+                )
+            ]
+        ),
+        path,
+    )
+    with NotebookRunner(
+        load_cells(path),
+        probes=None,
+        limits=Limits(cell_timeout=20, submission_timeout=60),
+        isolation=choose_isolation(allow_weak=True),
+    ) as runner:
         runner.execute()
         assert [r.status for r in runner.cell_records] == ["ok"], runner.cell_records
     assert "trained" in runner.stdout

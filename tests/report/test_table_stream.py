@@ -3,6 +3,7 @@
 A default bound at import keeps whatever stream was `sys.stdout` then: imported under a test's captured
 output, every later `autograder grade` in the same process wrote to that closed stream and failed
 ("I/O operation on closed file")."""
+
 import importlib
 import io
 import sys

@@ -1,5 +1,6 @@
 """A results folder of the toy assignment written directly (no grading), a hostile submission in it, and
 the workspace served on a free port of 127.0.0.1 in a thread (uvicorn, as `autograder serve` runs it)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -11,20 +12,22 @@ from pathlib import Path
 import pytest
 
 from autograder.intake.roster import Identity, write_identities
-from autograder.store.result_files import write_submission
-from autograder.store.database import Gradebook
-from autograder.store.history import keep
 from autograder.judge.results import CellIssue
 from autograder.serve.access import Access
 from autograder.serve.app import App
 from autograder.serve.pages import Workspace
 from autograder.serve.server import Running
+from autograder.store.database import Gradebook
+from autograder.store.history import keep
+from autograder.store.result_files import write_submission
 from tests.grades.factory import result
 
-HOSTILE = ('<script>document.title="PWNED"</script><img src=x onerror="document.title=\'PWNED\'">'
-           '<a href="javascript:document.title=\'PWNED\'">click</a>'
-           '<svg onload="document.title=\'PWNED\'"><circle r=5 /></svg>'
-           '<link rel=stylesheet href="http://198.51.100.1/x.css"><iframe src="http://198.51.100.1/"></iframe>')
+HOSTILE = (
+    '<script>document.title="PWNED"</script><img src=x onerror="document.title=\'PWNED\'">'
+    '<a href="javascript:document.title=\'PWNED\'">click</a>'
+    '<svg onload="document.title=\'PWNED\'"><circle r=5 /></svg>'
+    '<link rel=stylesheet href="http://198.51.100.1/x.css"><iframe src="http://198.51.100.1/"></iframe>'
+)
 TOKEN = "ta-kim-token-0123456789abcdef"
 # Trojan Source (CVE-2021-42574): the docstring's bidi controls draw `return x + x` inside it, while the function
 # returns 0; a zero-width space and a Cyrillic `х` beside.
@@ -32,9 +35,22 @@ TROJAN = 'def double(x):\n    """Doubles x.\u202e\u2066 return x + x\u2069\u2066
 
 
 def notebook(cells) -> str:
-    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-        {"cell_type": kind, "metadata": {}, "source": source, **({"outputs": outs, "execution_count": 1} if kind == "code" else {})}
-        for kind, source, outs in cells]})
+    return json.dumps(
+        {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "metadata": {},
+            "cells": [
+                {
+                    "cell_type": kind,
+                    "metadata": {},
+                    "source": source,
+                    **({"outputs": outs, "execution_count": 1} if kind == "code" else {}),
+                }
+                for kind, source, outs in cells
+            ],
+        }
+    )
 
 
 def write_results(out: Path) -> None:
@@ -45,11 +61,23 @@ def write_results(out: Path) -> None:
         r = result(sid, fractions)
         gb.put(r)
         write_submission(out, r)
-        people[sid] = Identity(str(1000 + i), f"Student {i}", login_id=f"student{i}", lms_user_id=str(1000 + i),
-                               submitted_at=datetime(2026, 10, 1, tzinfo=timezone.utc), late=False)
-    bad = result("hostile_666", (1, 0, 0, 0, 0), message=HOSTILE, hidden_msg=HOSTILE,
-                 cells=[CellIssue(cell=2, status="error", type="Exploit", message=HOSTILE,
-                                  code=HOSTILE + "\n" + "x = 1\n" * 50_000)])
+        people[sid] = Identity(
+            str(1000 + i),
+            f"Student {i}",
+            login_id=f"student{i}",
+            lms_user_id=str(1000 + i),
+            submitted_at=datetime(2026, 10, 1, tzinfo=timezone.utc),
+            late=False,
+        )
+    bad = result(
+        "hostile_666",
+        (1, 0, 0, 0, 0),
+        message=HOSTILE,
+        hidden_msg=HOSTILE,
+        cells=[
+            CellIssue(cell=2, status="error", type="Exploit", message=HOSTILE, code=HOSTILE + "\n" + "x = 1\n" * 50_000)
+        ],
+    )
     bad.stdout = HOSTILE * 2000
     gb.put(bad)
     nbs = out.parent / "notebooks"
@@ -58,30 +86,66 @@ def write_results(out: Path) -> None:
     first.write_text(notebook([("code", "def double(x):\n    return x + x\n", [])]))
     second.write_text(notebook([("markdown", "My answer", []), ("code", "def double(x):\n    return 2 * x\n", [])]))
     r1 = result("student1_1001", (1, 0, 0, 0, 1))
-    keep(out, dataclasses.replace(r1, sha256="11" * 32, tests=[dataclasses.replace(t, score=0.0) for t in r1.tests]), first)
+    keep(
+        out,
+        dataclasses.replace(r1, sha256="11" * 32, tests=[dataclasses.replace(t, score=0.0) for t in r1.tests]),
+        first,
+    )
     time.sleep(0.01)
     keep(out, r1, second)
     hostile_nb = nbs / "hostile.ipynb"
     png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
-    hostile_nb.write_text(notebook([
-        ("markdown", HOSTILE + "[x](javascript:document.title='PWNED')", []),
-        ("code", HOSTILE, [{"output_type": "display_data", "data": {"text/html": HOSTILE, "image/svg+xml": HOSTILE,
-                                                                   "text/plain": HOSTILE}},
-                           {"output_type": "display_data", "data": {"image/png": png}},
-                           {"output_type": "display_data", "data": {"image/png": '" onerror="document.title=1'}},
-                           {"output_type": "stream", "name": "stdout", "text": "spam\n" * 2_000_000},
-                           {"output_type": "error", "ename": "<script>", "evalue": HOSTILE, "traceback": []}]),
-        ("code", TROJAN, []), ("code", 'check("double")', []),
-    ]))
+    hostile_nb.write_text(
+        notebook(
+            [
+                ("markdown", HOSTILE + "[x](javascript:document.title='PWNED')", []),
+                (
+                    "code",
+                    HOSTILE,
+                    [
+                        {
+                            "output_type": "display_data",
+                            "data": {"text/html": HOSTILE, "image/svg+xml": HOSTILE, "text/plain": HOSTILE},
+                        },
+                        {"output_type": "display_data", "data": {"image/png": png}},
+                        {"output_type": "display_data", "data": {"image/png": '" onerror="document.title=1'}},
+                        {"output_type": "stream", "name": "stdout", "text": "spam\n" * 2_000_000},
+                        {"output_type": "error", "ename": "<script>", "evalue": HOSTILE, "traceback": []},
+                    ],
+                ),
+                ("code", TROJAN, []),
+                ("code", 'check("double")', []),
+            ]
+        )
+    )
     keep(out, bad, hostile_nb)
     gb.close()
     people["hostile_666"] = Identity("666", HOSTILE[:60], login_id="hostile", lms_user_id="666")
     write_identities(out / "toy" / "identities.json", people)
-    (out / "toy" / "similarity.json").write_text(json.dumps({
-        "assignment": "toy", "threshold": 0.5, "notebooks": 5, "unreadable": {}, "students": {},
-        "pairs": [{"a": "hostile_666", "b": "student1_1001", "score": 0.9, "shared": 30,
-                   "spans": [{"a_cell": 2, "a_lines": [[1, 2]], "b_cell": 3, "b_lines": [[1, 1]], "prints": 30}]}],
-        "code": {"hostile_666": {"2": HOSTILE + "\ny = 2\n" + TROJAN}, "student1_1001": {"3": "y = 2\nz = 3\n"}}}))
+    (out / "toy" / "similarity.json").write_text(
+        json.dumps(
+            {
+                "assignment": "toy",
+                "threshold": 0.5,
+                "notebooks": 5,
+                "unreadable": {},
+                "students": {},
+                "pairs": [
+                    {
+                        "a": "hostile_666",
+                        "b": "student1_1001",
+                        "score": 0.9,
+                        "shared": 30,
+                        "spans": [{"a_cell": 2, "a_lines": [[1, 2]], "b_cell": 3, "b_lines": [[1, 1]], "prints": 30}],
+                    }
+                ],
+                "code": {
+                    "hostile_666": {"2": HOSTILE + "\ny = 2\n" + TROJAN},
+                    "student1_1001": {"3": "y = 2\nz = 3\n"},
+                },
+            }
+        )
+    )
 
 
 @pytest.fixture
@@ -91,8 +155,11 @@ def workspace(toy_kit, tmp_path):
     out = tmp_path / "results"
     write_results(out)
     roster = tmp_path / "roster.csv"
-    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n" + "".join(
-        f"\"Student {i}\",{1000 + i},S{i},s{i},A\n" for i in range(4)) + "Hostile,666,S6,h,A\n")
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section\n"
+        + "".join(f"\"Student {i}\",{1000 + i},S{i},s{i},A\n" for i in range(4))
+        + "Hostile,666,S6,h,A\n"
+    )
     access = Access({TOKEN: "TA Kim"})
     running = Running(App(Workspace(toy_kit, out, roster), access).asgi)
     try:
@@ -113,14 +180,22 @@ def team(toy_kit, tmp_path, request):
     out = tmp_path / "results"
     write_results(out)
     roster = tmp_path / "roster.csv"
-    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n" + "".join(
-        f"\"Student {i}\",{1000 + i},S{i},s{i},A\n" for i in range(4)) + "Hostile,666,S6,h,A\n")
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section\n"
+        + "".join(f"\"Student {i}\",{1000 + i},S{i},s{i},A\n" for i in range(4))
+        + "Hostile,666,S6,h,A\n"
+    )
     anonymous = bool(getattr(request, "param", False))
     course_file = tmp_path / "course.toml"
-    data = {"serve": {"anonymous": anonymous}, "canvas": {"url": "https://canvas.example.edu", "course": 7},
-            "assignments": {"toy": {"canvas_assignment": 42}}}
-    course_file.write_text(f"[serve]\nanonymous = {'true' if anonymous else 'false'}\n[canvas]\n"
-                           'url = "https://canvas.example.edu"\ncourse = 7\n[assignments.toy]\ncanvas_assignment = 42\n')
+    data = {
+        "serve": {"anonymous": anonymous},
+        "canvas": {"url": "https://canvas.example.edu", "course": 7},
+        "assignments": {"toy": {"canvas_assignment": 42}},
+    }
+    course_file.write_text(
+        f"[serve]\nanonymous = {'true' if anonymous else 'false'}\n[canvas]\n"
+        'url = "https://canvas.example.edu"\ncourse = 7\n[assignments.toy]\ncanvas_assignment = 42\n'
+    )
     course = Course(course_file.resolve(), data)
     access = Access({TOKEN: "TA Kim", LEE: "TA Lee"})
     running = Running(App(Workspace(toy_kit, out, roster, course), access).asgi)

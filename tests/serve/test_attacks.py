@@ -2,6 +2,7 @@
 of the same host (same-site, so the browser sends it the cookies) cannot use or obtain a session; idle and
 slow connections do not stop the TA's pages nor add threads; a body over the cap is refused before it is
 read; a student's two huge versions do not make her submission page slow."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,8 +18,10 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from tests.serve.conftest import trail  # noqa: E402
-from tests.serve.conftest import notebook
+from tests.serve.conftest import (
+    notebook,
+    trail,  # noqa: E402
+)
 from tests.serve.test_http import basis, login, request
 
 pytestmark = pytest.mark.serial  # a TA's page answering within seconds while attacked, measured
@@ -35,30 +38,39 @@ def test_a_page_on_another_port_cannot_use_the_session(workspace):
     """What a browser sends for a page served from another port of 127.0.0.1 (JupyterHub's neighbour): the
     cookie (same site), its Origin and `Sec-Fetch-Site: same-site`.  It reads no CSRF token and posts no
     override; the same form from the workspace's own page does."""
-    from autograder.grades import overrides as ov
 
     base, token, out, *_ = workspace
     u = urlsplit(base)
     cookie = login(base, token)
     assert "Path=/;" not in cookie["Cookie"] and "autograder_session=" not in cookie["Cookie"]
-    page = request(base, "GET", "/a/toy/s/student1_1001", cookie)[2]   # the TA's own page
+    page = request(base, "GET", "/a/toy/s/student1_1001", cookie)[2]  # the TA's own page
     csrf = _csrf(page)
     assert csrf
     other = f"http://127.0.0.1:{u.port + 1}"
     for mode in ("cors", "no-cors", "navigate"):
-        status, headers, body = request(base, "GET", "/a/toy/s/student1_1001",
-                                        {**cookie, "Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": mode})
+        status, headers, body = request(
+            base, "GET", "/a/toy/s/student1_1001", {**cookie, "Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": mode}
+        )
         assert (status, body) == (403, b""), mode
         assert not any(k.startswith("access-control-") for k in headers)
     form = {**cookie, "Content-Type": "application/x-www-form-urlencoded"}
     body = urlencode({**OVERRIDE, "csrf": csrf, "basis": basis(page)}).encode()
-    for origin in ({"Origin": other, "Sec-Fetch-Site": "same-site"}, {"Origin": other}, {"Origin": "null"},
-                   {"Origin": f"http://rebound.example:{u.port}"}):
+    for origin in (
+        {"Origin": other, "Sec-Fetch-Site": "same-site"},
+        {"Origin": other},
+        {"Origin": "null"},
+        {"Origin": f"http://rebound.example:{u.port}"},
+    ):
         assert request(base, "POST", "/a/toy/s/student1_1001/override", {**form, **origin}, body)[0] == 403, origin
     assert request(base, "GET", "/a/toy/s/student1_1001", {**cookie, "Host": f"rebound.example:{u.port}"})[0] == 403
     assert trail(out, "toy", "student1_1001") == []
-    status, _, _ = request(base, "POST", "/a/toy/s/student1_1001/override",
-                           {**form, "Origin": f"http://{u.netloc}", "Sec-Fetch-Site": "same-origin"}, body)
+    status, _, _ = request(
+        base,
+        "POST",
+        "/a/toy/s/student1_1001/override",
+        {**form, "Origin": f"http://{u.netloc}", "Sec-Fetch-Site": "same-origin"},
+        body,
+    )
     assert status == 303 and len(trail(out, "toy", "student1_1001")) == 1
 
 
@@ -69,8 +81,12 @@ def test_a_post_without_its_origin_is_refused(workspace):
     csrf = _csrf(request(base, "GET", "/a/toy/s/student1_1001", cookie)[2])
     u = urlsplit(base)
     c = __import__("http.client").client.HTTPConnection(u.hostname, u.port, timeout=30)
-    c.request("POST", u.path + "/a/toy/s/student1_1001/override", body=urlencode({**OVERRIDE, "csrf": csrf}),
-              headers={**cookie, "Content-Type": "application/x-www-form-urlencoded"})
+    c.request(
+        "POST",
+        u.path + "/a/toy/s/student1_1001/override",
+        body=urlencode({**OVERRIDE, "csrf": csrf}),
+        headers={**cookie, "Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert c.getresponse().status == 403
     c.close()
 
@@ -81,8 +97,10 @@ def test_a_body_over_the_cap_is_refused_before_it_is_read(workspace):
     base, token, *_ = workspace
     u = urlsplit(base)
     cookie = login(base, token)["Cookie"]
-    head = (f"POST {u.path}/a/toy/s/student1_1001/override HTTP/1.1\r\nHost: {u.netloc}\r\nOrigin: http://{u.netloc}\r\n"
-            f"Cookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n")
+    head = (
+        f"POST {u.path}/a/toy/s/student1_1001/override HTTP/1.1\r\nHost: {u.netloc}\r\nOrigin: http://{u.netloc}\r\n"
+        f"Cookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+    )
     for framing, sent in (("Transfer-Encoding: chunked\r\n\r\n", 200 * 1024), ("Content-Length: 10000000\r\n\r\n", 0)):
         with socket.create_connection((u.hostname, u.port), timeout=10) as s:
             s.sendall((head + framing).encode())
@@ -91,18 +109,25 @@ def test_a_body_over_the_cap_is_refused_before_it_is_read(workspace):
                 try:
                     s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                 except OSError:
-                    break   # the server answered and closed: it read no more
+                    break  # the server answered and closed: it read no more
             answer = s.recv(65536)
             assert answer.startswith(b"HTTP/1.1 413"), (framing, answer[:80])
 
 
 def _serve(kit: Path, out: Path, tmp_path: Path) -> tuple[subprocess.Popen, str]:
     """`autograder serve` in a process whose open-file limit is the common default, 1,024; its printed URL."""
+
     def low_limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (1024, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-    proc = subprocess.Popen([sys.executable, "-m", "autograder", "--kit", str(kit), "serve", "--out", str(out), "--port", "0"],
-                            stdout=subprocess.PIPE, text=True, cwd=tmp_path, preexec_fn=low_limit,
-                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "--kit", str(kit), "serve", "--out", str(out), "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        preexec_fn=low_limit,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )
     line = proc.stdout.readline()
     url = re.search(r"http://127\.0\.0\.1:\d+/\S*\?token=\S+", line)
     assert url, line
@@ -113,8 +138,8 @@ def test_idle_connections_do_not_stop_the_ta(toy_kit, tmp_path):
     """1,100 connections held open by someone without a token (half silent, half sending a request head a
     byte at a time): the TA's page still answers within seconds, the server's threads do not grow with them,
     and the server closes a connection that does not deliver its request in time."""
-    from tests.serve.conftest import write_results
     from autograder.serve.server import REQUEST_SECONDS
+    from tests.serve.conftest import write_results
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(soft, 4096), hard), hard))
@@ -140,7 +165,7 @@ def test_idle_connections_do_not_stop_the_ta(toy_kit, tmp_path):
                 continue
             held.append(s)
         assert len(held) >= 1000, len(held)
-        evicted: set[int] = set()   # the oldest idle ones made room for the newest (well before the deadline)
+        evicted: set[int] = set()  # the oldest idle ones made room for the newest (well before the deadline)
         until = time.monotonic() + 3
         while len(evicted) < 90 and time.monotonic() < until:
             for n, s in enumerate(held[:200]):
@@ -160,7 +185,7 @@ def test_idle_connections_do_not_stop_the_ta(toy_kit, tmp_path):
         threads = int(re.search(r"Threads:\s+(\d+)", Path(f"/proc/{proc.pid}/status").read_text()).group(1))
         assert threads < 50, threads
         deadline = time.monotonic() + REQUEST_SECONDS + 20
-        assert all(_closed_by_server(s, deadline) for s in held[-20:])   # by the request deadline
+        assert all(_closed_by_server(s, deadline) for s in held[-20:])  # by the request deadline
     finally:
         for s in held:
             s.close()
@@ -203,7 +228,7 @@ def test_a_huge_two_version_submission_answers_under_a_second(workspace, tmp_pat
     base, token, out, *_ = workspace
     _versions(out, "student2_1002", tmp_path)
     cookie = login(base, token)
-    request(base, "GET", "/a/toy/s/student2_1002", cookie)   # the assignment's grades read once
+    request(base, "GET", "/a/toy/s/student2_1002", cookie)  # the assignment's grades read once
     t0, cpu = time.monotonic(), time.process_time()
     status, _, page = request(base, "GET", "/a/toy/s/student2_1002", cookie)
     wall, cpu = time.monotonic() - t0, time.process_time() - cpu
@@ -224,7 +249,6 @@ def test_a_flood_of_another_ports_cookies_does_not_lock_the_ta_out(workspace):
     cookie, sent among them (before, after, between), still opens every page and posts a form.  (Before, the
     head's 16 KiB bound answered "Invalid HTTP request received." (400) to every page; the cookie parser
     stopped at the first malformed pair.)"""
-    from autograder.grades import overrides as ov
 
     base, token, out, *_ = workspace
     flood = _flood()
@@ -237,11 +261,19 @@ def test_a_flood_of_another_ports_cookies_does_not_lock_the_ta_out(workspace):
         assert status == 200 and b"student1_1001" in page, status
     csrf = _csrf(page)
     body = urlencode({**OVERRIDE, "csrf": csrf, "basis": basis(page)}).encode()
-    status, _, _ = request(base, "POST", "/a/toy/s/student1_1001/override",
-                           {"Cookie": flood + "; " + mine, "Content-Type": "application/x-www-form-urlencoded",
-                            "Sec-Fetch-Site": "same-origin"}, body)
+    status, _, _ = request(
+        base,
+        "POST",
+        "/a/toy/s/student1_1001/override",
+        {
+            "Cookie": flood + "; " + mine,
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Sec-Fetch-Site": "same-origin",
+        },
+        body,
+    )
     assert status == 303 and len(trail(out, "toy", "student1_1001")) == 1
-    assert request(base, "GET", "/a/toy", {"Cookie": flood})[::2] == (403, b"")   # the flood alone is no session
+    assert request(base, "GET", "/a/toy", {"Cookie": flood})[::2] == (403, b"")  # the flood alone is no session
     forged = flood + "; " + mine.split("=")[0] + "=forged"
     assert request(base, "GET", "/a/toy", {"Cookie": forged})[::2] == (403, b"")
 

@@ -1,14 +1,17 @@
 """Rubric items in headless Chromium, each step checked in `autograder export`: an item made on the exercise
 page, applied by its key on a submission and by a button to a whole group of identical failures; its points
 edited on the page and every affected score changed."""
+
 from __future__ import annotations
 
 import pytest
 
 from tests.serve.test_browser import CHROMIUM, DRIVER, browser, click_and_load, export_json, press  # noqa: F401
 
-pytestmark = pytest.mark.skipif(DRIVER is None or CHROMIUM is None,
-                                reason="chromium and chromium-driver are not installed (scripts/install-system-deps)")
+pytestmark = pytest.mark.skipif(
+    DRIVER is None or CHROMIUM is None,
+    reason="chromium and chromium-driver are not installed (scripts/install-system-deps)",
+)
 
 
 def test_items_by_key_to_a_group_and_edited(workspace, browser):
@@ -21,7 +24,7 @@ def test_items_by_key_to_a_group_and_edited(workspace, browser):
 
     base, token, out, kit, roster = workspace
     gb = Gradebook(out / "gradebook.sqlite")
-    gb.put(result("student4_1004", (0, 0, 0, 0, 0)))   # the same failures as student3_1003
+    gb.put(result("student4_1004", (0, 0, 0, 0, 0)))  # the same failures as student3_1003
     gb.close()
     before = export_json(out, roster, kit)
     assert [before[s]["score"] for s in ("student1_1001", "student3_1003", "student4_1004")] == [3, 0, 0]
@@ -42,14 +45,17 @@ def test_items_by_key_to_a_group_and_edited(workspace, browser):
     assert export_json(out, roster, kit)["student1_1001"]["score"] == 4
     # to a whole group of identical failures on the exercise page
     browser.get(f"{base}/a/toy/e/double")
-    group = next(g for g in browser.find_elements(By.CSS_SELECTOR, "section.group")
-                 if "student3_1003" in g.text and "student4_1004" in g.text)
+    group = next(
+        g
+        for g in browser.find_elements(By.CSS_SELECTOR, "section.group")
+        if "student3_1003" in g.text and "student4_1004" in g.text
+    )
     n = group.get_attribute("id").split("-")[1]
     click_and_load(browser, browser.find_element(By.ID, f"g-item-{n}-{item.id}"))
     assert "Recorded for 2 students" in browser.find_element(By.ID, "done").text
     after = export_json(out, roster, kit)
     assert [after[s]["score"] for s in ("student1_1001", "student3_1003", "student4_1004")] == [4, 1, 1]
-    assert trail(out, "toy") == []                       # items, not overrides
+    assert trail(out, "toy") == []  # items, not overrides
     # its points edited: everyone who has it re-scored, nobody else
     field = browser.find_element(By.ID, f"item-points-{item.id}")
     field.clear()
@@ -75,18 +81,18 @@ def test_regrade_preview(team, browser, capsys):
     from selenium.webdriver.common.by import By
 
     from autograder.pipeline import record_sent
-    from autograder.store.folder import assignment_grades
     from autograder.store.database import Gradebook
-    from tests.grades.factory import result
+    from autograder.store.folder import assignment_grades
     from tests.cli.test_commands import run
+    from tests.grades.factory import result
 
     base, tokens, out, kit, roster = team
     canvas = "https://canvas.example.edu/courses/7/assignments/42"
-    record_sent(assignment_grades(kit, "toy", out, roster_csv=roster), canvas)   # what the last passback sent
+    record_sent(assignment_grades(kit, "toy", out, roster_csv=roster), canvas)  # what the last passback sent
     browser.get(f"{base}/a/toy/changes?token={tokens['TA Kim']}")
     assert canvas in browser.find_element(By.ID, "target-1").text
     assert "No score differs" in browser.find_element(By.ID, "target-1").text
-    gb = Gradebook(out / "gradebook.sqlite")     # the regrade after the fix: test_answer now passes for two
+    gb = Gradebook(out / "gradebook.sqlite")  # the regrade after the fix: test_answer now passes for two
     for sid, fractions in (("student1_1001", (1, 0, 0, 1, 1)), ("student3_1003", (0, 0, 0, 1, 0))):
         gb.put(dataclasses.replace(result(sid, fractions), sha256="ab" * 32))
     gb.close()
@@ -94,12 +100,34 @@ def test_regrade_preview(team, browser, capsys):
     target = browser.find_element(By.ID, "target-1")
     assert "2 of the 5 scores it holds would change (2 up, 0 down)" in target.text
     rows = [r.text.split("\n") for r in target.find_elements(By.CSS_SELECTOR, "table.changes tr")[1:]]
-    assert [(r[1].split()[0], r[-1].split()[-3:]) for r in rows] == [("student1_1001", ["3.0", "5.0", "+2"]),
-                                                                     ("student3_1003", ["0.0", "2.0", "+2"])]
+    assert [(r[1].split()[0], r[-1].split()[-3:]) for r in rows] == [
+        ("student1_1001", ["3.0", "5.0", "+2"]),
+        ("student3_1003", ["0.0", "2.0", "+2"]),
+    ]
     exported = export_json(out, roster, kit)
     assert exported["student1_1001"]["score"] == 5 and exported["student3_1003"]["score"] == 2
     capsys.readouterr()
-    assert run(["passback", "toy", "--out", str(out), "--roster", str(roster), "--to", "canvas", "--canvas-url",
-                "https://canvas.example.edu", "--course", "7", "--canvas-assignment", "42"], kit) == 1
+    assert (
+        run(
+            [
+                "passback",
+                "toy",
+                "--out",
+                str(out),
+                "--roster",
+                str(roster),
+                "--to",
+                "canvas",
+                "--canvas-url",
+                "https://canvas.example.edu",
+                "--course",
+                "7",
+                "--canvas-assignment",
+                "42",
+            ],
+            kit,
+        )
+        == 1
+    )
     said = capsys.readouterr()
     assert "student1_1001: 3 -> 5" in said.out and "--confirm" in said.err

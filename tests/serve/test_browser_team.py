@@ -1,6 +1,7 @@
 """The workspace's team features in headless Chromium, each checked in what lands in the exports: an export
 downloaded from the page; two TAs on one submission, the second's stale form refused; the split and "next for
 me"; anonymous grading and its reveal."""
+
 from __future__ import annotations
 
 import csv
@@ -13,8 +14,10 @@ import pytest
 from tests.serve.conftest import trail  # noqa: E402
 from tests.serve.test_browser import CHROMIUM, DRIVER, browser, click_and_load, export_json  # noqa: F401
 
-pytestmark = pytest.mark.skipif(DRIVER is None or CHROMIUM is None,
-                                reason="chromium and chromium-driver are not installed (scripts/install-system-deps)")
+pytestmark = pytest.mark.skipif(
+    DRIVER is None or CHROMIUM is None,
+    reason="chromium and chromium-driver are not installed (scripts/install-system-deps)",
+)
 ANSWER = "hidden/test_double.py::test_answer"
 
 
@@ -27,7 +30,13 @@ def second_browser():
 
     options = Options()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(DRIVER), options=options)
     driver.set_page_load_timeout(60)
@@ -56,8 +65,11 @@ def test_an_export_downloads_from_the_page(workspace, browser, tmp_path):
         assert (downloads / name).is_file(), list(downloads.iterdir())
         assert browser.current_url == page and browser.find_element(By.ID, "students")
     assert not (out / "toy" / "grades_export.json").exists()
-    got = {s["submission_id"]: s["score"] for s in json.loads((downloads / "toy_grades_export.json").read_text())["students"]
-           if s["submission_id"]}
+    got = {
+        s["submission_id"]: s["score"]
+        for s in json.loads((downloads / "toy_grades_export.json").read_text())["students"]
+        if s["submission_id"]
+    }
     assert got == {sid: s["score"] for sid, s in export_json(out, roster, kit).items()}
     rows = list(csv.DictReader(io.StringIO((downloads / "toy_grades_export.csv").read_text(encoding="utf-8-sig"))))
     assert len(rows) >= 5
@@ -67,8 +79,6 @@ def test_two_tas_on_one_submission_the_stale_form_refused(team, browser, second_
     """TA Lee opens a submission TA Kim has open and sees so; Kim gives 2 points beside the failing test; Lee's
     form, drawn before, is refused with what Kim changed, and the export holds Kim's score."""
     from selenium.webdriver.common.by import By
-
-    from autograder.grades import overrides as ov
 
     base, tokens, out, kit, roster = team
     kim, lee = browser, second_browser
@@ -85,8 +95,8 @@ def test_two_tas_on_one_submission_the_stale_form_refused(team, browser, second_
     error = lee.find_element(By.ID, "error").text
     assert "Not applied" in error and "TA Kim set ANSWER is right of student1_1001: 0 → 1" in error
     assert [(o.by, o.new_score) for o in trail(out, "toy", "student1_1001")] == [("TA Kim", 1.0)]
-    assert export_json(out, roster, kit)["student1_1001"]["score"] == 4      # Kim's change stands
-    lee.find_element(By.ID, f"t-score-{ANSWER}").send_keys("2")             # the page as it is now: applied
+    assert export_json(out, roster, kit)["student1_1001"]["score"] == 4  # Kim's change stands
+    lee.find_element(By.ID, f"t-score-{ANSWER}").send_keys("2")  # the page as it is now: applied
     lee.find_element(By.ID, f"t-comment-{ANSWER}").send_keys("full marks: the answer is right after all")
     click_and_load(lee, lee.find_element(By.ID, f"t-submit-{ANSWER}"))
     assert lee.find_elements(By.ID, "error") == []
@@ -141,8 +151,11 @@ def test_anonymous_mode(team, browser):
     browser.get(f"{base}/a/toy?token={tokens['TA Kim']}")
     table = browser.find_element(By.ID, "students").text
     assert "student1_1001" not in table and "hostile_666" not in table and "Student" in table
-    link = next(a for a in browser.find_elements(By.CSS_SELECTOR, "#students a.sub")
-                if a.get_attribute("href").endswith("/s/student1_1001"))
+    link = next(
+        a
+        for a in browser.find_elements(By.CSS_SELECTOR, "#students a.sub")
+        if a.get_attribute("href").endswith("/s/student1_1001")
+    )
     alias = link.text
     assert alias.startswith("Student ")
     click_and_load(browser, link)
@@ -177,6 +190,7 @@ def test_the_class_view_fits_the_window(workspace, browser):
     width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], width
     heights = browser.execute_script(
-        "return Array.from(document.querySelectorAll('#students tr')).map(r => r.getBoundingClientRect().height)")
+        "return Array.from(document.querySelectorAll('#students tr')).map(r => r.getBoundingClientRect().height)"
+    )
     assert max(heights) < 150, heights
     assert [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#students th")][-2:] == ["Late", "Message"]

@@ -1,6 +1,7 @@
 """The workspace keeps an assignment's grades between pages; after an override it computes again only the
 overridden rows (`AssignmentGrades.with_overrides_of`).  What it shows must be what `exports.
 assignment_grades` and the report compute from scratch, every export's source, whatever the overrides."""
+
 from __future__ import annotations
 
 import csv
@@ -11,16 +12,15 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from autograder.intake.roster import Identity, write_identities
-from autograder.store.folder import assignment_grades
-from autograder.store.database import Gradebook
+from autograder.pipeline import set_override
 from autograder.report.grades_csv import grades_table
 from autograder.report.instructor_report import report_context
-from autograder.pipeline import set_override
-from autograder.grades import overrides as ov
 from autograder.serve import pages
 from autograder.serve.pages import Workspace
-from tests.serve.conftest import trail  # noqa: E402
+from autograder.store.database import Gradebook
+from autograder.store.folder import assignment_grades
 from tests.grades.factory import result
+from tests.serve.conftest import trail  # noqa: E402
 
 DUE = datetime(2026, 10, 1, 12, tzinfo=timezone.utc)
 N = 12
@@ -33,17 +33,24 @@ def course(toy_kit, tmp_path):
     kit = tmp_path / "kit"
     shutil.copytree(toy_kit, kit)
     manifest = kit / "assignments" / "toy" / "manifest.toml"
-    manifest.write_text(manifest.read_text() + f'\n[deadline]\ndue = "{DUE.isoformat()}"\npenalty_percent = 10\n'
-                        'period = "day"\n\n[deadline.extensions]\ns3 = 3\nnobody = 2\n')
+    manifest.write_text(
+        manifest.read_text() + f'\n[deadline]\ndue = "{DUE.isoformat()}"\npenalty_percent = 10\n'
+        'period = "day"\n\n[deadline.extensions]\ns3 = 3\nnobody = 2\n'
+    )
     out = tmp_path / "results"
     gb = Gradebook(out / "gradebook.sqlite")
     people, lines = {}, ["Student,ID,SIS User ID,SIS Login ID,Section"]
     for i in range(N):
         sid = f"student{i}_{100 + i}"
         gb.put(result(sid, ((1, 1, 0.5, 0, 1), (1, 1, 1, 1, 1), (0, 0, 0, 0, 0))[i % 3], time=1.0 + i))
-        people[sid] = Identity(str(100 + i), f"Student {i}", login_id=f"s{i}", lms_user_id=str(100 + i),
-                               submitted_at=DUE + timedelta(hours=30 * (i % 4) - 1))
-        if i != N - 1:   # the last one submitted but is not on the roster
+        people[sid] = Identity(
+            str(100 + i),
+            f"Student {i}",
+            login_id=f"s{i}",
+            lms_user_id=str(100 + i),
+            submitted_at=DUE + timedelta(hours=30 * (i % 4) - 1),
+        )
+        if i != N - 1:  # the last one submitted but is not on the roster
             lines.append(f"\"Student {i}\",{100 + i},S{i},s{i},A")
     gb.close()
     lines.append("\"Absent\",999,X9,x9,B")
@@ -64,7 +71,9 @@ def _same(ws: Workspace, kit, out, roster) -> None:
     assert g.results == fresh.results and g.counted == fresh.counted
     assert g.rows == fresh.rows
     assert g.warnings == fresh.warnings
-    assert {k: v for k, v in ctx.items() if k != "generated"} == {k: v for k, v in fresh_ctx.items() if k != "generated"}
+    assert {k: v for k, v in ctx.items() if k != "generated"} == {
+        k: v for k, v in fresh_ctx.items() if k != "generated"
+    }
     assert grades_table(g.results) == grades_table(fresh.results)
 
 
@@ -81,14 +90,38 @@ def test_after_overrides_only_the_overridden_rows_are_computed_and_the_grades_ar
     # a test override, a whole-score one over it, one superseding another, and one on a late student
     set_override(ws.grades("toy")[0], "student1_101", test=None, score=7, comment="regraded", by="TA")
     _same(ws, kit, out, roster)
-    set_override(assignment_grades(kit, "toy", out, roster_csv=roster), "student2_102",
-                 test="hidden/test_double.py::test_double_random", score=1, comment="partial credit", by="TA")
-    set_override(assignment_grades(kit, "toy", out, roster_csv=roster), "student2_102", test=None, score=3,
-                 comment="and the total", by="TA")
-    set_override(assignment_grades(kit, "toy", out, roster_csv=roster), "student1_101", test=None, score=6,
-                 comment="second look", by="TA")
-    set_override(assignment_grades(kit, "toy", out, roster_csv=roster), "student5_105", test=None, score=2,
-                 comment="late, regraded", by="TA")
+    set_override(
+        assignment_grades(kit, "toy", out, roster_csv=roster),
+        "student2_102",
+        test="hidden/test_double.py::test_double_random",
+        score=1,
+        comment="partial credit",
+        by="TA",
+    )
+    set_override(
+        assignment_grades(kit, "toy", out, roster_csv=roster),
+        "student2_102",
+        test=None,
+        score=3,
+        comment="and the total",
+        by="TA",
+    )
+    set_override(
+        assignment_grades(kit, "toy", out, roster_csv=roster),
+        "student1_101",
+        test=None,
+        score=6,
+        comment="second look",
+        by="TA",
+    )
+    set_override(
+        assignment_grades(kit, "toy", out, roster_csv=roster),
+        "student5_105",
+        test=None,
+        score=2,
+        comment="late, regraded",
+        by="TA",
+    )
     _same(ws, kit, out, roster)
     assert full_reads == []
     assert {r.submission_id: r.result.score for r in ws.grades("toy")[0].rows if r.result}["student1_101"] == 6
@@ -107,8 +140,14 @@ def test_after_overrides_only_the_overridden_rows_are_computed_and_the_grades_ar
     assert {r.submission_id: r.result.score for r in g.rows if r.result}["student2_102"] == 3
 
     # an override after that keeps the stale one's warning in its place
-    set_override(assignment_grades(kit, "toy", out, roster_csv=roster), "student0_100", test=None, score=1,
-                 comment="again", by="TA")
+    set_override(
+        assignment_grades(kit, "toy", out, roster_csv=roster),
+        "student0_100",
+        test=None,
+        score=1,
+        comment="again",
+        by="TA",
+    )
     _same(ws, kit, out, roster)
     assert full_reads == []
 

@@ -1,5 +1,6 @@
 """Which graded version counts (`[course] counts`) is the same in every export: grades.csv (written by the
 pipeline and by an override), the Canvas export, the course gradebook and the workspace's rows."""
+
 from __future__ import annotations
 
 import csv
@@ -8,15 +9,14 @@ import shutil
 
 from autograder.config.assignment import load_assignment
 from autograder.config.course import load_course
+from autograder.grades import overrides as ov
 from autograder.intake.roster import Identity, write_identities
 from autograder.intake.submissions import Submission
 from autograder.judge.session import GradeOptions
-from autograder.pipeline import grade_class
+from autograder.pipeline import grade_class, set_override
 from autograder.report import semester as cg
-from autograder.store.folder import assignment_grades
 from autograder.report.exports import write_export
-from autograder.pipeline import set_override
-from autograder.grades import overrides as ov
+from autograder.store.folder import assignment_grades
 
 
 def _course(tmp_path, counts):
@@ -39,8 +39,12 @@ def _everywhere(tmp_path, kit, out, course) -> set[str]:
     columns, _ = cg.course_columns(kit, out, ["toy"], course=course)
     header, body = cg.table(cg.build(columns))
     [book] = [row for row in body if "s" in row]
-    return {f"{float(_grades_csv(out)['s']):g}", f"{float(canvas[-1]):g}", f"{float(book[header.index('total')]):g}",
-            f"{g.rows[0].score:g}"}
+    return {
+        f"{float(_grades_csv(out)['s']):g}",
+        f"{float(canvas[-1]):g}",
+        f"{float(book[header.index('total')]):g}",
+        f"{g.rows[0].score:g}",
+    }
 
 
 def test_counts_is_the_same_in_grades_csv_canvas_and_gradebook(toy_kit, tmp_path):
@@ -75,7 +79,7 @@ def test_counts_is_the_same_in_grades_csv_canvas_and_gradebook(toy_kit, tmp_path
 
     # latest: the override was made on another version, so it is stale (listed, never applied to this one)
     latest = _course(tmp_path, "latest")
-    grade_class(a, [Submission("s", nb, "s.ipynb")], out=out, options=GradeOptions(), course=latest)   # reused
+    grade_class(a, [Submission("s", nb, "s.ipynb")], out=out, options=GradeOptions(), course=latest)  # reused
     assert _everywhere(tmp_path, kit, out, latest) == {f"{worse:g}"}
     g = assignment_grades(kit, "toy", out, course=latest)
     assert any(f"override #{o.id}" in w and "stale" in w for w in g.warnings)

@@ -1,4 +1,5 @@
 """Every graded version kept (store.history), by the pipeline itself, and the diff of two versions' code."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,8 +19,8 @@ def test_keep_versions_and_diff(tmp_path):
     r = result("s1")
     history.keep(out, dataclasses.replace(r, sha256="01" * 32), a)
     history.keep(out, r, b)
-    history.keep(out, r, b)                                                        # the same notebook: one version
-    history.keep(out, dataclasses.replace(r, sha256="02" * 32, provisional="host fault"), b)   # not final: not kept
+    history.keep(out, r, b)  # the same notebook: one version
+    history.keep(out, dataclasses.replace(r, sha256="02" * 32, provisional="host fault"), b)  # not final: not kept
     kept = history.versions(out, "toy", "s1")
     assert [v.sha256 for v in kept] == ["01" * 32, "ab" * 32] and all(v.notebook for v in kept)
     diff = history.code_diff(kept[0].notebook, kept[1].notebook)
@@ -49,8 +50,9 @@ def test_the_pipeline_keeps_each_graded_version(toy_kit, tmp_path):
     shutil.copy(toy_kit / "solutions" / "toy.ipynb", nb)
     grade_class(a, [Submission("s", nb, "s.ipynb")], out=out, options=GradeOptions())
     data = json.loads(nb.read_text())
-    data["cells"].append({"cell_type": "code", "metadata": {}, "source": "extra = 1\n", "outputs": [],
-                          "execution_count": None})
+    data["cells"].append(
+        {"cell_type": "code", "metadata": {}, "source": "extra = 1\n", "outputs": [], "execution_count": None}
+    )
     nb.write_text(json.dumps(data))
     grade_class(a, [Submission("s", nb, "s.ipynb")], out=out, options=GradeOptions())
     kept = history.versions(out, "toy", "s")
@@ -64,18 +66,22 @@ def test_which_version_counts_is_the_course_policy_in_every_export(toy_kit, tmp_
     import pytest
 
     from autograder.config.course import CourseError, load_course
-    from autograder.intake.roster import Identity, write_identities
-    from autograder.store.folder import assignment_grades
-    from autograder.store.database import Gradebook
     from autograder.grades import overrides as ov
+    from autograder.intake.roster import Identity, write_identities
+    from autograder.store.database import Gradebook
+    from autograder.store.folder import assignment_grades
 
     kit = tmp_path / "kit"
     shutil.copytree(toy_kit, kit)
     out = tmp_path / "results"
-    good = dataclasses.replace(result("s1"), sha256="01" * 32)            # 10/10, submitted on time
-    worse = dataclasses.replace(result("s1", (1, 0, 0, 0, 0)), sha256="02" * 32)   # 1/10, submitted late
+    good = dataclasses.replace(result("s1"), sha256="01" * 32)  # 10/10, submitted on time
+    worse = dataclasses.replace(result("s1", (1, 0, 0, 0, 0)), sha256="02" * 32)  # 1/10, submitted late
     from datetime import datetime, timezone
-    for r, when in ((good, datetime(2026, 9, 30, tzinfo=timezone.utc)), (worse, datetime(2026, 10, 5, tzinfo=timezone.utc))):
+
+    for r, when in (
+        (good, datetime(2026, 9, 30, tzinfo=timezone.utc)),
+        (worse, datetime(2026, 10, 5, tzinfo=timezone.utc)),
+    ):
         write_identities(out / "toy" / "identities.json", {"s1": Identity("1", "One", submitted_at=when)})
         history.keep(out, r, None)
     gb = Gradebook(out / "gradebook.sqlite")
@@ -83,18 +89,20 @@ def test_which_version_counts_is_the_course_policy_in_every_export(toy_kit, tmp_
     gb.close()
     from autograder.store.marks import Marks
 
-    Marks(out).add_override(ov.record([], good, test_id="hidden/test_later.py::test_later", score=1, comment="by hand",
-                                      by="TA"))
+    Marks(out).add_override(
+        ov.record([], good, test_id="hidden/test_later.py::test_later", score=1, comment="by hand", by="TA")
+    )
 
     def score(counts: str) -> float:
         course = tmp_path / "course.toml"
-        course.write_text(f'[course]\ncounts = "{counts}"\n[deadline]\ndue = "2026-10-01T00:00:00+00:00"\n'
-                          'penalty_percent = 0\n')
+        course.write_text(
+            f'[course]\ncounts = "{counts}"\n[deadline]\ndue = "2026-10-01T00:00:00+00:00"\npenalty_percent = 0\n'
+        )
         return assignment_grades(kit, "toy", out, course=load_course(course)).rows[0].score
 
     assert score("latest") == 1.0
-    assert score("best") == 9.0                       # the 10/10 version, with its override (2 -> 1) in force
-    assert score("latest_before_deadline") == 9.0     # the on-time version
+    assert score("best") == 9.0  # the 10/10 version, with its override (2 -> 1) in force
+    assert score("latest_before_deadline") == 9.0  # the on-time version
     with pytest.raises(CourseError):
         score("first")
 
@@ -134,8 +142,12 @@ def test_a_rendered_notebook_is_bounded_in_all(tmp_path):
     from autograder.serve import notebook_view as shown
 
     nb = tmp_path / "wide.ipynb"
-    nb.write_text(notebook([("code", "x" * (SHOWN_TEXT - 10), [{"output_type": "stream", "name": "stdout",
-                                                               "text": "y" * SHOWN_TEXT}])] * 400))
+    nb.write_text(
+        notebook(
+            [("code", "x" * (SHOWN_TEXT - 10), [{"output_type": "stream", "name": "stdout", "text": "y" * SHOWN_TEXT}])]
+            * 400
+        )
+    )
     cells, _ = shown.render(nb, set())
     text = sum(len(c["source"]) + sum(len(o["text"]) for o in c["outputs"]) for c in cells)
     assert len(cells) == 400 and text < SHOWN_PAGE_TEXT + 3 * SHOWN_TEXT and "not shown" in cells[-1]["source"]

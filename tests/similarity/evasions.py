@@ -3,6 +3,7 @@ the code cells' sources), alone or together (`disguise`, `COMBOS`).  Used by tes
 bench/similarity_corpus.py, which measures detection on every assignment's master.  All but "reordered
 statements", "split cells", "merged cells" and "padding cell" leave the syntax-tree fingerprint unchanged by
 construction (`SAME_TREE`: the property test holds the normaliser to that)."""
+
 from __future__ import annotations
 
 import ast
@@ -11,7 +12,7 @@ import re
 import tokenize
 from typing import Callable
 
-Cells = list[str]   # a notebook's code cells
+Cells = list[str]  # a notebook's code cells
 _KEEP = set(dir(__import__("builtins"))) | {"self", "cls"}
 
 
@@ -21,19 +22,26 @@ def _per_cell(f: Callable[[str], str]) -> Callable[[Cells], Cells]:
         for c in cells:
             try:
                 out.append(f(c))
-            except SyntaxError:      # not Python (IPython lines): left as it is
+            except SyntaxError:  # not Python (IPython lines): left as it is
                 out.append(c)
         return out
+
     return apply
 
 
 def _statements(tree: ast.AST) -> list[ast.stmt]:
-    return [s for n in ast.walk(tree) for f in ("body", "orelse", "finalbody")
-            if isinstance(getattr(n, f, None), list) for s in getattr(n, f)]
+    return [
+        s
+        for n in ast.walk(tree)
+        for f in ("body", "orelse", "finalbody")
+        if isinstance(getattr(n, f, None), list)
+        for s in getattr(n, f)
+    ]
 
 
 def _insert_after_each(line_of: Callable[[str], str]) -> Callable[[str], str]:
     """A line after every simple statement, at its indentation."""
+
     def f(src: str) -> str:
         lines = src.splitlines()
         after: dict[int, str] = {}
@@ -41,6 +49,7 @@ def _insert_after_each(line_of: Callable[[str], str]) -> Callable[[str], str]:
             if not hasattr(s, "body"):
                 after[s.end_lineno] = " " * s.col_offset + line_of(" " * s.col_offset)
         return "\n".join(x for i, line in enumerate(lines, 1) for x in ([line, after[i]] if i in after else [line]))
+
     return f
 
 
@@ -50,8 +59,9 @@ def _edit_tokens(kind: int, new: Callable[[str], str | None]) -> Callable[[str],
         for t in reversed(list(tokenize.generate_tokens(io.StringIO(src).readline))):
             if t.type == kind and t.start[0] == t.end[0] and (text := new(t.string)) is not None:
                 row = lines[t.start[0] - 1]
-                lines[t.start[0] - 1] = row[:t.start[1]] + text + row[t.end[1]:]
+                lines[t.start[0] - 1] = row[: t.start[1]] + text + row[t.end[1] :]
         return "".join(lines)
+
     return f
 
 
@@ -64,24 +74,30 @@ def _number(text: str) -> str | None:
         return hex(value)
     if not isinstance(value, float):
         return None
-    mantissa, _, exponent = repr(value).partition("e")       # 2.0 -> 2.00e0, 1e-06 -> 1.0e-06
+    mantissa, _, exponent = repr(value).partition("e")  # 2.0 -> 2.00e0, 1e-06 -> 1.0e-06
     return mantissa + ("0" if "." in mantissa else ".0") + "e" + (exponent or "0")
 
 
 def _string(text: str) -> str | None:
     m = re.match(r"(?i)([rbuf]*)('''|\"\"\"|'|\")", text)
-    return text[:m.end()] + "~" + text[m.end():] if m and "b" not in m.group(1).lower() else None
+    return text[: m.end()] + "~" + text[m.end() :] if m and "b" not in m.group(1).lower() else None
 
 
 def _parens(src: str) -> str:
     """Every assigned or returned value in parentheses: `a = (b)`, `return (x)`."""
-    edits = [s.value for s in _statements(ast.parse(src)) if isinstance(s, (ast.Assign, ast.Return, ast.AugAssign))
-             and s.value is not None and s.value.lineno == s.value.end_lineno]
+    edits = [
+        s.value
+        for s in _statements(ast.parse(src))
+        if isinstance(s, (ast.Assign, ast.Return, ast.AugAssign))
+        and s.value is not None
+        and s.value.lineno == s.value.end_lineno
+    ]
     lines = src.splitlines(keepends=True)
     for v in sorted(edits, key=lambda v: (v.lineno, v.col_offset), reverse=True):
         row = lines[v.lineno - 1].encode()
-        lines[v.lineno - 1] = (row[:v.col_offset] + b"(" + row[v.col_offset:v.end_col_offset] + b")"
-                               + row[v.end_col_offset:]).decode()
+        lines[v.lineno - 1] = (
+            row[: v.col_offset] + b"(" + row[v.col_offset : v.end_col_offset] + b")" + row[v.end_col_offset :]
+        ).decode()
     return "".join(lines)
 
 
@@ -94,8 +110,8 @@ def _rename(cells: Cells) -> Cells:
         for n in ast.walk(t):
             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) or isinstance(n, ast.arg):
                 bound.add(n.id if isinstance(n, ast.Name) else n.arg)
-            elif isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n in t.body:   # not methods: they
-                bound.add(n.name)                                                 # override a library's
+            elif isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n in t.body:  # not methods: they
+                bound.add(n.name)  # override a library's
             elif isinstance(n, ast.alias) and n.asname:
                 bound.add(n.asname)
     bound -= _KEEP
@@ -134,8 +150,12 @@ def _reorder(src: str) -> str:
         i = 0
         while i + 1 < len(body):
             a, b = body[i], body[i + 1]
-            if isinstance(a, ast.Assign) and isinstance(b, ast.Assign) and \
-                    not (names(a, True) & (names(b, False) | names(b, True))) and not (names(b, True) & names(a, False)):
+            if (
+                isinstance(a, ast.Assign)
+                and isinstance(b, ast.Assign)
+                and not (names(a, True) & (names(b, False) | names(b, True)))
+                and not (names(b, True) & names(a, False))
+            ):
                 body[i], body[i + 1] = b, a
                 i += 2
             else:
@@ -171,7 +191,7 @@ def _comments(src: str) -> str:
     return "\n".join(x for line in ast.unparse(with_docs).splitlines() for x in (line, "# " + "thinking " * 3))
 
 
-PAD = "PADDING = [" + "0, " * 100_000 + "]\n"   # 200,000 tokens
+PAD = "PADDING = [" + "0, " * 100_000 + "]\n"  # 200,000 tokens
 
 OBFUSCATIONS: dict[str, Callable[[Cells], Cells]] = {
     "reformat": _per_cell(lambda c: ast.unparse(ast.parse(c))),
@@ -191,31 +211,48 @@ OBFUSCATIONS: dict[str, Callable[[Cells], Cells]] = {
 }
 COMBOS = {
     "renames + numbers + dead": ["renames", "respelled numbers", "dead statements"],
-    "parens + no-op + comments + imports + strings": ["parens", "no-op calls", "comments and docstrings",
-                                                      "extra imports", "changed strings"],
+    "parens + no-op + comments + imports + strings": [
+        "parens",
+        "no-op calls",
+        "comments and docstrings",
+        "extra imports",
+        "changed strings",
+    ],
     "all but merge": [n for n in OBFUSCATIONS if n not in ("reformat", "merged cells")],
 }
 
 
 def disguise(cells: Cells, names: list[str]) -> Cells:
-    order = [n for n in OBFUSCATIONS if n in names]          # syntax-tree rewrites first, cell layout last
+    order = [n for n in OBFUSCATIONS if n in names]  # syntax-tree rewrites first, cell layout last
     order.sort(key=lambda n: n in ("split cells", "merged cells", "padding cell"))
     for n in order:
         cells = OBFUSCATIONS[n](cells)
     return cells
-SAME_TREE = [n for n in OBFUSCATIONS if n not in ("reordered statements", "split cells", "merged cells", "padding cell")]
+
+
+SAME_TREE = [
+    n for n in OBFUSCATIONS if n not in ("reordered statements", "split cells", "merged cells", "padding cell")
+]
 
 
 # -- what a trivial helper of the notebook's own does, and a library call respelled (issue 49) -----------------
 
-WRAPPERS = {   # a helper that changes nothing: its definition, and how a value `{}` goes through it
+WRAPPERS = {  # a helper that changes nothing: its definition, and how a value `{}` goes through it
     "identity": ("def _k(v):\n    return v\n", "_k({})"),
     "lambda": ("_k = lambda v: v\n", "_k({})"),
     "forwarding": ("def _same(v):\n    return v\n\n\ndef _k(*a, **kw):\n    return _same(*a, **kw)\n", "_k({})"),
-    "no-op statement": ('def _k(v):\n    """Checks the value."""\n    _seen = v\n    print(end="")\n    return v\n', "_k({})"),
-    "chain": ("def _a(v):\n    return v\n\n\ndef _b(v):\n    t = _a(v)\n    return t\n\n\ndef _k(v):\n    return _b(_a(v))\n",
-              "_k({})"),
-    "trivial class": ("class _Pass:\n    def through(self, v):\n        return v\n\n\n_p = _Pass()\n", "_p.through({})"),
+    "no-op statement": (
+        'def _k(v):\n    """Checks the value."""\n    _seen = v\n    print(end="")\n    return v\n',
+        "_k({})",
+    ),
+    "chain": (
+        "def _a(v):\n    return v\n\n\ndef _b(v):\n    t = _a(v)\n    return t\n\n\ndef _k(v):\n    return _b(_a(v))\n",
+        "_k({})",
+    ),
+    "trivial class": (
+        "class _Pass:\n    def through(self, v):\n        return v\n\n\n_p = _Pass()\n",
+        "_p.through({})",
+    ),
 }
 
 
@@ -251,14 +288,53 @@ def wrapped(kind: str) -> Callable[[Cells], Cells]:
             except SyntaxError:
                 out.append(c)
         return out
+
     return apply
 
 
 # functions a torch tensor also has as methods, with the same arguments after the tensor
-_TORCH_METHODS = {"sum", "mean", "matmul", "exp", "log", "clamp", "abs", "sqrt", "max", "min", "argmax",
-                  "softmax", "log_softmax", "transpose", "unsqueeze", "squeeze", "flatten", "relu",
-                  "sigmoid", "tanh", "where", "masked_select", "index_select", "gather", "pow", "mm", "t",
-                  "cumsum", "prod", "std", "var", "norm", "round", "floor", "ceil", "neg", "add", "sub", "mul", "div"}
+_TORCH_METHODS = {
+    "sum",
+    "mean",
+    "matmul",
+    "exp",
+    "log",
+    "clamp",
+    "abs",
+    "sqrt",
+    "max",
+    "min",
+    "argmax",
+    "softmax",
+    "log_softmax",
+    "transpose",
+    "unsqueeze",
+    "squeeze",
+    "flatten",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "where",
+    "masked_select",
+    "index_select",
+    "gather",
+    "pow",
+    "mm",
+    "t",
+    "cumsum",
+    "prod",
+    "std",
+    "var",
+    "norm",
+    "round",
+    "floor",
+    "ceil",
+    "neg",
+    "add",
+    "sub",
+    "mul",
+    "div",
+}
 
 _TF_AXIS = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "argmax", "argmin", "concat", "softmax"}
 
@@ -279,8 +355,9 @@ class _Respell(ast.NodeTransformer):
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)
         if isinstance(node.op, ast.MatMult):
-            return ast.Call(ast.Attribute(ast.Name(self.module, ast.Load()), "matmul", ast.Load()),
-                            [node.left, node.right], [])
+            return ast.Call(
+                ast.Attribute(ast.Name(self.module, ast.Load()), "matmul", ast.Load()), [node.left, node.right], []
+            )
         return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -291,22 +368,34 @@ class _Respell(ast.NodeTransformer):
         if f.attr == "view":
             f.attr = "reshape"
         if self.tf:
-            if self._lib(f.value) and f.attr in _TF_AXIS and len(node.args) == 1 and \
-                    [k.arg for k in node.keywords] == ["axis"]:
+            if (
+                self._lib(f.value)
+                and f.attr in _TF_AXIS
+                and len(node.args) == 1
+                and [k.arg for k in node.keywords] == ["axis"]
+            ):
                 node.args, node.keywords = [node.args[0], node.keywords[0].value], []
             return node
-        if self._lib(f.value) and f.attr in _TORCH_METHODS and node.args and \
-                not isinstance(node.args[0], (ast.Starred, ast.Constant)):
+        if (
+            self._lib(f.value)
+            and f.attr in _TORCH_METHODS
+            and node.args
+            and not isinstance(node.args[0], (ast.Starred, ast.Constant))
+        ):
             return ast.Call(ast.Attribute(node.args[0], f.attr, ast.Load()), node.args[1:], node.keywords)
-        if f.attr in _TORCH_METHODS and not (isinstance(f.value, (ast.Name, ast.Attribute)) and
-                                             _root(f.value) in self.imported | {"self"}):
+        if f.attr in _TORCH_METHODS and not (
+            isinstance(f.value, (ast.Name, ast.Attribute)) and _root(f.value) in self.imported | {"self"}
+        ):
             if f.attr in ("sum", "mean") and len(node.args) == 1 and not node.keywords:
                 node.keywords, node.args = [ast.keyword("dim", node.args[0])], []
             elif f.attr in ("sum", "mean") and not node.args and [k.arg for k in node.keywords] == ["dim"]:
                 node.args, node.keywords = [node.keywords[0].value], []
             elif not isinstance(f.value, ast.Constant):
-                return ast.Call(ast.Attribute(ast.Name(self.module, ast.Load()), f.attr, ast.Load()),
-                                [f.value, *node.args], node.keywords)
+                return ast.Call(
+                    ast.Attribute(ast.Name(self.module, ast.Load()), f.attr, ast.Load()),
+                    [f.value, *node.args],
+                    node.keywords,
+                )
         return node
 
 

@@ -3,6 +3,7 @@
 dead statements, a padding cell that ate the notebook's token budget) is flagged on every assignment; the
 fingerprint is the same under every rewrite the normaliser undoes; a hostile cell costs bounded work; and
 independent correct solutions stay apart, disguised or not."""
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from autograder.similarity import pairs, syntax
 from autograder.similarity.pairs import THRESHOLD, boilerplate, cell_sources, compare, fingerprint
@@ -33,8 +35,19 @@ def code_of(path: Path) -> list[str]:
 
 
 def write(path: Path, cells: list[str]) -> Path:
-    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-        {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells]}))
+    path.write_text(
+        json.dumps(
+            {
+                "nbformat": 4,
+                "nbformat_minor": 5,
+                "metadata": {},
+                "cells": [
+                    {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
+                    for c in cells
+                ],
+            }
+        )
+    )
     return path
 
 
@@ -49,8 +62,9 @@ def test_disguised_copy_of_the_master_is_flagged(assignment, evasion, tmp_path):
     master = ROOT / "solutions" / f"{assignment}.ipynb"
     copy = write(tmp_path / "copy.ipynb", disguise(code_of(master), EVASIONS[evasion]))
     found = _pair(master, copy, assignment)
-    assert found and found[0].score >= THRESHOLD and found[0].shared >= pairs.MIN_SHARED, \
+    assert found and found[0].score >= THRESHOLD and found[0].shared >= pairs.MIN_SHARED, (
         (found[0].score, found[0].shared) if found else "nothing shared"
+    )
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -88,7 +102,7 @@ HOSTILE = {
     "200,000-token literal": PAD,
     "deep unary": "x = " + "-" * 100_000 + "1\n",
     "deep parentheses": "x = " + "(" * 100_000 + "1" + ")" * 100_000 + "\n",
-    "long attribute chain": "x = a" + ".b" * 30_000 + "\n",          # under MAX_PARSE_CHARS: parsed
+    "long attribute chain": "x = a" + ".b" * 30_000 + "\n",  # under MAX_PARSE_CHARS: parsed
     "long call chain": "x = f" + "()" * 15_000 + "\n",
     "long sum": "x = " + " + ".join(["a"] * 7_000) + "\n",
     "nested lists": "x = " + "[" * 150 + "a" + "]" * 150 + "\n",
@@ -106,7 +120,9 @@ def test_hostile_cell_is_bounded_and_hides_nothing(kind, tmp_path):
     toks = syntax.notebook_tokens(list(enumerate([HOSTILE[kind], *cells])))
     assert time.process_time() - start < 3.0
     alone = syntax.notebook_tokens(list(enumerate(cells, start=1)))
-    assert {n: [t.text for t in t_] for n, t_ in toks.items() if n} == {n: [t.text for t in t_] for n, t_ in alone.items()}
+    assert {n: [t.text for t in t_] for n, t_ in toks.items() if n} == {
+        n: [t.text for t in t_] for n, t_ in alone.items()
+    }
     assert len(toks[0]) <= syntax.CELL_TOKENS
     assert _pair(master, padded, "01_tensors")[0].score >= THRESHOLD
 
@@ -117,12 +133,12 @@ def test_parse_is_bounded_before_parsing(monkeypatch):
     seen: list[int] = []
     real = syntax.parse
     monkeypatch.setattr(syntax, "parse", lambda s: seen.append(len(s)) or real(s))
-    big = "x = [" + "1, " * 12_000 + "]\n"                # 36,000 characters: over the cap for one cell
-    medium = "y = [" + "1, " * 10_000 + "]\n"             # 30,000: under it
+    big = "x = [" + "1, " * 12_000 + "]\n"  # 36,000 characters: over the cap for one cell
+    medium = "y = [" + "1, " * 10_000 + "]\n"  # 30,000: under it
     small = "def f(a):\n    return a.sum(dim=1)\n"
     out = syntax.notebook_tokens([(1, big), *[(i, medium) for i in range(2, 42)], (42, small)])
-    assert max(seen) <= syntax.MAX_PARSE_CHARS and sum(seen) <= 2 * syntax.MAX_PARSE_TOTAL   # two passes
-    assert 2 * len(small) + 2 * 34 * len(medium) == sum(seen)                              # the small first
+    assert max(seen) <= syntax.MAX_PARSE_CHARS and sum(seen) <= 2 * syntax.MAX_PARSE_TOTAL  # two passes
+    assert 2 * len(small) + 2 * 34 * len(medium) == sum(seen)  # the small first
     assert [t.text for t in out[42]][:3] == ["FunctionDef", "arg", "Return"]
 
 
@@ -153,7 +169,10 @@ def test_spans_point_at_the_copied_lines(tmp_path):
     copy = write(tmp_path / "copy.ipynb", disguise(code_of(master), ["parens", "dead statements"]))
     pair = _pair(master, copy, a)[0]
     skip = boilerplate(ROOT / "student" / f"{a}.ipynb")
-    cells = {"a": cell_sources(fingerprint(master, "a", "a", skip)), "b": cell_sources(fingerprint(copy, "b", "b", skip))}
+    cells = {
+        "a": cell_sources(fingerprint(master, "a", "a", skip)),
+        "b": cell_sources(fingerprint(copy, "b", "b", skip)),
+    }
     lit = []
     for s in pair.spans:
         for side in "ab":
@@ -169,8 +188,7 @@ def test_spans_point_at_the_copied_lines(tmp_path):
 def test_renaming_a_class_named_like_a_library_attribute_keeps_the_tokens():
     """`class Huber` beside `keras.losses.Huber`: renaming the student's class must not change how the
     library's attribute is spelled (a class name is not an attribute the notebook owns)."""
-    cells = ["class Huber:\n    def call(self, a):\n        return a\n",
-             "print(Huber()(1), keras.losses.Huber()(1))\n"]
+    cells = ["class Huber:\n    def call(self, a):\n        return a\n", "print(Huber()(1), keras.losses.Huber()(1))\n"]
     changed = disguise(cells, ["renames"])
 
     def texts(cs):
@@ -209,20 +227,50 @@ def _tokens(*cells: str, keep: frozenset[str] = frozenset()) -> list[list[str]]:
 
 
 DIRECT = "import torch\ny = torch.sum(a @ b, dim=0)\nz = y.reshape(2, 3).mean(1)\n"
-HELPERS = {   # the helper's definition, and DIRECT's last two lines written through it
+HELPERS = {  # the helper's definition, and DIRECT's last two lines written through it
     "identity": ("def h(v):\n    return v\n", "y = h(torch.sum(h(a) @ b, dim=0))\nz = h(h(y).reshape(2, 3).mean(1))\n"),
     "lambda": ("h = lambda v: v\n", "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n"),
-    "second argument": ("def h(_, v):\n    return v\n", "y = h(0, torch.sum(a @ b, dim=0))\nz = h(1, y.reshape(2, 3).mean(1))\n"),
-    "keyword": ("def h(v, *, scale=None):\n    return v\n", "y = h(torch.sum(a @ b, dim=0), scale=2)\nz = h(v=y.reshape(2, 3).mean(1))\n"),
-    "varargs": ("def g(v):\n    return v\ndef h(*a, **k):\n    return g(*a, **k)\n", "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n"),
-    "no-op first": ('def h(v):\n    "why"\n    v.shape\n    _ = None\n    if 0:\n        print(v)\n    return v\n', "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n"),
-    "local copy": ("def h(v):\n    w = v\n    return w\n", "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n"),
-    "forwarder": ("def mm(p, q):\n    return torch.matmul(p, q)\ndef total(x, d):\n    return x.sum(dim=d)\n", "y = total(mm(a, b), 0)\nz = y.reshape(2, 3).mean(1)\n"),
-    "chain": ("def f(v):\n    return v\ndef g(v):\n    return f(v)\nh = g\n", "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n"),
-    "method": ("class K:\n    def h(self, v):\n        return v\n", "y = K().h(torch.sum(a @ b, dim=0))\nz = K.h(None, y.reshape(2, 3).mean(1))\n"),
-    "static method": ("class K:\n    @staticmethod\n    def h(v):\n        return v\n", "y = K.h(torch.sum(a @ b, dim=0))\nz = K().h(y.reshape(2, 3).mean(1))\n"),
+    "second argument": (
+        "def h(_, v):\n    return v\n",
+        "y = h(0, torch.sum(a @ b, dim=0))\nz = h(1, y.reshape(2, 3).mean(1))\n",
+    ),
+    "keyword": (
+        "def h(v, *, scale=None):\n    return v\n",
+        "y = h(torch.sum(a @ b, dim=0), scale=2)\nz = h(v=y.reshape(2, 3).mean(1))\n",
+    ),
+    "varargs": (
+        "def g(v):\n    return v\ndef h(*a, **k):\n    return g(*a, **k)\n",
+        "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n",
+    ),
+    "no-op first": (
+        'def h(v):\n    "why"\n    v.shape\n    _ = None\n    if 0:\n        print(v)\n    return v\n',
+        "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n",
+    ),
+    "local copy": (
+        "def h(v):\n    w = v\n    return w\n",
+        "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n",
+    ),
+    "forwarder": (
+        "def mm(p, q):\n    return torch.matmul(p, q)\ndef total(x, d):\n    return x.sum(dim=d)\n",
+        "y = total(mm(a, b), 0)\nz = y.reshape(2, 3).mean(1)\n",
+    ),
+    "chain": (
+        "def f(v):\n    return v\ndef g(v):\n    return f(v)\nh = g\n",
+        "y = h(torch.sum(a @ b, dim=0))\nz = h(y.reshape(2, 3).mean(1))\n",
+    ),
+    "method": (
+        "class K:\n    def h(self, v):\n        return v\n",
+        "y = K().h(torch.sum(a @ b, dim=0))\nz = K.h(None, y.reshape(2, 3).mean(1))\n",
+    ),
+    "static method": (
+        "class K:\n    @staticmethod\n    def h(v):\n        return v\n",
+        "y = K.h(torch.sum(a @ b, dim=0))\nz = K().h(y.reshape(2, 3).mean(1))\n",
+    ),
     "respelled": ("", "y = a.matmul(b).sum(0)\nz = torch.mean(y.reshape((2, 3)), dim=1)\n"),
-    "respelled alias": ("from torch import matmul as mul_\n", "y = torch.sum(mul_(a, b), 0)\nz = y.view(2, 3).mean(dim=1)\n"),
+    "respelled alias": (
+        "from torch import matmul as mul_\n",
+        "y = torch.sum(mul_(a, b), 0)\nz = y.view(2, 3).mean(dim=1)\n",
+    ),
 }
 
 
@@ -234,7 +282,7 @@ def test_trivial_helpers_and_respelled_calls_are_undone(kind):
     assert _tokens(definition, "import torch\n" + body)[1] == _tokens(DIRECT)[0]
 
 
-NOT_TRIVIAL = {   # helpers that do something: their calls stay calls
+NOT_TRIVIAL = {  # helpers that do something: their calls stay calls
     "effect first": "def h(v):\n    log(v)\n    return v\n",
     "effect kept in a name": "def h(v):\n    _ = log(v)\n    return v\n",
     "two returns": "def h(v):\n    if v:\n        return v\n    return 0\n",
@@ -242,7 +290,7 @@ NOT_TRIVIAL = {   # helpers that do something: their calls stay calls
     "decorated": "@cache\ndef h(v):\n    return v\n",
     "bound twice": "def h(v):\n    return v\nh = print\n",
     "recursive": "def h(v):\n    return h(v)\n",
-    "the exercise's own": "def h(v):\n    return v\n",     # named in the released notebook (`keep`)
+    "the exercise's own": "def h(v):\n    return v\n",  # named in the released notebook (`keep`)
 }
 
 
@@ -284,12 +332,27 @@ def test_padding_cells_shared_by_copies_cost_bounded_time_and_memory(tmp_path):
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([sys.executable, "-c", _BOMB_SCRIPT, "--kit", str(ROOT), "similarity", "01_tensors",
-                           str(folder), "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _BOMB_SCRIPT,
+            "--kit",
+            str(ROOT),
+            "similarity",
+            "01_tensors",
+            str(folder),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    assert cpu < 60        # CPU seconds (the machine may be loaded): about 10; minutes and 14 GB before
+    assert cpu < 60  # CPU seconds (the machine may be loaded): about 10; minutes and 14 GB before
     data = json.loads((tmp_path / "out" / "01_tensors" / "similarity.json").read_text())
     flagged = {(p["a"], p["b"]) for p in data["pairs"]}
     assert {("a", "b"), ("a", "c"), ("e", "f"), ("a", "e")} <= flagged and not any("d" in p for p in flagged)
@@ -306,13 +369,15 @@ def test_a_fingerprint_repeated_or_shared_by_many_is_bounded(tmp_path, monkeypat
     assert len(nb.hashes) <= limits.SIMILAR_PLACES * len(nb.prints) and len(nb.hashes) < 400
     master = ROOT / "solutions" / "01_tensors.ipynb"
     one = fingerprint(master, "s0", "s0", frozenset())
-    copies = [pairs.Notebook(f"s{i:02}", f"s{i}", one.hashes, one.cells, one.firsts, one.lasts, master) for i in range(51)]
-    blank = [pairs.Notebook(f"b{i}", f"b{i}") for i in range(70)]      # a class of 121: half is 60
+    copies = [
+        pairs.Notebook(f"s{i:02}", f"s{i}", one.hashes, one.cells, one.firsts, one.lasts, master) for i in range(51)
+    ]
+    blank = [pairs.Notebook(f"b{i}", f"b{i}") for i in range(70)]  # a class of 121: half is 60
     monkeypatch.setattr(pairs, "SIMILAR_KEPT", 100)
     found = compare(copies + blank)
     assert found.flagged == 51 * 50 // 2 and len(found) == 100
-    work = len(one.prints) * 51 ** 2
-    monkeypatch.setattr(pairs, "SIMILAR_WORK", work - 1)       # one fingerprint too many: all held by 51
+    work = len(one.prints) * 51**2
+    monkeypatch.setattr(pairs, "SIMILAR_WORK", work - 1)  # one fingerprint too many: all held by 51
     assert compare(copies + blank) == []
     monkeypatch.setattr(pairs, "SIMILAR_WORK", work)
     assert compare(copies + blank).flagged == 51 * 50 // 2

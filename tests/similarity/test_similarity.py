@@ -1,5 +1,6 @@
 """Similarity: a copy with renamed variables and reordered cells is flagged; the curriculum's independent
 correct solutions of each assignment are not, nor are blank notebooks, nor a student's own resubmissions."""
+
 from __future__ import annotations
 
 import ast
@@ -15,10 +16,12 @@ import pytest
 
 from autograder.cli import main
 from autograder.similarity.pairs import THRESHOLD, boilerplate, compare, fingerprint
-from autograder.similarity.winnow import tokens, winnow, kgrams
+from autograder.similarity.winnow import kgrams, tokens, winnow
 
 ROOT = Path(__file__).resolve().parents[2]
-ASSIGNMENTS = sorted(p.name for p in (ROOT / "assignments").iterdir() if (ROOT / "solutions" / f"{p.name}.ipynb").is_file())
+ASSIGNMENTS = sorted(
+    p.name for p in (ROOT / "assignments").iterdir() if (ROOT / "solutions" / f"{p.name}.ipynb").is_file()
+)
 KEEP = set(keyword.kwlist) | set(dir(builtins))
 
 
@@ -39,21 +42,32 @@ def rename(source: str, suffix: str = "_mine") -> str:
             new = copy.deepcopy(node)
             for a in new.names:
                 bound = a.asname or a.name.split(".")[0]
-                if a.name != "*" and bound not in KEEP and not bound.startswith("__") and (a.asname or "." not in a.name):
+                if (
+                    a.name != "*"
+                    and bound not in KEEP
+                    and not bound.startswith("__")
+                    and (a.asname or "." not in a.name)
+                ):
                     a.asname = "zz_" + bound + suffix
             imports[node.lineno] = (node.end_lineno, " " * node.col_offset + ast.unparse(new))
     inside = {n for first, (last, _) in imports.items() for n in range(first, last + 1)}
     attributes = {b.string for a, b in zip(toks, toks[1:]) if a.string == "."}
     for t in toks:
         text = t.string
-        if t.type == tokenize.NAME and text not in KEEP and previous != "." and not text.startswith("__") \
-                and t.start[0] not in inside and text not in attributes:
+        if (
+            t.type == tokenize.NAME
+            and text not in KEEP
+            and previous != "."
+            and not text.startswith("__")
+            and t.start[0] not in inside
+            and text not in attributes
+        ):
             text = "zz_" + text + suffix
         out.append((t.type, text))
         previous = t.string
     lines = tokenize.untokenize(out).split("\n")
     for first, (last, text) in imports.items():
-        lines[first - 1:last] = [text] + [""] * (last - first)
+        lines[first - 1 : last] = [text] + [""] * (last - first)
     return "\n".join(lines)
 
 
@@ -159,8 +173,8 @@ def test_cli_writes_table_and_json(tmp_path, capsys):
 
 def test_kept_versions_are_compared_by_default(tmp_path, capsys):
     """No SUBMISSIONS: every graded version kept in the results folder; a student's own versions never pair."""
-    from autograder.store.history import keep
     from autograder.judge.results import SubmissionResult
+    from autograder.store.history import keep
 
     a = "01_tensors"
     out = tmp_path / "results"
@@ -169,16 +183,30 @@ def test_kept_versions_are_compared_by_default(tmp_path, capsys):
     master = ROOT / "solutions" / f"{a}.ipynb"
 
     def graded(sid: str, sha: str, nb: Path) -> None:
-        keep(out, SubmissionResult(assignment=a, submission_id=sid, source=nb.name, sha256=sha, status="graded",
-                                   message="", tests=[], cells=[], execution_time=1.0, environment={}), nb)
+        keep(
+            out,
+            SubmissionResult(
+                assignment=a,
+                submission_id=sid,
+                source=nb.name,
+                sha256=sha,
+                status="graded",
+                message="",
+                tests=[],
+                cells=[],
+                execution_time=1.0,
+                environment={},
+            ),
+            nb,
+        )
 
     graded("alice", "a1" * 32, alt)
-    graded("alice", "a2" * 32, copy)        # alice's resubmission: her own code again
+    graded("alice", "a2" * 32, copy)  # alice's resubmission: her own code again
     graded("bob", "b1" * 32, master)
-    graded("bob", "b2" * 32, copy)          # bob's latest is alice's code
+    graded("bob", "b2" * 32, copy)  # bob's latest is alice's code
     assert main(["--kit", str(ROOT), "similarity", a, "--out", str(out)]) == 0
     data = json.loads((out / a / "similarity.json").read_text())
     pairs = {(p["a"], p["b"]) for p in data["pairs"]}
     assert data["notebooks"] == 4 and ("alice", "bob") in pairs
     assert not any(p[0].split("@")[0] == p[1].split("@")[0] for p in pairs)
-    assert all("bob@" not in x for p in pairs for x in p)    # bob's first version (the master) is his own
+    assert all("bob@" not in x for p in pairs for x in p)  # bob's first version (the master) is his own

@@ -1,14 +1,15 @@
 """Results the kit stored itself (gradebook, kept versions) are read back without bounding them again;
 a record from anywhere else (a worker, a Dask task) is bounded as it is read."""
+
 from __future__ import annotations
 
 import pytest
 
+from autograder.config.limits import MAX_OUTPUT
+from autograder.judge import results as res
+from autograder.judge.results import CellIssue, SubmissionResult
 from autograder.store import history
 from autograder.store.database import Gradebook
-from autograder.judge import results as res
-from autograder.config.limits import MAX_OUTPUT
-from autograder.judge.results import CellIssue, SubmissionResult
 from tests.grades.factory import result
 
 
@@ -25,7 +26,7 @@ def test_a_workers_record_is_bounded_and_the_stored_one_reads_back_the_same(tmp_
     assert len(bounded.tests[0].message) < 5000 and len(bounded.cells[0].message) < 3000
     assert SubmissionResult.from_stored(bounded.to_record()) == bounded
     old = {k: v for k, v in bounded.to_record().items() if k not in ("cell_time", "slowest_cell_cpu")}
-    assert SubmissionResult.from_stored(old).cell_time == 0.0                 # a record from an older kit
+    assert SubmissionResult.from_stored(old).cell_time == 0.0  # a record from an older kit
     with pytest.raises(TypeError):
         SubmissionResult.from_stored({**bounded.to_record(), "evil": 1})
     with pytest.raises(TypeError):
@@ -50,5 +51,5 @@ def test_gradebook_and_history_reads_do_not_bound_again(tmp_path, monkeypatch):
     assert calls == []
     record = _hostile()
     calls.clear()
-    SubmissionResult.from_record(record)                                      # a worker's record still is
+    SubmissionResult.from_record(record)  # a worker's record still is
     assert calls == [1]

@@ -153,6 +153,6 @@ MUTANTS = [
         "exercise": "linear_regression",
         "old": "    model.to(device)\n    X, y = X.to(device), y.to(device)",
         "new": "    if torch.cuda.is_available():\n        model.cuda()\n        X, y = X.cuda(), y.cuda()\n"
-               "    else:\n        model.to(device)\n        X, y = X.to(device), y.to(device)",
+        "    else:\n        model.to(device)\n        X, y = X.to(device), y.to(device)",
     },
 ]

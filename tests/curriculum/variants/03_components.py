@@ -18,8 +18,8 @@ MUTANTS = [
         "exercise": "running_norm",
         "old": 'self.register_buffer("running_mean", torch.zeros(num_features))\n        self.register_buffer("running_var", torch.ones(num_features))',
         "new": 'self.running_mean = torch.zeros(num_features)\n        self.running_var = torch.ones(num_features)\n'
-               '        self._register_state_dict_hook(lambda mod, sd, prefix, _: sd.update({prefix + "running_mean": mod.running_mean,'
-               ' prefix + "running_var": mod.running_var}))',
+        '        self._register_state_dict_hook(lambda mod, sd, prefix, _: sd.update({prefix + "running_mean": mod.running_mean,'
+        ' prefix + "running_var": mod.running_var}))',
     },
     {
         "name": "RunningNorm's eps made as a tensor on the CPU in forward",
@@ -119,8 +119,7 @@ MUTANTS = [
             "                p.addcdiv_(exp_avg, denom, value=-lr / bias_correction1)"
         ),
         "new": (
-            "                denom = exp_avg_sq.sqrt().add_(eps)\n"
-            "                p.addcdiv_(exp_avg, denom, value=-lr)"
+            "                denom = exp_avg_sq.sqrt().add_(eps)\n                p.addcdiv_(exp_avg, denom, value=-lr)"
         ),
     },
     {
@@ -165,7 +164,7 @@ MUTANTS = [
         "exercise": "adam",
         "old": "                    state[\"exp_avg\"] = torch.zeros_like(p)\n                    state[\"exp_avg_sq\"] = torch.zeros_like(p)",
         "new": "                    state[\"exp_avg\"] = torch.zeros(p.shape, dtype=p.dtype)\n"
-               "                    state[\"exp_avg_sq\"] = torch.zeros(p.shape, dtype=p.dtype)",
+        "                    state[\"exp_avg_sq\"] = torch.zeros(p.shape, dtype=p.dtype)",
     },
     {
         "name": "SGD's momentum buffer created on the CPU",

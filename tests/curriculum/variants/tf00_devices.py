@@ -28,7 +28,7 @@ MUTANTS = [
         "exercise": "pick_device",
         "old": "    spec = tf.DeviceSpec.from_string(prefer)\n",
         "new": '    return "/device:GPU:0" if "/device:GPU:0" in names else "/device:CPU:0"\n'
-               "    spec = tf.DeviceSpec.from_string(prefer)\n",
+        "    spec = tf.DeviceSpec.from_string(prefer)\n",
     },
     {
         "name": "pick_device returns a GPU asked for without checking that it exists",
@@ -151,25 +151,48 @@ MUTANTS = [
         "new": 'return h2 @ params["w3"] + params["b3"]',
     },
     # the stated rules nothing else observes (issue 41): each loses points on its own exercise
-    {"name": "inventory counts the logical GPUs as physical ones", "exercise": "inventory",
-     "old": '"physical_gpus": len(tf.config.list_physical_devices("GPU")),',
-     "new": '"physical_gpus": len(tf.config.list_logical_devices("GPU")),'},
-    {"name": "parallel_matmul multiplies on the default device and copies each part to its device", "exercise": "data_parallel",
-     "old": "        with tf.device(device):\n            parts.append(chunk @ B)\n",
-     "new": "        product = chunk @ B\n        with tf.device(device):\n            parts.append(tf.identity(product))\n"},
-    {"name": "parallel_sum reduces on the default device and copies each partial to its device", "exercise": "data_parallel",
-     "old": "        with tf.device(device):\n            partials.append(tf.reduce_sum(chunk, axis=0))\n",
-     "new": "        partial = tf.reduce_sum(chunk, axis=0)\n        with tf.device(device):\n            partials.append(tf.identity(partial))\n"},
-    {"name": "ring_forward computes on the default device and copies the result to the device", "exercise": "ring_forward",
-     "old": ('    with tf.device(device):\n        h1 = tf.nn.relu(X @ params["w1"] + params["b1"])\n'
-             '        h2 = tf.nn.relu(h1 @ params["w2"] + params["b2"])\n        return tf.sigmoid(h2 @ params["w3"] + params["b3"])\n'),
-     "new": ('    h1 = tf.nn.relu(X @ params["w1"] + params["b1"])\n    h2 = tf.nn.relu(h1 @ params["w2"] + params["b2"])\n'
-             '    p = tf.sigmoid(h2 @ params["w3"] + params["b3"])\n    with tf.device(device):\n        return tf.identity(p)\n')},
-    {"name": "linreg_step computes on the default device and copies the loss to the device", "exercise": "linear_regression",
-     "old": ("    with tf.device(device):\n        with tf.GradientTape() as tape:\n"
-             "            loss = tf.reduce_mean((y - (X @ w + b)) ** 2) / 2\n        dw, db = tape.gradient(loss, [w, b])\n"
-             "        w.assign_sub(lr * dw)\n        b.assign_sub(lr * db)\n    return loss\n"),
-     "new": ("    with tf.GradientTape() as tape:\n        loss = tf.reduce_mean((y - (X @ w + b)) ** 2) / 2\n"
-             "    dw, db = tape.gradient(loss, [w, b])\n    w.assign_sub(lr * dw)\n    b.assign_sub(lr * db)\n"
-             "    with tf.device(device):\n        return tf.identity(loss)\n")},
+    {
+        "name": "inventory counts the logical GPUs as physical ones",
+        "exercise": "inventory",
+        "old": '"physical_gpus": len(tf.config.list_physical_devices("GPU")),',
+        "new": '"physical_gpus": len(tf.config.list_logical_devices("GPU")),',
+    },
+    {
+        "name": "parallel_matmul multiplies on the default device and copies each part to its device",
+        "exercise": "data_parallel",
+        "old": "        with tf.device(device):\n            parts.append(chunk @ B)\n",
+        "new": "        product = chunk @ B\n        with tf.device(device):\n            parts.append(tf.identity(product))\n",
+    },
+    {
+        "name": "parallel_sum reduces on the default device and copies each partial to its device",
+        "exercise": "data_parallel",
+        "old": "        with tf.device(device):\n            partials.append(tf.reduce_sum(chunk, axis=0))\n",
+        "new": "        partial = tf.reduce_sum(chunk, axis=0)\n        with tf.device(device):\n            partials.append(tf.identity(partial))\n",
+    },
+    {
+        "name": "ring_forward computes on the default device and copies the result to the device",
+        "exercise": "ring_forward",
+        "old": (
+            '    with tf.device(device):\n        h1 = tf.nn.relu(X @ params["w1"] + params["b1"])\n'
+            '        h2 = tf.nn.relu(h1 @ params["w2"] + params["b2"])\n        return tf.sigmoid(h2 @ params["w3"] + params["b3"])\n'
+        ),
+        "new": (
+            '    h1 = tf.nn.relu(X @ params["w1"] + params["b1"])\n    h2 = tf.nn.relu(h1 @ params["w2"] + params["b2"])\n'
+            '    p = tf.sigmoid(h2 @ params["w3"] + params["b3"])\n    with tf.device(device):\n        return tf.identity(p)\n'
+        ),
+    },
+    {
+        "name": "linreg_step computes on the default device and copies the loss to the device",
+        "exercise": "linear_regression",
+        "old": (
+            "    with tf.device(device):\n        with tf.GradientTape() as tape:\n"
+            "            loss = tf.reduce_mean((y - (X @ w + b)) ** 2) / 2\n        dw, db = tape.gradient(loss, [w, b])\n"
+            "        w.assign_sub(lr * dw)\n        b.assign_sub(lr * db)\n    return loss\n"
+        ),
+        "new": (
+            "    with tf.GradientTape() as tape:\n        loss = tf.reduce_mean((y - (X @ w + b)) ** 2) / 2\n"
+            "    dw, db = tape.gradient(loss, [w, b])\n    w.assign_sub(lr * dw)\n    b.assign_sub(lr * db)\n"
+            "    with tf.device(device):\n        return tf.identity(loss)\n"
+        ),
+    },
 ]

@@ -204,10 +204,16 @@ MUTANTS = [
         "new": "    model = keras.layers.Dense(1)\n",
     },
     # a pipeline that ignores the seed it is given (issue 52)
-    {"name": "train_linear_regression's make_dataset without its seed", "exercise": "linear_regression",
-     "old": "    model.build((None, X.shape[1]))\n    ds = make_dataset(X, y, batch_size=batch_size, seed=seed)\n",
-     "new": "    model.build((None, X.shape[1]))\n    ds = make_dataset(X, y, batch_size=batch_size)\n"},
-    {"name": "train_ring_classifier's make_dataset without its seed", "exercise": "ring_classifier",
-     "old": "    model = build_ring_classifier()\n    ds = make_dataset(X, y, batch_size=batch_size, seed=seed)\n",
-     "new": "    model = build_ring_classifier()\n    ds = make_dataset(X, y, batch_size=batch_size)\n"},
+    {
+        "name": "train_linear_regression's make_dataset without its seed",
+        "exercise": "linear_regression",
+        "old": "    model.build((None, X.shape[1]))\n    ds = make_dataset(X, y, batch_size=batch_size, seed=seed)\n",
+        "new": "    model.build((None, X.shape[1]))\n    ds = make_dataset(X, y, batch_size=batch_size)\n",
+    },
+    {
+        "name": "train_ring_classifier's make_dataset without its seed",
+        "exercise": "ring_classifier",
+        "old": "    model = build_ring_classifier()\n    ds = make_dataset(X, y, batch_size=batch_size, seed=seed)\n",
+        "new": "    model = build_ring_classifier()\n    ds = make_dataset(X, y, batch_size=batch_size)\n",
+    },
 ]

@@ -16,27 +16,34 @@ MUTANTS = [
     {
         "name": "test_step updates the weights (a tape and an optimizer step while evaluating)",
         "exercise": "house_model",
-        "old": ("        y_pred = self(x, training=False)\n"
-                "        loss = self.compute_loss(x=x, y=y, y_pred=y_pred)\n"),
-        "new": ("        with tf.GradientTape() as tape:\n"
-                "            y_pred = self(x, training=False)\n"
-                "            loss = self.compute_loss(x=x, y=y, y_pred=y_pred)\n"
-                "        grads = tape.gradient(loss, self.trainable_variables)\n"
-                "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"),
+        "old": (
+            "        y_pred = self(x, training=False)\n        loss = self.compute_loss(x=x, y=y, y_pred=y_pred)\n"
+        ),
+        "new": (
+            "        with tf.GradientTape() as tape:\n"
+            "            y_pred = self(x, training=False)\n"
+            "            loss = self.compute_loss(x=x, y=y, y_pred=y_pred)\n"
+            "        grads = tape.gradient(loss, self.trainable_variables)\n"
+            "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
+        ),
     },
     {
         "name": "train_step updates only the loss tracker, not the compiled metrics",
         "exercise": "house_model",
-        "old": ("        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
-                "        for metric in self.metrics:\n"
-                "            if metric.name == \"loss\":\n"
-                "                metric.update_state(loss)\n"
-                "            else:\n"
-                "                metric.update_state(y, y_pred)\n"),
-        "new": ("        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
-                "        for metric in self.metrics:\n"
-                "            if metric.name == \"loss\":\n"
-                "                metric.update_state(loss)\n"),
+        "old": (
+            "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
+            "        for metric in self.metrics:\n"
+            "            if metric.name == \"loss\":\n"
+            "                metric.update_state(loss)\n"
+            "            else:\n"
+            "                metric.update_state(y, y_pred)\n"
+        ),
+        "new": (
+            "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
+            "        for metric in self.metrics:\n"
+            "            if metric.name == \"loss\":\n"
+            "                metric.update_state(loss)\n"
+        ),
     },
     {
         "name": "StopAtThreshold always watches the training loss, whatever its monitor",
@@ -60,9 +67,11 @@ MUTANTS = [
         "name": "the samples are shuffled before the validation split",
         "exercise": "fit_callbacks",
         "old": "    return model.fit(x, y, epochs=epochs,",
-        "new": ("    order = np.random.permutation(len(x))\n"
-                "    x, y = x[order], y[order]\n"
-                "    return model.fit(x, y, epochs=epochs,"),
+        "new": (
+            "    order = np.random.permutation(len(x))\n"
+            "    x, y = x[order], y[order]\n"
+            "    return model.fit(x, y, epochs=epochs,"
+        ),
     },
     {
         "name": "the ring classifier's predict gives logits (no output activation)",
@@ -74,14 +83,18 @@ MUTANTS = [
     {
         "name": "the loss tracker weighted by the batch size (differs on a partial last batch)",
         "exercise": "house_model",
-        "old": ("        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
-                "        for metric in self.metrics:\n"
-                "            if metric.name == \"loss\":\n"
-                "                metric.update_state(loss)\n"),
-        "new": ("        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
-                "        for metric in self.metrics:\n"
-                "            if metric.name == \"loss\":\n"
-                "                metric.update_state(loss, sample_weight=tf.shape(x)[0])\n"),
+        "old": (
+            "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
+            "        for metric in self.metrics:\n"
+            "            if metric.name == \"loss\":\n"
+            "                metric.update_state(loss)\n"
+        ),
+        "new": (
+            "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"
+            "        for metric in self.metrics:\n"
+            "            if metric.name == \"loss\":\n"
+            "                metric.update_state(loss, sample_weight=tf.shape(x)[0])\n"
+        ),
     },
     {
         "name": "StopAtThreshold in mode 'min' needs a value strictly below the threshold",
@@ -104,28 +117,36 @@ MUTANTS = [
     {
         "name": "the extra callbacks run before EarlyStopping and ModelCheckpoint",
         "exercise": "fit_callbacks",
-        "old": ("    callbacks = [\n"
-                "        keras.callbacks.EarlyStopping(monitor=\"val_loss\", patience=patience, restore_best_weights=True),\n"
-                "        keras.callbacks.ModelCheckpoint(ckpt_path, monitor=\"val_loss\", save_best_only=True, save_weights_only=True),\n"
-                "        *extra_callbacks,\n"),
-        "new": ("    callbacks = [\n"
-                "        *extra_callbacks,\n"
-                "        keras.callbacks.EarlyStopping(monitor=\"val_loss\", patience=patience, restore_best_weights=True),\n"
-                "        keras.callbacks.ModelCheckpoint(ckpt_path, monitor=\"val_loss\", save_best_only=True, save_weights_only=True),\n"),
+        "old": (
+            "    callbacks = [\n"
+            "        keras.callbacks.EarlyStopping(monitor=\"val_loss\", patience=patience, restore_best_weights=True),\n"
+            "        keras.callbacks.ModelCheckpoint(ckpt_path, monitor=\"val_loss\", save_best_only=True, save_weights_only=True),\n"
+            "        *extra_callbacks,\n"
+        ),
+        "new": (
+            "    callbacks = [\n"
+            "        *extra_callbacks,\n"
+            "        keras.callbacks.EarlyStopping(monitor=\"val_loss\", patience=patience, restore_best_weights=True),\n"
+            "        keras.callbacks.ModelCheckpoint(ckpt_path, monitor=\"val_loss\", save_best_only=True, save_weights_only=True),\n"
+        ),
     },
     {
         "name": "train_rings' net ends with a sigmoid (probabilities, from_logits=False) and predict passes them on",
         "exercise": "book_tasks",
-        "old": ("                            layers.Dense(8, activation=\"relu\"), layers.Dense(1)])\n"
-                "    model = HouseModel(net, output_activation=\"sigmoid\")\n"
-                "    model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.05),\n"
-                "                  loss=keras.losses.BinaryCrossentropy(from_logits=True),\n"
-                "                  metrics=[keras.metrics.BinaryAccuracy(threshold=0.0)])\n"),
-        "new": ("                            layers.Dense(8, activation=\"relu\"), layers.Dense(1, activation=\"sigmoid\")])\n"
-                "    model = HouseModel(net)\n"
-                "    model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.05),\n"
-                "                  loss=keras.losses.BinaryCrossentropy(),\n"
-                "                  metrics=[keras.metrics.BinaryAccuracy()])\n"),
+        "old": (
+            "                            layers.Dense(8, activation=\"relu\"), layers.Dense(1)])\n"
+            "    model = HouseModel(net, output_activation=\"sigmoid\")\n"
+            "    model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.05),\n"
+            "                  loss=keras.losses.BinaryCrossentropy(from_logits=True),\n"
+            "                  metrics=[keras.metrics.BinaryAccuracy(threshold=0.0)])\n"
+        ),
+        "new": (
+            "                            layers.Dense(8, activation=\"relu\"), layers.Dense(1, activation=\"sigmoid\")])\n"
+            "    model = HouseModel(net)\n"
+            "    model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.05),\n"
+            "                  loss=keras.losses.BinaryCrossentropy(),\n"
+            "                  metrics=[keras.metrics.BinaryAccuracy()])\n"
+        ),
     },
     {
         "name": "train_linreg does not seed (another global seed, other results)",
