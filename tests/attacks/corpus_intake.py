@@ -193,7 +193,9 @@ def attacks() -> list[Attack]:
             "graded",
             intake=True,
             count=1 + MANY_LOCKED,
-            members={f"many_{i:04d}.ipynb": INVALID_ENCRYPTED for i in range(MANY_LOCKED)},
+            members={
+                f"locked/many_{i:04d}.ipynb": INVALID_ENCRYPTED for i in range(MANY_LOCKED)
+            },  # a member's path in the zip
         ),
         A(
             "zip_escape_names",

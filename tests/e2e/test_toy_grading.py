@@ -213,7 +213,7 @@ def test_cli_usage_errors_and_grading(toy_kit, tmp_path):
         capture_output=True,
         text=True,
     )
-    assert named.returncode == 0 and "Lovelace, Ada (toy)" in named.stdout and "10/10" in named.stdout, named.stdout
+    assert named.returncode == 0 and "Lovelace, Ada (1)" in named.stdout and "10/10" in named.stdout, named.stdout
 
 
 def test_largest_notebooks_are_graded_first(toy_kit, tmp_path):
