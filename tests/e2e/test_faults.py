@@ -202,6 +202,8 @@ def _session_alive(sid: int) -> bool:
     return False
 
 
+@pytest.mark.serial  # it freezes a grading run at moments when its folders are held: beside other tests' load the
+# run can finish between two looks before all three kinds were seen at once
 def test_scratch_of_a_killed_grader_is_pruned_by_the_next_run(toy_kit, tmp_path):
     """kill -9 of a grader mid-run leaves its scratch folders (intake copies of every notebook,
     workdirs, the zygote's socket folder) behind; the next run removes them at once, and never
