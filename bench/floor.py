@@ -50,7 +50,7 @@ sys.path.insert(0, str(KIT))
 
 from autograder.config.assignment import load_assignment  # noqa: E402
 from autograder.config.secret import find_secret  # noqa: E402
-from autograder.execute.backend import ProbeError  # noqa: E402
+from autograder.execute.backend import ProbeBackend, ProbeError  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
 from autograder.execute.rng import seed_all  # noqa: E402  (as the worker seeds: the floor owes no more)
 from autograder.execute.wire import copy_decoded  # noqa: E402
@@ -63,7 +63,7 @@ from autograder.probe.inprocess import _copy  # noqa: E402
 from autograder.probe.seeds import Seeds  # noqa: E402
 
 
-class Direct:
+class Direct(ProbeBackend):
     """Both sides in process: the probe function on the master's namespace under the call's seed, its
     arguments and value passed through `copy`: the wire format's round trip, as between a worker and a
     judge (no stub detection, unlike `InProcess`), or nothing at all (`bare`)."""
@@ -87,7 +87,7 @@ def bare(namespace: dict, probes: Any) -> Direct:
     return Direct(namespace, probes, copy=lambda x: x)
 
 
-class Recorder:
+class Recorder(ProbeBackend):
     """A backend that forwards to another and remembers every (probe, args, kwargs, seed) it was asked."""
 
     def __init__(self, inner: Any, calls: list[tuple[str, tuple, dict, int]]) -> None:
