@@ -459,6 +459,15 @@ def tf_name(dtype: torch.dtype) -> str:
     return "tf." + str(dtype).removeprefix("torch.")
 
 
+def as_tf(x: Any) -> Any:
+    """A torch tensor as the TensorFlow value it stands for (`TFTensor`: a dense tf.Tensor of the same dtype, shape and
+    values), anything else unchanged: for a TensorFlow assignment whose probes carry the student's tensors back as
+    torch (tf02b's ops), so that `assert_tf`'s messages name TensorFlow's types ("a tf.Tensor of dtype float32")."""
+    if type(x) is not torch.Tensor:
+        return x
+    return TFTensor("Tensor", str(x.dtype).removeprefix("torch."), tuple(x.shape), "", x)
+
+
 def tf_device(full: Any) -> Any:
     """TensorFlow's full device name shortened to the one students write: '/job:localhost/replica:0/task:0/
     device:CPU:1' -> '/device:CPU:1' (anything else unchanged), so a message names the device as they do."""

@@ -1,7 +1,7 @@
 """The pytest plugin that turns an assignment's test files into scores.
 
 It provides the fixtures tests use (`student`, `reference`, `probes`, `rng`, `np_rng`,
-`seed`, `device`, `credit`), reads the `points` and `hint` markers, splits a test's points
+`shared_rng`, `seed`, `device`, `credit`), reads the `points` and `hint` markers, splits a test's points
 between the device variants that can run (a cuda variant without CUDA is *skipped* with
 its reason and worth 0, so the cpu variant carries the points), and classifies every
 outcome: failed / timeout / crashed / error each cost only that test's points.  `error` is the
@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal, cast
+from typing import Any, Callable, Literal, cast
 
 import numpy as np
 import pytest
@@ -179,6 +179,14 @@ class GradingPlugin:
     @pytest.fixture
     def np_rng(self, seed: int) -> np.random.Generator:
         return np.random.default_rng(seed)
+
+    @pytest.fixture
+    def shared_rng(self) -> Callable[[str], np.random.Generator]:
+        """`shared_rng("rings")`: a numpy generator seeded from the course secret and the name alone, the same
+        in every test of the submission that names it (a hidden test's vary per student, as `np_rng`): the
+        inputs of a `student.once` call that several tests judge."""
+        seeds = self.seeds.scope(self._varies(self._running))
+        return lambda name: np.random.default_rng(seeds.test(f"shared:{name}"))
 
     @pytest.fixture
     def credit(self) -> Credit:

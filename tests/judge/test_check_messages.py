@@ -71,3 +71,21 @@ def test_a_long_list_says_where_it_differs():
     )
     msg = fails(checks.assert_equal, list(range(40)), list(range(41)), name="the steps")
     assert msg.startswith("the steps has 40 items, expected 41: [0, 1, 2,") and "a list" not in msg
+
+
+def test_a_tensorflow_value_carried_as_torch_is_named_as_tensorflow_names_it():
+    """tf02b's probes carry the ops' outputs back as torch tensors: `as_tf` makes the messages say tf.Tensor and
+    TensorFlow's dtype, never torch's (a student of the TensorFlow track never wrote torch.float32)."""
+    import torch
+
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    checks.assert_tf(checks.as_tf(x.clone()), checks.as_tf(x), name="KitSilu")
+    for got, said in [
+        (x.double(), "KitSilu is a tf.Tensor of dtype float64 and shape (2, 3); expected dtype float32."),
+        (x[:1], "KitSilu is a tf.Tensor of dtype float32 and shape (1, 3); expected shape (2, 3)."),
+        (x.numpy(), "KitSilu should be a tf.Tensor of dtype float32 and shape (2, 3), but it is a numpy array"),
+        (None, "KitSilu should be a tf.Tensor of dtype float32 and shape (2, 3), but it is None."),
+    ]:
+        msg = fails(checks.assert_tf, checks.as_tf(got), checks.as_tf(x), name="KitSilu")
+        assert msg.startswith(said) and "torch" not in msg
+    assert checks.as_tf([1, 2]) == [1, 2]  # anything else unchanged: the check says what it is

@@ -94,3 +94,55 @@ def test_a_call_cannot_tamper_with_the_probes_of_later_requests(runner):
     is the student's to forge anyway, and points come only from values compared with the reference."""
     runner.call_many([("tamper", (), {}, 0)])
     assert runner.call("double", (4,)) == 8
+
+
+class _Once(ProbeBackend):
+    """Answers `double`, counts the calls; `13` raises in the notebook, `99` runs past the time limit."""
+
+    def __init__(self):
+        self.calls = []
+
+    def call(self, probe, args=(), kwargs=None, *, seed=0, timeout=None):
+        self.calls.append((args, seed))
+        if args[0] == 13:
+            raise ProbeError({"type": "ValueError", "message": "unlucky"})
+        if args[0] == 99:
+            raise ProbeTimeout("the test's time limit is used up")
+        return (args[0] * 2, seed)
+
+
+def _once_client(backend, test, kept, variant=""):
+    from autograder.probe.client import ProbeClient, TestContext
+    from autograder.probe.seeds import Seeds
+
+    return ProbeClient(backend, _Probes, TestContext(Seeds(b"secret", "a", variant), test, 60, kept=kept), "student")
+
+
+def test_once_answers_a_call_once_per_submission_whichever_test_asks():
+    """`student.once`: a second test with the same probe and arguments reads the kept answer (one call, one
+    seed: the call's, not the test's); other arguments, another submission or another student's variant call
+    again; the test's own calls keep the seeds they would have had without it."""
+    backend, kept = _Once(), {}
+    first = _once_client(backend, "test_a", kept).once(_Probes.double, 5)
+    assert _once_client(backend, "test_b", kept).once(_Probes.double, 5) == first
+    assert len(backend.calls) == 1
+    _once_client(backend, "test_b", kept).once(_Probes.double, 6)
+    assert _once_client(backend, "test_a", {}).once(_Probes.double, 5) == first  # another submission: the same seed
+    other = _once_client(backend, "test_a", {}, variant="s1").once(_Probes.double, 5)
+    assert other[1] != first[1]  # another student's inputs vary
+    assert len(backend.calls) == 4
+    asked, plain = _once_client(backend, "test_c", kept), _once_client(backend, "test_c", {})
+    asked.once(_Probes.double, 5)
+    assert asked(_Probes.double, 1) == plain(_Probes.double, 1)
+
+
+def test_once_keeps_the_notebooks_error_but_not_a_timeout():
+    backend, kept = _Once(), {}
+    for test in ("test_a", "test_b"):
+        with pytest.raises(ProbeError, match="unlucky"):
+            _once_client(backend, test, kept).once(_Probes.double, 13)
+    assert len(backend.calls) == 1  # the notebook's exception is the call's answer
+    for test in ("test_a", "test_b"):
+        with pytest.raises(ProbeTimeout):
+            _once_client(backend, test, kept).once(_Probes.double, 99)
+    assert len(backend.calls) == 3  # a timeout is the asking test's: the next one asks again on its own time

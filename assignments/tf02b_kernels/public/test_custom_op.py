@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from autograder.judge.checks import CheckFailed, assert_equal, assert_tensor, assert_true, tf_name
+from autograder.judge.checks import CheckFailed, assert_equal, as_tf, assert_tf, assert_true, tf_name
 
 
 def _value(outcome, what):
@@ -31,7 +31,7 @@ def test_ops_as_the_grader_builds_them(student, probes):
     for (kind, x, *beta), outcome in zip(cases, out):
         what = f"KitSilu(beta={beta[0]})" if kind == "silu" else "KitLogSumExp"
         want = x * torch.sigmoid(beta[0] * x) if kind == "silu" else torch.logsumexp(x, -1)
-        assert_tensor(_value(outcome, f"{what} of {x.tolist()} ({tf_name(x.dtype)})"), want, name=f"{what} of {x.tolist()} ({tf_name(x.dtype)})")
+        assert_tf(as_tf(_value(outcome, f"{what} of {x.tolist()} ({tf_name(x.dtype)})")), as_tf(want), name=f"{what} of {x.tolist()} ({tf_name(x.dtype)})")
     shaped = got.get("shapes")
     assert_true(type(shaped) is list and len(shaped) == 2, f"The process tracing your ops crashed: {shaped}")
     assert_equal(_value(shaped[0], "tracing KitLogSumExp"), [None, 4], name="the static shape of KitLogSumExp traced for [None, 4, None]")
