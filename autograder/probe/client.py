@@ -105,7 +105,7 @@ class ProbeClient:
         seed = self.context.seeds.call(f"once:{key}", 0)
         slot = f"once:{self.role}:{key}:{seed}"
         if slot not in self.context.kept:
-            batch = [(name, args, {}, seed)]
+            batch: list[tuple[str, tuple, dict, int]] = [(name, args, {}, seed)]
             if self.role != "student":
                 entry = self.backend.call_many(batch, timeout=None)[0]
             else:
