@@ -209,12 +209,5 @@ def book_runs(ns, function, x, y, x_test, ambient):
     out = []
     for seed in ambient:
         keras.utils.set_random_seed(int(seed))
-        model = ns[function](x, y)
-        run = {"is_house": isinstance(model, ns["HouseModel"]),
-               "predict": np.asarray(model.predict(x_test, batch_size=256, verbose=0))}
-        try:
-            run["raw"] = np.asarray(model(x_test))
-        except Exception:  # noqa: BLE001 - no raw output: the test says what it expected
-            run["raw"] = None
-        out.append(run)
+        out.append(book_task(ns, function, x, y, x_test))
     return out

@@ -146,8 +146,7 @@ class GradingPlugin:
     # per test here, 0.01-0.02 s of a 65-test submission.
     @pytest.fixture
     def _grading_context(self) -> TestContext:
-        seeds = self.seeds.scope(self._varies(self._running))  # a hidden test's vary per student
-        return TestContext(seeds, _test_id(self._running), self.test_timeout, self.ledger, self.kept)
+        return TestContext(self._scoped(), _test_id(self._running), self.test_timeout, self.ledger, self.kept)
 
     @pytest.fixture
     def student(self, _grading_context: TestContext) -> ProbeClient:
@@ -170,7 +169,7 @@ class GradingPlugin:
 
     @pytest.fixture
     def seed(self) -> int:
-        return self.seeds.scope(self._varies(self._running)).test(_test_id(self._running))
+        return self._scoped().test(_test_id(self._running))
 
     @pytest.fixture
     def rng(self, seed: int) -> torch.Generator:
@@ -185,7 +184,7 @@ class GradingPlugin:
         """`shared_rng("rings")`: a numpy generator seeded from the course secret and the name alone, the same
         in every test of the submission that names it (a hidden test's vary per student, as `np_rng`): the
         inputs of a `student.once` call that several tests judge."""
-        seeds = self.seeds.scope(self._varies(self._running))
+        seeds = self._scoped()
         return lambda name: np.random.default_rng(seeds.test(f"shared:{name}"))
 
     @pytest.fixture
@@ -199,6 +198,10 @@ class GradingPlugin:
         """The test running now: a fixture is only ever set up inside one."""
         assert self._item is not None, "a grading fixture was asked for outside a test"
         return self._item
+
+    def _scoped(self) -> Seeds:
+        """The seeds of the test running now: a hidden test's vary per student (`Seeds.scope`)."""
+        return self.seeds.scope(self._varies(self._running))
 
     def _varies(self, item: pytest.Item) -> bool:
         """Whether the test's inputs are the student's own: a hidden test's, unless marked `same_inputs`."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Iterable
 
-from autograder.execute.backend import ProbeBackend, ProbeError, ProbeTimeout, answer
+from autograder.execute.backend import Entry, ProbeBackend, ProbeError, ProbeTimeout, answer
 from autograder.execute.runner import OverBudget
 from autograder.probe.ledger import CostLedger
 from autograder.probe.seeds import Seeds
@@ -105,11 +105,7 @@ class ProbeClient:
         seed = self.context.seeds.call(f"once:{key}", 0)
         slot = f"once:{self.role}:{key}:{seed}"
         if slot not in self.context.kept:
-            batch: list[tuple[str, tuple, dict, int]] = [(name, args, {}, seed)]
-            if self.role != "student":
-                entry = self.backend.call_many(batch, timeout=None)[0]
-            else:
-                entry = self._timed(lambda: self.backend.call_many(batch, timeout=self.context.time_left()))[0]
+            [entry] = self._ask([(name, args, {}, seed)])
             if entry[0] is None and not isinstance(entry[1], ProbeError):  # timed out or crashed: not its answer
                 return answer(*entry)
             self.context.kept[slot] = entry
@@ -172,10 +168,17 @@ class ProbeClient:
     def _run(self, name: str, calls: list[tuple[tuple, dict]]) -> Sequence[Any]:
         batch = [(name, a, k, self.context.next_seed(self.role)) for a, k in calls]
         if self.role != "student":  # the master's answers: a map's misses go to its worker in one request
-            return Deferred(len(batch), lambda: self.backend.call_many(batch, timeout=None))
+            return Deferred(len(batch), lambda: self._ask(batch))
         if not batch:
             return []
-        return Answers(self._timed(lambda: self.backend.call_many(batch, timeout=self.context.time_left())))
+        return Answers(self._ask(batch))
+
+    def _ask(self, batch: list[tuple[str, tuple, dict, int]]) -> list[Entry]:
+        """The backend's entries for `batch`, in one request: the student's on the test's time left (and charged
+        to it), the master's with no limit."""
+        if self.role != "student":
+            return self.backend.call_many(batch, timeout=None)
+        return self._timed(lambda: self.backend.call_many(batch, timeout=self.context.time_left()))
 
     def _timed(self, run: Callable[[], Any]) -> Any:
         """The student's time inside probes counts against the test's time limit; starting the master's
