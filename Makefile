@@ -48,7 +48,7 @@ lint: install
 	$(PY) -m mypy   # the package ([tool.mypy] in pyproject.toml)
 
 test: install check-student lint
-	$(PY) -m autograder check-solutions
+	$(PY) -m autograder check-solutions --jobs $(JOBS)
 	$(PY) -m pytest -q -m "not deep and not serial" -n $(TEST_JOBS) --dist loadfile
 	$(PY) -m pytest -q -m "not deep and serial"
 
@@ -65,7 +65,7 @@ check-student: install
 	$(PY) -m autograder release --check
 
 check-solutions: install
-	$(PY) -m autograder check-solutions
+	$(PY) -m autograder check-solutions --jobs $(JOBS)
 
 # Each course secret draws other hidden inputs, and a test's verdict must not depend on the draw
 # (docs/writing-tests.md, which gives the times): every master and alternative solution under 12 secrets,

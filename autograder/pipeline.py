@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import autograder
+from autograder.config import limits
 from autograder.config.assignment import Assignment, load_assignment
 from autograder.config.settings import GradeSettings, SettingsError
 from autograder.execute.sandbox import SandboxUnavailable, choose_isolation, close_at_exit
@@ -474,6 +475,97 @@ def grade_class(
             client.close()
         if gradebook is not None:
             gradebook.close()
+
+
+@dataclass(frozen=True)
+class SolutionCheck:
+    """An assignment proven before a class is graded (`check_solutions`): its master through the gate, its released
+    notebook at 0, and room in `cell_timeout` for a correct solution several times slower than the master."""
+
+    assignment: Assignment
+    master: SubmissionResult
+    blank: SubmissionResult  # the released notebook
+    gate: str  # why the gate grading a class would refuse the master ('' when it passes)
+
+    @property
+    def tight(self) -> bool:
+        """cell_timeout counts CPU: under `CELL_TIMEOUT_MARGIN` times the master's slowest cell, a correct but
+        slower solution would time out."""
+        return self.master.slowest_cell_cpu * limits.CELL_TIMEOUT_MARGIN > self.assignment.limits.cell_timeout
+
+    @property
+    def ok(self) -> bool:
+        return (
+            not self.gate
+            and self.master.max_score == self.assignment.total_points
+            and self.blank.score == 0
+            and not self.tight
+        )
+
+
+def check_solutions(released: dict[str, Path], kit: Path, settings: GradeSettings) -> Iterator[SolutionCheck]:
+    """Each assignment of `released` (its id and its released notebook) proven as `SolutionCheck` says, in that
+    order, `settings.jobs` assignments at once (lowered to what the memory budget holds) in judge processes:
+    one after another, the eleven masters were one core's work for 160 s of `make test` on 2 cores."""
+    assignments = [load_assignment(i, kit) for i in released]
+    options = grade_options(settings)
+    budget = settings.memory_budget_mb or int(0.8 * available_mb())
+    worker_mb = max((a.limits.memory_mb for a in assignments), default=0)
+    jobs = min(jobs_within(settings.jobs, worker_mb, budget, workers=2), len(assignments))  # a master's worker too
+    if jobs <= 1:
+        for a in assignments:
+            yield _solution_check(a, _check_solution(str(kit), a.id, str(released[a.id]), options))
+        return
+    judges.prestart()
+    with ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=judges.judge_context(),
+        initializer=_start_checker,
+        initargs=(options, dict(os.environ)),
+    ) as pool:
+        futures = {
+            a.id: pool.submit(_check_solution, str(kit), a.id, str(released[a.id]), options)
+            for a in _largest_master_first(assignments)
+        }
+        for a in assignments:
+            yield _solution_check(a, futures[a.id].result())
+
+
+def _largest_master_first(assignments: list[Assignment]) -> list[Assignment]:
+    """The longest to check first (a guess from the master's size, as `_longest_first`), so that the jobs end
+    together."""
+    return sorted(assignments, key=lambda a: a.solution.stat().st_size, reverse=True)
+
+
+def _start_checker(options: GradeOptions, environ: dict[str, str]) -> None:
+    """A `check_solutions` judge: dies with the grader, takes its environment, one torch thread."""
+    _die_with_grader()
+    judges.adopt(environ)
+    close_at_exit(options.isolation)
+    judge_threads()
+
+
+def _check_solution(kit: str, assignment_id: str, released: str, options: GradeOptions) -> dict:
+    """The master and the released notebook graded as students' notebooks are (in a judge, or here): records."""
+    from autograder.judge import session  # torch: a judge's (the forkserver preloaded it)
+
+    a = load_assignment(assignment_id, Path(kit))
+    try:
+        master = session.grade_notebook(a, a.solution, submission_id="master", options=options)
+        blank = session.grade_notebook(a, Path(released), submission_id="student", options=options)
+    finally:
+        session.close_references()
+    return {"master": master.to_record(), "blank": blank.to_record()}
+
+
+def _solution_check(assignment: Assignment, records: dict) -> SolutionCheck:
+    master = SubmissionResult.from_record(records["master"])
+    try:
+        check_master(master)  # the gate grading a class would apply
+        gate = ""
+    except MasterFailed as e:
+        gate = str(e)
+    return SolutionCheck(assignment, master, SubmissionResult.from_record(records["blank"]), gate)
 
 
 @contextmanager

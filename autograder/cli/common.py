@@ -110,21 +110,20 @@ def parse_jobs(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number or 'auto': {text!r}") from None
 
 
-def add_grading(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
-    """The flags of every command that grades (`grade`, `nbgrader grade`, `check-solutions`: no jobs)."""
-    if jobs:
-        p.add_argument(
-            "--jobs",
-            type=parse_jobs,
-            default=1,
-            help="submissions graded in parallel, or 'auto' (one per CPU); capped by --memory-budget",
-        )
-        p.add_argument(
-            "--memory-budget",
-            type=float,
-            metavar="GIB",
-            help="memory the jobs may use together (default: 80%% of the memory available now)",
-        )
+def add_grading(p: argparse.ArgumentParser) -> None:
+    """The flags of every command that grades (`grade`, `nbgrader grade`, `check-solutions`)."""
+    p.add_argument(
+        "--jobs",
+        type=parse_jobs,
+        default=1,
+        help="submissions (check-solutions: assignments) graded in parallel, or 'auto' (one per CPU); capped by --memory-budget",
+    )
+    p.add_argument(
+        "--memory-budget",
+        type=float,
+        metavar="GIB",
+        help="memory the jobs may use together (default: 80%% of the memory available now)",
+    )
     p.add_argument(
         "--device",
         choices=("auto", "cpu", "cuda"),

@@ -46,7 +46,10 @@ def grade_attacks(
         subs.append(
             Submission(f"attack{i}", edit(a.solution, tmp / f"attack{i}.ipynb", replace=replace, insert=insert), name)
         )
-    run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu"))
+    # The course-wide inputs (`make check-secrets` draws others): an attack's points come from the evidence, not the
+    # draw, and under per-student variants each notebook that lost the kernel points sent the master through its
+    # own variant's proof (a compile and the hidden tests again: tf02b's batch took 6 minutes of `make test`).
+    run = grade_class(a, subs, out=tmp / "results", jobs=2, options=GradeOptions(device="cpu", variants=1))
     return {r.submission_id: r for r in run.results}
 
 

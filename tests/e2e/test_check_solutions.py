@@ -40,3 +40,38 @@ def test_a_cell_timeout_too_tight_for_the_master_fails_the_check(toy_kit, tmp_pa
     assert tight.returncode == 1
     assert tight.stdout.startswith("FAIL toy: master 10/10")
     assert f"cell_timeout = 1 s is under {CELL_TIMEOUT_MARGIN}x the master's slowest cell" in tight.stdout
+
+
+def test_assignments_checked_at_once_report_in_the_order_asked(toy_kit, tmp_path):
+    """`--jobs 2` checks two assignments in judge processes at once: the same lines as one at a time, in the order
+    the command named them, and the failing one fails the command."""
+    kit = tmp_path / "kit"
+    shutil.copytree(toy_kit, kit)
+    shutil.copytree(kit / "assignments" / "toy", kit / "assignments" / "toy_tight")
+    master = json.loads((kit / "solutions" / "toy.ipynb").read_text())
+    master["cells"].insert(
+        2, {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": SPIN}
+    )
+    (kit / "solutions" / "toy_tight.ipynb").write_text(json.dumps(master))
+    manifest = kit / "assignments" / "toy_tight" / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace("cell_timeout = 5", "cell_timeout = 1"))
+
+    def lines(*jobs: str) -> tuple[int, list[str]]:
+        r = subprocess.run(
+            [sys.executable, "-m", "autograder", "--kit", str(kit), "check-solutions", "toy_tight", "toy", *jobs],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        heads = [line.split(";")[0] for line in r.stdout.splitlines() if not line.startswith(" ")]
+        return r.returncode, heads
+
+    at_once = lines("--jobs", "2")
+    assert at_once == (
+        1,
+        [
+            "FAIL toy_tight: master 10/10 (graded), student notebook 0/10, expected 10 and 0",
+            "ok   toy: master 10/10 (graded), student notebook 0/10, expected 10 and 0",
+        ],
+    ), at_once
+    assert lines() == at_once
