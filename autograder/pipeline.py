@@ -517,18 +517,21 @@ def check_solutions(released: dict[str, Path], kit: Path, settings: GradeSetting
             yield _solution_check(a, _check_solution(str(kit), a.id, str(released[a.id]), options))
         return
     judges.prestart()
-    with ProcessPoolExecutor(
-        max_workers=jobs,
-        mp_context=judges.judge_context(),
-        initializer=_start_checker,
-        initargs=(options, dict(os.environ)),
-    ) as pool:
-        futures = {
-            a.id: pool.submit(_check_solution, str(kit), a.id, str(released[a.id]), options)
-            for a in _largest_master_first(assignments)
-        }
-        for a in assignments:
-            yield _solution_check(a, futures[a.id].result())
+    try:
+        with ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=judges.judge_context(),
+            initializer=_start_checker,
+            initargs=(options, dict(os.environ)),
+        ) as pool:
+            futures = {
+                a.id: pool.submit(_check_solution, str(kit), a.id, str(released[a.id]), options)
+                for a in _largest_master_first(assignments)
+            }
+            for a in assignments:
+                yield _solution_check(a, futures[a.id].result())
+    finally:
+        judges.stop()  # the judges have ended with the pool
 
 
 def _largest_master_first(assignments: list[Assignment]) -> list[Assignment]:

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.serial  # the bench's samplers and timings, measured
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
+import class_stages  # noqa: E402
 import floor  # noqa: E402
 import profile_stages  # noqa: E402
 import run  # noqa: E402
@@ -138,6 +139,45 @@ def test_stages_sum_to_the_total() -> None:
     row = profile_stages.stages(_busy_json_profiled(), 1, 5.0)
     assert row["other"] == pytest.approx(5.0)  # nothing of the engine ran: every stage is 0
     assert sum(row.values()) == pytest.approx(5.0)
+
+
+def test_class_stages_split_the_judging_from_its_proofs() -> None:
+    """A pipeline of the same names (compiled under the engine's file name): each proof's time is inside its judging,
+    and what neither the judging nor the reference pass took is the rest of the command."""
+    engine: dict = {}
+    source = (
+        "import time\n"
+        "def _prove_variant():\n    time.sleep(0.02)\n"
+        "def _judge(lost):\n    time.sleep(0.01)\n    if lost:\n        _prove_variant()\n"
+        "def _reference_pass():\n    time.sleep(0.03)\n"
+    )
+    exec(compile(source, "/k/autograder/pipeline.py", "exec"), engine)
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    engine["_reference_pass"]()
+    for lost in (True, False, True):
+        engine["_judge"](lost)
+    time.sleep(0.05)
+    prof.disable()
+    row = class_stages.split(pstats.Stats(prof), time.perf_counter() - t0)
+    judging, proofs = (
+        row["judging (cells, tests, proofs)"],
+        row["variant proofs (the master on a losing student's variant)"],
+    )
+    assert (judging["calls"], proofs["calls"]) == (3, 2)
+    assert 0.04 <= proofs["s"] < judging["s"]
+    assert row["the rest of the command (intake, results, grades.csv)"]["s"] >= 0.05
+    assert "02b_kernels: 8 notebooks" in class_stages.render(
+        {
+            "assignment": "02b_kernels",
+            "notebooks": 8,
+            "samples": ["perfect"],
+            "total_s": 1.0,
+            "execution_time_s": 0.5,
+            "stages": row,
+        }
+    )
 
 
 def test_summary_table_puts_each_assignment_against_its_floor() -> None:

@@ -6,7 +6,7 @@ courses' masters (the gate then grades nobody) or their correct students.  The c
 (`test_curriculum.py`) grades mutants and stubs too, under one secret; this is the cheap wide check
 (~40 s per secret for the six assignments on 2 cores).  `make check-secrets` runs both.
 
-    python tests/curriculum/sweep_secrets.py [--secrets 12] [--assignments 02_autograd,03_components]
+    python tests/curriculum/sweep_secrets.py [--secrets 12] [--first 1] [--assignments 02_autograd,03_components]
 """
 
 from __future__ import annotations
@@ -64,11 +64,13 @@ def sweep(secrets: list[str], assignments: list[str]) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--secrets", type=int, default=12, help="how many secrets (sweep-secret-1, -2, ...)")
+    parser.add_argument("--first", type=int, default=1, help="the first secret's number (another sweep's draws)")
     parser.add_argument(
         "--assignments", default=",".join(sorted({p.stem.split(".")[0] for p in ALTERNATIVES.glob("*.ipynb")}))
     )
     args = parser.parse_args()
-    lost = sweep([f"sweep-secret-{i}" for i in range(1, args.secrets + 1)], args.assignments.split(","))
+    secrets = [f"sweep-secret-{i}" for i in range(args.first, args.first + args.secrets)]
+    lost = sweep(secrets, args.assignments.split(","))
     print("\n".join(["", "lost points:", *lost]) if lost else "\nevery master and alternative: full marks")
     return 1 if lost else 0
 
