@@ -19,7 +19,7 @@ with the same dtype tolerances, and a variable's `trainable`.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import torch
@@ -39,6 +39,18 @@ _TOL: dict[torch.dtype, tuple[float, float]] = {
     torch.complex64: (1.3e-6, 1e-5),
     torch.complex128: (1e-7, 1e-7),
 }
+
+
+_observer: Callable[[float], None] | None = None
+
+
+def observe_margins(observer: Callable[[float], None] | None) -> None:
+    """Have every comparison under a tolerance report the share of it the error used (the largest over the values:
+    0 equal, above 1 failed) to `observer`; None stops.  For a sweep over course secrets
+    (`tests/curriculum/sweep_secrets.py --margins`): how near correct work comes to failing each check, measured,
+    not only whether it passed.  Grading never sets one."""
+    global _observer
+    _observer = observer
 
 
 class CheckFailed(AssertionError):
@@ -167,6 +179,8 @@ def _compare_values(
 ) -> None:
     g, e = got.detach(), expected.detach()
     if g.dtype == e.dtype and torch.equal(g, e):  # the usual case, in one op instead of a dozen (no NaN is equal)
+        if _observer is not None:
+            _observer(0.0)
         return
     if g.dtype != e.dtype:
         common = torch.promote_types(g.dtype, e.dtype)
@@ -189,6 +203,11 @@ def _compare_values(
             torch.isinf(gd.abs()) | torch.isinf(ed.abs())
         ) & ~same_inf  # rtol * inf would let any value be "close" to inf
         bad |= (nan_g != nan_e) if equal_nan else (nan_g | nan_e)
+        if _observer is not None:
+            used = torch.nan_to_num((gd - ed).abs() / (atol + rtol * ed.abs()), nan=0.0, posinf=math.inf)
+            unequal = bad & ~(torch.isfinite(gd.abs()) & torch.isfinite(ed.abs()))  # a NaN or an infinity apart
+            used = torch.where(unequal, torch.full((), math.inf, dtype=used.dtype), used)
+            _observer(float(used.max()))
     n_bad = int(bad.sum())
     if n_bad == 0:
         return
@@ -235,6 +254,9 @@ def assert_scalar(
         return
     if math.isnan(expected) and math.isnan(got):
         return
+    if _observer is not None:
+        allowed = max(rtol * max(abs(got), abs(expected)), atol)  # math.isclose's
+        _observer(0.0 if got == expected else abs(got - expected) / allowed if allowed > 0 else math.inf)
     if not math.isclose(got, expected, rel_tol=rtol, abs_tol=atol):
         raise CheckFailed(f"{name} is {got:.6g}, expected {expected:.6g} (difference {abs(got - expected):.3g}).")
 
