@@ -45,10 +45,12 @@ _observer: Callable[[float], None] | None = None
 
 
 def observe_margins(observer: Callable[[float], None] | None) -> None:
-    """Have every comparison under a tolerance report the share of it the error used (the largest over the values:
-    0 equal, above 1 failed) to `observer`; None stops.  For a sweep over course secrets
+    """Have every comparison under a tolerance that holds report the share of it the error used (the largest over
+    the values: 0 equal, 1 at the edge) to `observer`; None stops.  For a sweep over course secrets
     (`tests/curriculum/sweep_secrets.py --margins`): how near correct work comes to failing each check, measured,
-    not only whether it passed.  Grading never sets one."""
+    not only whether it passed.  A comparison that fails is not reported: a test may catch it and decide otherwise
+    (01's distances fall back to their squares), and a grading that loses the points says so itself.  Grading never
+    sets one."""
     global _observer
     _observer = observer
 
@@ -179,7 +181,7 @@ def _compare_values(
 ) -> None:
     g, e = got.detach(), expected.detach()
     if g.dtype == e.dtype and torch.equal(g, e):  # the usual case, in one op instead of a dozen (no NaN is equal)
-        if _observer is not None:
+        if _observer is not None and (e.is_floating_point() or e.is_complex()):
             _observer(0.0)
         return
     if g.dtype != e.dtype:
@@ -203,13 +205,10 @@ def _compare_values(
             torch.isinf(gd.abs()) | torch.isinf(ed.abs())
         ) & ~same_inf  # rtol * inf would let any value be "close" to inf
         bad |= (nan_g != nan_e) if equal_nan else (nan_g | nan_e)
-        if _observer is not None:
-            used = torch.nan_to_num((gd - ed).abs() / (atol + rtol * ed.abs()), nan=0.0, posinf=math.inf)
-            unequal = bad & ~(torch.isfinite(gd.abs()) & torch.isfinite(ed.abs()))  # a NaN or an infinity apart
-            used = torch.where(unequal, torch.full((), math.inf, dtype=used.dtype), used)
-            _observer(float(used.max()))
     n_bad = int(bad.sum())
     if n_bad == 0:
+        if _observer is not None and floating:  # (equal infinities and NaNs use none of it)
+            _observer(float(torch.nan_to_num((gd - ed).abs() / (atol + rtol * ed.abs()), nan=0.0).max()))
         return
     idx = tuple(int(i) for i in torch.nonzero(bad)[0]) if bad.dim() else ()
     where = f" at index {list(idx)}" if idx else ""
@@ -254,11 +253,10 @@ def assert_scalar(
         return
     if math.isnan(expected) and math.isnan(got):
         return
-    if _observer is not None:
-        allowed = max(rtol * max(abs(got), abs(expected)), atol)  # math.isclose's
-        _observer(0.0 if got == expected else abs(got - expected) / allowed if allowed > 0 else math.inf)
     if not math.isclose(got, expected, rel_tol=rtol, abs_tol=atol):
         raise CheckFailed(f"{name} is {got:.6g}, expected {expected:.6g} (difference {abs(got - expected):.3g}).")
+    if _observer is not None and got != expected:  # close: the tolerance, math.isclose's, is above 0
+        _observer(abs(got - expected) / max(rtol * max(abs(got), abs(expected)), atol))
 
 
 WRAPPERS = ("out", "value")  # a probe's {"out": result} / {"value": result}: the result itself, not a field of it

@@ -36,6 +36,7 @@ from autograder.judge import checks  # noqa: E402
 from autograder.judge.session import GradeOptions, close_references, grade_notebook  # noqa: E402
 
 ALTERNATIVES = Path(__file__).parent / "alternatives"
+STOP: list[bool] = []  # set by SIGTERM: no grading starts after it
 
 
 class Margins:
@@ -74,6 +75,8 @@ def sweep(secrets: list[str], assignments: list[str], margins: Margins | None = 
     for secret in secrets:
         os.environ["AUTOGRADER_SECRET"] = secret
         for name in assignments:
+            if STOP:
+                return lost
             a = load_assignment(name, KIT)
             start = time.monotonic()
             graded = {}
@@ -126,12 +129,11 @@ def main() -> int:
     args = parser.parse_args()
     secrets = [f"sweep-secret-{i}" for i in range(args.first, args.first + args.secrets)]
     margins = Margins() if args.margins else None
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # `timeout`: the finally below still writes the margins
-    try:
-        lost = sweep(secrets, args.assignments.split(","), margins)
-    finally:  # a sweep cut short (a time limit) keeps the margins of the gradings it finished
-        if margins:
-            args.margins.write_text(json.dumps(margins.rows(), indent=1))
+    # `timeout`: the sweep ends after the grading in progress (an exception raised inside it would fail a test)
+    signal.signal(signal.SIGTERM, lambda *_: STOP.append(True))
+    lost = sweep(secrets, args.assignments.split(","), margins)
+    if margins:
+        args.margins.write_text(json.dumps(margins.rows(), indent=1))
     print("\n".join(["", "lost points:", *lost]) if lost else "\nevery master and alternative: full marks")
     return 1 if lost else 0
 
