@@ -525,10 +525,13 @@ def assert_loop_free(
     name: str,
     advice: str,
     function: str | None = None,
+    ratio: float = LOOP_RATIO,
 ) -> Any:
-    """The value of `student.cost(probe, *args)`, once its CPU time is that of vectorised code.  Fails with
-    `TooCostly`, whose reason names `function` (default `name`) and not the inputs."""
-    limit = max(LOOP_FLOOR, LOOP_RATIO * (reference_cpu or 0.0))
+    """The value of `student.cost(probe, *args)`, once its CPU time is that of vectorised code: at most `ratio`
+    times the reference's (a Python loop costs 10-100 times; a retrace per call of a tiny tf.function about 12, so
+    tf01's signature test asks 4).  Fails with `TooCostly`, whose reason names `function` (default `name`) and not the
+    inputs."""
+    limit = max(LOOP_FLOOR, ratio * (reference_cpu or 0.0))
     within = max(LOOP_WALL, 20 * limit)
     who, budget = function or name, LOOP_MARGIN * limit
     spent: list[float] = []

@@ -86,6 +86,11 @@ def test_assert_loop_free_passes_cheap_calls_and_measures_again_once():
         assert_loop_free(_client(_Fixed([0.5])), _Probes.run, "f", 0, reference_cpu=0.1, name="f", advice="") == "value"
     )
     assert LOOP_FLOOR < 0.5
+    # a check of its own ratio: a retrace per call costs about 12 calls, under 10 x the reference plus load's share
+    with pytest.raises(CheckFailed, match="under 0.40 s"):
+        assert_loop_free(
+            _client(_Fixed([0.5, 0.5])), _Probes.run, "f", 0, reference_cpu=0.1, ratio=4, name="f", advice=""
+        )
 
 
 def test_a_backend_that_cannot_measure_gets_the_calls_wall_time():

@@ -27,8 +27,10 @@ def test_no_retracing(student, reference, probes, seed):
     student(probes.signature_warm)
     for name, what in [("standardize", "vectors of 60 new lengths"), ("power_mean", "60 new Python-float exponents p")]:
         want = reference(probes.signature_many, name, N_CALLS, seed % 100_000)
+        # a retrace costs about 12 of these calls (a loop 10-100): power_mean without its signature took 0.33 s against
+        # 10 x the reference's 0.027 s, and kept its points when the reference was measured on a loaded machine
         got = assert_loop_free(student, probes.signature_many, name, N_CALLS, seed % 100_000, reference_cpu=want["cpu"],
-                               name=f"{name} on {what}",
+                               name=f"{name} on {what}", ratio=4,
                                advice=f"{name} traces a new graph on each call. Give it an input_signature "
                                       "(tf.TensorSpec([None], tf.float32) for x, tf.TensorSpec([], tf.float32) for p).")
         assert_close(got["values"], want["values"], name=f"{name} on {what}", rtol=1e-5, atol=1e-5)
