@@ -29,6 +29,8 @@ KIT = BENCH.parent
 sys.path.insert(0, str(KIT))
 sys.path.insert(0, str(BENCH))
 
+from profile_stages import cumulative  # noqa: E402
+
 # stage -> (file suffix, function): cumulative time of that function
 STAGES = {
     "reference pass (the master through the gate)": ("autograder/pipeline.py", "_reference_pass"),
@@ -36,12 +38,6 @@ STAGES = {
     "variant proofs (the master on a losing student's variant)": ("autograder/pipeline.py", "_prove_variant"),
     "the master's fresh workers (reference pass and proofs)": ("autograder/probe/reference.py", "call_fresh"),
 }
-
-
-def cumulative(stats: pstats.Stats, suffix: str, name: str) -> tuple[float, int]:
-    """The cumulative seconds and the calls of the function `name` of a file ending in `suffix`."""
-    hits = [v for (f, _, n), v in stats.stats.items() if n == name and f.endswith(suffix)]  # type: ignore[attr-defined]
-    return sum(v[3] for v in hits), sum(v[1] for v in hits)
 
 
 def split(stats: pstats.Stats, total: float) -> dict[str, dict[str, float]]:

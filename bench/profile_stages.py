@@ -55,8 +55,14 @@ _FUNCS = {
 }
 
 
+def cumulative(stats: pstats.Stats, suffix: str, name: str) -> tuple[float, int]:
+    """The cumulative seconds and the calls of the function `name` of a file ending in `suffix`."""
+    hits = [v for (f, _, n), v in stats.stats.items() if n == name and f.endswith(suffix)]  # type: ignore[attr-defined]
+    return sum(v[3] for v in hits), sum(v[1] for v in hits)
+
+
 def _cum(stats: pstats.Stats, suffix: str, name: str) -> float:
-    return sum(v[3] for (f, _, n), v in stats.stats.items() if n == name and f.endswith(suffix))  # type: ignore[attr-defined]
+    return cumulative(stats, suffix, name)[0]
 
 
 _STDLIB = sysconfig.get_paths()["stdlib"].replace("\\", "/") + "/"

@@ -63,7 +63,7 @@ class Margins:
         for (assignment, test), used in sorted(self.by_test.items()):
             n, mean, top = len(used), statistics.fmean(used), max(used)
             scale = (top - mean) / math.log(n) if n > 1 else math.inf
-            rate = 1.0 if top > 1 else (0.0 if scale == 0 else math.exp(-(1 - mean) / scale))
+            rate = 0.0 if scale == 0 else math.exp(-(1 - mean) / scale)  # one grading (scale inf): 1
             out.append({"assignment": assignment, "test": test, "gradings": n, "mean": mean, "max": top, "rate": rate})
         return out
 
