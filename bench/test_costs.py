@@ -32,14 +32,17 @@ sys.path.insert(0, str(BENCH.parent))
 from floor import Direct, run_master  # noqa: E402
 
 from autograder.config.assignment import load_assignment  # noqa: E402
+from autograder.config.secret import find_secret  # noqa: E402
+from autograder.execute.backend import ProbeBackend  # noqa: E402
 from autograder.judge.plugin import GradingPlugin  # noqa: E402
 from autograder.judge.session import load_probes  # noqa: E402
 from autograder.judge.suite import TestSuite  # noqa: E402
 from autograder.probe.seeds import Seeds  # noqa: E402
 
 
-class Timed:
-    """Forwards to a backend; charges each call's CPU seconds to the running test (`plugin._item`)."""
+class Timed(ProbeBackend):
+    """Forwards to a backend; charges each call's CPU seconds to the running test (`plugin._item`).  The
+    backend's other methods are `ProbeBackend`'s, which answer through `call`, as `Direct`'s do."""
 
     def __init__(self, inner: Any, plugin: GradingPlugin, costs: dict, role: str) -> None:
         self.inner, self.plugin, self.costs, self.role = inner, plugin, costs, role
@@ -65,8 +68,8 @@ def measure(assignment_id: str, secret: str, rounds: int = 2) -> dict:
         os.environ.update(a.framework.env())
         start_tensorflow(max(1, a.limits.threads))
     os.environ["AUTOGRADER_SECRET"] = secret
-    seeds = Seeds.for_course(a.id)
-    seeds = Seeds.for_course(a.id, seeds.variant_of("bench-student"))
+    secret_ = find_secret()  # the one just set: a student's own inputs under it
+    seeds = Seeds.for_course(secret_, a.id, Seeds.for_course(secret_, a.id).variant_of("bench-student"))
     plugin = GradingPlugin(
         student=None,
         reference=None,

@@ -25,6 +25,7 @@ import class_stages  # noqa: E402
 import floor  # noqa: E402
 import profile_stages  # noqa: E402
 import run  # noqa: E402
+import test_costs  # noqa: E402
 
 
 @pytest.mark.parametrize("assignment", ["01_tensors", "03_components"])
@@ -251,3 +252,13 @@ def test_memory_sampler_reads_page_tables_only_when_asked(pss: bool, monkeypatch
         assert walked and role["peak_pss_mib"] >= 64 and role["peak_uss_mib"] >= 64
     else:
         assert not walked and role["peak_pss_mib"] is None and sampler.summary()["tree_peak_pss_mib"] is None
+
+
+def test_test_costs_charges_each_call_to_its_test_and_side(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AUTOGRADER_SECRET", "restored-after-the-test")  # measure() sets its own
+    m = test_costs.measure("01_tensors", "bench-test-costs", rounds=1)
+    assert m["passed"] == m["tests"] > 0 and m["rows"]
+    assert all(r["outcome"] == "passed" and r["calls"] > 0 for r in m["rows"])
+    assert m["student_cpu_s"] > 0 and m["reference_cpu_s"] > 0
+    assert m["student_cpu_s"] + m["reference_cpu_s"] <= m["run_cpu_s"] * 1.05  # the calls are part of the run
