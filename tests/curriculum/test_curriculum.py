@@ -12,7 +12,7 @@ One notebook per stub kind, every solution block stubbed, graded in one batch (w
 representative).
 
 `make test` grades every assignment's stubs, and the representatives' alternatives (tests/tiers.py); the
-other alternatives and the mutants (a plausible mistake each, 297 in all, 20-70 s of CPU each on a TensorFlow
+other alternatives and the mutants (a plausible mistake each, 298 in all, 20-70 s of CPU each on a TensorFlow
 assignment whose hidden tests fit models) are the `deep` tier: `make check`, `make check-curriculum`, after
 changing an assignment's notebook, tests or mutants.  They check the teaching material; the stubs check the kit.
 """
