@@ -54,7 +54,7 @@ from autograder.execute.backend import ProbeBackend, ProbeError  # noqa: E402
 from autograder.execute.namespace import StudentNamespace, cell_filename, describe_exception  # noqa: E402
 from autograder.execute.rng import seed_all  # noqa: E402  (as the worker seeds: the floor owes no more)
 from autograder.execute.wire import copy_decoded  # noqa: E402
-from autograder.execute.worker import _python  # noqa: E402
+from autograder.execute.worker import _python, start_tensorflow  # noqa: E402
 from autograder.judge.plugin import GradingPlugin  # noqa: E402
 from autograder.judge.session import load_probes  # noqa: E402
 from autograder.judge.suite import TestSuite  # noqa: E402
@@ -101,11 +101,26 @@ class Recorder(ProbeBackend):
         return self.inner.call(probe, args, kwargs, seed=seed, timeout=timeout)
 
 
+_TENSORFLOW_STARTED: list[bool] = []
+
+
+def start_framework(a: Any) -> None:
+    """The framework as a worker starts it before any cell: torch's threads at the worker's share, and for a
+    TensorFlow assignment `worker.start_tensorflow` (thread pools, deterministic ops, no Grappler: without it a
+    fit here cost up to twice a worker's, and the floor was no floor), once per process, as TensorFlow fixes its
+    pools when its context starts."""
+    torch.set_num_threads(max(1, a.limits.threads))
+    if a.framework.name == "tensorflow" and not _TENSORFLOW_STARTED:
+        os.environ.update(a.framework.env())
+        start_tensorflow(max(1, a.limits.threads))
+        _TENSORFLOW_STARTED.append(True)
+
+
 def run_master(assignment_id: str) -> tuple[dict, float]:
     """The master's namespace after all its code cells, and the seconds the cells took."""
     a = load_assignment(assignment_id, KIT)
     seed = Seeds.for_course(find_secret(), a.id).cells()
-    torch.set_num_threads(max(1, a.limits.threads))
+    start_framework(a)
     ns: dict = StudentNamespace(__name__="__main__")
     sources = [(c.index, _python(c.source)) for c in load_cells(a.solution)]
     before = os.environ.get("AUTOGRADER_WORKER")
@@ -265,6 +280,7 @@ def _copies(ns: dict, probes: Any, student: list) -> float:
 def measure(assignment_id: str, repeat: int = 2) -> dict:
     """Best of `repeat` for each part (the machine may be shared; the minimum is the least disturbed)."""
     a = load_assignment(assignment_id, KIT)
+    start_framework(a)
     probes = load_probes(a, a.version())
     student, reference, inprocess_pytest_s, tests, passed, bare_s = _record(a, probes)
     cells, replay, failures = [], [], 0

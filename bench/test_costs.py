@@ -29,7 +29,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(BENCH.parent))
 
-from floor import Direct, run_master  # noqa: E402
+from floor import Direct, run_master, start_framework  # noqa: E402
 
 from autograder.config.assignment import load_assignment  # noqa: E402
 from autograder.config.secret import find_secret  # noqa: E402
@@ -62,11 +62,7 @@ class Timed(ProbeBackend):
 def measure(assignment_id: str, secret: str, rounds: int = 2) -> dict:
     a = load_assignment(assignment_id, BENCH.parent)
     probes = load_probes(a, a.version())
-    if a.framework.name == "tensorflow":  # as a worker starts it: thread pools at its share, deterministic ops
-        from autograder.execute.worker import start_tensorflow
-
-        os.environ.update(a.framework.env())
-        start_tensorflow(max(1, a.limits.threads))
+    start_framework(a)  # as a worker starts it
     os.environ["AUTOGRADER_SECRET"] = secret
     secret_ = find_secret()  # the one just set: a student's own inputs under it
     seeds = Seeds.for_course(secret_, a.id, Seeds.for_course(secret_, a.id).variant_of("bench-student"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import cProfile
 import json
+import os
 import pstats
 import sys
 import time
@@ -262,3 +263,28 @@ def test_test_costs_charges_each_call_to_its_test_and_side(tmp_path, monkeypatch
     assert all(r["outcome"] == "passed" and r["calls"] > 0 for r in m["rows"])
     assert m["student_cpu_s"] > 0 and m["reference_cpu_s"] > 0
     assert m["student_cpu_s"] + m["reference_cpu_s"] <= m["run_cpu_s"] * 1.05  # the calls are part of the run
+
+
+def test_floor_starts_tensorflow_as_a_worker_does() -> None:
+    """A TensorFlow floor runs without Grappler and at the worker's thread share, as the kit's workers do (a fit
+    with Grappler cost up to twice a worker's: the floor was above what the kit graded in)."""
+    import subprocess
+
+    code = (
+        "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]\n"
+        "import floor, tensorflow as tf\n"
+        "from autograder.config.assignment import load_assignment\n"
+        "a = load_assignment('tf01_bricks', floor.KIT)\n"
+        "floor.start_framework(a); floor.start_framework(a)  # twice: TensorFlow's pools are set once\n"
+        "print(tf.config.optimizer.get_experimental_options().get('disable_meta_optimizer'),"
+        " tf.config.threading.get_intra_op_parallelism_threads() == max(1, a.limits.threads))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT / "bench"), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True", "True"]
