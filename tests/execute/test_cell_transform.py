@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import json
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -42,12 +43,13 @@ def _syntax_error(source: str) -> tuple | None:
 
 def _runs_alike(ours: str, theirs: str) -> bool:
     """The same text; or, where IPython hands back a cell it cannot tokenize as it was written (no newline added,
-    e.g. a line indented to no enclosing level), that text plus the newline the worker adds: the same syntax
-    error either way, at the same place."""
+    e.g. a line indented to no enclosing level), that text with the newline the worker adds (and its lines of
+    blanks emptied, as the worker's dedent does): the same syntax error either way, at the same place."""
     if ours == theirs:
         return True
     error = _syntax_error(theirs)
-    return ours == theirs + "\n" and error is not None and _syntax_error(ours) == error
+    written = ours in (theirs + "\n", textwrap.dedent(theirs + "\n"))
+    return written and error is not None and _syntax_error(ours) == error
 
 
 def _kit_cells() -> list[str]:
@@ -189,6 +191,15 @@ def test_a_cell_ipython_cannot_tokenize_fails_alike():
     assert not _runs_alike("x = 2\n", "x = 1\n") and not _runs_alike(
         "x = 1\n\n", "x = 1\n"
     )  # a cell that compiles: equal text
+
+
+def test_a_cell_ipython_cannot_tokenize_with_a_line_of_blanks_fails_alike():
+    """Found by the property above: IPython hands `x = 1\\n   \\n  y = x\\n 1` back as written, the worker
+    dedents it (a line of blanks emptied: `textwrap.dedent`) with a newline: the same IndentationError at line 3."""
+    source = "x = 1\n   \n  y = x\n 1"
+    assert _ipython(source) == source and worker._python(source) == "x = 1\n\n  y = x\n 1\n"
+    assert _runs_alike(worker._python(source), _ipython(source))
+    assert not _runs_alike("x = 1\n\n  y = 2\n 1\n", source)  # another text: not the same cell
 
 
 def test_cells_compile_as_in_jupyter_not_under_the_workers_future_imports(tmp_path):
