@@ -61,10 +61,6 @@ def cumulative(stats: pstats.Stats, suffix: str, name: str) -> tuple[float, int]
     return sum(v[3] for v in hits), sum(v[1] for v in hits)
 
 
-def _cum(stats: pstats.Stats, suffix: str, name: str) -> float:
-    return cumulative(stats, suffix, name)[0]
-
-
 _STDLIB = sysconfig.get_paths()["stdlib"].replace("\\", "/") + "/"
 
 
@@ -124,7 +120,7 @@ def by_module(stats: pstats.Stats) -> dict[str, float]:
 
 
 def stages(stats: pstats.Stats, n: int, total: float) -> dict[str, float]:
-    c = {k: sum(_cum(stats, s, fn) for s, fn in v) / n for k, v in _FUNCS.items()}
+    c = {k: sum(cumulative(stats, s, fn)[0] for s, fn in v) / n for k, v in _FUNCS.items()}
     row = {
         "parse notebook": c["parse"],
         "fork and sandbox start": c["spawn"],
