@@ -233,8 +233,13 @@ def test_memory_sampler_reads_page_tables_only_when_asked(pss: bool, monkeypatch
         return full(self)
 
     monkeypatch.setattr(psutil.Process, "memory_full_info", counting)
-    child = subprocess.Popen([sys.executable, "-c", "import time; b = bytearray(64 << 20); time.sleep(30)"])
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time; b = bytearray(64 << 20); print('made', flush=True); time.sleep(30)"],
+        stdout=subprocess.PIPE,
+    )
     try:
+        # every page written before the first sample: a busy host can stop the child half way through them
+        assert child.stdout is not None and child.stdout.readline() == b"made\n"
         sampler = memsample.Sampler(
             memsample.self_pid(), lambda cmd, p: "child" if "bytearray" in cmd else None, interval=0.05, pss=pss
         )

@@ -227,10 +227,11 @@ def test_a_judge_stops_the_masters_worker_once_students_come(toy_kit, tmp_path):
         close_references()
 
 
-@pytest.mark.serial  # compares the host's cgroups before and after: a neighbour's workers have theirs
 def test_judges_that_only_shared_the_pass_leave_nothing_behind(toy_kit, tmp_path, monkeypatch):
     """A class with no student to grade: each judge ends holding the master's worker its share started,
-    and stops it (with its scratch folder) as it exits, before the zygote goes."""
+    and stops it (with its scratch folder) as it exits, before the zygote goes.  Its workers' cgroups are
+    told from a neighbour's (another grading on the host: its live workers have groups too) by the process
+    cap they carry, which this kit's copy sets to a value of its own."""
     import tempfile
 
     from autograder.execute.scratch import PREFIXES
@@ -240,8 +241,9 @@ def test_judges_that_only_shared_the_pass_leave_nothing_behind(toy_kit, tmp_path
     monkeypatch.setenv("TMPDIR", str(work))
     monkeypatch.setattr(tempfile, "tempdir", str(work))
     kit = _kit_copy(toy_kit, tmp_path)
+    manifest = kit / "assignments" / "toy" / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace("[limits]\n", f"[limits]\nprocesses = {_MARK}\n", 1))
     options = GradeOptions()
-    before = _worker_cgroups()
     try:
         run = grade_class(load_assignment("toy", kit), [], out=tmp_path / "out", jobs=2, options=options)
     finally:
@@ -250,13 +252,26 @@ def test_judges_that_only_shared_the_pass_leave_nothing_behind(toy_kit, tmp_path
     assert run.reference.score == run.reference.max_score == 10
     left = [p.name for p in work.iterdir() if p.name.startswith(PREFIXES)]
     assert left == [], f"scratch left behind by the judges: {left}"
-    assert sorted(map(str, _worker_cgroups() - before)) == [], "the master's workers' cgroups were left behind"
+    assert _marked_cgroups() == [], "the master's workers' cgroups were left behind"
 
 
-def _worker_cgroups() -> set[Path]:
-    """The per-worker cgroups the sandbox made (cgroup v1 controllers or v2), as they are now."""
+_MARK = 251  # a worker process cap no assignment uses: the groups of this test's workers carry it
+
+
+def _marked_cgroups() -> list[str]:
+    """The per-worker cgroups (cgroup v1 controllers or v2) of workers started with `_MARK` as their process cap,
+    as they are now: the `pids` group holds the cap, a v1 `memory` group has the same name."""
     root = Path("/sys/fs/cgroup")
-    return {p for pattern in ("*/autograder/*", "autograder/*") for p in root.glob(pattern) if p.is_dir()}
+    groups = [p for pattern in ("*/autograder/*", "autograder/*") for p in root.glob(pattern) if p.is_dir()]
+
+    def cap(g: Path) -> str:
+        try:
+            return (g / "pids.max").read_text().strip()
+        except OSError:  # a v1 memory group, or one removed since the glob
+            return ""
+
+    ours = {g.name for g in groups if cap(g) == str(_MARK)}
+    return sorted(str(g) for g in groups if g.name in ours)
 
 
 def test_a_master_passed_for_this_version_is_not_graded_again(toy_kit, tmp_path, monkeypatch):
