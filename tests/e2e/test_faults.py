@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.execute.sandbox import RlimitsOnly
 from autograder.student.release import release
 
 
@@ -290,7 +291,6 @@ def _toy(toy_kit: Path, tmp_path: Path, names: list[str]) -> tuple:
 
 def _weak():
     """These tests are about the pipeline's bookkeeping, not the sandbox: plain worker processes."""
-    from autograder.execute.sandbox import RlimitsOnly
     from autograder.judge.session import GradeOptions
 
     return GradeOptions(isolation=RlimitsOnly())
@@ -397,13 +397,23 @@ def test_unreadable_zip_members_are_invalid_and_the_class_is_graded(toy_kit, tmp
 def _runner(toy_kit: Path, source: str):
     from autograder.config.assignment import load_assignment
     from autograder.execute.runner import NotebookRunner
-    from autograder.execute.sandbox import RlimitsOnly
     from autograder.notebook.parse import load_cells
 
     a = load_assignment("toy", toy_kit)
     cells = [c for c in load_cells(a.solution)]
     cells = [type(c)(**{**c.__dict__, "source": c.source.replace("return x * 2", source)}) for c in cells]
-    return NotebookRunner(cells, probes=a.probes, limits=a.limits, isolation=RlimitsOnly())
+    return NotebookRunner(cells, probes=a.probes, limits=a.limits, isolation=_Ahead())
+
+
+class _Ahead(RlimitsOnly):
+    """Rlimits-only workers, each put ahead of other work on the host as it starts (`_put_ahead_of_other_work`):
+    a neighbour's grading cannot keep them from the CPU, so a test decides whether a worker was starved by
+    what it did to it (nice 19 behind busy processes, `_put_behind_other_work`), not by the machine's load."""
+
+    def spawn(self, workdir, *args, **kwargs):  # type: ignore[no-untyped-def]
+        worker = super().spawn(workdir, *args, **kwargs)
+        _put_ahead_of_other_work(worker.pid)
+        return worker
 
 
 SPIN = "import time\n    t = time.process_time()\n    while time.process_time() - t < 0.3: pass\n    return x * 2"
@@ -421,12 +431,28 @@ def _start_busy_processes(hogs: list) -> None:
 
 
 def _put_behind_other_work(pid: int) -> None:
-    """nice 19 for the worker, and for its session's autogroup (it leads a session), as a host overloaded
+    """nice 19 for every thread of the worker, and for its session's autogroup (it leads a session), as a host overloaded
     by other graders would starve it behind busy processes."""
-    os.setpriority(os.PRIO_PROCESS, pid, 19)
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        os.setpriority(os.PRIO_PROCESS, int(tid), 19)
     if os.path.exists(f"/proc/{pid}/autogroup"):
         with open(f"/proc/{pid}/autogroup", "w") as f:
             f.write("19")
+
+
+def _put_ahead_of_other_work(pid: int) -> bool:
+    """nice -20 for every thread of `pid` and for its session's autogroup: other graders on the host (nice 0)
+    then keep it from the CPU for a few percent at most, so only what it shares at its own priority can
+    starve it.  False where this process may not raise a priority (not root)."""
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            os.setpriority(os.PRIO_PROCESS, int(tid), -20)
+        if os.path.exists(f"/proc/{pid}/autogroup"):
+            with open(f"/proc/{pid}/autogroup", "w") as f:
+                f.write("-20")
+    except PermissionError:
+        return False
+    return True
 
 
 def _kill_once_gone(pid: int, hogs: list) -> None:
@@ -490,21 +516,6 @@ def test_a_host_whose_load_ends_just_before_the_deadline_is_still_the_host(toy_k
     )
 
 
-def _put_ahead_of_other_work(pid: int) -> bool:
-    """nice -20 for every thread of `pid` and for its session's autogroup: other graders on the host (nice 0)
-    then keep it from the CPU for a few percent at most, so only what it shares at its own priority can
-    starve it.  False where this process may not raise a priority (not root)."""
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            os.setpriority(os.PRIO_PROCESS, int(tid), -20)
-        if os.path.exists(f"/proc/{pid}/autogroup"):
-            with open(f"/proc/{pid}/autogroup", "w") as f:
-                f.write("-20")
-    except PermissionError:
-        return False
-    return True
-
-
 @alone
 def test_a_probe_cannot_keep_itself_from_the_cpu(toy_kit, sandbox):
     """A probe that pins itself to a CPU other work keeps busy, and spins, would be kept from the CPU by its
@@ -554,9 +565,7 @@ def _starving_isolation(hogs: list):
     would starve it; the busy processes stop once that worker is gone, so the replay runs on a free host."""
     import threading
 
-    from autograder.execute.sandbox import RlimitsOnly
-
-    class StarvingFirst(RlimitsOnly):
+    class StarvingFirst(_Ahead):  # the replay's workers ahead of other work: a free host
         first: int | None = None
 
         def spawn(self, workdir, *args, **kwargs):
@@ -617,14 +626,13 @@ def test_a_submission_whose_time_runs_out_while_the_host_starves_it_is_provision
     from autograder.config.limits import Limits
     from autograder.execute.backend import ProbeTimeout
     from autograder.execute.runner import NotebookRunner
-    from autograder.execute.sandbox import RlimitsOnly
     from autograder.notebook.parse import Cell
 
     code = "import time\nopen('started', 'w').close()\n" + (
         "t = time.process_time()\nwhile time.process_time() - t < 3:\n    pass" if starved else "time.sleep(60)"
     )
     hogs: list = []
-    isolation = _starving_isolation(hogs) if starved else RlimitsOnly()
+    isolation = _starving_isolation(hogs) if starved else _Ahead()
     limits = Limits(cell_timeout=5, submission_timeout=8, max_restarts=1)
     try:
         with NotebookRunner([Cell(index=1, source=code)], probes=None, limits=limits, isolation=isolation) as runner:
@@ -651,11 +659,10 @@ def test_a_cell_that_sleeps_to_its_backstop_is_charged_at_once(how):
     no replay, final."""
     from autograder.config.limits import Limits
     from autograder.execute.runner import NotebookRunner
-    from autograder.execute.sandbox import RlimitsOnly
     from autograder.notebook.parse import Cell
 
     limits = Limits(cell_timeout=1, submission_timeout=120, max_restarts=1)
-    with NotebookRunner([Cell(index=1, source=how)], probes=None, limits=limits, isolation=RlimitsOnly()) as runner:
+    with NotebookRunner([Cell(index=1, source=how)], probes=None, limits=limits, isolation=_Ahead()) as runner:
         runner.execute()
         assert [r.status for r in runner.cell_records] == ["timeout"]
         assert runner.host.used == 0 and runner.host_fault == ""
@@ -706,7 +713,7 @@ def test_a_runnable_worker_whose_wait_the_kernel_does_not_count_is_kept_from_the
         theirs.close()
 
 
-@alone  # whether its children's spinning counts as its own is read off an otherwise idle host
+@alone  # whether its children's spinning counts as its own: read with the worker ahead of other work
 @pytest.mark.parametrize(
     "how",
     [
@@ -768,7 +775,6 @@ def test_a_worker_that_never_starts_is_the_hosts_fault_in_every_test(toy_kit, tm
     the same fault stops grading and is named first."""
     from autograder import pipeline
     from autograder.execute.runner import HOST_RETRIES
-    from autograder.execute.sandbox import RlimitsOnly
     from autograder.judge.session import GradeOptions
 
     class NoWorkers(RlimitsOnly):
