@@ -430,26 +430,27 @@ def _start_busy_processes(hogs: list) -> None:
     hogs.extend(subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count()))
 
 
-def _put_behind_other_work(pid: int) -> None:
-    """nice 19 for every thread of the worker, and for its session's autogroup (it leads a session), as a host overloaded
-    by other graders would starve it behind busy processes."""
+def _renice(pid: int, nice: int) -> None:
+    """`nice` for every thread of `pid`, and for its session's autogroup (a worker leads a session): the share
+    of the CPU it gets against the host's other sessions follows the autogroup's."""
     for tid in os.listdir(f"/proc/{pid}/task"):
-        os.setpriority(os.PRIO_PROCESS, int(tid), 19)
+        os.setpriority(os.PRIO_PROCESS, int(tid), nice)
     if os.path.exists(f"/proc/{pid}/autogroup"):
         with open(f"/proc/{pid}/autogroup", "w") as f:
-            f.write("19")
+            f.write(str(nice))
+
+
+def _put_behind_other_work(pid: int) -> None:
+    """nice 19 (`_renice`), as a host overloaded by other graders would starve the worker behind busy processes."""
+    _renice(pid, 19)
 
 
 def _put_ahead_of_other_work(pid: int) -> bool:
-    """nice -20 for every thread of `pid` and for its session's autogroup: other graders on the host (nice 0)
-    then keep it from the CPU for a few percent at most, so only what it shares at its own priority can
-    starve it.  False where this process may not raise a priority (not root)."""
+    """nice -20 (`_renice`): other graders on the host (nice 0) then keep it from the CPU for a few percent at
+    most, so only what it shares at its own priority can starve it.  False where this process may not raise a
+    priority (not root)."""
     try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            os.setpriority(os.PRIO_PROCESS, int(tid), -20)
-        if os.path.exists(f"/proc/{pid}/autogroup"):
-            with open(f"/proc/{pid}/autogroup", "w") as f:
-                f.write("-20")
+        _renice(pid, -20)
     except PermissionError:
         return False
     return True

@@ -243,6 +243,7 @@ def test_judges_that_only_shared_the_pass_leave_nothing_behind(toy_kit, tmp_path
     kit = _kit_copy(toy_kit, tmp_path)
     manifest = kit / "assignments" / "toy" / "manifest.toml"
     manifest.write_text(manifest.read_text().replace("[limits]\n", f"[limits]\nprocesses = {_MARK}\n", 1))
+    assert load_assignment("toy", kit).limits.processes == _MARK  # else no group carries the mark: nothing to find
     options = GradeOptions()
     try:
         run = grade_class(load_assignment("toy", kit), [], out=tmp_path / "out", jobs=2, options=options)
