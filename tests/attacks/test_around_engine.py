@@ -378,7 +378,7 @@ def _attack_submission(toy_kit: Path, folder: Path, root: Path, drop: Path) -> P
     return folder
 
 
-def _python_another_user_can_run() -> str | None:
+def _python_another_user_can_run(request) -> str | None:
     """An interpreter uid 65534 can start with this environment's packages: this one, or (where this one
     lives in a folder only root may enter, as under /root/.pyenv) a venv of the system's Python of the same
     version that reads this environment's site-packages."""
@@ -405,6 +405,7 @@ def _python_another_user_can_run() -> str | None:
     if not system:
         return None
     venv = Path(tempfile.mkdtemp(prefix="ag-gs-py-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(venv, ignore_errors=True))
     venv.chmod(0o755)
     subprocess.run([system, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     site = subprocess.run(
@@ -469,8 +470,8 @@ def test_protect_leaves_a_worker_only_the_grader_package_and_probes(toy_kit, tmp
 
 
 @pytest.mark.slow
-def test_gradescope_weak_isolation_opt_in_keeps_secret_and_master_out_of_reach(toy_kit, tmp_path):
-    python = _python_another_user_can_run()
+def test_gradescope_weak_isolation_opt_in_keeps_secret_and_master_out_of_reach(toy_kit, tmp_path, request):
+    python = _python_another_user_can_run(request)
     if python is None:
         pytest.skip("no Python here that another user may start with this environment's packages")
     z = build_autograder_zip(toy_kit, "toy", tmp_path / "autograder.zip", secret=GS_SECRET, allow_weak_isolation=True)

@@ -11,6 +11,8 @@ kernel tests.  Every attack below is that notebook plus a trick, and must earn n
 
 from __future__ import annotations
 
+import tempfile
+
 import pytest
 
 from tests.attacks.evidence import assert_no_more_than_honest, grade_attacks, guarded, master_between, points
@@ -154,10 +156,11 @@ PREPROCESSOR = [
 ]
 
 
-def test_the_preprocessed_source_is_checked_before_any_compile():
+def test_the_preprocessed_source_is_checked_before_any_compile(tmp_path, monkeypatch):
     """kit_compile (the kit's build, run here as in its fresh worker) builds the master with its GPU registrations
     read, and refuses what the preprocessor makes of each attack that reaches outside the text, before compiling;
     the judge's own check on the text only bounds it."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # its builds' folders: the worker's TMPDIR is its own
     probes = _probes()
     built = probes.kit_compile({}, MASTER_CPP)
     assert "error" not in built and built["gpu_error"] == "", built.get("error") or built["gpu_error"]

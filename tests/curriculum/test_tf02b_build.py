@@ -4,13 +4,14 @@ A source whose first lines are #include lines only, the framework's three among 
 header `make install` builds; any other source as it is.
 
 `kit_compile` runs in a child Python (it imports TensorFlow for its compile flags; this process never does), with
-`_compile` counted.
+`_compile` counted, and its builds' folders in the test's own (TMPDIR, as a worker's is its own).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,22 +48,24 @@ print(json.dumps({"calls": calls, "lib": len(built.get("lib", b"")), "gpu_error"
 )
 
 
-def _build(case: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", CHILD, str(KIT), case], capture_output=True, text=True, timeout=300)
+def _child(tmp: Path, *argv: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", *argv], capture_output=True, text=True, timeout=300, env={**os.environ, "TMPDIR": str(tmp)}
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.slow
-def test_one_build_serves_the_cpu_ops_and_the_gpu_kernel():
-    got = _build("master")
+def test_one_build_serves_the_cpu_ops_and_the_gpu_kernel(tmp_path):
+    got = _child(tmp_path, CHILD, str(KIT), "master")
     assert got["calls"] == [True], got
     assert got["lib"] > 0 and got["gpu_error"] == "" and got["error"] is None
 
 
 @pytest.mark.slow
-def test_a_gpu_kernel_that_does_not_build_leaves_the_cpu_ops_a_library():
-    got = _build("broken gpu kernel")
+def test_a_gpu_kernel_that_does_not_build_leaves_the_cpu_ops_a_library(tmp_path):
+    got = _child(tmp_path, CHILD, str(KIT), "broken gpu kernel")
     assert got["calls"] == [True, False], got
     assert got["lib"] > 0 and got["error"] is None
     assert "KitSiluKernel" in got["gpu_error"] and "launcher" in got["gpu_error"], got["gpu_error"][:300]
@@ -91,10 +94,8 @@ print(json.dumps({"included": included, "rc": done.returncode, "used": used, "er
 
 
 @pytest.mark.slow
-def test_a_source_that_begins_with_the_framework_includes_uses_the_precompiled_header():
-    done = subprocess.run([sys.executable, "-c", PCH_CHILD, str(KIT)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    got = json.loads(done.stdout.strip().splitlines()[-1])
+def test_a_source_that_begins_with_the_framework_includes_uses_the_precompiled_header(tmp_path):
+    got = _child(tmp_path, PCH_CHILD, str(KIT))
     assert got["included"] == {
         "master": "kit_framework.h",
         "comment first": "kit_framework.h",

@@ -148,20 +148,25 @@ def _conda_prefix(prefix: Path) -> Path:
 def layout(request, wheel, tmp_path_factory) -> tuple[Path, dict[str, str]]:  # noqa: F811
     """(the layout's python, the environment variables its user has)."""
     env: dict[str, str] = {}
+
+    def made(prefix: str, base: Path = Path("/tmp")) -> Path:
+        """A folder where a student's environment would be (outside pytest's folders), removed after the module."""
+        folder = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+        request.addfinalizer(lambda: shutil.rmtree(folder, ignore_errors=True))
+        return folder
+
     if request.param == "venv under /tmp":
-        py = _venv(Path(tempfile.mkdtemp(prefix="ag-venv-", dir="/tmp")) / "venv")
+        py = _venv(made("ag-venv-") / "venv")
         _install(py, wheel)
     elif request.param == "path with spaces":
         base = Path("/var/tmp") if os.access("/var/tmp", os.W_OK) else Path.home()
-        folder = Path(tempfile.mkdtemp(prefix="autograder test ", dir=base))
-        request.addfinalizer(lambda: shutil.rmtree(folder, ignore_errors=True))
-        py = _venv(folder / "my course env")
+        py = _venv(made("autograder test ", base) / "my course env")
         _install(py, wheel)
     elif request.param == "conda-style prefix":
-        py = _conda_prefix(Path(tempfile.mkdtemp(prefix="ag-conda-", dir="/tmp")) / "envs" / "course")
+        py = _conda_prefix(made("ag-conda-") / "envs" / "course")
         _install(py, wheel)
     else:
-        root = Path(tempfile.mkdtemp(prefix="ag-user-", dir="/tmp"))
+        root = made("ag-user-")
         py = _venv(root / "venv", "--system-site-packages")
         env = {"PYTHONUSERBASE": str(root / "userbase")}
         _install(py, wheel, "--user", **env)

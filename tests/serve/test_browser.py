@@ -7,16 +7,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 
 import pytest
 
+from tests.chromium import CHROMIUM, DRIVER, driven
 from tests.cli.test_commands import run
 from tests.serve.conftest import trail  # noqa: E402
 
 webdriver = pytest.importorskip("selenium.webdriver")
-DRIVER = shutil.which("chromedriver")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     DRIVER is None or CHROMIUM is None,
     reason="chromium and chromium-driver are not installed (scripts/install-system-deps)",
@@ -25,26 +23,8 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def browser():
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_page_load_timeout(60)
-    try:
+    with driven() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def canvas_score(out, roster, kit, who: str) -> str:

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from tests.chromium import driven
 from tests.serve.conftest import trail  # noqa: E402
 from tests.serve.test_browser import CHROMIUM, DRIVER, browser, click_and_load, export_json  # noqa: F401
 
@@ -24,26 +25,8 @@ ANSWER = "hidden/test_double.py::test_answer"
 @pytest.fixture
 def second_browser():
     """Another TA's browser: a profile of its own (its own cookies)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_page_load_timeout(60)
-    try:
+    with driven() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def test_an_export_downloads_from_the_page(workspace, browser, tmp_path):
