@@ -50,7 +50,11 @@ print(json.dumps({"calls": calls, "lib": len(built.get("lib", b"")), "gpu_error"
 
 def _child(tmp: Path, *argv: str) -> dict:
     done = subprocess.run(
-        [sys.executable, "-c", *argv], capture_output=True, text=True, timeout=300, env={**os.environ, "TMPDIR": str(tmp)}
+        [sys.executable, "-c", *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "TMPDIR": str(tmp)},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
