@@ -47,10 +47,11 @@ lint: install
 	$(PY) -m ruff format --check $(LINTED)
 	$(PY) -m mypy   # the package ([tool.mypy] in pyproject.toml)
 
+# Each phase names its slowest steps (--durations): where CI's 30 minutes go, in its own log.
 test: install check-student lint
 	$(PY) -m autograder check-solutions --jobs $(JOBS)
-	$(PY) -m pytest -q -m "not deep and not serial" -n $(TEST_JOBS) --dist loadfile
-	$(PY) -m pytest -q -m "not deep and serial"
+	$(PY) -m pytest -q -m "not deep and not serial" -n $(TEST_JOBS) --dist loadfile --durations=25
+	$(PY) -m pytest -q -m "not deep and serial" --durations=15
 
 # The exhaustive tier (tests/tiers.py): every assignment where `make test` takes one PyTorch and one
 # TensorFlow assignment, and every mutant of the curriculum.  After changing an assignment or the student package.
