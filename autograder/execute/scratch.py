@@ -8,8 +8,8 @@ kit folder whose lock is free: a live grader's folders are never touched, a dead
 at once.  The lock file appears only already locked (it is locked under a temporary name,
 then renamed), so a pruner never sees a live folder unlocked.
 
-Where they live: `tempfile.gettempdir()` (`$TMPDIR`, else `/tmp`), except zygote socket
-folders, always under `/tmp` (AF_UNIX paths must be short).  What student code writes is
+Where they live: `tempfile.gettempdir()` (`$TMPDIR`, else `/tmp`), except socket folders (the
+zygote's, the judges' forkserver's), always under `/tmp` (AF_UNIX paths must be short).  What student code writes is
 never here: it goes to the sandbox's own tmpfs (`disk.py`), which dies with the worker.
 """
 
@@ -22,9 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-# every prefix the kit uses: intake copies, workdirs, Dask task copies, zygote sockets, and the
-# per-process zygote folders of earlier versions (still pruned where an old run left them)
-PREFIXES = ("ag-intake-", "ag-work-", "ag-task-", "ag-z-", "ag-zygote-")
+# every prefix the kit uses: intake copies, workdirs, Dask task copies, zygote sockets, the judges'
+# forkserver socket (multiprocessing's temporary folder, `judge.pool`), and the per-process zygote folders
+# of earlier versions (still pruned where an old run left them)
+PREFIXES = ("ag-intake-", "ag-work-", "ag-task-", "ag-z-", "ag-mp-", "ag-zygote-")
 SOCKET_PARENT = "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
 _SETUP_GRACE = 60.0  # seconds a folder without a lock may be one still being set up
 _pruned_in: int | None = None  # the pid that pruned already (a forked child prunes nothing again)

@@ -27,9 +27,24 @@ JUDGE_MODULES = ["autograder.pipeline", "autograder.judge.session"]  # the judge
 
 
 def judge_context() -> multiprocessing.context.BaseContext:
+    _temp_folder_of_the_kit()
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(JUDGE_MODULES)
     return ctx
+
+
+def _temp_folder_of_the_kit() -> None:
+    """multiprocessing's temporary folder of this process, where the forkserver's socket lives, made a scratch
+    folder of the kit's (`execute.scratch`), under /tmp as a socket's must be.  Its own (`pymp-*`) goes only
+    through Python's teardown: a grader killed with SIGKILL left it behind, where the next run, which prunes
+    the kit's folders only, never removed it."""
+    from multiprocessing import process
+
+    from autograder.execute import scratch
+
+    config = process.current_process()._config  # type: ignore[attr-defined]  # where util.get_temp_dir keeps it
+    if config.get("tempdir") is None:
+        config["tempdir"] = str(scratch.make("ag-mp-", scratch.SOCKET_PARENT))
 
 
 def prestart() -> None:
