@@ -58,6 +58,5 @@ def test_a_killed_graders_forkserver_socket_is_pruned_by_the_next_run():
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     folder = Path(done.stdout.strip()).parent
     assert folder.parent == Path(scratch.SOCKET_PARENT) and folder.name.startswith("ag-mp-"), folder
-    assert folder.is_dir()  # left behind by the kill
-    assert str(folder) in scratch.prune()
+    scratch.prune()  # this one's, or a neighbour's that made its first scratch folder since the kill
     assert not folder.exists()
