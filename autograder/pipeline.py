@@ -234,19 +234,21 @@ def _unreadable(reference: SubmissionResult, sub: Submission) -> SubmissionResul
 def _prove_variant(
     assignment: Assignment, variant: str, options: GradeOptions, result: SubmissionResult, ran: list[str] | None
 ) -> str:
-    """'' when the master scores full marks, under the student's `variant`, on every hidden test file in which
+    """'' when the master scores full marks, under the student's `variant`, on every hidden test on which
     `result` lost points (of the files that `ran`; not to an untouched stub, nor in a notebook that could not
     be read: 0 whatever the master does), else why not: the gate of a variant.  The course-wide inputs passed
-    it before anyone was graded and public tests do not vary; a point lost on a file the master fails on this
-    variant would charge the student for the assignment.  The master's answers were computed while the student was graded (its
-    worker answers a variant's misses), so this is mostly cache hits; each file is proven once per
-    variant and version (`CachedReference.prove`)."""
+    it before anyone was graded and public tests do not vary; a point lost on a test the master fails on this
+    variant would charge the student for the assignment.  Only the lost tests run: a test's inputs derive from
+    its own name (`Seeds.test`), not from the tests beside it, so the master meets the very inputs the student
+    met.  The master's answers were computed while the student was graded (its worker answers a variant's
+    misses), so this is mostly cache hits; each test is proven once per variant and version
+    (`CachedReference.prove`)."""
     from autograder.judge import session
 
     hidden = assignment.hidden_dir.name
     lost = sorted(
         {
-            t.file
+            t.id
             for t in result.tests
             if Path(t.file).parts[0] == hidden
             and t.score < t.max_score
@@ -257,7 +259,7 @@ def _prove_variant(
     if not variant or not lost or result.status == "invalid":  # an unreadable file answered nothing
         return ""
 
-    def run(files: list[str]) -> str:
+    def run(tests: list[str]) -> str:
         try:
             check_master(
                 session.grade_notebook(
@@ -266,7 +268,7 @@ def _prove_variant(
                     submission_id=REFERENCE_ID,
                     options=options,
                     as_reference=True,
-                    test_files=files,
+                    only=tests,
                     variant=variant,
                 )
             )
@@ -771,7 +773,7 @@ def _judge_reference(kit: str, assignment_id: str, options: GradeOptions, files:
         submission_id=REFERENCE_ID,
         options=options,
         as_reference=True,
-        test_files=files,
+        only=files,
     ).to_record()
 
 

@@ -287,7 +287,7 @@ class GradingPlugin:
         device = spec.params.get("device") if spec else None
         name = doc[0] if doc else item.originalname if hasattr(item, "originalname") else item.name
         return TestResult(
-            id=_relative_nodeid(item),
+            id=result_id(item),
             name=name + (f" [{device}]" if device else ""),
             exercise=Path(str(item.path)).stem.removeprefix("test_"),
             kind="hidden" if self._is_hidden(item) else "public",
@@ -312,7 +312,8 @@ def _test_id(item: pytest.Item) -> str:
     return f"{item.path.name}::{item.originalname if hasattr(item, 'originalname') else item.name}"
 
 
-def _relative_nodeid(item: pytest.Item) -> str:
+def result_id(item: pytest.Item) -> str:
+    """A test's id in its results, relative to the assignment folder: "hidden/test_x.py::test_y[cpu]"."""
     path = Path(str(item.path))
     return f"{path.parent.name}/{path.name}::{item.name}"
 

@@ -178,11 +178,11 @@ def grade_notebook(
     source: str | None = None,
     options: GradeOptions | None = None,
     as_reference: bool = False,
-    test_files: list[str] | None = None,
+    only: list[str] | None = None,
     variant: str = "",
 ) -> SubmissionResult:
     """Grade one notebook file.  `as_reference` grades the master through the reference itself;
-    `test_files` (relative to the assignment folder) runs only those tests; `variant` is the student's
+    `only` runs only those test files or tests (`TestSuite.run`); `variant` is the student's
     variant of the hidden inputs (`Seeds.variant_of`; "" the course-wide ones), kept in instructor.json."""
     options = options or GradeOptions()
     t0 = time.monotonic()
@@ -226,7 +226,7 @@ def grade_notebook(
         # the master itself (the reference pass, check-solutions): a check that raises is the assignment's bug
         master = as_reference or os.path.realpath(notebook) == os.path.realpath(assignment.solution)
         suite.plugin.bind(student_backend, reference, seeds, master=master)
-        log = suite.run(None if test_files is None else [assignment.root / f for f in test_files])
+        log = suite.run(only)
         results, problems = suite.plugin.results, list(suite.plugin.problems)
         host_fault = suite.plugin.host_fault
     finally:
@@ -253,7 +253,7 @@ def grade_notebook(
         invalid=bool(invalid), tests=results, cells=cells, out_of_time=bool(runner and runner.out_of_time)
     )
     message = invalid or setup_message or _status_message(status, cells)
-    if not results and not problems and test_files is None:
+    if not results and not problems and only is None:
         problems.append("no tests were collected")
     return SubmissionResult(
         assignment=assignment.id,
@@ -311,7 +311,7 @@ def regrade_notebook(
         submission_id=stored.submission_id,
         source=stored.source,
         options=options,
-        test_files=test_files,
+        only=test_files,
         variant=variant,
     )
     current, rerun = assignment.test_files(), set(test_files)

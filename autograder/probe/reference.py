@@ -42,7 +42,7 @@ class CachedReference(ProbeBackend):
         self.cache_dir = cache_dir
         self.variant = ""  # the submission's variant: where its answers are read and stored
         self._memory: dict[str, dict[str, Any]] = {"": {}}  # per variant: decoded answers by key
-        self._proven: set[tuple[str, str]] = set()  # (variant, test file) proven here or marked on disk
+        self._proven: set[tuple[str, str]] = set()  # (variant, test id) proven here or marked on disk
         self.hits = self.misses = 0
         self.start_time = 0.0  # seconds spent starting the master's worker (its cells): no test's time
         self._failed_start: Exception | None = None
@@ -65,12 +65,12 @@ class CachedReference(ProbeBackend):
             return None
         return self.cache_dir / "variants" / variant if variant else self.cache_dir
 
-    def prove(self, variant: str, files: list[str], run: Callable[[list[str]], str]) -> str:
-        """'' once the master is proven on `variant` for each of `files` (test files), else why it is not.
-        `run(files)` grades the master on those not proven yet ('' when it scores full marks on them): each
+    def prove(self, variant: str, tests: list[str], run: Callable[[list[str]], str]) -> str:
+        """'' once the master is proven on `variant` for each of `tests` (test ids), else why it is not.
+        `run(tests)` grades the master on those not proven yet ('' when it scores full marks on them): each
         runs once per variant and version, whatever the judges: the first one holds the variant's lock while
         it runs, the others wait, then read its marks."""
-        todo = [f for f in files if (variant, f) not in self._proven]
+        todo = [t for t in tests if (variant, t) not in self._proven]
         folder = self.folder(variant)
         if not todo:
             return ""
@@ -80,13 +80,13 @@ class CachedReference(ProbeBackend):
             folder.mkdir(parents=True, exist_ok=True)
             with open(folder / ".lock", "ab") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the judge dies
-                todo = [f for f in todo if not (folder / _proven(f)).is_file()]
+                todo = [t for t in todo if not (folder / _proven(t)).is_file()]
                 why = run(todo) if todo else ""
                 if not why:
-                    for f in todo:
-                        _write(folder, _proven(f), b"the master scored full marks on this file under this variant\n")
+                    for t in todo:
+                        _write(folder, _proven(t), b"the master scored full marks on this test under this variant\n")
         if not why:
-            self._proven.update((variant, f) for f in files)
+            self._proven.update((variant, t) for t in tests)
         return why
 
     def call(
@@ -187,9 +187,11 @@ class CachedReference(ProbeBackend):
             self._runner = None
 
 
-def _proven(test_file: str) -> str:
-    """The name of the mark that the master passed `test_file` (`hidden/test_x.py`) under a variant."""
-    return ".proven-" + test_file.replace("/", "-")
+def _proven(test: str) -> str:
+    """The name of the mark that the master passed `test` (`hidden/test_x.py::test_y[cpu]`) under a variant: the
+    id itself where it fits a file name, else its hash (a parametrized test's ids are the test author's)."""
+    name = ".proven-" + test.replace("/", "-")
+    return name if len(name.encode()) <= 200 else ".proven-" + hashlib.sha256(test.encode()).hexdigest()
 
 
 def _write(folder: Path, name: str, blob: bytes) -> None:

@@ -184,3 +184,38 @@ def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tm
     assert by_id[broken].status == "invalid" and by_id[broken].score == 0 and not by_id[broken].provisional
     cache = tmp_path / "out" / ".cache" / "reference" / "toy" / load_assignment("toy", kit).version() / "variants"
     assert not list(cache.glob("*/.proven*"))
+
+
+def test_a_proof_runs_only_the_tests_the_student_lost(toy_kit, tmp_path, course):
+    """The master is proven on the hidden tests a student lost, not on the whole file: a student who lost
+    `test_double_random` only is judged by the master's run of that test, even on a variant where the master
+    fails `test_odd` beside it; a student who lost `test_odd` too on such a variant is provisional."""
+    kit = tmp_path / "kit"
+    shutil.copytree(toy_kit, kit)
+    seeds = Seeds(SECRET.encode(), "toy")
+    test_id = "test_double.py::test_odd"
+    parity = seeds.test(test_id) % 2  # what holds for the course-wide inputs (the gate before grading)
+    hidden = kit / "assignments" / "toy" / "hidden" / "test_double.py"
+    hidden.write_text(
+        hidden.read_text()
+        + "\n\n@pytest.mark.points(2)\ndef test_odd(student, reference, probes, seed):\n"
+        + '    """a test the master fails on some variants: an exact double() passes it on the others only"""\n'
+        + "    x = torch.tensor([0.3])\n"
+        + f"    assert not torch.equal(student(probes.double, x), reference(probes.double, x)) or seed % 2 == {parity}\n"
+    )
+    on = lambda n: Seeds(SECRET.encode(), "toy", seeds.variant_of(n)).test(test_id) % 2  # noqa: E731
+    bad = [n for n in (f"student{i}" for i in range(40)) if on(n) != parity]
+    master = kit / "solutions" / "toy.ipynb"
+    rounding = edit(master, tmp_path / "rounding.ipynb", replace={"return x * 2": "return torch.round(x * 2)"})
+    exact_on_one = edit(
+        master,
+        tmp_path / "one.ipynb",
+        replace={"return x * 2": "return x * 2 if x.numel() == 1 else torch.round(x * 2)"},
+    )
+    run, by_id = _grade(kit, {bad[0]: rounding, bad[1]: exact_on_one}, tmp_path / "out")
+    assert run.reference.score == 12
+    lost = {sid: [t.id for t in r.tests if t.score < t.max_score] for sid, r in by_id.items()}
+    assert lost[bad[0]] == ["hidden/test_double.py::test_double_random[cpu]"]
+    assert by_id[bad[0]].score == 9 and not by_id[bad[0]].provisional, by_id[bad[0]].problems
+    assert lost[bad[1]] == ["hidden/test_double.py::test_double_random[cpu]", "hidden/test_double.py::test_odd"]
+    assert "master notebook fails the hidden tests" in by_id[bad[1]].provisional, by_id[bad[1]].provisional
