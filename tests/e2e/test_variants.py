@@ -146,76 +146,70 @@ def test_n_variants_share_inputs_within_a_variant(toy_kit, tmp_path, course):
 
 
 def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tmp_path, course):
-    """The course-wide gate passes, but a hidden test is wrong for some inputs: the student who loses its
+    """The course-wide gate passes, but hidden tests are wrong for some inputs: the student who loses a test's
     points on a variant the master fails too gets a provisional result (graded again on the next run,
     exported blank), never the points taken.  Points lost to an untouched stub, or in a notebook that cannot be
-    read, need no proof: 0 whatever the master does on that variant."""
+    read, need no proof: 0 whatever the master does on that variant.  The master is proven on the tests a
+    student lost, not on their whole file: a student who lost `test_double_random` only stands, even on a
+    variant where the master fails `test_odd` beside it; one who lost `test_odd` too there is provisional."""
     kit = tmp_path / "kit"
     shutil.copytree(toy_kit, kit)
     seeds = Seeds(SECRET.encode(), "toy")
-    test_id = "test_later.py::test_later"
-    parity = seeds.test(test_id) % 2  # what holds for the course-wide inputs (the gate before grading)
-    hidden = kit / "assignments" / "toy" / "hidden" / "test_later.py"
-    hidden.write_text(
-        hidden.read_text().replace(
-            "def test_later(student, reference, probes):", "def test_later(student, reference, probes, seed):"
-        )
-        + f"    assert seed % 2 == {parity}, 'holds for some inputs only'\n"
+    later, odd = "test_later.py::test_later", "test_double.py::test_odd"
+    parity = {t: seeds.test(t) % 2 for t in (later, odd)}  # what holds for the course-wide inputs (the gate)
+    hidden = kit / "assignments" / "toy" / "hidden"
+    (hidden / "test_later.py").write_text(
+        (hidden / "test_later.py")
+        .read_text()
+        .replace("def test_later(student, reference, probes):", "def test_later(student, reference, probes, seed):")
+        + f"    assert seed % 2 == {parity[later]}, 'holds for some inputs only'\n"
     )
-    fits = lambda n: Seeds(SECRET.encode(), "toy", seeds.variant_of(n)).test(test_id) % 2 == parity  # noqa: E731
-    names = [f"student{i}" for i in range(40)]
-    good = next(n for n in names if fits(n))
-    bad, stub, broken = [n for n in names if not fits(n)][:3]
+    (hidden / "test_double.py").write_text(
+        (hidden / "test_double.py").read_text()
+        + "\n\n@pytest.mark.points(2)\ndef test_odd(student, reference, probes, seed):\n"
+        + '    """a test the master fails on some variants: an exact double() passes it on the others only"""\n'
+        + "    x = torch.tensor([0.3])\n"
+        + f"    assert not torch.equal(student(probes.double, x), reference(probes.double, x)) or seed % 2 == {parity[odd]}\n"
+    )
+
+    def fits(name: str) -> tuple[bool, bool]:  # (test_later, test_odd) hold on the student's variant
+        mine = Seeds(SECRET.encode(), "toy", seeds.variant_of(name))
+        return mine.test(later) % 2 == parity[later], mine.test(odd) % 2 == parity[odd]
+
+    names = [f"student{i}" for i in range(80)]
+    good = next(n for n in names if fits(n) == (True, True))
+    bad, stub, broken = [n for n in names if fits(n) == (False, True)][:3]
+    rounds, exact_once = [n for n in names if fits(n) == (True, False)][:2]
     master = kit / "solutions" / "toy.ipynb"
     stubbed = edit(master, tmp_path / "stub.ipynb", replace={"return x + 1": "raise NotImplementedError()"})
     unreadable = tmp_path / "broken.ipynb"
     unreadable.write_bytes(master.read_bytes()[: master.stat().st_size // 2])  # cut in half: not JSON
-    run, by_id = _grade(kit, {good: master, bad: master, stub: stubbed, broken: unreadable}, tmp_path / "out")
-    assert run.reference.score == 10
-    assert by_id[good].score == 10 and not by_id[good].provisional
-    r = by_id[bad]
-    assert r.score == 8 and [t.id for t in r.tests if t.score < t.max_score] == ["hidden/test_later.py::test_later"]
-    assert r.provisional and "master notebook fails the hidden tests" in r.provisional, r.provisional
-    assert "holds for some inputs only" in "\n".join(r.problems)
-    assert run.retried == 2  # graded again in the run (a host fault may pass), then left provisional
-    lost = [t for t in by_id[stub].tests if t.score < t.max_score]
-    assert [t.id for t in lost] == ["hidden/test_later.py::test_later"] and lost[0].message.startswith("not answered")
-    assert by_id[stub].score == 8 and not by_id[stub].provisional
-    assert by_id[broken].status == "invalid" and by_id[broken].score == 0 and not by_id[broken].provisional
-    cache = tmp_path / "out" / ".cache" / "reference" / "toy" / load_assignment("toy", kit).version() / "variants"
-    assert not list(cache.glob("*/.proven*"))
-
-
-def test_a_proof_runs_only_the_tests_the_student_lost(toy_kit, tmp_path, course):
-    """The master is proven on the hidden tests a student lost, not on the whole file: a student who lost
-    `test_double_random` only is judged by the master's run of that test, even on a variant where the master
-    fails `test_odd` beside it; a student who lost `test_odd` too on such a variant is provisional."""
-    kit = tmp_path / "kit"
-    shutil.copytree(toy_kit, kit)
-    seeds = Seeds(SECRET.encode(), "toy")
-    test_id = "test_double.py::test_odd"
-    parity = seeds.test(test_id) % 2  # what holds for the course-wide inputs (the gate before grading)
-    hidden = kit / "assignments" / "toy" / "hidden" / "test_double.py"
-    hidden.write_text(
-        hidden.read_text()
-        + "\n\n@pytest.mark.points(2)\ndef test_odd(student, reference, probes, seed):\n"
-        + '    """a test the master fails on some variants: an exact double() passes it on the others only"""\n'
-        + "    x = torch.tensor([0.3])\n"
-        + f"    assert not torch.equal(student(probes.double, x), reference(probes.double, x)) or seed % 2 == {parity}\n"
-    )
-    on = lambda n: Seeds(SECRET.encode(), "toy", seeds.variant_of(n)).test(test_id) % 2  # noqa: E731
-    bad = [n for n in (f"student{i}" for i in range(40)) if on(n) != parity]
-    master = kit / "solutions" / "toy.ipynb"
     rounding = edit(master, tmp_path / "rounding.ipynb", replace={"return x * 2": "return torch.round(x * 2)"})
     exact_on_one = edit(
         master,
         tmp_path / "one.ipynb",
         replace={"return x * 2": "return x * 2 if x.numel() == 1 else torch.round(x * 2)"},
     )
-    run, by_id = _grade(kit, {bad[0]: rounding, bad[1]: exact_on_one}, tmp_path / "out")
+    run, by_id = _grade(
+        kit,
+        {good: master, bad: master, stub: stubbed, broken: unreadable, rounds: rounding, exact_once: exact_on_one},
+        tmp_path / "out",
+    )
     assert run.reference.score == 12
     lost = {sid: [t.id for t in r.tests if t.score < t.max_score] for sid, r in by_id.items()}
-    assert lost[bad[0]] == ["hidden/test_double.py::test_double_random[cpu]"]
-    assert by_id[bad[0]].score == 9 and not by_id[bad[0]].provisional, by_id[bad[0]].problems
-    assert lost[bad[1]] == ["hidden/test_double.py::test_double_random[cpu]", "hidden/test_double.py::test_odd"]
-    assert "master notebook fails the hidden tests" in by_id[bad[1]].provisional, by_id[bad[1]].provisional
+    assert by_id[good].score == 12 and not by_id[good].provisional
+    r = by_id[bad]
+    assert r.score == 10 and lost[bad] == ["hidden/test_later.py::test_later"]
+    assert r.provisional and "master notebook fails the hidden tests" in r.provisional, r.provisional
+    assert "holds for some inputs only" in "\n".join(r.problems)
+    assert run.retried == 4  # each graded again in the run (a host fault may pass), then left provisional
+    assert lost[stub] == ["hidden/test_later.py::test_later"]
+    assert next(t for t in by_id[stub].tests if t.id == lost[stub][0]).message.startswith("not answered")
+    assert by_id[stub].score == 10 and not by_id[stub].provisional
+    assert by_id[broken].status == "invalid" and by_id[broken].score == 0 and not by_id[broken].provisional
+    assert lost[rounds] == ["hidden/test_double.py::test_double_random[cpu]"]
+    assert by_id[rounds].score == 9 and not by_id[rounds].provisional, by_id[rounds].problems
+    assert lost[exact_once] == ["hidden/test_double.py::test_double_random[cpu]", "hidden/test_double.py::test_odd"]
+    assert "master notebook fails the hidden tests" in by_id[exact_once].provisional
+    cache = tmp_path / "out" / ".cache" / "reference" / "toy" / load_assignment("toy", kit).version() / "variants"
+    assert not list(cache.glob("*/.proven*"))
