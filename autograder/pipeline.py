@@ -27,6 +27,7 @@ import autograder
 from autograder.config import limits
 from autograder.config.assignment import Assignment, load_assignment
 from autograder.config.settings import GradeSettings, SettingsError
+from autograder.execute.namespace import UNDEFINED
 from autograder.execute.sandbox import SandboxUnavailable, choose_isolation, close_at_exit
 from autograder.execute.scratch import Scratch
 from autograder.grades import rubric
@@ -235,8 +236,8 @@ def _prove_variant(
     assignment: Assignment, variant: str, options: GradeOptions, result: SubmissionResult, ran: list[str] | None
 ) -> str:
     """'' when the master scores full marks, under the student's `variant`, on every hidden test on which
-    `result` lost points (of the files that `ran`; not to an untouched stub, nor in a notebook that could not
-    be read: 0 whatever the master does), else why not: the gate of a variant.  The course-wide inputs passed
+    `result` lost points (of the files that `ran`; not to an untouched stub or a name no cell defined, nor in a
+    notebook that could not be read: 0 whatever the master does), else why not: the gate of a variant.  The course-wide inputs passed
     it before anyone was graded and public tests do not vary; a point lost on a test the master fails on this
     variant would charge the student for the assignment.  Only the lost tests run: a test's inputs derive from
     its own name (`Seeds.test`), not from the tests beside it, so the master meets the very inputs the student
@@ -253,7 +254,7 @@ def _prove_variant(
             if Path(t.file).parts[0] == hidden
             and t.score < t.max_score
             and (ran is None or t.file in ran)
-            and not t.message.startswith(NOT_ANSWERED)
+            and not t.message.startswith((NOT_ANSWERED, UNDEFINED))
         }
     )
     if not variant or not lost or result.status == "invalid":  # an unreadable file answered nothing

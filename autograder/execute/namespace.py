@@ -10,6 +10,7 @@ import traceback
 from typing import Any
 
 _CELL_FILE = re.compile(r"^<cell (\d+)>$")
+UNDEFINED = "the notebook does not define"  # how a name no cell defined reads (a MissingAnswer), wherever shown
 
 
 class MissingAnswer(KeyError):
@@ -20,7 +21,7 @@ class MissingAnswer(KeyError):
     """
 
     def __str__(self) -> str:
-        return f"the notebook does not define `{self.args[0]}` (did you run/keep the cell that defines it?)"
+        return f"{UNDEFINED} `{self.args[0]}` (did you run/keep the cell that defines it?)"
 
 
 class StudentNamespace(dict):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from autograder.execute.backend import ProbeError
+from autograder.execute.namespace import UNDEFINED, MissingAnswer
 from autograder.judge import checks
 from autograder.judge.plugin import _classify
 
@@ -60,6 +61,18 @@ def test_an_untouched_stub_is_not_answered_yet():
     assert (
         message == "your code raised ZeroDivisionError: division by zero (cell 30, line 2: raise NotImplementedError)"
     )
+
+
+def test_a_name_no_cell_defined_is_said_as_such():
+    """A probe's lookup of a name the notebook never defined (its cell raised first, or was deleted) is not an error of
+    the student's code, and reads as what it is; the same error raised inside the student's function (a global it
+    uses is missing) says where."""
+    missing = str(MissingAnswer("fit"))
+    outcome, message = _classify(ProbeError({"type": "MissingAnswer", "message": missing, "frames": []}))
+    assert outcome == "failed" and message == missing and message.startswith(UNDEFINED)
+    frames = [{"cell": 7, "line": 3, "code": "return helper(x)"}]
+    outcome, message = _classify(ProbeError({"type": "MissingAnswer", "message": missing, "frames": frames}))
+    assert message == f"your code raised MissingAnswer: {missing} (cell 7, line 3: return helper(x))"
 
 
 def test_a_long_list_says_where_it_differs():
