@@ -343,10 +343,9 @@ def _classify(exc: BaseException | None, master: bool = False) -> tuple[str, str
         if err.get("type") == STUB_ERROR:  # the release's stub, untouched
             said = str(err.get("message") or "")  # a self-check's probe names the stubs it met
             return "failed", (said if said.startswith(NOT_ANSWERED) else not_answered([])) + where
-        if err.get("type") == MissingAnswer.__name__ and not frames:  # the probe asked for a name no cell defined
-            return "failed", str(
-                err.get("message") or ""
-            )  # "the notebook does not define `f` (...)": no code of theirs raised
+        if err.get("type") == MissingAnswer.__name__ and not frames:
+            # the probe asked for a name no cell defined: no code of theirs raised ("the notebook does not define `f`")
+            return "failed", str(err.get("message") or "")
         message = f": {err.get('message')}" if err.get("message") else ""
         return "failed", f"your code raised {err.get('type')}{message}{where}"
     if isinstance(exc, ReferenceFailed):
