@@ -63,7 +63,7 @@ def test_a_looping_answer_costs_its_budget_not_its_minute(kit_root, tmp_path, co
         ]:
             costed_cpu.clear()
             graded[name] = (
-                grade_notebook(assignment, Path(notebook), submission_id=name, options=options, test_files=FILES),
+                grade_notebook(assignment, Path(notebook), submission_id=name, options=options, only=FILES),
                 list(costed_cpu),
             )
     finally:
