@@ -239,10 +239,10 @@ def _prove_variant(
     `result` lost points (of the files that `ran`; not to an untouched stub or a name no cell defined, nor in a
     notebook that could not be read: 0 whatever the master does), else why not: the gate of a variant.  The
     course-wide inputs passed it before anyone was graded and public tests do not vary; a point lost on a test the
-    master fails on this variant would charge the student for the assignment.  Only the lost tests run: a test's inputs derive from
-    its own name (`Seeds.test`), not from the tests beside it, so the master meets the very inputs the student
-    met.  The master's answers were computed while the student was graded (its worker answers a variant's
-    misses), so this is mostly cache hits; each test is proven once per variant and version
+    master fails on this variant would charge the student for the assignment.  Only the lost tests run: a test's
+    inputs derive from its own name (`Seeds.test`), not from the tests beside it, so the master meets the very
+    inputs the student met.  The master's answers were computed while the student was graded (its worker answers
+    a variant's misses), so this is mostly cache hits; each test is proven once per variant and version
     (`CachedReference.prove`)."""
     from autograder.judge import session
 

@@ -9,8 +9,9 @@ at once.  The lock file appears only already locked (it is locked under a tempor
 then renamed), so a pruner never sees a live folder unlocked.
 
 Where they live: `tempfile.gettempdir()` (`$TMPDIR`, else `/tmp`), except socket folders (the
-zygote's, the judges' forkserver's), always under `/tmp` (AF_UNIX paths must be short).  What student code writes is
-never here: it goes to the sandbox's own tmpfs (`disk.py`), which dies with the worker.
+zygote's, the judges' forkserver's), always under `/tmp` (AF_UNIX paths must be short).  What
+student code writes is never here: it goes to the sandbox's own tmpfs (`disk.py`), which dies with
+the worker.
 """
 
 from __future__ import annotations

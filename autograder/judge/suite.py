@@ -141,7 +141,7 @@ class TestSuite:
         items = self.items
         if only is not None:
             wanted = set(only)
-            items = [item for item in items if {result_id(item), result_id(item).split("::")[0]} & wanted]
+            items = [item for item in items if (rid := result_id(item)) in wanted or rid.split("::")[0] in wanted]
         mark = self._log.tell()
         start = time.monotonic()
         try:
