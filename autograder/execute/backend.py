@@ -48,6 +48,7 @@ class ProbeBackend:
     `call` is the one method every backend writes; the others default to what any backend can do with it."""
 
     FRESH_PROCESS = False  # each `call_fresh` runs in a process of its own (`ProbeClient.fresh_once` may keep it)
+    fresh_kept: dict[str, Any] | None = None  # `fresh_once` answers kept beyond one submission (None: per submission)
     WATCHES_COST = False  # `call_costed` measures CPU from outside the code and stops a call at its `budget`
     start_time = 0.0  # seconds spent starting a worker whose cells are no test's work (`ProbeClient._timed`)
 

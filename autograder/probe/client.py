@@ -79,15 +79,18 @@ class ProbeClient:
         it without a worker.  Only for the kit's own code that runs nothing of the student's and answers from
         its arguments alone (a kernel's source text compiled: every test's compile of it is the same, and the
         library is loaded only in a later, separate worker).  An error is not kept.  A backend whose fresh
-        calls share one process (a self-check in the student's kernel) runs it every time."""
+        calls share one process (a self-check in the student's kernel) runs it every time.  The master's
+        (`CachedReference.fresh_kept`) are kept for the judge's life: its notebook is the same in every share of
+        the reference pass and every variant's proof, each a submission of its own."""
         if self.role != "student" or not self.backend.FRESH_PROCESS:
             return self.fresh(probe, *args)
+        kept = self.context.kept if self.backend.fresh_kept is None else self.backend.fresh_kept
         key = CostLedger.key(self._name(probe), args)
-        if key in self.context.kept:
+        if key in kept:
             self.context.next_seed(self.role)  # the seeds of the test's later calls stay those of a run without it
-            return self.context.kept[key]
+            return kept[key]
         value = self.fresh(probe, *args)
-        self.context.kept[key] = value
+        kept[key] = value
         return value
 
     def once(self, probe: Callable | str, *args: Any) -> Any:

@@ -43,6 +43,9 @@ class CachedReference(ProbeBackend):
         self.variant = ""  # the submission's variant: where its answers are read and stored
         self._memory: dict[str, dict[str, Any]] = {"": {}}  # per variant: decoded answers by key
         self._proven: set[tuple[str, str]] = set()  # (variant, test id) proven here or marked on disk
+        # the master's `fresh_once` answers (tf02b: its kernel compiled, 4.3 s of CPU), kept across its
+        # submissions in this judge: each test file's share of the reference pass and each proof compiled it again
+        self.fresh_kept: dict[str, Any] = {}
         self.hits = self.misses = 0
         self.start_time = 0.0  # seconds spent starting the master's worker (its cells): no test's time
         self._failed_start: Exception | None = None

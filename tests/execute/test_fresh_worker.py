@@ -135,6 +135,24 @@ def test_fresh_once_in_one_process_runs_every_time():
     assert len(backend.fresh_calls) == 2 and kept == {}
 
 
+def test_the_masters_fresh_once_answers_outlive_its_submissions():
+    """The master's notebook is the same in every share of the reference pass and every variant's proof, each a
+    submission of its own: `CachedReference` keeps its `fresh_once` answers (tf02b: one compile of its kernel per
+    judge, not one per test file); a student's backend keeps them for its submission only (`kept`)."""
+    from autograder.probe.reference import CachedReference
+
+    worker = _Counting()
+    master = CachedReference(lambda: worker, None)  # type: ignore[arg-type,return-value]
+    first = _test_client(master, "test_a", {}).fresh_once(_Probes.look, "source")
+    master.new_submission("v-1")
+    assert _test_client(master, "test_b", {}).fresh_once(_Probes.look, "source") == first
+    assert worker.fresh_calls == [("look", ("source",))]
+    student = _Counting()
+    for kept in ({}, {}):
+        _test_client(student, "test_a", kept).fresh_once(_Probes.look, "source")
+    assert len(student.fresh_calls) == 2 and student.fresh_kept is None
+
+
 def test_the_master_graded_through_the_reference_gets_fresh_workers_too(runner):
     """The reference pass grades the master through `CachedReference`: its fresh calls run in workers that never
     ran the master's cells, as a student's do (a library the cells loaded would otherwise meet the kit's)."""
