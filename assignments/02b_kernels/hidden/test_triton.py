@@ -79,8 +79,9 @@ def test_triton_is_the_ops_cuda_kernel(student, probes, rng, helpers, kernel_dev
     assert_true(got["registered"] is True,
                 "torch's dispatcher has no CUDA kernel for kernels::softmax: register_cuda_kernel(op) should "
                 "register triton_softmax as the op's CUDA kernel, so that one torch.ops call dispatches by device.")
-    assert_tensor(got["y"], torch.softmax(helpers.laid_out(x, "t"), -1),
-                  name=f"the op's CUDA kernel on a transposed float32 tensor of shape {tuple(x.T.shape)}")
+    xl = helpers.laid_out(x, "t")
+    assert_tensor(got["y"], torch.softmax(xl, -1),
+                  name=f"the op's CUDA kernel on a transposed float32 tensor of shape {tuple(xl.shape)}")
     meta = got["meta"]
     assert_true("error" not in meta, f"The op's CUDA kernel raised {meta.get('error')} for a tensor on the device meta "
                                      "(not the CPU): it should be the Triton launcher (triton_softmax), not the C kernel.")
