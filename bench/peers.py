@@ -124,10 +124,13 @@ def _master_cells(assignment: str) -> list[dict]:
     return json.loads((KIT / "solutions" / f"{assignment}.ipynb").read_text())["cells"]
 
 
-def _peer_env(bin_dir: Path) -> dict:
-    """The environment of a peer grader's commands: its venv first on PATH, no kit-worker marker, and
-    Triton's CPU interpreter where there is no GPU (what the kit's workers set)."""
-    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+def _peer_env(bin_dir: Path, tmp: Path) -> dict:
+    """The environment of a peer grader's commands: its venv first on PATH, no kit-worker marker, Triton's CPU
+    interpreter where there is no GPU (what the kit's workers set), and `tmp` (made here, inside the bench's work
+    folder) as the temporary folder: the notebooks run there unsandboxed, and what their cells leave in it (tf02b's
+    builds of their op, one folder each) goes with the work folder instead of staying in the host's /tmp."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", TMPDIR=str(tmp))
     env.pop("AUTOGRADER_WORKER", None)
     if not glob.glob("/dev/nvidia[0-9]*"):
         env.setdefault("TRITON_INTERPRET", "1")
@@ -230,7 +233,7 @@ def run_nbgrader(
     (course / "source" / assignment / f"{assignment}.ipynb").write_text(
         json.dumps(_nbgrader_source_notebook(assignment), indent=1)
     )
-    env = _peer_env(bin_dir)
+    env = _peer_env(bin_dir, course / "tmp")
     nbg = str(bin_dir / "nbgrader")
     gen = _run_timed([nbg, "generate_assignment", assignment, "--force"], cwd=course, timeout=600, env=env)
     if gen["rc"] != 0:
@@ -372,7 +375,7 @@ def run_otter(assignment: str, klass: list[tuple[str, Path]], work: Path, *, tim
     root.mkdir(parents=True)
     _otter_tests(assignment, root / "tests")
     (root / "requirements.txt").write_text("")
-    env = _peer_env(bin_dir)
+    env = _peer_env(bin_dir, root / "tmp")
     otter = str(bin_dir / "otter")
     zip_path = root / "autograder.zip"
     gen = _run_timed(

@@ -141,3 +141,16 @@ def test_peer_venvs_have_what_the_master_imports(assignment: str) -> None:
                 ):  # the stub provides autograder.student.selfcheck
                     continue
                 assert DISTRIBUTIONS.get(top) in installed, f"{assignment} imports {mod}: not in the peers' venvs"
+
+
+def test_peers_keep_their_temporary_files_in_the_bench_work_folder(tmp_path: Path, monkeypatch) -> None:
+    """A peer runs the notebooks unsandboxed: what their cells leave in the temporary folder (tf02b's builds of their
+    op) lands in the bench's work folder, which goes when the bench ends, not in the host's /tmp."""
+    import subprocess
+
+    monkeypatch.setenv("AUTOGRADER_WORKER", "1")
+    env = peers._peer_env(Path(sys.executable).parent, tmp_path / "course" / "tmp")
+    assert "AUTOGRADER_WORKER" not in env and env["PATH"].startswith(f"{Path(sys.executable).parent}:")
+    code = "import tempfile; print(tempfile.mkdtemp(prefix='kit-ops-'))"
+    made = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert Path(made.strip()).parent == tmp_path / "course" / "tmp"
