@@ -110,3 +110,47 @@ def test_a_source_that_begins_with_the_framework_includes_uses_the_precompiled_h
     }, got  # `make install` built it
     assert got["rc"] == 0, got["err"]
     assert len(got["used"]) == 1 and got["used"][0].startswith("! "), got["used"]  # g++ -H: "!" a valid PCH, "x" not
+
+
+PRE_CHILD = (
+    LOAD_PROBES
+    + r"""
+master = master_source()
+cflags, _ = p.compile_flags()
+tf_include, std = p.tf.sysconfig.get_include(), p._std_folder(cflags)
+runs, real = [], subprocess.run
+def counted(argv, *a, **k):
+    if "-E" in argv and "-fpch-preprocess" in argv:
+        runs[-1].append(os.path.basename(argv[argv.index("-include") + 1]))
+    return real(argv, *a, **k)
+p.subprocess.run = counted
+verdicts, pragma = {}, None
+for header in ("", "<vector>", "<iostream>", '"tensorflow/core/platform/logging.h"', "<cstdio>"):
+    folder, runs[:] = tempfile.mkdtemp(), [[]]
+    source = master.replace("#include <cmath>", "#include <cmath>\n#include " + header, 1) if header else master
+    problem, registrations = p._preprocess(p.compile_command(folder, source, gpu=True), folder, False, tf_include, std)
+    verdicts[header] = [problem.split(",")[0], len(registrations), runs[0]]
+    if not header:
+        with open(os.path.join(folder, "ops.ii")) as f:
+            pragma = "#pragma GCC pch_preprocess" in f.read()
+print(json.dumps({"verdicts": verdicts, "pragma": pragma}))
+"""
+)
+
+
+@pytest.mark.slow
+def test_the_preprocessor_reads_the_precompiled_header_and_a_refusal_is_read_again_as_text(tmp_path):
+    """g++ -E runs through the precompiled header (0.05 s where the framework headers as text cost 0.7 s), which
+    makes it enter again every header they had included (skipped unseen when read as text): a source refused that
+    way is preprocessed again with the headers as text, so an #include of a header already there (it adds nothing)
+    passes as it always did, and one of a file the framework never included is still refused."""
+    got = _child(tmp_path, PRE_CHILD, str(KIT))
+    assert got["pragma"] is True, got  # the precompiled header served g++ -E
+    fast, twice = ["kit_framework.h"], ["kit_framework.h", "framework_as_text.h"]
+    assert got["verdicts"] == {
+        "": ["", 4, fast],
+        "<vector>": ["", 4, fast],  # allowed, and entered again through the precompiled header
+        "<iostream>": ["", 4, twice],  # not allowed, but already there: as text, nothing is entered
+        '"tensorflow/core/platform/logging.h"': ["", 4, twice],
+        "<cstdio>": ["op_source() includes cstdio", 0, twice],
+    }, got
