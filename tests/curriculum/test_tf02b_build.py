@@ -154,3 +154,26 @@ def test_the_preprocessor_reads_the_precompiled_header_and_a_refusal_is_read_aga
         '"tensorflow/core/platform/logging.h"': ["", 4, twice],
         "<cstdio>": ["op_source() includes cstdio", 0, twice],
     }, got
+
+
+WARM_CHILD = (
+    LOAD_PROBES
+    + r"""
+from autograder.probe import elf
+read, real = [], elf.read_dynamic
+elf.read_dynamic = lambda data: (read.append(len(data)), real(data))[1]
+p.warm_up()  # as the zygote runs it, before any worker
+warm = len(read)
+built = p.kit_compile({}, master_source())
+print(json.dumps({"warm": warm, "after": len(read) - warm, "error": built.get("error"), "lib": len(built.get("lib", b""))}))
+"""
+)
+
+
+@pytest.mark.slow
+def test_the_zygote_reads_the_linked_libraries_exports_once(tmp_path):
+    """warm_up (run by the fork server) reads what each library the kit links exports; a build's check in a worker
+    forked after it reads only the library it built, not TensorFlow's framework again (0.15 s a submission)."""
+    got = _child(tmp_path, WARM_CHILD, str(KIT))
+    assert got["warm"] >= 4 and got["error"] is None and got["lib"] > 0, got  # the framework, libstdc++, libm, libc...
+    assert got["after"] == 1, got  # the built library itself

@@ -73,3 +73,17 @@ def test_a_truncated_library_is_refused(tmp_path):
     data = _build(tmp_path, "double exp(double);\ndouble k(double x) { return exp(x); }\n")
     for cut in (64, len(data) // 2, len(data) - 100):
         assert elf.imports_problem(data[:cut], _libm()) != ""
+
+
+def test_a_librarys_exports_are_read_once_per_version_of_the_file(tmp_path, monkeypatch):
+    """`exports` keeps what a linked library defines (the zygote reads TensorFlow's framework once for every fresh
+    worker forked after it); a library replaced at the same path is read again."""
+    lib = tmp_path / "libk.so"
+    lib.write_bytes(_build(tmp_path, "double k1(double x) { return x; }\n"))
+    reads, real = [], elf.read_dynamic
+    monkeypatch.setattr(elf, "read_dynamic", lambda data: (reads.append(1), real(data))[1])
+    assert "k1" in elf.exports(str(lib)) and "k1" in elf.exports(str(lib)) and len(reads) == 1
+    replaced = tmp_path / "new.so"
+    replaced.write_bytes(_build(tmp_path, "double k2(double x) { return x; }\n"))
+    replaced.replace(lib)
+    assert "k2" in elf.exports(str(lib)) and len(reads) == 2
