@@ -144,7 +144,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    result = {"02b_kernels": c_kernels(args.repeat), "tf02b_kernels": tf_kernels(args.repeat)}
+    # the probes run here outside a worker, whose private temporary folder would take their builds' folders (and
+    # this bench's) with it: one of this run's own does instead
+    with tempfile.TemporaryDirectory(prefix="bench-kernel-evidence-") as scratch:
+        tempfile.tempdir = scratch
+        try:
+            result = {"02b_kernels": c_kernels(args.repeat), "tf02b_kernels": tf_kernels(args.repeat)}
+        finally:
+            tempfile.tempdir = None
     for assignment, rows in result.items():
         print(assignment)
         for name, seconds in rows.items():
