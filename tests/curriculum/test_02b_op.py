@@ -1,0 +1,62 @@
+"""02b_kernels: how the probes find the notebook's operator, kernels::softmax, which lives in torch's op registry, not
+in the notebook's namespace.  With no such operator and no define_softmax_op (the cell that defines it raised before
+the def, or was deleted), the probes say what a probe says of any name no cell defined (a MissingAnswer): the test's
+message is "the notebook does not define `define_softmax_op`" instead of torch's AttributeError, and the points are
+0 on every input, so the grade command owes no variant proof for them (`pipeline._prove_variant`; a notebook whose
+custom-op cell raised cost the master 0.8 s of CPU per student before).
+
+Each case runs in a child Python: the registry is the process's, and another test may have registered the op here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parents[2]
+CHILD = r"""
+import importlib.util, json, sys
+sys.path.insert(0, sys.argv[1])
+import torch
+from autograder.execute.namespace import MissingAnswer, StudentNamespace
+spec = importlib.util.spec_from_file_location("p02b", sys.argv[1] + "/assignments/02b_kernels/probes.py")
+p = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(p)
+x, v = torch.randn(3, 5), torch.randn(3, 5)
+
+def outcome(probe, ns, *args):
+    try:
+        probe(ns, *args)
+    except Exception as e:
+        return [type(e).__name__, str(e)]
+    return ["ok", ""]
+
+out = {}
+out["no def, no op"] = outcome(p.op_apply, StudentNamespace(), x, v)
+out["no def, no op: its CUDA kernel"] = outcome(p.cuda_kernel_apply, StudentNamespace(), x, "cpu")
+out["the stub"] = outcome(p.op_apply, StudentNamespace(define_softmax_op=lambda: None, softmax=None), x, v)
+
+@torch.library.custom_op("kernels::softmax", mutates_args=(), device_types="cpu")
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, -1)
+
+softmax.register_autograd(lambda ctx, g: g, setup_context=lambda ctx, inputs, output: None)
+out["registered without define_softmax_op"] = outcome(p.op_apply, StudentNamespace(), x, v)
+print(json.dumps(out))
+"""
+
+
+def test_an_operator_no_cell_registered_reads_as_a_name_no_cell_defined():
+    run = subprocess.run([sys.executable, "-c", CHILD, str(KIT)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    for case in ("no def, no op", "no def, no op: its CUDA kernel"):
+        kind, message = out[case]
+        assert kind == "MissingAnswer" and message.startswith("the notebook does not define `define_softmax_op`"), (
+            case,
+            out[case],
+        )
+    assert out["the stub"][0] == "NotImplementedError"  # not answered yet, as before
+    assert out["registered without define_softmax_op"] == ["ok", ""]  # the operator is what is graded, not the def
