@@ -24,6 +24,19 @@ class MissingAnswer(KeyError):
         return f"{UNDEFINED} `{self.args[0]}` (did you run/keep the cell that defines it?)"
 
 
+_NAME_ERROR = re.compile(r"name '([^']+)' is not defined")
+
+
+def undefined_name(error: dict[str, Any]) -> str | None:
+    """The global name a NameError (as `describe_exception` describes it) says no cell defined: the loss a probe's
+    lookup of it (a MissingAnswer) is, met inside the student's own code (the cell that defines it raised first,
+    or never ran).  None for any other error, UnboundLocalError included (a local its function left unset)."""
+    if error.get("type") != "NameError":
+        return None
+    m = _NAME_ERROR.match(str(error.get("message") or ""))
+    return m.group(1) if m else None
+
+
 class StudentNamespace(dict):
     """The notebook's globals; a missing name raises a readable MissingAnswer."""
 

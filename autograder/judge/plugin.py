@@ -23,7 +23,7 @@ import pytest
 import torch
 
 from autograder.execute.backend import ProbeBackend, ProbeCrashed, ProbeError, ProbeTimeout
-from autograder.execute.namespace import MissingAnswer
+from autograder.execute.namespace import UNDEFINED, MissingAnswer, undefined_name
 from autograder.execute.runner import HostFault
 from autograder.judge.checks import TooCostly
 from autograder.judge.results import TestResult
@@ -346,6 +346,9 @@ def _classify(exc: BaseException | None, master: bool = False) -> tuple[str, str
         if err.get("type") == MissingAnswer.__name__ and not frames:
             # the probe asked for a name no cell defined: no code of theirs raised ("the notebook does not define `f`")
             return "failed", str(err.get("message") or "")
+        name = undefined_name(err)
+        if name is not None:  # their code used a name no cell defined: said as such, and owed no variant proof
+            return "failed", f"{UNDEFINED} `{name}`, which your code uses{where}"
         message = f": {err.get('message')}" if err.get("message") else ""
         return "failed", f"your code raised {err.get('type')}{message}{where}"
     if isinstance(exc, ReferenceFailed):

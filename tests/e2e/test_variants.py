@@ -149,8 +149,8 @@ def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tm
     """The course-wide gate passes, but hidden tests are wrong for some inputs: the student who loses a test's
     points on a variant the master fails too gets a provisional result (graded again on the next run,
     exported blank), never the points taken.  Points lost to an untouched stub, or in a notebook that cannot be
-    read, or to a name no cell defined (its cell raised first), need no proof: 0 whatever the master does on that
-    variant.  The master is proven on the tests a student lost, not on their whole file: a student who lost
+    read, or to a name no cell defined (its cell raised first: the probe's lookup of it, or the student's own code
+    using it), need no proof: 0 whatever the master does on that variant.  The master is proven on the tests a student lost, not on their whole file: a student who lost
     `test_double_random` only stands, even on a variant where the master fails `test_odd` beside it; one who lost
     `test_odd` too there is provisional."""
     kit = tmp_path / "kit"
@@ -179,13 +179,14 @@ def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tm
 
     names = [f"student{i}" for i in range(80)]
     good = next(n for n in names if fits(n) == (True, True))
-    bad, stub, broken, undefined = [n for n in names if fits(n) == (False, True)][:4]
+    bad, stub, broken, undefined, uses_undefined = [n for n in names if fits(n) == (False, True)][:5]
     rounds, exact_once = [n for n in names if fits(n) == (True, False)][:2]
     master = kit / "solutions" / "toy.ipynb"
     stubbed = edit(master, tmp_path / "stub.ipynb", replace={"return x + 1": "raise NotImplementedError()"})
     midway = edit(
         master, tmp_path / "midway.ipynb", replace={"def later(x):": "raise ValueError('midway')\ndef later(x):"}
     )
+    uses = edit(master, tmp_path / "uses.ipynb", replace={"return x + 1": "return x + ONE  # no cell defines ONE"})
     unreadable = tmp_path / "broken.ipynb"
     unreadable.write_bytes(master.read_bytes()[: master.stat().st_size // 2])  # cut in half: not JSON
     rounding = edit(master, tmp_path / "rounding.ipynb", replace={"return x * 2": "return torch.round(x * 2)"})
@@ -202,6 +203,7 @@ def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tm
             stub: stubbed,
             broken: unreadable,
             undefined: midway,
+            uses_undefined: uses,
             rounds: rounding,
             exact_once: exact_on_one,
         },
@@ -221,6 +223,9 @@ def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tm
     gone = next(t for t in by_id[undefined].tests if t.id == "hidden/test_later.py::test_later")
     assert gone.score == 0 and gone.message.startswith("the notebook does not define `later`"), gone.message
     assert by_id[undefined].score == 10 and not by_id[undefined].provisional
+    met = next(t for t in by_id[uses_undefined].tests if t.id == "hidden/test_later.py::test_later")
+    assert met.score == 0 and met.message.startswith("the notebook does not define `ONE`, which your code uses (cell")
+    assert by_id[uses_undefined].score == 10 and not by_id[uses_undefined].provisional
     assert by_id[broken].status == "invalid" and by_id[broken].score == 0 and not by_id[broken].provisional
     assert lost[rounds] == ["hidden/test_double.py::test_double_random[cpu]"]
     assert by_id[rounds].score == 9 and not by_id[rounds].provisional, by_id[rounds].problems

@@ -75,6 +75,22 @@ def test_a_name_no_cell_defined_is_said_as_such():
     assert message == f"your code raised MissingAnswer: {missing} (cell 7, line 3: return helper(x))"
 
 
+def test_a_global_no_cell_defined_met_in_the_students_code_reads_as_undefined():
+    """A function of the notebook's that uses a global no cell defined (the cell that defines it raised before the
+    def) raises NameError inside the student's code: said as the probe's lookup of that name is, with where, so
+    that `pipeline._prove_variant` owes no proof for it (its message starts with UNDEFINED).  Any other error of
+    theirs, an UnboundLocalError included, stays what it is."""
+    frames = [{"cell": 23, "line": 6, "code": "ds = make_dataset(X, y)"}]
+    err = {"type": "NameError", "message": "name 'make_dataset' is not defined", "frames": frames}
+    outcome, message = _classify(ProbeError(err))
+    assert outcome == "failed"
+    assert message == f"{UNDEFINED} `make_dataset`, which your code uses (cell 23, line 6: ds = make_dataset(X, y))"
+    unbound = {**err, "type": "UnboundLocalError", "message": "cannot access local variable 'ds' where it is not"}
+    assert _classify(ProbeError(unbound))[1].startswith("your code raised UnboundLocalError")
+    other = {**err, "message": "free variable 'ds' referenced before assignment in enclosing scope"}
+    assert _classify(ProbeError(other))[1].startswith("your code raised NameError")
+
+
 def test_a_long_list_says_where_it_differs():
     """A sequence too long to print whole is not "a list, expected a list": the first item that differs, or the lengths."""
     seen = [[False, True]] * 30
