@@ -68,12 +68,30 @@ def _outcome(fn, *args):
 def warm_up():
     """Run by the grader's worker fork server once, before any worker exists: the first
     torch.compile in a process sets up dynamo and AOTAutograd (~1.4 s), which every worker would
-    otherwise pay in the notebook's compile cell and again under `op_compiled` and `op_check`."""
+    otherwise pay in the notebook's compile cell and again under `op_compiled` and `op_check`; then
+    Triton's interpreter and the kit's C harness, which each fresh worker would set up or build again."""
     w = torch.randn(3, dtype=torch.float64, requires_grad=True)
     f = torch.compile(lambda t: (t.sin() * 2.0).sum(), backend="aot_eager", fullgraph=True)
     f(w).backward()
     if os.environ.get("TRITON_INTERPRET") == "1":  # no GPU (a launch on one would start CUDA here, which must not)
         _warm_triton_interpreter()
+    _build_harness()
+
+
+def _build_harness():
+    """Build the kit's C harness once (`kit_programs`): each fresh worker that runs a student's kernels writes its
+    bytes out instead of compiling it (0.06 s of CPU).  Without a compiler here, each builds it (and says why not)."""
+    import shutil
+
+    from autograder.probe import kit_programs
+
+    folder = tempfile.mkdtemp(prefix="kit-harness-")
+    try:
+        kit_programs.build(HARNESS, HARNESS_BUILD, os.path.join(folder, "harness"))
+    except OSError:
+        pass
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _warm_triton_interpreter():
@@ -267,6 +285,7 @@ int main(int argc, char **argv) {
     }
 }
 """
+HARNESS_BUILD = ["cc", "-O1"]
 _HARNESS_EXIT = {2: "the grader could not load the library", 3: "the library lacks one of " + ", ".join(KERNELS),
                  4: "the grader's harness could not start", 5: "the harness lost its data"}
 
@@ -347,7 +366,7 @@ def c_kernels_run(ns, source, cases):
     layout), kernel 'silu' (on a contiguous copy: the kernel reads contiguous memory) or 'softmax' (on the
     [rows, cols] view of the laid-out x, with its strides).  {"error": why it could not be built or run} or
     {"y": outputs, "x_after": inputs}."""
-    from autograder.probe import elf, preprocessed
+    from autograder.probe import elf, kit_programs, preprocessed
 
     folder = tempfile.mkdtemp(prefix="kit-kernels-")
     src, lib = os.path.join(folder, "kernels.c"), os.path.join(folder, "kernels.so")
@@ -374,11 +393,7 @@ def c_kernels_run(ns, source, cases):
     if missing:
         return {"error": f"the library has no function {missing[0]}"}
     harness = os.path.join(folder, "harness")
-    with open(harness + ".c", "w") as f:
-        f.write(HARNESS)
-    done = subprocess.run(["cc", "-O1", "-o", harness, harness + ".c"], capture_output=True, text=True, timeout=60)
-    if done.returncode != 0:  # the grader's own fault: not the student's
-        raise OSError(f"the kit's C harness did not build: {done.stderr[-600:]}")
+    kit_programs.build(HARNESS, HARNESS_BUILD, harness)  # an OSError if it does not: the grader's fault
     prepared = [_case_bytes(*case) for case in cases]
     sizes = [(n_out * case[1].element_size(), n_in * case[1].element_size())
              for case, (_, n_out, n_in, _) in zip(cases, prepared)]

@@ -60,3 +60,35 @@ def test_an_operator_no_cell_registered_reads_as_a_name_no_cell_defined():
         )
     assert out["the stub"][0] == "NotImplementedError"  # not answered yet, as before
     assert out["registered without define_softmax_op"] == ["ok", ""]  # the operator is what is graded, not the def
+
+
+HARNESS_CHILD = r"""
+import importlib.util, json, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+import torch
+spec = importlib.util.spec_from_file_location("p02b", sys.argv[1] + "/assignments/02b_kernels/probes.py")
+p = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(p)
+cells = [c for c in json.load(open(sys.argv[1] + "/solutions/02b_kernels.ipynb"))["cells"] if c["cell_type"] == "code"]
+ns = {}
+exec(next("".join(c["source"]) for c in cells if "def c_source" in "".join(c["source"])), ns)
+if sys.argv[2] == "warm":
+    p._build_harness()  # as warm_up() does in the zygote
+built, real = [], subprocess.run
+subprocess.run = lambda argv, *a, **k: (built.append(" ".join(argv)), real(argv, *a, **k))[1]
+x = torch.randn(7, dtype=torch.float64)
+out = p.c_kernels_run(ns, ns["c_source"](), [("silu", x, "c")])
+print(json.dumps({"close": bool(torch.allclose(out["y"][0], torch.nn.functional.silu(x))),
+                  "harness builds": sum(p.HARNESS_BUILD == c.split()[:2] for c in built)}))
+"""
+
+
+def test_the_zygote_builds_the_kits_c_harness_once():
+    """After warm_up's build, a fresh worker's c_kernels_run writes the harness out instead of compiling it (0.06 s of
+    CPU each time); without it, it compiles it.  Either way the student's kernels run in it."""
+    for how, builds in (("warm", 0), ("cold", 1)):
+        run = subprocess.run(
+            [sys.executable, "-c", HARNESS_CHILD, str(KIT), how], capture_output=True, text=True, timeout=300
+        )
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert json.loads(run.stdout.strip().splitlines()[-1]) == {"close": True, "harness builds": builds}, how
