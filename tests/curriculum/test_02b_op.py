@@ -5,12 +5,14 @@ message is "the notebook does not define `define_softmax_op`" instead of torch's
 0 on every input, so the grade command owes no variant proof for them (`pipeline._prove_variant`; a notebook whose
 custom-op cell raised cost the master 0.8 s of CPU per student before).
 
-Each case runs in a child Python: the registry is the process's, and another test may have registered the op here.
+Each case runs in a child Python: the registry is the process's, and another test may have registered the op here;
+its folders in the test's own (TMPDIR), as a worker's are its own.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -48,8 +50,9 @@ print(json.dumps(out))
 """
 
 
-def test_an_operator_no_cell_registered_reads_as_a_name_no_cell_defined():
-    run = subprocess.run([sys.executable, "-c", CHILD, str(KIT)], capture_output=True, text=True, timeout=300)
+def test_an_operator_no_cell_registered_reads_as_a_name_no_cell_defined(tmp_path):
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", CHILD, str(KIT)], capture_output=True, text=True, timeout=300, env=env)
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout.strip().splitlines()[-1])
     for case in ("no def, no op", "no def, no op: its CUDA kernel"):
@@ -83,12 +86,13 @@ print(json.dumps({"close": bool(torch.allclose(out["y"][0], torch.nn.functional.
 """
 
 
-def test_the_zygote_builds_the_kits_c_harness_once():
+def test_the_zygote_builds_the_kits_c_harness_once(tmp_path):
     """After warm_up's build, a fresh worker's c_kernels_run writes the harness out instead of compiling it (0.06 s of
     CPU each time); without it, it compiles it.  Either way the student's kernels run in it."""
     for how, builds in (("warm", 0), ("cold", 1)):
+        env = {**os.environ, "TMPDIR": str(tmp_path)}
         run = subprocess.run(
-            [sys.executable, "-c", HARNESS_CHILD, str(KIT), how], capture_output=True, text=True, timeout=300
+            [sys.executable, "-c", HARNESS_CHILD, str(KIT), how], capture_output=True, text=True, timeout=300, env=env
         )
         assert run.returncode == 0, run.stderr[-3000:]
         assert json.loads(run.stdout.strip().splitlines()[-1]) == {"close": True, "harness builds": builds}, how
