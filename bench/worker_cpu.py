@@ -149,14 +149,36 @@ def _sample(
     }
 
 
+def bound(m: dict, copies: int) -> float:
+    """The CPU seconds no grader of the rules can skip for a class of `copies` of each sample measured
+    (docs/performance.md, "Where a row falls short"): per notebook its cells and its tests' calls (its own worker),
+    one run of its kernel source by the kit where no code of the notebook runs (the largest of its fresh workers), the
+    master's answers to its inputs and the master on the hidden tests it lost (its proof's master and fresh workers);
+    once a class, the master through the gate.  Not the judges, the kit's other fresh workers, the workers' starts or
+    the frameworks' imports."""
+    parts = sum(
+        r["student_cells_cpu_s"]
+        + r["student_calls_cpu_s"]
+        + r["largest_fresh_cpu_s"]
+        + r["master_cpu_s"]
+        + r["proof"]["master_s"]
+        + r["proof"]["fresh_s"]
+        for r in m["rows"]
+    )
+    return copies * parts + m["gate"]["master_cpu_s"] + m["gate"]["fresh_cpu_s"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("assignments", nargs="+")
     ap.add_argument("--samples", default=KINDS, help=f"bench/run.py's sample kinds (default {KINDS})")
+    ap.add_argument("--copies", type=int, default=10, help="copies of each sample in the class bounded (default 10)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     os.environ.setdefault("AUTOGRADER_SECRET", "bench-course-secret")  # as bench/run.py: per-student inputs
     results = [measure(x, args.samples.split(",")) for x in args.assignments]
+    for m in results:
+        m["bound_cpu_s"] = round(bound(m, args.copies), 1)
     if args.json:
         print(json.dumps(results))
         return 0
@@ -180,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r['proof']['wall_s']:.2f}, {r['proof']['master_s'] + r['proof']['fresh_s']:.2f}, "
                 f"{r['proof']['judge_s']:.2f} |"
             )
+        print(
+            f"the bound of a class of {args.copies} of each: {m['bound_cpu_s']:.1f} s of CPU, "
+            f"{m['bound_cpu_s'] / 2:.1f} s on two cores"
+        )
     return 0
 
 

@@ -19,7 +19,7 @@ import worker_cpu  # noqa: E402
 def test_worker_cpu_reads_each_workers_part(monkeypatch) -> None:
     """02b_kernels: a correct notebook's cells, calls, four fresh workers (the kit's C and Triton runs) and the
     master's answers; a partial one's variant proof runs the master; a blank one runs nothing fresh.  The runner's
-    methods are given back afterwards, and the judge's torch threads."""
+    methods are given back afterwards, and the judge's torch threads.  A class's bound sums those parts."""
     from autograder.execute.runner import NotebookRunner
 
     methods, threads = (NotebookRunner.execute, NotebookRunner.close), torch.get_num_threads()
@@ -31,6 +31,12 @@ def test_worker_cpu_reads_each_workers_part(monkeypatch) -> None:
     assert 0 < perfect["largest_fresh_cpu_s"] < perfect["fresh_cpu_s"] and perfect["proof"]["master_s"] == 0
     assert partial["score"] < 100 and partial["proof"]["master_s"] > 0
     assert blank["fresh_workers"] == 0 and m["gate"]["master_cpu_s"] > 0 and m["gate"]["fresh_cpu_s"] > 0
+    one = (  # the bound counts the largest fresh worker of each notebook, not all of them, and no judge
+        perfect["student_cells_cpu_s"] + perfect["student_calls_cpu_s"] + perfect["largest_fresh_cpu_s"]
+    ) + perfect["master_cpu_s"]
+    assert worker_cpu.bound({**m, "rows": [perfect]}, 3) == pytest.approx(
+        3 * one + m["gate"]["master_cpu_s"] + m["gate"]["fresh_cpu_s"]
+    )
     assert (NotebookRunner.execute, NotebookRunner.close) == methods and torch.get_num_threads() == threads
 
 
