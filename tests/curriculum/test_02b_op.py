@@ -17,15 +17,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.curriculum.probes_child import load_probes
+
 KIT = Path(__file__).resolve().parents[2]
-CHILD = r"""
-import importlib.util, json, sys
-sys.path.insert(0, sys.argv[1])
+CHILD = (
+    load_probes("02b_kernels")
+    + r"""
 import torch
-from autograder.execute.namespace import MissingAnswer, StudentNamespace
-spec = importlib.util.spec_from_file_location("p02b", sys.argv[1] + "/assignments/02b_kernels/probes.py")
-p = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(p)
+from autograder.execute.namespace import StudentNamespace
 x, v = torch.randn(3, 5), torch.randn(3, 5)
 
 def outcome(probe, ns, *args):
@@ -48,6 +47,7 @@ softmax.register_autograd(lambda ctx, g: g, setup_context=lambda ctx, inputs, ou
 out["registered without define_softmax_op"] = outcome(p.op_apply, StudentNamespace(), x, v)
 print(json.dumps(out))
 """
+)
 
 
 def test_an_operator_no_cell_registered_reads_as_a_name_no_cell_defined(tmp_path):
@@ -65,13 +65,10 @@ def test_an_operator_no_cell_registered_reads_as_a_name_no_cell_defined(tmp_path
     assert out["registered without define_softmax_op"] == ["ok", ""]  # the operator is what is graded, not the def
 
 
-HARNESS_CHILD = r"""
-import importlib.util, json, subprocess, sys
-sys.path.insert(0, sys.argv[1])
+HARNESS_CHILD = (
+    load_probes("02b_kernels")
+    + r"""
 import torch
-spec = importlib.util.spec_from_file_location("p02b", sys.argv[1] + "/assignments/02b_kernels/probes.py")
-p = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(p)
 cells = [c for c in json.load(open(sys.argv[1] + "/solutions/02b_kernels.ipynb"))["cells"] if c["cell_type"] == "code"]
 ns = {}
 exec(next("".join(c["source"]) for c in cells if "def c_source" in "".join(c["source"])), ns)
@@ -84,6 +81,7 @@ out = p.c_kernels_run(ns, ns["c_source"](), [("silu", x, "c")])
 print(json.dumps({"close": bool(torch.allclose(out["y"][0], torch.nn.functional.silu(x))),
                   "harness builds": sum(p.HARNESS_BUILD == c.split()[:2] for c in built)}))
 """
+)
 
 
 def test_the_zygote_builds_the_kits_c_harness_once(tmp_path):

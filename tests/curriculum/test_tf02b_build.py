@@ -18,20 +18,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.curriculum.probes_child import load_probes
+
 # found, never imported: TensorFlow loaded into this process would stay for the whole session (and abort a later
 # in-process import of Triton, whose LLVM clashes with it)
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow is not installed")
 
 KIT = Path(__file__).resolve().parents[2]
 # the start of each child: the kit's root is argv[1]; `p` is tf02b's probes module, `master_source` the master's C++
-LOAD_PROBES = r"""
-import importlib.util, json, os, subprocess, sys, tempfile
-sys.path.insert(0, sys.argv[1])
-from bench.tf_compile import master_source
-spec = importlib.util.spec_from_file_location("tf02b_probes", sys.argv[1] + "/assignments/tf02b_kernels/probes.py")
-p = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(p)
-"""
+LOAD_PROBES = load_probes("tf02b_kernels") + "from bench.tf_compile import master_source\n"
 CHILD = (
     LOAD_PROBES
     + r"""

@@ -150,9 +150,9 @@ def test_a_master_that_fails_a_students_variant_is_the_graders_fault(toy_kit, tm
     points on a variant the master fails too gets a provisional result (graded again on the next run,
     exported blank), never the points taken.  Points lost to an untouched stub, or in a notebook that cannot be
     read, or to a name no cell defined (its cell raised first: the probe's lookup of it, or the student's own code
-    using it), need no proof: 0 whatever the master does on that variant.  The master is proven on the tests a student lost, not on their whole file: a student who lost
-    `test_double_random` only stands, even on a variant where the master fails `test_odd` beside it; one who lost
-    `test_odd` too there is provisional."""
+    using it), need no proof: 0 whatever the master does on that variant.  The master is proven on the tests a
+    student lost, not on their whole file: a student who lost `test_double_random` only stands, even on a variant
+    where the master fails `test_odd` beside it; one who lost `test_odd` too there is provisional."""
     kit = tmp_path / "kit"
     shutil.copytree(toy_kit, kit)
     seeds = Seeds(SECRET.encode(), "toy")
