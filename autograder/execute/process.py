@@ -100,17 +100,29 @@ def _stat(pid: int | str) -> list[bytes]:
         return _fields(f.read())
 
 
-def _cpu_seconds(fields: list[bytes]) -> float:
-    """utime + stime, plus those of its children that have been waited for, in seconds."""
-    return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS
+def _cpu_seconds(pid: int, read_stat: Callable[[], list[bytes]]) -> float:
+    """The CPU seconds `pid` has used (every thread of it, exited ones included) and its children that it has
+    waited for.  Its own to the nanosecond, from its process CPU clock; clock ticks of its stat file (`read_stat`)
+    where the clock cannot be read, and for the waited-for children, which the clock does not count.  Ticks alone
+    are 10 ms steps: a costed call of 0.1 s read between two of them was up to 10 % off, and a rule decided by a
+    ratio of such readings (02's "f evaluated once") needed calls ten times the step to stay clear of its
+    threshold.  The clock is read before the stat file: a stat file that still reads shows that the pid was not
+    yet another process's when the clock was read."""
+    try:
+        ran: float | None = time.clock_gettime(
+            ((~pid) << 3) | 2
+        )  # glibc's clock_getcpuclockid: the process's sched clock
+    except OSError:
+        ran = None
+    utime, stime, cutime, cstime = (int(x) for x in read_stat()[11:15])
+    return (ran if ran is not None else (utime + stime) / _CLOCK_TICKS) + (cutime + cstime) / _CLOCK_TICKS
 
 
 def _cpu_of(pid: int) -> float:
     try:
-        fields = _stat(pid)
+        return _cpu_seconds(pid, lambda: _stat(pid))
     except FileNotFoundError:
         return 0.0  # exited meanwhile: its parent's cutime has it
-    return _cpu_seconds(fields)
 
 
 def _tree(root: int) -> list[int]:
@@ -414,17 +426,6 @@ class WorkerProcess:
                 return pids
         return _tree(self.pid)
 
-    def run_seconds(self, rescan: bool = True) -> float | None:
-        """Seconds the living threads of the worker's process tree have run, to the nanosecond (their
-        schedstat files): finer than `cpu_seconds`' clock ticks, blind to threads and processes that have
-        exited (which `cpu_seconds` counts).  None when /proc could not tell.  `rescan=False`: the tree
-        `cpu_seconds(rescan=True)` has just found (a walk over every process of the host, not done twice)."""
-        try:
-            tree = self._members() if rescan or self._tree is None else self._tree
-            return sum(_sched_of(pid)[0] for pid in tree)
-        except OSError:
-            return None
-
     def run_queue_wait(self) -> float | None:
         """Seconds the worker's main thread has waited on a run queue (runnable, not running) since it
         started, from its /proc schedstat file kept open.  Under a cold sandbox this is bubblewrap's, in
@@ -473,7 +474,8 @@ class WorkerProcess:
         gone, reading it fails rather than reading a process that took the pid over)."""
         if self._stat_fd is None:
             self._stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-        return _cpu_seconds(_fields(os.pread(self._stat_fd, 4096, 0)))
+        fd = self._stat_fd
+        return _cpu_seconds(self.pid, lambda: _fields(os.pread(fd, 4096, 0)))
 
     # -- lifetime ---------------------------------------------------------------
     def stop(self) -> None:

@@ -131,19 +131,14 @@ WATCH_EVERY = 0.05  # seconds between two looks at a watched call's worker (`Not
 
 
 def cpu_spent(worker: WorkerProcess) -> Callable[[], float]:
-    """A reader of the CPU seconds `worker`'s process tree has used since now, read from /proc by this side:
-    of clock ticks of the whole tree (exited threads and children included) and nanoseconds of its living
-    threads, the larger; wall time where /proc cannot tell."""
-
-    def read() -> tuple[float | None, float | None, float]:
-        return worker.cpu_seconds(rescan=True), worker.run_seconds(rescan=False), time.monotonic()
-
-    before = read()
+    """A reader of the CPU seconds `worker`'s process tree has used since now, read from /proc by this side
+    (`WorkerProcess.cpu_seconds`: to the nanosecond, exited threads and waited-for children included); wall time
+    where /proc cannot tell."""
+    before = worker.cpu_seconds(rescan=True), time.monotonic()
 
     def spent() -> float:
-        after = read()
-        both = [b - a for a, b in zip(before[:2], after[:2]) if a is not None and b is not None]
-        return max(both) if both else after[2] - before[2]
+        cpu, now = worker.cpu_seconds(rescan=True), time.monotonic()
+        return cpu - before[0] if cpu is not None and before[0] is not None else now - before[1]
 
     return spent
 
@@ -415,10 +410,8 @@ class NotebookRunner(ProbeBackend):
         budget: float | None = None,
     ) -> tuple[Any, float]:
         """`call`, and the CPU seconds the worker's process tree used meanwhile, read by this side from /proc:
-        how much work the call did, which nothing in the worker can lower.  Of the two readings, clock ticks
-        of the whole tree (exited threads and children included) and nanoseconds of its living threads, the
-        larger; wall time where /proc cannot tell.  It includes decoding the arguments and encoding the
-        result (milliseconds for megabytes).  `budget`: the call is watched while it runs and stopped
+        how much work the call did, which nothing in the worker can lower (`cpu_spent`; wall time where /proc
+        cannot tell).  It includes decoding the arguments and encoding the result (milliseconds for megabytes).  `budget`: the call is watched while it runs and stopped
         (`OverBudget`, the worker killed; the next call gets a fresh one) as soon as it has spent that
         many CPU seconds: a loop that would run a minute costs its budget, not its minute."""
         self.execute()
