@@ -293,3 +293,19 @@ def test_floor_starts_tensorflow_as_a_worker_does() -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["True", "True"]
+
+
+def test_the_f_once_rule_pools_its_tries_and_decides_on_none_alone() -> None:
+    """02's "f evaluated once" verdicts as bench/once_ratio.py replays them: never on one try, a slow moment diluted
+    by the next try (f once keeps its point, f twice gets no free one), a pooled ratio in between measured again up
+    to the last try, then split."""
+    import once_ratio
+
+    rule = once_ratio._module(once_ratio.TEST).once_or_more
+    assert once_ratio._decisions([(1.0, 1.0)], rule) == []  # one try decides nothing
+    assert once_ratio._decisions([(1.0, 1.0), (1.02, 1.0)], rule) == [(True, 2)]
+    assert once_ratio._decisions([(2.0, 1.0), (1.9, 1.0)], rule) == [(False, 2)]
+    assert once_ratio._decisions([(1.5, 1.0), (1.0, 1.0)], rule) == [(True, 2)]  # f once, one slow moment
+    assert once_ratio._decisions([(1.25, 1.0), (1.95, 1.0), (2.0, 1.0)], rule) == [(False, 3)]  # twice, a lucky one
+    assert once_ratio._decisions([(1.5, 1.0)] * 4, rule) == [(False, 4)]  # in between to the end: split
+    assert once_ratio._decisions([(1.45, 1.0)] * 4, rule) == [(True, 4)]
