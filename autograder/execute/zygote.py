@@ -303,8 +303,8 @@ def main() -> None:
     import torch.optim  # noqa: F401
     import torch.utils.data  # noqa: F401
 
-    # what the assignment's master and probes import besides (`sandbox._preloaded`); a top-level name only
-    # (matplotlib, not matplotlib.pyplot: that would rebuild its font cache in every fresh zygote)
+    # what the assignment's master and probes import besides (`sandbox._preloaded`), as they name it: pyplot's
+    # font list is built once here, not in every worker
     for module in json.loads(sys.argv[5]) if len(sys.argv) > 5 else []:
         try:
             __import__(module)

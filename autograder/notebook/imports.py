@@ -21,10 +21,10 @@ def without_ipython(src: str) -> str:
     return _MAGIC.sub(r"\1#\2", src)
 
 
-def imported_modules(sources: Iterable[str]) -> list[str]:
-    """The top-level modules `sources` import that the standard library does not provide, sorted.
-    Relative imports and `__future__` are left out; a source that is not Python even without its
-    IPython lines counts for nothing."""
+def imported_names(sources: Iterable[str]) -> list[str]:
+    """The modules `sources` import that the standard library does not provide, named as they import them
+    (`matplotlib.pyplot`; `from torch.utils.data import X`: `torch.utils.data`), sorted.  Relative imports and
+    `__future__` are left out; a source that is not Python even without its IPython lines counts for nothing."""
     found: set[str] = set()
     for src in sources:
         try:
@@ -36,15 +36,21 @@ def imported_modules(sources: Iterable[str]) -> list[str]:
                 continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                found.update(alias.name.split(".")[0] for alias in node.names)
+                found.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                found.add(node.module.split(".")[0])
-    return sorted(m for m in found if m not in sys.stdlib_module_names and m != "__future__")
+                found.add(node.module)
+    return sorted(m for m in found if m.split(".")[0] not in sys.stdlib_module_names and m != "__future__")
+
+
+def imported_modules(sources: Iterable[str]) -> list[str]:
+    """The top-level modules `sources` import that the standard library does not provide, sorted: what a
+    student installs."""
+    return sorted({m.split(".")[0] for m in imported_names(sources)})
 
 
 def worker_imports(master: Path, probes: Path) -> list[str]:
-    """What a worker of an assignment imports: its master notebook (as students' notebooks do) and its
-    probes; a file that is missing or unreadable counts for nothing.  The zygote imports these once."""
+    """What a worker of an assignment imports, named as imported: its master notebook (as students' notebooks
+    do) and its probes; a file that is missing or unreadable counts for nothing.  The zygote imports these once."""
     sources: list[str] = []
     try:
         sources += [c.source for c in load_cells(master)]
@@ -54,7 +60,7 @@ def worker_imports(master: Path, probes: Path) -> list[str]:
         sources.append(probes.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass
-    return imported_modules(sources)
+    return imported_names(sources)
 
 
 def assignment_imports(assignment: Any) -> list[str]:

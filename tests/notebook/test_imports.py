@@ -32,3 +32,14 @@ def test_the_guard_names_what_the_gradescope_zip_installs(tmp_path, assignment):
     # both faces call the one scan, not a copy of it
     assert release.imported_modules is imports.imported_modules
     assert not hasattr(gradescope, "imported_modules")
+
+
+def test_a_workers_imports_are_named_as_imported_and_a_students_installs_by_package():
+    """The zygote imports what the master imports as the master names it (`matplotlib.pyplot`: importing
+    `matplotlib` alone left pyplot's font list to every worker); a student installs top-level packages."""
+    sources = [
+        "import matplotlib.pyplot as plt\nfrom torch.utils.data import DataLoader\nimport os.path, json",
+        "from . import x\nfrom __future__ import annotations\n%matplotlib inline\nimport pandas",
+    ]
+    assert imports.imported_names(sources) == ["matplotlib.pyplot", "pandas", "torch.utils.data"]
+    assert imports.imported_modules(sources) == ["matplotlib", "pandas", "torch"]
