@@ -104,7 +104,7 @@ import sys
 
 
 def loaded(ns):
-    return sorted(m for m in ("pandas", "matplotlib", "matplotlib.pyplot") if m in sys.modules)
+    return sorted(m for m in ("pandas", "matplotlib", "matplotlib.pyplot", "autograder.student.selfcheck") if m in sys.modules)
 '''
 
 
@@ -124,9 +124,13 @@ def _kit(tmp_path, name: str, master_imports: str):
 def test_the_zygote_imports_what_the_master_imports_and_nothing_else(sandbox, tmp_path):
     """A worker starts with the modules its assignment's master imports already loaded, as the master names them
     (one import per class, in the zygote: `matplotlib.pyplot`, whose font list each worker built again when the
-    zygote imported `matplotlib` alone), and without the ones it does not (each cost every class's first worker its
-    import)."""
-    plotting = _kit(tmp_path, "plots", "import pandas as pd\nimport matplotlib.pyplot as plt")
+    zygote imported `matplotlib` alone; the kit's own modules), and without the ones it does not (each cost every
+    class's first worker its import)."""
+    plotting = _kit(
+        tmp_path,
+        "plots",
+        "import pandas as pd\nimport matplotlib.pyplot as plt\nfrom autograder.student.selfcheck import Checker",
+    )
     bare = _kit(tmp_path, "bare", "import torch")
     isolation = sandbox("warm")
     seen = {}
@@ -136,4 +140,4 @@ def test_the_zygote_imports_what_the_master_imports_and_nothing_else(sandbox, tm
         ) as runner:
             runner.execute()
             seen[probes.parent.name] = runner.call("loaded")
-    assert seen == {"plots": ["matplotlib", "matplotlib.pyplot", "pandas"], "bare": []}
+    assert seen == {"plots": ["autograder.student.selfcheck", "matplotlib", "matplotlib.pyplot", "pandas"], "bare": []}
