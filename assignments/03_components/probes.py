@@ -311,6 +311,18 @@ def optimizer_closure(ns, name, init, target, steps, defaults):
     return {"losses": losses, "param": p.detach().clone()}
 
 
+def torch_optimizer_run(ns, name, inits, groups, defaults, grads):
+    """torch.optim's own `name` stepped as `optimizer_run` steps the student's: its history, what the hidden tests
+    compare the student's with.  Asked of the reference (the master's worker, which runs no student code), where
+    torch's optimizers are ready: a judge's first one imported torch._dynamo, 2.2 s of its CPU."""
+    return optimizer_run({name: getattr(torch.optim, name)}, name, inits, groups, defaults, grads)["history"]
+
+
+def torch_optimizer_closure(ns, name, init, target, steps, defaults):
+    """torch.optim's own `name` through `optimizer_closure`: its losses and final parameter."""
+    return optimizer_closure({name: getattr(torch.optim, name)}, name, init, target, steps, defaults)
+
+
 # ---------------------------------------------------------------- data
 
 def ring_dataset_run(ns, n_pos, n_neg, seed, indices):

@@ -1,6 +1,6 @@
 """The optimizer exercises' shared harness: the same parameters and gradients stepped through the
-student's optimizer (in the worker) and torch's (here), compared step by step; and where the optimizer
-keeps its state when the parameters are on another device."""
+student's optimizer (in the student's worker) and torch's (`probes.torch_optimizer_run`, asked of the reference),
+compared step by step; and where the optimizer keeps its state when the parameters are on another device."""
 from types import SimpleNamespace
 
 import pytest
@@ -18,37 +18,6 @@ def _problem(rng, dtype, n_steps=6):
         step[3] = None if t % 2 else step[3]  # a parameter that only sometimes has a gradient
         grads.append(step)
     return inits, grads
-
-
-def _torch_run(cls, inits, groups, defaults, grads):
-    params = [t.clone().requires_grad_(True) for t in inits]
-    pg = [dict({k: v for k, v in g.items() if k != "idx"}, params=[params[i] for i in g["idx"]]) for g in groups]
-    opt = cls(pg, **defaults)
-    history = []
-    for step in grads:
-        for p, g in zip(params, step):
-            p.grad = None if g is None else g.clone()
-        opt.step()
-        history.append({"params": [p.detach().clone() for p in params],
-                        "state": [{k: v.detach().clone() if isinstance(v, torch.Tensor) else v for k, v in opt.state[p].items()}
-                                  if p in opt.state else {} for p in params]})
-    return history
-
-
-def _torch_closure(cls, init, target, n_steps, hyper):
-    """torch's `cls` minimising sum((p - target)^2) from `init` by `n_steps` step(closure) calls: the final
-    parameter and the losses step(closure) returned."""
-    p = init.clone().requires_grad_(True)
-    opt = cls([p], **hyper)
-    losses = []
-    for _ in range(n_steps):
-        def closure():
-            opt.zero_grad()
-            loss = ((p - target) ** 2).sum()
-            loss.backward()
-            return loss
-        losses.append(opt.step(closure).detach())
-    return p.detach(), losses
 
 
 def compare_histories(got, exp, keys, what):
@@ -88,5 +57,4 @@ def state_on_device(student, probes, name, hyper, keys):
 
 @pytest.fixture
 def optimizer_race() -> SimpleNamespace:
-    return SimpleNamespace(problem=_problem, torch_run=_torch_run, torch_closure=_torch_closure,
-                           compare_histories=compare_histories, state_on_device=state_on_device)
+    return SimpleNamespace(problem=_problem, compare_histories=compare_histories, state_on_device=state_on_device)
