@@ -6,7 +6,7 @@
 `hidden/test_detach_retain.py::test_backward_twice_runs_f_once` decides from CPU seconds the judge reads from /proc:
 a call of `backward_twice` with an f that does WORK units of fixed work, against one call of that f measured right
 before and after it in the same worker.  Its ratio is about 1 for a notebook that keeps the graph and about 2 for
-one that runs the forward again; the test's thresholds (`ONCE`, `TWICE`) decide between them.  Every unit of work
+one that runs the forward again; the test's `once_or_more` (its `PASS`, `FAIL` and `SPLIT`) decides between them.  Every unit of work
 is CPU each student and the master spend, so WORK is chosen by this spread: here, through the kit's sandboxed
 workers, the master notebook (f once) and the curriculum's mutant that runs the forward again (f twice) are
 measured `--trials` times per WORK, with `--busy` processes spinning beside them (a busy grading host).  Printed

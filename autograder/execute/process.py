@@ -100,6 +100,12 @@ def _stat(pid: int | str) -> list[bytes]:
         return _fields(f.read())
 
 
+def cpu_clock(pid: int) -> int:
+    """The clock id of `pid`'s process CPU clock (its scheduler clock, every thread, exited ones included), as glibc's
+    `clock_getcpuclockid` makes it: `time.clock_gettime` reads it to the nanosecond."""
+    return ((~pid) << 3) | 2
+
+
 def _cpu_seconds(pid: int, read_stat: Callable[[], list[bytes]]) -> float:
     """The CPU seconds `pid` has used (every thread of it, exited ones included) and its children that it has
     waited for.  Its own to the nanosecond, from its process CPU clock; clock ticks of its stat file (`read_stat`)
@@ -109,9 +115,7 @@ def _cpu_seconds(pid: int, read_stat: Callable[[], list[bytes]]) -> float:
     threshold.  The clock is read before the stat file: a stat file that still reads shows that the pid was not
     yet another process's when the clock was read."""
     try:
-        ran: float | None = time.clock_gettime(
-            ((~pid) << 3) | 2
-        )  # glibc's clock_getcpuclockid: the process's sched clock
+        ran: float | None = time.clock_gettime(cpu_clock(pid))
     except OSError:
         ran = None
     utime, stime, cutime, cstime = (int(x) for x in read_stat()[11:15])

@@ -411,9 +411,10 @@ class NotebookRunner(ProbeBackend):
     ) -> tuple[Any, float]:
         """`call`, and the CPU seconds the worker's process tree used meanwhile, read by this side from /proc:
         how much work the call did, which nothing in the worker can lower (`cpu_spent`; wall time where /proc
-        cannot tell).  It includes decoding the arguments and encoding the result (milliseconds for megabytes).  `budget`: the call is watched while it runs and stopped
-        (`OverBudget`, the worker killed; the next call gets a fresh one) as soon as it has spent that
-        many CPU seconds: a loop that would run a minute costs its budget, not its minute."""
+        cannot tell).  It includes decoding the arguments and encoding the result (milliseconds for megabytes).
+        `budget`: the call is watched while it runs and stopped (`OverBudget`, the worker killed; the next call
+        gets a fresh one) as soon as it has spent that many CPU seconds: a loop that would run a minute costs its
+        budget, not its minute."""
         self.execute()
         assert self.worker is not None
         spent = cpu_spent(self.worker)

@@ -254,18 +254,19 @@ def _bwrap() -> str | None:
 
 
 # imported by every zygote before these, or (TensorFlow, Keras) by a TensorFlow assignment's, quietly
-_ALWAYS_IMPORTED = {"autograder", "numpy", "torch", "tensorflow", "keras"}
 _FRAMEWORKS = {"numpy", "torch", "tensorflow", "keras"}  # their submodules too: the zygote imports them in its order
+_ALWAYS_IMPORTED = {"autograder", *_FRAMEWORKS}
 
 
 def _preloaded(probes: Path | None) -> list[str]:
     """The other modules the assignment's master notebook and probes import (pandas, matplotlib.pyplot,
     triton...), named as they import them, for its zygote to import once: read on this side, as the master
     never enters a sandbox.  Named whole: with `matplotlib` alone, each worker of 04_fit_api built pyplot's font
-    list again (0.33 s of CPU a worker); the kit's own modules a notebook or probes import too (`autograder.student.
-    selfcheck`, `autograder.probe.meta_device`: 10-20 ms a worker).  Only these: pandas and matplotlib, once imported by every zygote, took
-    ~0.6 s of CPU before the first worker of every class, and only 04_fit_api's notebooks use them; a student who
-    imports another module pays for it in their own worker, as in Jupyter."""
+    list again (0.33 s of CPU a worker).  The kit's own modules a notebook or probes import too
+    (`autograder.student.selfcheck`, `autograder.probe.meta_device`: 10-20 ms a worker).  Only these: pandas and
+    matplotlib, once imported by every zygote, took ~0.6 s of CPU before the first worker of every class, and only
+    04_fit_api's notebooks use them; a student who imports another module pays for it in their own worker, as in
+    Jupyter."""
     if probes is None:
         return []
     from autograder.notebook.imports import worker_imports

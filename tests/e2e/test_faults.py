@@ -686,32 +686,20 @@ def test_a_runnable_worker_whose_wait_the_kernel_does_not_count_is_kept_from_the
     a worker whose thread is runnable (R) was kept from the CPU, the host's doing; one asleep (S) or
     stopped (T) was not, whatever the host's load."""
     import signal
-    import socket
     import subprocess
     import sys
 
     from autograder.execute import process
+    from tests.execute.live import handle_on
 
     code = {"spin": "while True: pass", "sleep": "import time; time.sleep(60)", "stopped": "while True: pass"}[how]
-    child = subprocess.Popen([sys.executable, "-c", code])
-    ours, theirs = socket.socketpair()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    try:
+    with handle_on(subprocess.Popen([sys.executable, "-c", code])) as (worker, _):
         time.sleep(0.3)  # asleep by then, or spinning
         if how == "stopped":
-            child.send_signal(signal.SIGSTOP)
+            worker.popen.send_signal(signal.SIGSTOP)
             time.sleep(0.05)
-        worker = process.WorkerProcess(channel=ours, stdout_fd=out_r, stderr_fd=err_r, pid=child.pid, popen=child)
         monkeypatch.setattr(process, "_sched_of", lambda pid: (0.0, 0.0))  # the kernel counted nothing
         assert worker.starved() is kept
-    finally:
-        child.kill()
-        child.wait()
-        for fd in (out_w, err_w):
-            os.close(fd)
-        ours.close()
-        theirs.close()
 
 
 @alone  # whether its children's spinning counts as its own: read with the worker ahead of other work

@@ -6,7 +6,6 @@ ticks are 10 ms steps."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import time
 import pytest
 
 from autograder.execute import process
+from tests.execute.live import handle_on
 
 # a thread that burns about 0.05 s of CPU and ends, then a child burned and waited for, then the process sleeps
 _CODE = """
@@ -35,19 +35,9 @@ time.sleep(60)
 @pytest.fixture
 def worker():
     child = subprocess.Popen([sys.executable, "-c", _CODE], stdout=subprocess.PIPE)
-    ours, theirs = socket.socketpair()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    try:
+    with handle_on(child) as (worker, _):
         assert child.stdout is not None and child.stdout.readline() == b"done\n"
-        yield process.WorkerProcess(channel=ours, stdout_fd=out_r, stderr_fd=err_r, pid=child.pid, popen=child)
-    finally:
-        child.kill()
-        child.wait()
-        for fd in (out_w, err_w):
-            os.close(fd)
-        ours.close()
-        theirs.close()
+        yield worker
 
 
 def _ticks(pid: int, fields: slice) -> float:
@@ -57,7 +47,7 @@ def _ticks(pid: int, fields: slice) -> float:
 def test_a_reading_counts_exited_threads_and_waited_children_to_the_nanosecond(worker):
     cpu = worker.cpu_seconds()
     assert cpu is not None and cpu >= 0.1  # the exited thread's 0.05 s and the waited child's 0.05 s
-    clock = time.clock_gettime(((~worker.pid) << 3) | 2)  # the process's own, exited thread included
+    clock = time.clock_gettime(process.cpu_clock(worker.pid))  # the process's own, exited thread included
     assert clock >= 0.05 and cpu == pytest.approx(clock + _ticks(worker.pid, slice(13, 15)), abs=0.002)
     assert abs(cpu * 100 - round(cpu * 100)) > 1e-6  # not whole clock ticks
 

@@ -8,9 +8,7 @@ that forge and garble protocol messages, against `NotebookRunner`.
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
 import subprocess
 
 import nbformat
@@ -19,12 +17,13 @@ import pytest
 from autograder.config.limits import MAX_ITEMS, MAX_LONG_TEXT, MAX_OUTPUT, MAX_RESULT_BYTES, MAX_TEXT, Limits, clip
 from autograder.execute import messages, wire
 from autograder.execute.backend import ProbeCrashed, ProbeError
-from autograder.execute.process import WorkerDied, WorkerProcess
+from autograder.execute.process import WorkerDied
 from autograder.execute.runner import NotebookRunner
 from autograder.execute.sandbox import RlimitsOnly
 from autograder.judge import results
 from autograder.judge.results import CellIssue, SubmissionResult
 from autograder.notebook.parse import load_cells
+from tests.execute.live import handle_on
 
 # ---------------------------------------------------------------- caps of judge.results
 
@@ -161,16 +160,9 @@ def test_replies_are_checked():
 @pytest.fixture
 def fake_worker():
     """A WorkerProcess whose channel we write to ourselves (its 'process' is a sleep we own)."""
-    ours, theirs = socket.socketpair()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    sleeper = subprocess.Popen(["sleep", "60"], start_new_session=True)
-    w = WorkerProcess(channel=ours, stdout_fd=out_r, stderr_fd=err_r, pid=sleeper.pid, popen=sleeper)
-    os.close(out_w)
-    os.close(err_w)
-    yield w, theirs
-    w.kill()
-    theirs.close()
+    with handle_on(subprocess.Popen(["sleep", "60"], start_new_session=True)) as (w, theirs):
+        yield w, theirs
+        w.kill()
 
 
 def test_frames_are_read_exactly_and_oversized_ones_refused_unread(fake_worker):
