@@ -39,6 +39,7 @@ _GRADE = textwrap.dedent("""
         "tf_modules": sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "keras", "tf_keras")),
         "results": {r.submission_id: {
             "score": r.score, "status": r.status, "message": r.message, "stdout": r.stdout, "stderr": r.stderr,
+            "determinism": r.environment.get("determinism"),
             "cells": [[c.cell, c.status, c.type, c.message] for c in r.cells],
             "tests": {t.id.split("::")[-1]: [t.outcome, t.message] for t in r.tests}} for r in run.results}}))
 """)

@@ -67,6 +67,12 @@ def test_a_tensorflow_class_is_graded_with_values_compared_on_the_trusted_side(g
     assert bad["tests"]["test_initial_kernel"][0] == bad["tests"]["test_fit_history"][0] == "passed"
 
 
+def test_the_results_record_tensorflows_determinism(graded):
+    """What made the values reproducible, as a result records it: TensorFlow's op determinism (torch, only the wire's
+    value type in these workers, is not configured)."""
+    assert graded["results"]["good"]["determinism"] == {"tf_op_determinism": True, "threads": 1}
+
+
 def test_the_grader_never_imports_tensorflow(graded):
     assert graded["tf_modules"] == []
 
@@ -116,6 +122,9 @@ def test_workers_are_set_up_before_student_code(sandbox, kind):
     assert (
         facts["grappler"] is False
     )  # no graph rewrite on every traced step and tf.data iterator (docs/performance.md)
+    # torch is the wire's value type here, never run: its compiler, which configuring torch's determinism imported
+    # (1.4 s of CPU in each TensorFlow zygote before its first worker), is not loaded
+    assert facts["torch_compiler"] == [], facts
     assert a.values.tolist() == b.values.tolist() != c.values.tolist()
     assert k1.kind == "Variable" and k1.values.tolist() == k2.values.tolist()
 
