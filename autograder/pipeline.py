@@ -148,17 +148,19 @@ def _judge(
         return _grader_error(assignment, sub, options, traceback.format_exc()).to_record()
 
 
-def _start_judge(kit: str, assignment_id: str, options: GradeOptions, environ: dict[str, str]) -> None:
+def _start_judge(kit: str, assignment_id: str, options: GradeOptions, environ: dict[str, str], grader: int) -> None:
     """In each judge process, first: die with the grader, take its environment, then collect the tests
     before the first task (a share of the reference pass)."""
-    _join_grader(options, environ)
+    _join_grader(options, environ, grader)
     _close_references_at_exit()
     _ready(kit, assignment_id, options)
 
 
-def _join_grader(options: GradeOptions, environ: dict[str, str]) -> None:
-    """In a judge process (a class's, `check_solutions`'), first: die with the grader, take its environment."""
-    _die_with_grader()
+def _join_grader(options: GradeOptions, environ: dict[str, str], grader: int) -> None:
+    """In a judge process (a class's, `check_solutions`'), first: die with the grader (the process `grader`, and the
+    forkserver, its parent), take its environment."""
+    _die_with_forkserver()
+    judges.die_with(grader)
     judges.adopt(environ)
     # the exit hook the isolation registered when it was unpickled (before this process's bootstrap, which
     # clears multiprocessing's hooks) is gone: without this one the judge left its last worker's cgroups
@@ -176,8 +178,8 @@ def _close_references_at_exit() -> None:
     util.Finalize(None, session.close_references, exitpriority=200)
 
 
-def _die_with_grader() -> None:
-    """Judge processes exit when the grader dies (kill -9 included), taking their workers along."""
+def _die_with_forkserver() -> None:
+    """Judge processes exit when their parent, the forkserver, dies (kill -9 of the grader's process group)."""
     try:
         import ctypes
         import signal
@@ -530,7 +532,7 @@ def check_solutions(released: dict[str, Path], kit: Path, settings: GradeSetting
             max_workers=jobs,
             mp_context=judges.judge_context(),
             initializer=_join_grader,
-            initargs=(options, dict(os.environ)),
+            initargs=(options, dict(os.environ), os.getpid()),
         ) as pool:
             futures = {
                 a.id: pool.submit(_check_solution, str(kit), a.id, str(released[a.id]), options)
@@ -823,7 +825,7 @@ def _start_judges(jobs: int, assignment: Assignment, options: GradeOptions) -> P
         max_workers=jobs,
         mp_context=judges.judge_context(),
         initializer=_start_judge,
-        initargs=(str(assignment.kit), assignment.id, options, dict(os.environ)),
+        initargs=(str(assignment.kit), assignment.id, options, dict(os.environ), os.getpid()),
     )
     for _ in range(jobs):
         pool.submit(int)  # the pool starts a process per task it cannot hand to an idle one

@@ -6,7 +6,8 @@ ready while the reference pass took 2-3 s, so every class waited on them.  (The 
 reference pass themselves, one test file per task: `pipeline._reference_pass`.)  A forkserver is a
 fresh single-threaded process (none of the grader's threads, locks or signal handlers) that imports
 them once; each judge forked from it is ready in milliseconds and shares those pages.  It exits when the grader does
-(multiprocessing's own liveness pipe), and judges die with it (`pipeline._die_with_grader`).
+while a process holds multiprocessing's liveness pipe: the grader, and every judge (each is handed the pipe), so the
+judges watch the grader themselves and end with it (`die_with`); the forkserver then ends with its last judge.
 
 A fork inherits the forkserver's environment, frozen when it started; a spawned judge had the grader's
 as of its start.  Seeds (the course secret) and scratch folders (TMPDIR) derive from it, so each judge
@@ -20,8 +21,11 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.context
 import os
+import select
 import signal
 import tempfile
+import threading
+import time
 
 JUDGE_MODULES = ["autograder.pipeline", "autograder.judge.session"]  # the judge's engine, torch and pytest
 
@@ -78,3 +82,39 @@ def stop() -> None:
     except ProcessLookupError:
         pass
     server._stop()  # type: ignore[attr-defined]  # private, and the one way to reap it; reaps it and removes its socket: the next `ensure_running` starts a fresh one
+
+
+def die_with(grader: int) -> None:
+    """End this judge, at once, when the process that started it ends (kill -9 included), taking its workers along:
+    each worker's sandbox dies with its judge.  A judge's parent is the forkserver, not the grader, and it outlived a
+    grader killed alone, with every judge and their workers: each judge holds the forkserver's liveness pipe, and
+    one waiting for its next task never saw the grader go (its task queue has other writers, the other judges).  So
+    a thread of each judge waits on the grader's pidfd (on Linux before 5.3, looks at it every second).  What the
+    judge leaves (its workers' scratch folders and cgroups) the next run removes, as after a grader's kill -9."""
+    try:
+        fd: int | None = os.pidfd_open(grader)
+    except ProcessLookupError:  # gone already
+        os.kill(os.getpid(), signal.SIGKILL)
+        return
+    except (OSError, AttributeError):
+        fd = None
+
+    def watch() -> None:
+        if fd is not None:
+            select.select([fd], [], [])
+        else:
+            while _alive(grader):
+                time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="die-with-grader", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a process of another user has the pid: the grader has gone
+        return False
+    return True

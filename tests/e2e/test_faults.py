@@ -203,6 +203,53 @@ def _session_alive(sid: int) -> bool:
     return False
 
 
+def _tree(root: int) -> dict[int, str]:
+    """The live processes descended from `root` (itself included), with their command lines."""
+    parents: dict[int, int] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            if stat.rsplit(")", 1)[1].split()[0] != "Z":
+                parents[int(pid)] = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    tree, todo = {}, [root]
+    while todo:
+        pid = todo.pop()
+        if pid in parents or pid == root:
+            try:
+                tree[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            todo += [child for child, parent in parents.items() if parent == pid]
+    return tree
+
+
+def test_a_grader_killed_alone_takes_its_judges_and_workers_along(toy_kit, tmp_path):
+    """kill -9 of the grade command's process alone (the OOM killer, `kill -9 PID`), not of its group: its judges,
+    their forkserver and every worker end with it.  Judges are the forkserver's children and each holds its liveness
+    pipe, so they outlived the grader, waiting for tasks, holding their workers (1.8 GB a TensorFlow zygote)."""
+    subs = _class(toy_kit, tmp_path / "class", 12)
+    proc = subprocess.Popen(_cli(toy_kit, subs, tmp_path / "out"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    tree: dict[int, str] = {}
+    while time.monotonic() < deadline and proc.poll() is None:
+        tree = _tree(proc.pid)
+        judges = [c for c in tree.values() if "forkserver" in c]
+        if len(judges) >= 3 and any("bwrap" in c or "autograder.execute" in c for c in tree.values()):
+            break  # the forkserver, two judges and a worker
+        time.sleep(0.05)
+    assert proc.poll() is None, "the class was graded before its judges and a worker were seen"
+    tree = _tree(proc.pid)
+    proc.kill()
+    proc.wait()
+    left = tree
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = {pid: c for pid, c in tree.items() if pid in _tree(pid) and _tree(pid)[pid] == c}
+    assert not left, f"alive after the grader's kill -9: {[c[:120] for c in left.values()]}"
+
+
 @pytest.mark.serial  # it freezes a grading run at moments when its folders are held: beside other tests' load the
 # run can finish between two looks before all three kinds were seen at once
 def test_scratch_of_a_killed_grader_is_pruned_by_the_next_run(toy_kit, tmp_path):
