@@ -5,9 +5,9 @@ once and beside the reference pass (then run by the grader): on 2 cores two judg
 ready while the reference pass took 2-3 s, so every class waited on them.  (The judges now run the
 reference pass themselves, one test file per task: `pipeline._reference_pass`.)  A forkserver is a
 fresh single-threaded process (none of the grader's threads, locks or signal handlers) that imports
-them once; each judge forked from it is ready in milliseconds and shares those pages.  It exits when the grader does
-while a process holds multiprocessing's liveness pipe: the grader, and every judge (each is handed the pipe), so the
-judges watch the grader themselves and end with it (`die_with`); the forkserver then ends with its last judge.
+them once; each judge forked from it is ready in milliseconds and shares those pages.  It runs while a process holds
+multiprocessing's liveness pipe: the grader, and every judge (each is handed the pipe).  So the judges watch the grader
+themselves and end with it (`die_with`), and the forkserver ends with the last of them.
 
 A fork inherits the forkserver's environment, frozen when it started; a spawned judge had the grader's
 as of its start.  Seeds (the course secret) and scratch folders (TMPDIR) derive from it, so each judge
