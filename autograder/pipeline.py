@@ -159,7 +159,6 @@ def _start_judge(kit: str, assignment_id: str, options: GradeOptions, environ: d
 def _join_grader(options: GradeOptions, environ: dict[str, str], grader: int) -> None:
     """In a judge process (a class's, `check_solutions`'), first: die with the grader (the process `grader`, and the
     forkserver, its parent), take its environment."""
-    _die_with_forkserver()
     judges.die_with(grader)
     judges.adopt(environ)
     # the exit hook the isolation registered when it was unpickled (before this process's bootstrap, which
@@ -176,17 +175,6 @@ def _close_references_at_exit() -> None:
     from autograder.judge import session
 
     util.Finalize(None, session.close_references, exitpriority=200)
-
-
-def _die_with_forkserver() -> None:
-    """Judge processes exit when their parent, the forkserver, dies (kill -9 of the grader's process group)."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 def _grader_error(assignment: Assignment, sub: Submission, options: GradeOptions, why: str) -> SubmissionResult:

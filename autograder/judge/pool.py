@@ -89,8 +89,15 @@ def die_with(grader: int) -> None:
     each worker's sandbox dies with its judge.  A judge's parent is the forkserver, not the grader, and it outlived a
     grader killed alone, with every judge and their workers: each judge holds the forkserver's liveness pipe, and
     one waiting for its next task never saw the grader go (its task queue has other writers, the other judges).  So
-    a thread of each judge waits on the grader's pidfd (on Linux before 5.3, looks at it every second).  What the
-    judge leaves (its workers' scratch folders and cgroups) the next run removes, as after a grader's kill -9."""
+    a thread of each judge waits on the grader's pidfd (on Linux before 5.3, looks at it every second); and the
+    judge dies with the forkserver too (PR_SET_PDEATHSIG: kill -9 of the grader's process group).  What the judge
+    leaves (its workers' scratch folders and cgroups) the next run removes, as after a grader's kill -9."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
     try:
         fd: int | None = os.pidfd_open(grader)
     except ProcessLookupError:  # gone already

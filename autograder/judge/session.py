@@ -138,15 +138,14 @@ def environment(assignment: Assignment, version: str, options: GradeOptions) -> 
         "torch_version": str(torch.__version__),  # a plain str: torch's TorchVersion would pickle torch along
         "cuda_version": torch.version.cuda,
         "python_version": sys.version.split()[0],
-        "determinism": (
-            {"tf_op_determinism": True, "threads": assignment.limits.threads}
-            if assignment.framework.name == "tensorflow"
-            else {
-                "use_deterministic_algorithms": "warn_only",
-                "cudnn_benchmark": False,
-                "threads": assignment.limits.threads,
-            }
-        ),
+        "determinism": {
+            **(
+                {"tf_op_determinism": True}
+                if assignment.framework.name == "tensorflow"
+                else {"use_deterministic_algorithms": "warn_only", "cudnn_benchmark": False}
+            ),
+            "threads": assignment.limits.threads,
+        },
         "isolation": options.isolation.name,
     }
 

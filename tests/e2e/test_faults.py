@@ -203,26 +203,22 @@ def _session_alive(sid: int) -> bool:
     return False
 
 
+def _running(pid: int) -> str | None:
+    """`pid`'s command line while it runs (not a zombie), else None."""
+    try:
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            return None
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except (OSError, IndexError):
+        return None
+
+
 def _tree(root: int) -> dict[int, str]:
-    """The live processes descended from `root` (itself included), with their command lines."""
-    parents: dict[int, int] = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-            if stat.rsplit(")", 1)[1].split()[0] != "Z":
-                parents[int(pid)] = int(stat.rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-    tree, todo = {}, [root]
-    while todo:
-        pid = todo.pop()
-        if pid in parents or pid == root:
-            try:
-                tree[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            todo += [child for child, parent in parents.items() if parent == pid]
-    return tree
+    """The running processes descended from `root` (itself included), with their command lines."""
+    from autograder.execute.process import _tree as descendants
+
+    running = {pid: _running(pid) for pid in descendants(root)}
+    return {pid: c for pid, c in running.items() if c is not None}
 
 
 def test_a_grader_killed_alone_takes_its_judges_and_workers_along(toy_kit, tmp_path):
@@ -246,7 +242,7 @@ def test_a_grader_killed_alone_takes_its_judges_and_workers_along(toy_kit, tmp_p
     left = tree
     while left and time.monotonic() < deadline:
         time.sleep(0.1)
-        left = {pid: c for pid, c in tree.items() if pid in _tree(pid) and _tree(pid)[pid] == c}
+        left = {pid: c for pid, c in tree.items() if _running(pid) == c}  # the same process, not a pid reused
     assert not left, f"alive after the grader's kill -9: {[c[:120] for c in left.values()]}"
 
 
