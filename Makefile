@@ -30,7 +30,7 @@ $(DEMO_STAMP): pyproject.toml scripts/install-system-deps
 	touch $(DEMO_STAMP)
 
 $(STAMP): $(DEMO_STAMP) pyproject.toml scripts/install-system-deps
-	$(PY) -m pip install -q $(TF_SPEC)
+	$(PY) -m pip install -q $(TF_SPEC) "ml_dtypes>=0.5.1,<0.7"  # pyproject.toml's `tensorflow` extra says why
 	$(PY) -m pip install -q -e ".[course,instructor,cluster,lms,interop,dev]"
 	sh scripts/install-system-deps
 	# TensorFlow's framework headers precompiled for the kit's build of a tf02b kernel (about 30 s, 400 MB under

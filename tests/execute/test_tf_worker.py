@@ -203,6 +203,8 @@ def test_a_tensorflow_assignments_gradescope_zip_installs_tensorflow(tmp_path):
     pins = gradescope.requirements(load_assignment("tftoy", kit))
     assert any(p.lower().replace("_", "-").startswith("tensorflow-cpu==2.21.0") for p in pins), pins
     assert any(p.startswith("keras==3.") for p in pins), pins
+    dtypes = [p.split("==")[1] for p in pins if p.lower().replace("-", "_").startswith("ml_dtypes==")]
+    assert dtypes and tuple(int(n) for n in dtypes[0].split(".")[:2]) < (0, 7), pins  # pyproject's `tensorflow` extra
     zipped = gradescope.build_autograder_zip(kit, "tftoy", tmp_path / "autograder.zip", secret=b"s" * 32)
     setup = zipfile.ZipFile(zipped).read("setup.sh").decode()
     assert "tensorflow" in setup.lower() and "keras==" in setup
