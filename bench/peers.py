@@ -31,7 +31,8 @@ KIT = BENCH.parent
 ASSIGNMENTS = tuple(TESTS)  # the assignments the peers can grade
 # What the masters import besides torch (pinned as the kit's pyproject pins them): numpy (01, 04), triton
 # (02b; torch's CPU wheel does not bring it, the kit's `instructor` extra does), pandas and matplotlib (04),
-# TensorFlow with its Keras (the tf* assignments; the CPU build, as the kit's `tensorflow` extra pins it).
+# TensorFlow with its Keras (the tf* assignments; the CPU build and ml_dtypes below 0.7, as the kit's `tensorflow`
+# extra pins them: 0.7.0's import cost each notebook's kernel 0.55 s of CPU more, tests/bench checks they agree).
 NOTEBOOK_PACKAGES = [
     "torch==2.13.0",
     "numpy",
@@ -39,6 +40,7 @@ NOTEBOOK_PACKAGES = [
     "pandas>=2.0",
     "matplotlib>=3.7",
     "tensorflow-cpu==2.21.0",
+    "ml_dtypes>=0.5.1,<0.7",
 ]
 PACKAGES = {
     "nbgrader": ["nbgrader", *NOTEBOOK_PACKAGES],
