@@ -29,19 +29,15 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from run import make_class  # noqa: E402
+from run import make_class, per_submission  # noqa: E402
 
 KIT = BENCH.parent
 SAMPLES = "perfect,partial,exception_midway"  # the notebooks that run cells and tests: where a change shows
 
 
-def read_results(out: Path) -> dict[str, tuple[float | None, float]]:
-    """{submission id: (score, execution_time)} of a results folder, from each submission's results.json."""
-    found = {}
-    for path in out.rglob("results.json"):
-        record = json.loads(path.read_text())
-        found[path.parent.name] = (record.get("score"), float(record.get("execution_time") or 0.0))
-    return found
+def read_results(out: Path, assignment: str) -> dict[str, tuple[float | None, float]]:
+    """{submission id: (score, execution_time)} of a results folder, as bench/run.py reads it."""
+    return {rec["id"]: (rec["score"], rec["execution_time"]) for rec in per_submission(out, assignment)}
 
 
 def side(wall: float, results: dict[str, tuple[float | None, float]]) -> dict[str, Any]:
@@ -87,7 +83,7 @@ def one_round(assignment: str, klass: Path, base: Path, k: int, work: Path) -> d
             if name not in walls and proc.poll() is not None:
                 walls[name] = time.perf_counter() - start
         time.sleep(0.05)
-    results = {name: read_results(outs[name]) for name in kits}
+    results = {name: read_results(outs[name], assignment) for name in kits}
     row: dict[str, Any] = {"round": k}
     for name in kits:
         row[name] = {"core": cores[name], **side(walls[name], results[name])}

@@ -135,6 +135,32 @@ def kind_of(sid: str) -> str:
     return sid.rsplit("_", 1)[0]
 
 
+def per_submission(out: Path, assignment: str) -> list[dict]:
+    """Each submission's record in a results folder (its instructor.json), with its time split into the notebook's
+    cells, its tests, and the engine's overhead: what is neither (fork, pytest, results)."""
+    per = []
+    adir = out / assignment
+    for d in sorted(x for x in adir.iterdir() if x.is_dir()) if adir.is_dir() else []:
+        try:
+            rec = json.loads((d / "instructor.json").read_text())
+        except (OSError, ValueError):
+            continue
+        tests = sum(float(t.get("duration") or 0.0) for t in rec.get("tests", []))
+        cells = float(rec.get("cell_time") or 0.0)  # the notebook's own cells, on the judge's clock
+        per.append(
+            {
+                "id": rec["submission_id"],
+                "status": rec["status"],
+                "score": rec["score"],
+                "execution_time": rec["execution_time"],
+                "tests_s": tests,
+                "cells_s": cells,
+                "overhead_s": rec["execution_time"] - tests - cells,
+            }
+        )
+    return per
+
+
 # ------------------------------------------------------------------------------------------- stats
 def pct(xs: list[float], q: float) -> float | None:
     if not xs:
@@ -230,27 +256,7 @@ def run_ours(
     if p.returncode != 0:
         res["error"] = (p.stderr or p.stdout)[-2000:]
         return res
-    per = []
-    adir = out / assignment
-    for d in sorted(x for x in adir.iterdir() if x.is_dir()):
-        try:
-            rec = json.loads((d / "instructor.json").read_text())
-        except (OSError, ValueError):
-            continue
-        tests = sum(float(t.get("duration") or 0.0) for t in rec.get("tests", []))
-        cells = float(rec.get("cell_time") or 0.0)  # the notebook's own cells, on the judge's clock
-        # engine overhead: what is neither the student's cells nor inside a test (fork, pytest, results)
-        per.append(
-            {
-                "id": rec["submission_id"],
-                "status": rec["status"],
-                "score": rec["score"],
-                "execution_time": rec["execution_time"],
-                "tests_s": tests,
-                "cells_s": cells,
-                "overhead_s": rec["execution_time"] - tests - cells,
-            }
-        )
+    per = per_submission(out, assignment)
     try:  # the gradebook must agree with the files
         with sqlite3.connect(out / "gradebook.sqlite") as db:
             res["gradebook_rows"] = db.execute(

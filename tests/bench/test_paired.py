@@ -18,9 +18,10 @@ import paired  # noqa: E402
 
 def _results(folder: Path, scores: dict[str, float], times: dict[str, float]) -> Path:
     for sid, score in scores.items():
-        path = folder / "01_tensors" / sid / "results.json"
+        path = folder / "01_tensors" / sid / "instructor.json"
         path.parent.mkdir(parents=True)
-        path.write_text(json.dumps({"score": score, "execution_time": times[sid]}))
+        record = {"submission_id": sid, "status": "graded", "score": score, "execution_time": times[sid]}
+        path.write_text(json.dumps(record))
     return folder
 
 
@@ -30,7 +31,8 @@ def test_a_round_reads_each_kits_scores_and_perfect_times(tmp_path: Path) -> Non
             tmp_path / "a",
             {"perfect_000": 100, "perfect_001": 100, "blank_000": 0},
             {"perfect_000": 1.0, "perfect_001": 3.0, "blank_000": 0.1},
-        )
+        ),
+        "01_tensors",
     )
     assert this == {"perfect_000": (100, 1.0), "perfect_001": (100, 3.0), "blank_000": (0, 0.1)}
     assert paired.side(12.345, this) == {"wall_s": 12.35, "perfect_median_s": 2.0, "graded": 3}

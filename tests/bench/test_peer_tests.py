@@ -122,7 +122,8 @@ def test_otter_tests_are_doctests_of_the_same_lines(assignment: str, tmp_path: P
 
 def test_peer_venvs_pin_tensorflow_as_the_kit_does() -> None:
     """A ratio compares like with like: the peers' notebooks import the TensorFlow the kit's `tensorflow` extra
-    pins, with its ml_dtypes (0.7.0's import cost each peer kernel 0.55 s of CPU that the kit's workers do not pay)."""
+    pins, with its ml_dtypes (0.7.0's import cost each peer kernel 0.55 s of CPU that the kit's workers do not pay),
+    and so does the kit's own install."""
     from packaging.requirements import Requirement
 
     from autograder.config.compat import tomllib
@@ -130,6 +131,10 @@ def test_peer_venvs_pin_tensorflow_as_the_kit_does() -> None:
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["tensorflow"]
     pins = [r.split(";")[0].strip() for r in extra if Requirement(r).marker is None or Requirement(r).marker.evaluate()]
     assert pins and set(pins) <= set(peers.NOTEBOOK_PACKAGES), (pins, peers.NOTEBOOK_PACKAGES)
+    # and `make install`, which installs TensorFlow by its TF_SPEC, adds the extra's other pins to it
+    make = (ROOT / "Makefile").read_text()
+    install = next(line for line in make.splitlines() if "pip install -q $(TF_SPEC)" in line)
+    assert all(f'"{p}"' in install for p in pins if not p.startswith("tensorflow")), install
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

@@ -150,7 +150,7 @@ def test_the_zygote_imports_what_the_master_imports_and_nothing_else(sandbox, tm
 
 def test_a_worker_collects_its_own_objects_not_the_zygotes(sandbox, tmp_path):
     """What the zygote imported is frozen out of the collector's reach before it forks: a worker's full collection
-    walked the half a million objects of torch and TensorFlow and wrote to each one's header (0.4 s of CPU and
+    walked the objects of torch and TensorFlow (770,000) and wrote to each one's header (0.4 s of CPU and
     134 MB of the zygote's pages copied into the worker, each time).  The worker still collects its own."""
     probes = _kit(tmp_path, "bare", "import torch")
     with NotebookRunner(
