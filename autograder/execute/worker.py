@@ -110,10 +110,37 @@ def import_tensorflow() -> Any:
     return tf
 
 
+def _iterate_without_autotune() -> None:
+    """Every tf.data iterator of this worker made with autotuning off, as TF's own debug mode makes them.
+
+    An autotuned iterator runs a model thread that sleeps on a timer between its rounds, and destroying the
+    iterator (each epoch of a `for x, y in ds:` loop, each epoch of a Keras fit) waits for that sleep to end
+    without waking it: the process stays off the CPU meanwhile (perf: the main thread blocked in
+    `~RootDataset::Iterator` until the model thread's timer, 14-25 ms each time).  A 50-notebook tf03 class left
+    the two cores idle 27-33 of its 155-183 core-seconds, 6 with this; a small ring fit on one core took 6.75 s
+    for five instead of 5.07, and less CPU (docs/performance.md).  What autotuning decides is how far ahead and
+    in how many threads elements are made, never which elements or in what order (tf.data is deterministic
+    unless a pipeline opts out), and the student's and the master's workers iterate the same way.  TF applies its
+    debug mode's options at the same place (`_apply_debug_options`, called for every iterator, `reduce` and
+    save); a student who restores it only slows their own worker."""
+    from tensorflow.python.data.ops import dataset_ops
+    from tensorflow.python.data.ops import options as options_lib
+
+    apply_debug_options = dataset_ops.DatasetV2._apply_debug_options
+
+    def without_autotune(dataset: Any) -> Any:
+        off = options_lib.Options()
+        off.autotune.enabled = False
+        return dataset_ops._OptionsDataset(apply_debug_options(dataset), off)
+
+    without_autotune.__wrapped__ = apply_debug_options  # type: ignore[attr-defined]  # what the tests compare with
+    dataset_ops.DatasetV2._apply_debug_options = without_autotune
+
+
 def start_tensorflow(threads: int) -> None:
     """Before any student code of a TensorFlow assignment (`assignment.Framework`, told by the environment):
-    its caches in the worker's own disk, its thread pools at the worker's share, deterministic ops, and the
-    logical CPU devices of `[tensorflow] logical_cpus` (configured before TF's context exists, as TF
+    its caches in the worker's own disk, its thread pools at the worker's share, deterministic ops, tf.data
+    without autotuning (`_iterate_without_autotune`), and the logical CPU devices of `[tensorflow] logical_cpus` (configured before TF's context exists, as TF
     requires).  A GPU, where one is seen, grows its memory as needed instead of taking all of it."""
     tmp = os.environ.get("TMPDIR") or "/tmp"
     os.environ.setdefault("KERAS_HOME", os.path.join(tmp, ".keras"))  # a cold worker; the zygote set /tmp's
@@ -129,6 +156,7 @@ def start_tensorflow(threads: int) -> None:
     # 0.7 s of CPU instead of 1.2 (docs/performance.md).  The student's and the master's workers run the same
     # graphs the same way, and no fused or reordered kernel changes a compared value.
     tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
+    _iterate_without_autotune()
     for gpu in tf.config.list_physical_devices("GPU"):
         tf.config.experimental.set_memory_growth(gpu, True)
     logical = int(os.environ.get("AUTOGRADER_TF_LOGICAL_CPUS", "1"))

@@ -125,6 +125,11 @@ def test_workers_are_set_up_before_student_code(sandbox, kind):
     # torch is the wire's value type here, never run: its compiler, which configuring torch's determinism imported
     # (1.4 s of CPU in each TensorFlow zygote before its first worker), is not loaded
     assert facts["torch_compiler"] == [], facts
+    # tf.data without autotuning (an iterator's end waited for its model thread's timer): the same elements in the
+    # same order as TF's own, autotuned iterator of that pipeline gives
+    (ours, elements), (tfs, autotuned) = facts["iterated"]
+    assert ours is False and tfs is not False, facts
+    assert elements == autotuned and sorted(elements) == [2.0 * v for v in range(40)] != elements
     assert a.values.tolist() == b.values.tolist() != c.values.tolist()
     assert k1.kind == "Variable" and k1.values.tolist() == k2.values.tolist()
 
