@@ -117,24 +117,37 @@ def _iterate_without_autotune() -> None:
     iterator (each epoch of a `for x, y in ds:` loop, each epoch of a Keras fit) waits for that sleep to end
     without waking it: the process stays off the CPU meanwhile (perf: the main thread blocked in
     `~RootDataset::Iterator` until the model thread's timer, 14-25 ms each time).  A 50-notebook tf03 class left
-    the two cores idle 27-33 of its 155-183 core-seconds, 6 with this; a small ring fit on one core took 6.75 s
-    for five instead of 5.07, and less CPU (docs/performance.md).  What autotuning decides is how far ahead and
+    the two cores idle 27-33 of its 155-183 core-seconds; three small Keras fits on one core took 4.7 s of wall
+    time for 2.6 of CPU, 2.4 and 2.4 without (docs/performance.md).  What autotuning decides is how far ahead and
     in how many threads elements are made, never which elements or in what order (tf.data is deterministic
-    unless a pipeline opts out), and the student's and the master's workers iterate the same way.  TF applies its
-    debug mode's options at the same place (`_apply_debug_options`, called for every iterator, `reduce` and
-    save); a student who restores it only slows their own worker."""
+    unless a pipeline opts out), and the student's and the master's workers iterate the same way.
+
+    TF applies its debug mode's options at the same place (`_apply_debug_options`, called for every iterator,
+    `reduce` and save).  The options dataset is made once per dataset (eagerly; a traced function makes its
+    own): a new one each epoch had TF rewrite and finalize the pipeline again, 3.3 ms an iterator, more than
+    the sleeps cost a Keras fit.  A student who restores TF's method only slows their own worker."""
     from tensorflow.python.data.ops import dataset_ops
     from tensorflow.python.data.ops import options as options_lib
+    from tensorflow.python.eager import context
 
     apply_debug_options = dataset_ops.DatasetV2._apply_debug_options
 
     def without_autotune(dataset: Any) -> Any:
-        off = options_lib.Options()
-        off.autotune.enabled = False
-        return dataset_ops._OptionsDataset(apply_debug_options(dataset), off)
+        eager = context.executing_eagerly()
+        made = dataset.__dict__.get(_WITHOUT_AUTOTUNE) if eager else None
+        if made is None:
+            off = options_lib.Options()
+            off.autotune.enabled = False
+            made = dataset_ops._OptionsDataset(apply_debug_options(dataset), off)
+            if eager:
+                object.__setattr__(dataset, _WITHOUT_AUTOTUNE, made)
+        return made
 
     without_autotune.__wrapped__ = apply_debug_options  # type: ignore[attr-defined]  # what the tests compare with
     dataset_ops.DatasetV2._apply_debug_options = without_autotune
+
+
+_WITHOUT_AUTOTUNE = "_autograder_without_autotune"
 
 
 def start_tensorflow(threads: int) -> None:

@@ -130,6 +130,8 @@ def test_workers_are_set_up_before_student_code(sandbox, kind):
     (ours, elements), (tfs, autotuned) = facts["iterated"]
     assert ours is False and tfs is not False, facts
     assert elements == autotuned and sorted(elements) == [2.0 * v for v in range(40)] != elements
+    # made once per dataset (a new one each epoch had TF finalize the pipeline again), and within a traced function
+    assert facts["reused"] is True and facts["traced"] == sum(elements), facts
     assert a.values.tolist() == b.values.tolist() != c.values.tolist()
     assert k1.kind == "Variable" and k1.values.tolist() == k2.values.tolist()
 
