@@ -110,6 +110,9 @@ def import_tensorflow() -> Any:
     return tf
 
 
+_WITHOUT_AUTOTUNE = "_autograder_without_autotune"  # where a dataset keeps its options dataset without autotuning
+
+
 def _iterate_without_autotune() -> None:
     """Every tf.data iterator of this worker made with autotuning off, as TF's own debug mode makes them.
 
@@ -147,14 +150,12 @@ def _iterate_without_autotune() -> None:
     dataset_ops.DatasetV2._apply_debug_options = without_autotune
 
 
-_WITHOUT_AUTOTUNE = "_autograder_without_autotune"
-
-
 def start_tensorflow(threads: int) -> None:
     """Before any student code of a TensorFlow assignment (`assignment.Framework`, told by the environment):
     its caches in the worker's own disk, its thread pools at the worker's share, deterministic ops, tf.data
     without autotuning (`_iterate_without_autotune`), and the logical CPU devices of `[tensorflow] logical_cpus`
-    (configured before TF's context exists, as TF requires).  A GPU, where one is seen, grows its memory as needed instead of taking all of it."""
+    (configured before TF's context exists, as TF requires).  A GPU, where one is seen, grows its memory as needed
+    instead of taking all of it."""
     tmp = os.environ.get("TMPDIR") or "/tmp"
     os.environ.setdefault("KERAS_HOME", os.path.join(tmp, ".keras"))  # a cold worker; the zygote set /tmp's
     os.environ.setdefault("XDG_CACHE_HOME", os.path.join(tmp, ".cache"))
